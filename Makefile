@@ -1,0 +1,81 @@
+# cuzk — plain GNU make. `make` builds everything into $(B)/, `make check` runs
+# every selftest, `make check-asan` / `make check-tsan` the same under sanitizers.
+#
+# Sources are found, not listed: every .c under the library folders goes into
+# $(B)/libcuzk.a, every folder tools/NAME/ becomes $(B)/bin/NAME, and every
+# selftests/*.c becomes one test program.  Adding a file needs no Makefile edit.
+
+B        ?= build
+CC       ?= cc
+CSTD     := -std=gnu17
+OPT      ?= -O2
+CFLAGS   ?=
+CFLAGS   += $(CSTD) $(OPT) -g -Wall -Wextra -Werror -pthread -I. -MMD -MP
+LDLIBS   += -lpthread -lm
+SAN      ?=
+
+LIBDIRS  := zk alloc ring synth engine ctl gpu lib
+LIBSRC   := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
+LIBOBJ   := $(LIBSRC:%.c=$(B)/obj/%.o)
+
+TOOLS    := $(notdir $(patsubst %/,%,$(dir $(wildcard tools/*/main.c))))
+BINS     := $(TOOLS:%=$(B)/bin/%)
+
+TESTSRC  := $(wildcard selftests/*.c)
+TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
+
+# Optional system libraries: linked when present (tools/install-deps.sh installs them).
+PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
+            $(shell pkg-config --exists numa && echo numa) \
+            $(shell pkg-config --exists json-c && echo json-c)
+ifneq ($(strip $(PKGS)),)
+CFLAGS   += $(shell pkg-config --cflags $(PKGS))
+LDLIBS   += $(shell pkg-config --libs $(PKGS))
+endif
+TESTLIBS := -lgmp
+
+ifneq ($(SAN),)
+CFLAGS   += $(SAN) -fno-omit-frame-pointer
+LDFLAGS  += $(SAN)
+endif
+
+.PHONY: all check check-asan check-tsan clean demo bench
+all: $(B)/libcuzk.a $(BINS) $(TESTS)
+
+-include gpu/gpu.mk
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/libcuzk.a: $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
+.SECONDARY:
+.SECONDEXPANSION:
+$(B)/bin/%: $$(call tool_objs,$$*) $(B)/libcuzk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcuzk.a $(LDLIBS) $(GPU_LDLIBS)
+
+$(B)/selftests/%: $(B)/obj/selftests/%.o $(B)/libcuzk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(B)/libcuzk.a $(LDLIBS) $(GPU_LDLIBS) $(TESTLIBS)
+
+check: all
+	B=$(B) selftests/run.sh $(TESTS)
+
+check-asan:
+	$(MAKE) B=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" OPT=-O1 check
+
+check-tsan:
+	$(MAKE) B=build-tsan SAN="-fsanitize=thread" OPT=-O1 CZ_TSAN=1 check
+
+demo: all
+	tools/demo.sh
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cz_test.h — the selftests' TAP 13 helper (our own, kselftest-style).
+ *
+ * A test program calls ct_plan(n), then one ct_ok()/ct_skip() per test
+ * point, then returns ct_exit().  Exit status: 0 all passed, 1 any failed,
+ * 4 everything skipped (the kselftest convention).
+ */
+#ifndef CZ_TEST_H
+#define CZ_TEST_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int ct_n, ct_pass, ct_fail, ct_skipped;
+
+static inline void ct_plan(int n)
+{
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+}
+
+static inline int ct_okv(int cond, const char *fmt, va_list ap)
+{
+	ct_n++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ct_n);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	if (cond)
+		ct_pass++;
+	else
+		ct_fail++;
+	return cond;
+}
+
+/* One test point; returns cond so callers can stop early on failure. */
+__attribute__((format(printf, 2, 3)))
+static inline int ct_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cond = ct_okv(cond, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+__attribute__((format(printf, 2, 3)))
+static inline void ct_skip(const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+	ct_n++;
+	ct_skipped++;
+	printf("ok %d - ", ct_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", reason);
+	fflush(stdout);
+}
+
+/* A diagnostic line (TAP comment). */
+#define ct_diag(...) (printf("# " __VA_ARGS__), printf("\n"), fflush(stdout))
+
+static inline int ct_exit(void)
+{
+	printf("# %d passed, %d failed, %d skipped\n", ct_pass, ct_fail, ct_skipped);
+	if (ct_fail)
+		return 1;
+	if (ct_skipped && ct_skipped == ct_n)
+		return 4;
+	return 0;
+}
+
+#endif /* CZ_TEST_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cuzk/cmd.h — the `cuzk` command's sub-commands.
+ *
+ * Each sub-command lives in its own file under tools/cuzk/ and defines one of
+ * the functions below; main.c declares them weak, so a command whose file is
+ * not there yet reports "not built" instead of breaking the link.
+ * Every function gets argv starting at its own name and returns the exit
+ * status.
+ */
+#ifndef CUZK_CMD_H
+#define CUZK_CMD_H
+
+#include <stdint.h>
+
+int cz_cmd_prove(int argc, char **argv);
+int cz_cmd_verify(int argc, char **argv);
+int cz_cmd_vk(int argc, char **argv);
+int cz_cmd_devsetup(int argc, char **argv);
+
+/* `cuzk bench NAME [options]`: the options every bench understands. */
+struct cz_bench_opts {
+	int log2;              /* --log2 N: problem size 2^N (0 = the bench's default sweep) */
+	unsigned threads;      /* --threads T (0 = all online CPUs) */
+	const char *group;     /* --group g1|g2 */
+	const char *backend;   /* --backend cpu|cuda */
+	int json;              /* --json: one JSON object a line */
+	int iters;             /* --iters N (0 = the bench's default) */
+	int npos;              /* positional arguments left after the options */
+	char **pos;
+};
+
+int cz_bench_fp(const struct cz_bench_opts *o);
+int cz_bench_fr(const struct cz_bench_opts *o);
+int cz_bench_g1add(const struct cz_bench_opts *o);
+int cz_bench_msm(const struct cz_bench_opts *o);
+int cz_bench_ntt(const struct cz_bench_opts *o);
+int cz_bench_ring(const struct cz_bench_opts *o);
+int cz_bench_slab(const struct cz_bench_opts *o);
+int cz_bench_prove(const struct cz_bench_opts *o);
+int cz_bench_daemon(const struct cz_bench_opts *o);
+
+/* Prints one result: a JSON line with --json, else an aligned text line.
+ * extra is a preformatted `"key": value, ...` fragment (may be NULL). */
+void cz_bench_report(const struct cz_bench_opts *o, const char *op, uint64_t n,
+		     unsigned threads, double ms, const char *extra);
+double cz_bench_now_ms(void);
+
+#endif

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs what cuzk's build and tests need on Debian (run as root, or with sudo).
+# One list, used by .ci/run, `make demo` and the README.
+set -e
+PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev clang libclang-rt-14-dev"
+# node and npm (for the snarkjs interop tests) come with the machine image; install only when absent.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
