@@ -188,6 +188,15 @@ bool CI_NAME(jac_eq)(const ci_jac *a, const ci_jac *b)
 	return CI_F_EQ(&l, &rr);
 }
 
+/* Equality of a Jacobian and an affine point: 3M + 1S, no inversion. */
+bool CI_NAME(jac_eq_affine)(const ci_jac *a, const ci_aff *b)
+{
+	ci_jac bj;
+
+	CI_NAME(jac_from_affine)(&bj, b);
+	return CI_NAME(jac_eq)(a, &bj);
+}
+
 void CI_NAME(jac_neg)(ci_jac *r, const ci_jac *p)
 {
 	r->x = p->x;
