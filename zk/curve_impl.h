@@ -693,8 +693,12 @@ void CI_NAME(mul_vartime)(ci_jac *r, const ci_jac *p, const uint64_t *k, size_t 
 {
 	ci_jac acc, base = *p;
 
+	size_t top = nlimbs * 64;
+
+	while (top > 0 && !((k[(top - 1) / 64] >> ((top - 1) % 64)) & 1))
+		top--; /* skip leading zero bits: no doublings of infinity */
 	CI_NAME(jac_set_inf)(&acc);
-	for (size_t i = nlimbs * 64; i-- > 0;) {
+	for (size_t i = top; i-- > 0;) {
 		CI_NAME(jac_dbl)(&acc, &acc);
 		if ((k[i / 64] >> (i % 64)) & 1)
 			CI_NAME(jac_add)(&acc, &acc, &base);
