@@ -118,7 +118,7 @@ int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
 
 size_t cz_ring_bytes(uint32_t count, uint32_t esize)
 {
-	if (count < 2 || count > CZ_RING_COUNT_MAX || (count & (count - 1)) || !esize ||
+	if (!count || count > CZ_RING_COUNT_MAX || (count & (count - 1)) || !esize ||
 	    esize % 8 || esize > CZ_RING_ESIZE_MAX)
 		return 0;
 	size_t states = ((size_t)count * 8 + 63) & ~(size_t)63;

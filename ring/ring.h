@@ -73,7 +73,7 @@ struct cz_ring_bell {
 
 struct cz_ring;
 
-/* Bytes needed for a ring of count (a power of two) elements of esize bytes
+/* Bytes needed for a ring of count (a power of two, 1 allowed) elements of esize bytes
  * (a multiple of 8); 0 when the geometry is invalid. */
 size_t cz_ring_bytes(uint32_t count, uint32_t esize);
 

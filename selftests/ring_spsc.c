@@ -16,7 +16,7 @@
 static void t_geometry(void)
 {
 	static _Alignas(64) char mem[1 << 16];
-	int ok = cz_ring_bytes(3, 64) == 0 && cz_ring_bytes(8, 12) == 0 && cz_ring_bytes(1, 64) == 0 &&
+	int ok = cz_ring_bytes(3, 64) == 0 && cz_ring_bytes(8, 12) == 0 && cz_ring_bytes(0, 64) == 0 && cz_ring_bytes(1, 64) > 64 &&
 		 cz_ring_bytes(8, 0) == 0 && cz_ring_bytes(8, 2048) == 0 && cz_ring_bytes(8, 64) > 8 * 64 &&
 		 cz_ring_bytes(CZ_RING_COUNT_MAX * 2, 8) == 0;
 	ok &= cz_ring_init(mem + 8, sizeof(mem) - 8, 8, 64) == -EINVAL;
