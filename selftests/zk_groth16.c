@@ -63,7 +63,7 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 int main(void)
 {
 	struct cz_pool *pool = cz_pool_create(2);
-	ct_plan(3 * 9);
+	ct_plan(3 * 10);
 	prove_and_check(6, NULL);
 	prove_and_check(10, pool);
 	prove_and_check(12, pool);

@@ -18,6 +18,7 @@
 #include "zk/g1.h"
 #include "zk/g2.h"
 #include "zk/msm.h"
+#include "zk/snarkjs_json.h"
 
 struct cz_pool;
 struct cz_ntt_domain;
@@ -49,22 +50,7 @@ struct cz_groth16_key {
 	size_t ncoefs;
 };
 
-struct cz_groth16_proof {
-	cz_g1_affine a;   /* pi_a */
-	cz_g2_affine b;   /* pi_b */
-	cz_g1_affine c;   /* pi_c */
-};
-
-struct cz_groth16_vk {
-	uint32_t n_public;        /* public inputs, not counting the constant 1 */
-	cz_g1_affine alpha1;
-	cz_g2_affine beta2, gamma2, delta2;
-	cz_g1_affine *ic;         /* n_public + 1 points */
-	/* e(alpha1, beta2) in snarkjs's Fp12 order, for verification_key.json
-	 * (vk_alphabeta_12); valid only if have_alphabeta. */
-	bool have_alphabeta;
-	cz_fp alphabeta[12];
-};
+/* struct cz_groth16_proof and struct cz_groth16_vk: with their JSON forms. */
 
 /* The device stage's results. */
 struct cz_groth16_msms {

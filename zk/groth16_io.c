@@ -19,9 +19,7 @@
  * v·R² mod r, the form in which synthesis wants coefficients. */
 static void fr_rr(cz_fr *rr)
 {
-	uint64_t raw[CZ_FR_LIMBS];
-	cz_fr_from_mont(raw, &cz_fr_one);       /* R mod r */
-	cz_fr_to_mont(rr, raw);
+	cz_fr_to_mont(rr, cz_fr_one.l);         /* one's limbs are R mod r */
 }
 
 static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, char *e)

@@ -83,13 +83,10 @@ static int qap(const struct cz_cs *cs, const cz_fr *L, cz_fr *u, cz_fr *v, cz_fr
 	       struct cz_groth16_key *k)
 {
 	cz_fr *acc[3] = { u, v, w };
-	cz_fr rr, one_raw_r;
-	uint64_t raw[CZ_FR_LIMBS];
+	cz_fr rr;
 
-	/* rr: the Fr element whose Montgomery form is R², so x·rr = x·R in raw terms */
-	cz_fr_from_mont(raw, &cz_fr_one);  /* raw = R mod r */
-	cz_fr_to_mont(&one_raw_r, raw);   /* Montgomery raw = R² */
-	rr = one_raw_r;
+	/* rr has limbs R²: multiplying Mont(v) by it gives the .zkey form v·R² */
+	cz_fr_to_mont(&rr, cz_fr_one.l);
 
 	k->ncoefs = cs->m[0].nterms + cs->m[1].nterms + cs->npub + 1;
 	k->coefs = malloc(k->ncoefs * sizeof(*k->coefs));
