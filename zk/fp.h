@@ -39,6 +39,9 @@ int cz_fp_legendre(const cz_fp *a);                /* -1, 0 or 1 */
 void cz_fp_batch_inv(cz_fp *out, const cz_fp *in, size_t n, cz_fp *scratch);
 void cz_fp_pow(cz_fp *r, const cz_fp *a, const uint64_t *e, size_t elimbs);
 bool cz_fp_is_odd(const cz_fp *a);                 /* of the standard representative */
+bool cz_fp_is_one(const cz_fp *a);
+/* y > (m-1)/2 for the standard representative y (zcash's sign flag). */
+bool cz_fp_lexicographically_largest(const cz_fp *a);
 
 void cz_fp_from_u64(cz_fp *r, uint64_t v);
 /* raw = standard-form limbs; to_mont fails (false) if raw >= p. */

@@ -39,6 +39,9 @@ int cz_fr_legendre(const cz_fr *a);                /* -1, 0 or 1 */
 void cz_fr_batch_inv(cz_fr *out, const cz_fr *in, size_t n, cz_fr *scratch);
 void cz_fr_pow(cz_fr *r, const cz_fr *a, const uint64_t *e, size_t elimbs);
 bool cz_fr_is_odd(const cz_fr *a);                 /* of the standard representative */
+bool cz_fr_is_one(const cz_fr *a);
+/* y > (m-1)/2 for the standard representative y (zcash's sign flag). */
+bool cz_fr_lexicographically_largest(const cz_fr *a);
 
 void cz_fr_from_u64(cz_fr *r, uint64_t v);
 /* raw = standard-form limbs; to_mont fails (false) if raw >= r. */

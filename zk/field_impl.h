@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/field_impl.h — a prime field in Montgomery form, generic over the limb
+ * count.  Private to the field instance files; do not include elsewhere.
+ *
+ * An instance file (zk/fp.c, zk/fr.c) defines, then includes this header:
+ *   FIELD_N      limb count (64-bit limbs, least significant first)
+ *   FIELD_PFX    public name prefix (cz_fp) and FIELD_T, the element type
+ *   FIELD_BYTES  encoded size in bytes (<= 8·FIELD_N)
+ *   FIELD_MOD, FIELD_ONE, FIELD_R2, FIELD_R3   m, R, R^2, R^3 mod m (limbs)
+ *   FIELD_INV    -m^-1 mod 2^64
+ *   FIELD_NQR    a small quadratic non-residue (Tonelli–Shanks)
+ *   FIELD_ADX_MUL, FIELD_ADX_SQR  optional: the x86-64 mulx/adx kernels
+ *                for this limb count (zk/field_x86.h)
+ *
+ * Invariants: every element is the fully reduced Montgomery residue a·R mod m
+ * (so equality is limb equality and zero is all-zero limbs).  The modulus must
+ * leave its top bit clear (m < 2^(64N-1)): the Montgomery loop then needs no
+ * extra carry limb and its output is < 2m, reduced by one subtraction.
+ *
+ * Constant time: add/sub/dbl/neg/mul/sqr/eq/is_zero, inv (Fermat with a
+ * public exponent) and the encoders.  Variable time, for public data only:
+ * inv_vartime, sqrt when m ≡ 1 mod 4 (Tonelli–Shanks), batch_inv's zero
+ * test, the decoders' range check and decimal conversion.
+ *
+ * Cost (Fp on the adx path, one 3 GHz core): mul ~25–35 ns, add ~3 ns,
+ * inv ~15 µs (Fermat), inv_vartime a few µs.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#define FI_CAT2(a, b) a##_##b
+#define FI_CAT(a, b) FI_CAT2(a, b)
+#define F(name) FI_CAT(FIELD_PFX, name)
+#define FN FIELD_N
+
+typedef unsigned __int128 fi_u128;
+
+/* Limb loops have a constant trip count; unrolled they become straight
+ * adc/sbb chains. */
+#define FI_UNROLL _Pragma("GCC unroll 16")
+
+/* The modulus followed by -m^-1 mod 2^64: the adx kernels read both from one
+ * pointer (inv at offset 8·N). */
+static const struct {
+	uint64_t p[FN];
+	uint64_t inv;
+} fi_m = { FIELD_MOD, FIELD_INV };
+
+#define fi_p (fi_m.p)
+static const uint64_t fi_one_l[FN] = FIELD_ONE;
+static const uint64_t fi_r2[FN] = FIELD_R2;
+static const uint64_t fi_r3[FN] = FIELD_R3;
+
+const FIELD_T F(zero) = { { 0 } };
+const FIELD_T F(one) = { FIELD_ONE };
+
+#if defined(__x86_64__) && defined(FIELD_ADX_MUL)
+#include "zk/field_x86.h"
+#define FI_ADX 1
+#else
+#define FI_ADX 0
+#endif
+
+/* ---- limb helpers (branch-free) ---------------------------------------- */
+
+/* One limb of an add-with-carry / subtract-with-borrow chain; *c is 0 or 1.
+ * On x86-64 the intrinsics keep the carry in CF, so an unrolled loop is a
+ * straight adc (sbb) chain. */
+#if defined(__x86_64__)
+static inline uint64_t fi_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+	unsigned long long r;
+	*c = _addcarry_u64(*c, a, b, &r);
+	return r;
+}
+
+static inline uint64_t fi_sbb(uint64_t a, uint64_t b, unsigned char *c)
+{
+	unsigned long long r;
+	*c = _subborrow_u64(*c, a, b, &r);
+	return r;
+}
+#else
+static inline uint64_t fi_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+	fi_u128 s = (fi_u128)a + b + *c;
+	*c = (unsigned char)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t fi_sbb(uint64_t a, uint64_t b, unsigned char *c)
+{
+	fi_u128 s = (fi_u128)a - b - *c;
+	*c = (unsigned char)((s >> 64) & 1);
+	return (uint64_t)s;
+}
+#endif
+
+/* r = t + hi·2^(64N), minus m if that is >= m.  Requires t + hi·2^(64N) < 2m. */
+static inline void fi_reduce_once(uint64_t r[FN], const uint64_t t[FN], uint64_t hi)
+{
+	uint64_t d[FN];
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		d[j] = fi_sbb(t[j], fi_p[j], &bw);
+	uint64_t keep = (uint64_t)0 - (uint64_t)(hi < bw); /* t < m: keep t */
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[j] = (t[j] & keep) | (d[j] & ~keep);
+}
+
+static inline bool fi_lt(const uint64_t a[FN], const uint64_t b[FN])
+{
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		(void)fi_sbb(a[j], b[j], &bw);
+	return bw;
+}
+
+static inline uint64_t fi_or(const uint64_t a[FN])
+{
+	uint64_t o = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		o |= a[j];
+	return o;
+}
+
+static inline void fi_add(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+{
+	uint64_t t[FN];
+	unsigned char c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		t[j] = fi_adc(a[j], b[j], &c);
+	fi_reduce_once(r, t, c);
+}
+
+static inline void fi_sub(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+{
+	uint64_t t[FN];
+	unsigned char bw = 0, c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		t[j] = fi_sbb(a[j], b[j], &bw);
+	uint64_t mask = (uint64_t)0 - bw;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[j] = fi_adc(t[j], fi_p[j] & mask, &c);
+}
+
+static inline void fi_neg(uint64_t r[FN], const uint64_t a[FN])
+{
+	uint64_t nz = fi_or(a);
+	uint64_t mask = (uint64_t)0 - (uint64_t)((nz | (0 - nz)) >> 63); /* a != 0 */
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[j] = fi_sbb(fi_p[j], a[j], &bw) & mask;
+}
+
+/* ---- Montgomery multiplication ----------------------------------------- */
+
+/* Portable CIOS: one row of a·b[i] then one reduction row per limb, N^2·2
+ * 64x64→128 multiplications.  Output < 2m before the final subtraction. */
+static inline void fi_mul_port(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+{
+	uint64_t t[FN + 2] = { 0 };
+	FI_UNROLL
+	for (int i = 0; i < FN; i++) {
+		uint64_t c = 0;
+		fi_u128 s;
+		FI_UNROLL
+		for (int j = 0; j < FN; j++) {
+			s = (fi_u128)a[j] * b[i] + t[j] + c;
+			t[j] = (uint64_t)s;
+			c = (uint64_t)(s >> 64);
+		}
+		s = (fi_u128)t[FN] + c;
+		t[FN] = (uint64_t)s;
+		t[FN + 1] = (uint64_t)(s >> 64);
+
+		uint64_t m = t[0] * fi_m.inv;
+		s = (fi_u128)m * fi_p[0] + t[0];
+		c = (uint64_t)(s >> 64);
+		FI_UNROLL
+		for (int j = 1; j < FN; j++) {
+			s = (fi_u128)m * fi_p[j] + t[j] + c;
+			t[j - 1] = (uint64_t)s;
+			c = (uint64_t)(s >> 64);
+		}
+		s = (fi_u128)t[FN] + c;
+		t[FN - 1] = (uint64_t)s;
+		t[FN] = t[FN + 1] + (uint64_t)(s >> 64);
+	}
+	fi_reduce_once(r, t, t[FN]);
+}
+
+static inline void fi_mul(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+{
+#if FI_ADX
+	if (__builtin_expect(cz_field_adx_on, 1)) {
+		uint64_t t[FN];
+		FIELD_ADX_MUL(t, a, b, fi_m.p);
+		fi_reduce_once(r, t, 0);
+		return;
+	}
+#endif
+	fi_mul_port(r, a, b);
+}
+
+static inline void fi_sqr(uint64_t r[FN], const uint64_t a[FN])
+{
+#if FI_ADX && defined(FIELD_ADX_SQR)
+	if (__builtin_expect(cz_field_adx_on, 1)) {
+		uint64_t t[FN];
+		FIELD_ADX_SQR(t, a, fi_m.p);
+		fi_reduce_once(r, t, 0);
+		return;
+	}
+#endif
+	fi_mul(r, a, a);
+}
+
+/* a^e, e public (its bits steer the loop); a fixed 4-bit window. */
+static void fi_pow(uint64_t r[FN], const uint64_t a[FN], const uint64_t *e, size_t elimbs)
+{
+	uint64_t tab[16][FN], acc[FN];
+	memcpy(tab[0], fi_one_l, sizeof(tab[0]));
+	memcpy(tab[1], a, sizeof(tab[1]));
+	for (int i = 2; i < 16; i++)
+		fi_mul(tab[i], tab[i - 1], a);
+	memcpy(acc, fi_one_l, sizeof(acc));
+	bool started = false;
+	for (size_t i = elimbs; i-- > 0;) {
+		for (int sh = 60; sh >= 0; sh -= 4) {
+			unsigned nib = (unsigned)(e[i] >> sh) & 15;
+			if (started)
+				for (int k = 0; k < 4; k++)
+					fi_sqr(acc, acc);
+			if (nib) {
+				fi_mul(acc, acc, tab[nib]);
+				started = true;
+			}
+		}
+	}
+	memcpy(r, acc, sizeof(acc));
+}
+
+/* e = m - k for a small k (m odd, m > k). */
+static void fi_mod_minus(uint64_t e[FN], uint64_t k)
+{
+	uint64_t bw = k;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++) {
+		fi_u128 s = (fi_u128)fi_p[j] - bw;
+		e[j] = (uint64_t)s;
+		bw = (uint64_t)(s >> 64) & 1;
+	}
+}
+
+static void fi_shr(uint64_t a[FN], unsigned s) /* 0 < s < 64 */
+{
+	FI_UNROLL
+	for (int j = 0; j < FN - 1; j++)
+		a[j] = (a[j] >> s) | (a[j + 1] << (64 - s));
+	a[FN - 1] >>= s;
+}
+
+static bool fi_is_one(const uint64_t a[FN])
+{
+	uint64_t d = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		d |= a[j] ^ fi_one_l[j];
+	return d == 0;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+void F(add)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_add(r->l, a->l, b->l); }
+void F(sub)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_sub(r->l, a->l, b->l); }
+void F(dbl)(FIELD_T *r, const FIELD_T *a) { fi_add(r->l, a->l, a->l); }
+void F(neg)(FIELD_T *r, const FIELD_T *a) { fi_neg(r->l, a->l); }
+void F(mul)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_mul(r->l, a->l, b->l); }
+void F(sqr)(FIELD_T *r, const FIELD_T *a) { fi_sqr(r->l, a->l); }
+
+bool F(is_zero)(const FIELD_T *a)
+{
+	return fi_or(a->l) == 0;
+}
+
+bool F(is_one)(const FIELD_T *a);
+bool F(is_one)(const FIELD_T *a)
+{
+	return fi_is_one(a->l);
+}
+
+bool F(eq)(const FIELD_T *a, const FIELD_T *b)
+{
+	uint64_t d = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		d |= a->l[j] ^ b->l[j];
+	return d == 0;
+}
+
+void F(pow)(FIELD_T *r, const FIELD_T *a, const uint64_t *e, size_t elimbs)
+{
+	fi_pow(r->l, a->l, e, elimbs);
+}
+
+void F(inv)(FIELD_T *r, const FIELD_T *a)
+{
+	uint64_t e[FN];
+	fi_mod_minus(e, 2);
+	fi_pow(r->l, a->l, e, FN);
+}
+
+/* x = (x / 2) mod m, for x < m. */
+static inline void fi_half(uint64_t x[FN])
+{
+	uint64_t mask = (uint64_t)0 - (x[0] & 1);
+	unsigned char c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		x[j] = fi_adc(x[j], fi_p[j] & mask, &c);
+	fi_shr(x, 1);
+	x[FN - 1] |= (uint64_t)c << 63;
+}
+
+/*
+ * Binary extended Euclid on the Montgomery residue A = a·R: keeps
+ * x1·A ≡ u and x2·A ≡ v (mod m), halving the even one of u, v and
+ * subtracting the smaller from the larger until one reaches 1.  Then
+ * A^-1 · R^3 / R = a^-1·R, one Montgomery multiplication by R^3.
+ * About 2·log2(m) steps; variable time.
+ */
+void F(inv_vartime)(FIELD_T *r, const FIELD_T *a)
+{
+	uint64_t u[FN], v[FN], x1[FN] = { 1 }, x2[FN] = { 0 };
+	static const uint64_t one_raw[FN] = { 1 };
+
+	if (fi_or(a->l) == 0) {
+		memset(r->l, 0, sizeof(r->l));
+		return;
+	}
+	memcpy(u, a->l, sizeof(u));
+	memcpy(v, fi_p, sizeof(v));
+	for (;;) {
+		while (!(u[0] & 1)) {
+			fi_shr(u, 1);
+			fi_half(x1);
+		}
+		while (!(v[0] & 1)) {
+			fi_shr(v, 1);
+			fi_half(x2);
+		}
+		if (!memcmp(u, one_raw, sizeof(u))) {
+			fi_mul(r->l, x1, fi_r3);
+			return;
+		}
+		if (!memcmp(v, one_raw, sizeof(v))) {
+			fi_mul(r->l, x2, fi_r3);
+			return;
+		}
+		if (!fi_lt(u, v)) {
+			fi_sub(u, u, v); /* u > v here, so no wrap: the mod-m fix-up is idle */
+			fi_sub(x1, x1, x2);
+		} else {
+			fi_sub(v, v, u);
+			fi_sub(x2, x2, x1);
+		}
+	}
+}
+
+int F(legendre)(const FIELD_T *a)
+{
+	uint64_t e[FN], t[FN];
+	fi_mod_minus(e, 1);
+	fi_shr(e, 1);
+	fi_pow(t, a->l, e, FN);
+	if (fi_or(t) == 0)
+		return 0;
+	return fi_is_one(t) ? 1 : -1;
+}
+
+bool F(sqrt)(FIELD_T *r, const FIELD_T *a)
+{
+	uint64_t e[FN], x[FN], t[FN];
+
+	if ((fi_p[0] & 3) == 3) {
+		/* m ≡ 3 mod 4: a^((m+1)/4) is a root iff a is a square. */
+		fi_mod_minus(e, 0);
+		e[0] += 1; /* m odd: no carry */
+		fi_shr(e, 2);
+		fi_pow(x, a->l, e, FN);
+		fi_sqr(t, x);
+		if (memcmp(t, a->l, sizeof(t)))
+			return false;
+		memcpy(r->l, x, sizeof(x));
+		return true;
+	}
+
+	/* Tonelli–Shanks: m - 1 = 2^s · q, q odd. */
+	if (fi_or(a->l) == 0) {
+		memset(r->l, 0, sizeof(r->l));
+		return true;
+	}
+	uint64_t q[FN], w[FN], b[FN], c[FN], g[FN], z[FN];
+	unsigned s = 0;
+	fi_mod_minus(q, 1);
+	while (!(q[0] & 1)) {
+		fi_shr(q, 1);
+		s++;
+	}
+	memcpy(e, q, sizeof(e));
+	fi_shr(e, 1); /* (q - 1) / 2 */
+	fi_pow(w, a->l, e, FN);
+	fi_mul(x, a->l, w); /* a^((q+1)/2) */
+	fi_mul(b, x, w);    /* a^q */
+	{
+		FIELD_T nqr;
+		F(from_u64)(&nqr, FIELD_NQR);
+		fi_pow(c, nqr.l, q, FN); /* a primitive 2^s-th root of unity */
+	}
+	unsigned mm = s;
+	while (!fi_is_one(b)) {
+		unsigned i = 0;
+		memcpy(z, b, sizeof(z));
+		while (!fi_is_one(z)) {
+			fi_sqr(z, z);
+			if (++i == mm)
+				return false; /* b's order is 2^mm: a is a non-residue */
+		}
+		memcpy(g, c, sizeof(g));
+		for (unsigned j = 0; j + i + 1 < mm; j++)
+			fi_sqr(g, g);
+		fi_mul(x, x, g);
+		fi_sqr(c, g);
+		fi_mul(b, b, c);
+		mm = i;
+	}
+	memcpy(r->l, x, sizeof(x));
+	return true;
+}
+
+/* Montgomery's trick: prefix products, one inversion, walk back.  Zeros are
+ * skipped (and stay zero).  Cost: 3(n-1) mul + one inv. */
+void F(batch_inv)(FIELD_T *out, const FIELD_T *in, size_t n, FIELD_T *scratch)
+{
+	uint64_t acc[FN], t[FN];
+	memcpy(acc, fi_one_l, sizeof(acc));
+	for (size_t i = 0; i < n; i++) {
+		memcpy(scratch[i].l, acc, sizeof(acc));
+		if (fi_or(in[i].l))
+			fi_mul(acc, acc, in[i].l);
+	}
+	uint64_t e[FN];
+	fi_mod_minus(e, 2);
+	fi_pow(acc, acc, e, FN);
+	for (size_t i = n; i-- > 0;) {
+		if (!fi_or(in[i].l)) {
+			memset(out[i].l, 0, sizeof(out[i].l));
+			continue;
+		}
+		fi_mul(t, acc, scratch[i].l);
+		fi_mul(acc, acc, in[i].l); /* read in[i] before out[i] may overwrite it */
+		memcpy(out[i].l, t, sizeof(t));
+	}
+}
+
+void F(from_u64)(FIELD_T *r, uint64_t v)
+{
+	uint64_t raw[FN] = { v };
+	fi_mul(r->l, raw, fi_r2); /* v < m for every field we build */
+}
+
+bool F(to_mont)(FIELD_T *r, const uint64_t raw[FN])
+{
+	if (!fi_lt(raw, fi_p))
+		return false;
+	fi_mul(r->l, raw, fi_r2);
+	return true;
+}
+
+void F(from_mont)(uint64_t raw[FN], const FIELD_T *a)
+{
+	static const uint64_t one_raw[FN] = { 1 };
+	fi_mul(raw, a->l, one_raw);
+}
+
+bool F(is_odd)(const FIELD_T *a)
+{
+	uint64_t raw[FN];
+	F(from_mont)(raw, a);
+	return raw[0] & 1;
+}
+
+/* y > (m-1)/2 for the standard representative y, i.e. y > -y as integers. */
+bool F(lexicographically_largest)(const FIELD_T *a);
+bool F(lexicographically_largest)(const FIELD_T *a)
+{
+	uint64_t raw[FN], half[FN];
+	F(from_mont)(raw, a);
+	memcpy(half, fi_p, sizeof(half));
+	fi_shr(half, 1); /* (m-1)/2, m odd */
+	return fi_lt(half, raw);
+}
+
+/* ---- encodings ---------------------------------------------------------- */
+
+static void fi_load_le(uint64_t l[FN], const uint8_t *b)
+{
+	memset(l, 0, sizeof(uint64_t) * FN);
+	for (int i = 0; i < FIELD_BYTES; i++)
+		l[i / 8] |= (uint64_t)b[i] << (8 * (i % 8));
+}
+
+static void fi_store_le(uint8_t *b, const uint64_t l[FN])
+{
+	for (int i = 0; i < FIELD_BYTES; i++)
+		b[i] = (uint8_t)(l[i / 8] >> (8 * (i % 8)));
+}
+
+bool F(from_bytes_le_mont)(FIELD_T *r, const uint8_t b[FIELD_BYTES])
+{
+	uint64_t l[FN];
+	fi_load_le(l, b);
+	if (!fi_lt(l, fi_p))
+		return false;
+	memcpy(r->l, l, sizeof(l));
+	return true;
+}
+
+void F(to_bytes_le_mont)(uint8_t b[FIELD_BYTES], const FIELD_T *a)
+{
+	fi_store_le(b, a->l);
+}
+
+bool F(from_bytes_le)(FIELD_T *r, const uint8_t b[FIELD_BYTES])
+{
+	uint64_t l[FN];
+	fi_load_le(l, b);
+	return F(to_mont)(r, l);
+}
+
+void F(to_bytes_le)(uint8_t b[FIELD_BYTES], const FIELD_T *a)
+{
+	uint64_t raw[FN];
+	F(from_mont)(raw, a);
+	fi_store_le(b, raw);
+}
+
+bool F(from_bytes_be)(FIELD_T *r, const uint8_t b[FIELD_BYTES])
+{
+	uint8_t le[FIELD_BYTES];
+	for (int i = 0; i < FIELD_BYTES; i++)
+		le[i] = b[FIELD_BYTES - 1 - i];
+	return F(from_bytes_le)(r, le);
+}
+
+void F(to_bytes_be)(uint8_t b[FIELD_BYTES], const FIELD_T *a)
+{
+	uint8_t le[FIELD_BYTES];
+	F(to_bytes_le)(le, a);
+	for (int i = 0; i < FIELD_BYTES; i++)
+		b[i] = le[FIELD_BYTES - 1 - i];
+}
+
+/* Decimal digits only (no sign, no spaces); leading zeros are accepted;
+ * false for an empty string or a value >= m. */
+bool F(from_dec)(FIELD_T *r, const char *s)
+{
+	uint64_t acc[FN] = { 0 };
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		uint64_t c = (uint64_t)(*s - '0');
+		FI_UNROLL
+		for (int j = 0; j < FN; j++) {
+			fi_u128 t = (fi_u128)acc[j] * 10 + c;
+			acc[j] = (uint64_t)t;
+			c = (uint64_t)(t >> 64);
+		}
+		if (c)
+			return false; /* >= 2^(64N) > m */
+	}
+	return F(to_mont)(r, acc);
+}
+
+/* Like snprintf: returns the length of the full string even when cap is too
+ * small, in which case s gets the empty string (if cap > 0). */
+size_t F(to_dec)(char *s, size_t cap, const FIELD_T *a)
+{
+	static const uint64_t chunk = 10000000000000000000ULL; /* 10^19 */
+	char buf[FN * 20 + 1];
+	size_t pos = sizeof(buf);
+	uint64_t x[FN];
+
+	F(from_mont)(x, a);
+	buf[--pos] = 0;
+	for (;;) {
+		uint64_t rem = 0;
+		FI_UNROLL
+		for (int j = FN - 1; j >= 0; j--) {
+			fi_u128 cur = ((fi_u128)rem << 64) | x[j];
+			x[j] = (uint64_t)(cur / chunk);
+			rem = (uint64_t)(cur % chunk);
+		}
+		bool last = fi_or(x) == 0;
+		for (int d = 0; d < 19; d++) {
+			buf[--pos] = (char)('0' + rem % 10);
+			rem /= 10;
+			if (last && rem == 0)
+				break;
+		}
+		if (last)
+			break;
+	}
+	size_t len = sizeof(buf) - 1 - pos;
+	if (cap > len)
+		memcpy(s, buf + pos, len + 1);
+	else if (cap > 0)
+		s[0] = 0;
+	return len;
+}
+
+#undef F
+#undef FN
+#undef fi_p

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/field_x86.c — chooses the multiplication path once, at start-up: the
+ * mulx/adcx/adox kernels of zk/field_x86.h when the CPU has BMI2 and ADX,
+ * else the portable C loop.  Before the constructor runs the flag is false,
+ * which is merely slower, never wrong.
+ */
+#include "zk/fp.h"
+#include "zk/field_x86.h"
+
+bool cz_field_adx_on;
+static bool have_adx;
+
+__attribute__((constructor)) static void field_detect(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	have_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#endif
+	cz_field_adx_on = have_adx;
+}
+
+bool cz_fp_have_adx(void)
+{
+	return have_adx;
+}
+
+/* Not thread safe against concurrent field arithmetic; tests and benches
+ * flip it between phases. */
+void cz_field_force_portable(bool on)
+{
+	cz_field_adx_on = have_adx && !on;
+}

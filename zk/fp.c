@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/fp.c — the BLS12-381 base field Fp: zk/field_impl.h instantiated for
+ * six limbs with the constants of zk/bls12_381.h.  p ≡ 3 (mod 4), so
+ * cz_fp_sqrt is one exponentiation a^((p+1)/4) and a check.
+ */
+#include "zk/fp.h"
+#include "zk/bls12_381.h"
+#include "zk/field_x86.h"
+
+#define FIELD_N CZ_FP_LIMBS
+#define FIELD_PFX cz_fp
+#define FIELD_T cz_fp
+#define FIELD_BYTES CZ_FP_BYTES
+#define FIELD_MOD BLS12_381_P
+#define FIELD_ONE BLS12_381_P_ONE
+#define FIELD_R2 BLS12_381_P_R2
+#define FIELD_R3 BLS12_381_P_R3
+#define FIELD_INV BLS12_381_P_INV
+#define FIELD_NQR BLS12_381_P_NQR
+#ifdef CZ_X86_MUL6
+#define FIELD_ADX_MUL CZ_X86_MUL6
+#define FIELD_ADX_SQR CZ_X86_SQR6
+#endif
+#include "zk/field_impl.h"
