@@ -5,6 +5,7 @@
  * ends that connection (its unread bytes would be misread as the next
  * frame).  A client that disconnects mid-request costs only its own thread.
  */
+#define _GNU_SOURCE  /* accept4, pipe2 */
 #include "ctl/ctl.h"
 
 #include <errno.h>

@@ -43,7 +43,7 @@
 
 static int mkdirs(const char *path)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX + 16];
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')

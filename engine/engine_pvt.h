@@ -48,7 +48,7 @@ struct cz_part {
 	struct cz_groth16_proof proof;
 	cz_fr *pub;             /* public inputs (Montgomery), kept for the output files */
 	_Atomic int consumer;   /* proving on consumer #, or -1 */
-	char err[200];
+	char err[320];
 	struct cz_part *next_done;  /* completion list link */
 	uint64_t t_done;
 };
@@ -62,8 +62,8 @@ struct cz_job {
 	uint32_t nparts, nterminal, nfailed;
 	struct cz_part *parts;
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
-	char err[256];
-	char outdir[PATH_MAX];
+	char err[400];
+	char outdir[PATH_MAX + 80];
 	uint64_t t_submit, t_finish;
 	struct cz_job *next;
 };

@@ -64,8 +64,9 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	}
 	c->dom = cz_ntt_domain_create(c->key.log2n);
 	if (!c->dom) {
+		unsigned log2n = c->key.log2n;
 		circuit_free(c);
-		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
+		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, log2n);
 	}
 	c->key_bytes = key_bytes(&c->key);
 	c->part_bytes = (uint64_t)c->key.nvars * sizeof(cz_scalar) + (4ull << c->key.log2n) * sizeof(cz_fr);

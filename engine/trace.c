@@ -71,7 +71,7 @@ void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
 {
 	struct tbuf *b = mine;
 	if (!b) {
-		cz_trace_thread("thread", 0);
+		cz_trace_thread("control", 0);
 		if (!(b = mine))
 			return;
 	}
