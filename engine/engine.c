@@ -66,7 +66,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		return -ENODEV;
 	}
 	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail) {
+	if (e->ndev > (unsigned)avail && e->be->computes) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}

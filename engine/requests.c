@@ -235,6 +235,8 @@ static json_object *job_result_locked(const struct cz_job *j)
 	if (st == CZ_JOB_DONE)
 		json_object_object_add(r, "dir", json_object_new_string(j->outdir));
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
+	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
+	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
 	return r;
 }
 
