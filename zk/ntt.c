@@ -55,15 +55,6 @@
 #define DEFAULT_BLOCK_LOG2 12
 #define DEFAULT_RADIX_LOG2 8
 
-static size_t rev_bits(size_t x, unsigned bits)
-{
-	size_t r = 0;
-
-	for (unsigned i = 0; i < bits; i++, x >>= 1)
-		r = (r << 1) | (x & 1);
-	return r;
-}
-
 static cz_fr *alloc_fr(size_t count)
 {
 	size_t bytes = (count * sizeof(cz_fr) + 63) & ~(size_t)63;
@@ -97,13 +88,14 @@ struct cz_ntt_domain *cz_ntt_domain_create_tuned(unsigned log2n, unsigned block_
 		return NULL;
 	}
 
-	cz_fr w;
-	cz_fr_root_of_unity(&w, log2n);
-	cz_fr p = cz_fr_one;
-	d->tw[0] = p;
-	for (size_t j = 1; j < n / 2; j++) {
-		cz_fr_mul(&p, &p, &w);
-		d->tw[rev_bits(j, log2n - 1)] = p;
+	/* tw[m + k] = tw[k] * omega_{4m} for k < m: rev(m + k) = rev(k) + n/4m. */
+	d->tw[0] = cz_fr_one;
+	for (unsigned b = 0; b + 1 < log2n; b++) {
+		size_t m = (size_t)1 << b;
+		cz_fr z;
+		cz_fr_root_of_unity(&z, b + 2);
+		for (size_t k = 0; k < m; k++)
+			cz_fr_mul(&d->tw[m + k], &d->tw[k], &z);
 	}
 
 	cz_fr nn;
