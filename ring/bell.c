@@ -20,12 +20,27 @@
  * ; read sleepers" cannot both miss each other, and a waker that saw the
  * sleeper changes the word, which makes the waiter's FUTEX_WAIT fail with
  * EAGAIN if it has not gone to sleep yet.
+ *
+ * Asymmetric bells (asym = 1, chosen by cz_ring_bell_init when the kernel
+ * offers MEMBARRIER_CMD_GLOBAL_EXPEDITED): the waker's barrier is only a
+ * compiler barrier and the waiter's is membarrier(), the pattern the
+ * membarrier(2) page describes: the IPI makes the waker's CPU execute a
+ * full barrier either before its publish (then the waiter's check sees the
+ * element) or after it (then the waker's read of sleepers, later in program
+ * order, sees the waiter, whose increment was visible before the IPI).  A
+ * waker not running at that moment went through a context switch, which is
+ * a full barrier.  Every process that uses such a bell must be registered:
+ * cz_ring_attach() does it and fails with ENOTSUP where it cannot.
+ * CZ_RING_NO_MEMBARRIER=1 in the environment forces the symmetric protocol.
  */
 #include "ring/ring_pvt.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +64,38 @@ static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct ti
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
 }
 
+bool ring_membarrier_register(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static _Atomic pid_t done_pid;
+	static _Atomic bool ok;
+	pid_t me = getpid();
+
+	/* Keyed by pid, not a once-flag: a forked child registers itself. */
+	if (atomic_load_explicit(&done_pid, memory_order_acquire) == me)
+		return atomic_load_explicit(&ok, memory_order_relaxed);
+	pthread_mutex_lock(&lock);
+	if (atomic_load_explicit(&done_pid, memory_order_relaxed) != me) {
+		const char *off = getenv("CZ_RING_NO_MEMBARRIER");
+		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		bool v = !(off && *off && *off != '0') && q > 0 &&
+			 (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+			 (q & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
+			 syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+		atomic_store_explicit(&ok, v, memory_order_relaxed);
+		atomic_store_explicit(&done_pid, me, memory_order_release);
+	}
+	pthread_mutex_unlock(&lock);
+	return atomic_load_explicit(&ok, memory_order_relaxed);
+}
+
+void cz_ring_bell_init(struct cz_ring_bell *b)
+{
+	atomic_init(&b->word, 0);
+	atomic_init(&b->sleepers, 0);
+	b->asym = ring_membarrier_register();
+}
+
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns)
 {
@@ -65,8 +112,14 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 		 * was published before it. */
 		uint32_t seq = atomic_load_explicit(&b->word, memory_order_acquire);
 		/* F2: pairs with F1 (ring.c) — sleepers++ is visible to the waker, or
-		 * its publication is visible to ready() below. */
-		ring_smp_mb();
+		 * its publication is visible to ready() below.  Asymmetric bells: a
+		 * barrier on every running thread of every registered process. */
+		bool capped = false;
+		if (!b->asym)
+			ring_smp_mb();
+		else if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0))
+			capped = true;  /* cannot happen once registered; if it does,
+					 * never sleep longer than 1 ms on a guess */
 		if (ready(arg)) {
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return 0;
@@ -76,6 +129,8 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return -ETIMEDOUT;
 		}
+		if (capped && (left < 0 || left > 1000000))
+			left = 1000000;
 		struct timespec ts = { left / 1000000000, left % 1000000000 };
 		/* 0 means a FUTEX_WAKE dequeued us (the kernel retries spurious
 		 * wake-ups itself), and that waker has already taken us off
