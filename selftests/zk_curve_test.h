@@ -513,6 +513,7 @@ static void t_laws(void)
 		o_neg(&on, &a);
 		from_aff(&c, &na);
 		bad += !o_eq(&c, &on) || T_NAME(affine_eq)(&aa, &na);
+		bad += !T_NAME(jac_eq_affine)(&ja, &aa) || T_NAME(jac_eq_affine)(&ja, &na);
 	}
 	ct_ok(!bad, "associativity, commutativity, P + (-P) = O, Jacobian vs XYZZ, equality across Z");
 }

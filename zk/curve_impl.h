@@ -188,6 +188,15 @@ bool CI_NAME(jac_eq)(const ci_jac *a, const ci_jac *b)
 	return CI_F_EQ(&l, &rr);
 }
 
+/* Equality of a Jacobian and an affine point: 3M + 1S, no inversion. */
+bool CI_NAME(jac_eq_affine)(const ci_jac *a, const ci_aff *b)
+{
+	ci_jac bj;
+
+	CI_NAME(jac_from_affine)(&bj, b);
+	return CI_NAME(jac_eq)(a, &bj);
+}
+
 void CI_NAME(jac_neg)(ci_jac *r, const ci_jac *p)
 {
 	r->x = p->x;
@@ -684,8 +693,12 @@ void CI_NAME(mul_vartime)(ci_jac *r, const ci_jac *p, const uint64_t *k, size_t 
 {
 	ci_jac acc, base = *p;
 
+	size_t top = nlimbs * 64;
+
+	while (top > 0 && !((k[(top - 1) / 64] >> ((top - 1) % 64)) & 1))
+		top--; /* skip leading zero bits: no doublings of infinity */
 	CI_NAME(jac_set_inf)(&acc);
-	for (size_t i = nlimbs * 64; i-- > 0;) {
+	for (size_t i = top; i-- > 0;) {
 		CI_NAME(jac_dbl)(&acc, &acc);
 		if ((k[i / 64] >> (i % 64)) & 1)
 			CI_NAME(jac_add)(&acc, &acc, &base);

@@ -30,6 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #define FI_CAT2(a, b) a##_##b
 #define FI_CAT(a, b) FI_CAT2(a, b)
@@ -37,6 +40,10 @@
 #define FN FIELD_N
 
 typedef unsigned __int128 fi_u128;
+
+/* Limb loops have a constant trip count; unrolled they become straight
+ * adc/sbb chains. */
+#define FI_UNROLL _Pragma("GCC unroll 16")
 
 /* The modulus followed by -m^-1 mod 2^64: the adx kernels read both from one
  * pointer (inv at offset 8·N). */
@@ -62,33 +69,66 @@ const FIELD_T F(one) = { FIELD_ONE };
 
 /* ---- limb helpers (branch-free) ---------------------------------------- */
 
+/* One limb of an add-with-carry / subtract-with-borrow chain; *c is 0 or 1.
+ * On x86-64 the intrinsics keep the carry in CF, so an unrolled loop is a
+ * straight adc (sbb) chain. */
+#if defined(__x86_64__)
+static inline uint64_t fi_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+	unsigned long long r;
+	*c = _addcarry_u64(*c, a, b, &r);
+	return r;
+}
+
+static inline uint64_t fi_sbb(uint64_t a, uint64_t b, unsigned char *c)
+{
+	unsigned long long r;
+	*c = _subborrow_u64(*c, a, b, &r);
+	return r;
+}
+#else
+static inline uint64_t fi_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+	fi_u128 s = (fi_u128)a + b + *c;
+	*c = (unsigned char)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t fi_sbb(uint64_t a, uint64_t b, unsigned char *c)
+{
+	fi_u128 s = (fi_u128)a - b - *c;
+	*c = (unsigned char)((s >> 64) & 1);
+	return (uint64_t)s;
+}
+#endif
+
 /* r = t + hi·2^(64N), minus m if that is >= m.  Requires t + hi·2^(64N) < 2m. */
 static inline void fi_reduce_once(uint64_t r[FN], const uint64_t t[FN], uint64_t hi)
 {
-	uint64_t d[FN], bw = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)t[j] - fi_p[j] - bw;
-		d[j] = (uint64_t)s;
-		bw = (uint64_t)(s >> 64) & 1;
-	}
+	uint64_t d[FN];
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		d[j] = fi_sbb(t[j], fi_p[j], &bw);
 	uint64_t keep = (uint64_t)0 - (uint64_t)(hi < bw); /* t < m: keep t */
+	FI_UNROLL
 	for (int j = 0; j < FN; j++)
 		r[j] = (t[j] & keep) | (d[j] & ~keep);
 }
 
 static inline bool fi_lt(const uint64_t a[FN], const uint64_t b[FN])
 {
-	uint64_t bw = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)a[j] - b[j] - bw;
-		bw = (uint64_t)(s >> 64) & 1;
-	}
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		(void)fi_sbb(a[j], b[j], &bw);
 	return bw;
 }
 
 static inline uint64_t fi_or(const uint64_t a[FN])
 {
 	uint64_t o = 0;
+	FI_UNROLL
 	for (int j = 0; j < FN; j++)
 		o |= a[j];
 	return o;
@@ -96,41 +136,35 @@ static inline uint64_t fi_or(const uint64_t a[FN])
 
 static inline void fi_add(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
 {
-	uint64_t t[FN], c = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)a[j] + b[j] + c;
-		t[j] = (uint64_t)s;
-		c = (uint64_t)(s >> 64);
-	}
+	uint64_t t[FN];
+	unsigned char c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		t[j] = fi_adc(a[j], b[j], &c);
 	fi_reduce_once(r, t, c);
 }
 
 static inline void fi_sub(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
 {
-	uint64_t t[FN], bw = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)a[j] - b[j] - bw;
-		t[j] = (uint64_t)s;
-		bw = (uint64_t)(s >> 64) & 1;
-	}
-	uint64_t mask = (uint64_t)0 - bw, c = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)t[j] + (fi_p[j] & mask) + c;
-		r[j] = (uint64_t)s;
-		c = (uint64_t)(s >> 64);
-	}
+	uint64_t t[FN];
+	unsigned char bw = 0, c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		t[j] = fi_sbb(a[j], b[j], &bw);
+	uint64_t mask = (uint64_t)0 - bw;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[j] = fi_adc(t[j], fi_p[j] & mask, &c);
 }
 
 static inline void fi_neg(uint64_t r[FN], const uint64_t a[FN])
 {
 	uint64_t nz = fi_or(a);
 	uint64_t mask = (uint64_t)0 - (uint64_t)((nz | (0 - nz)) >> 63); /* a != 0 */
-	uint64_t bw = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)fi_p[j] - a[j] - bw;
-		r[j] = (uint64_t)s & mask;
-		bw = (uint64_t)(s >> 64) & 1;
-	}
+	unsigned char bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[j] = fi_sbb(fi_p[j], a[j], &bw) & mask;
 }
 
 /* ---- Montgomery multiplication ----------------------------------------- */
@@ -140,9 +174,11 @@ static inline void fi_neg(uint64_t r[FN], const uint64_t a[FN])
 static inline void fi_mul_port(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
 {
 	uint64_t t[FN + 2] = { 0 };
+	FI_UNROLL
 	for (int i = 0; i < FN; i++) {
 		uint64_t c = 0;
 		fi_u128 s;
+		FI_UNROLL
 		for (int j = 0; j < FN; j++) {
 			s = (fi_u128)a[j] * b[i] + t[j] + c;
 			t[j] = (uint64_t)s;
@@ -155,6 +191,7 @@ static inline void fi_mul_port(uint64_t r[FN], const uint64_t a[FN], const uint6
 		uint64_t m = t[0] * fi_m.inv;
 		s = (fi_u128)m * fi_p[0] + t[0];
 		c = (uint64_t)(s >> 64);
+		FI_UNROLL
 		for (int j = 1; j < FN; j++) {
 			s = (fi_u128)m * fi_p[j] + t[j] + c;
 			t[j - 1] = (uint64_t)s;
@@ -222,6 +259,7 @@ static void fi_pow(uint64_t r[FN], const uint64_t a[FN], const uint64_t *e, size
 static void fi_mod_minus(uint64_t e[FN], uint64_t k)
 {
 	uint64_t bw = k;
+	FI_UNROLL
 	for (int j = 0; j < FN; j++) {
 		fi_u128 s = (fi_u128)fi_p[j] - bw;
 		e[j] = (uint64_t)s;
@@ -231,6 +269,7 @@ static void fi_mod_minus(uint64_t e[FN], uint64_t k)
 
 static void fi_shr(uint64_t a[FN], unsigned s) /* 0 < s < 64 */
 {
+	FI_UNROLL
 	for (int j = 0; j < FN - 1; j++)
 		a[j] = (a[j] >> s) | (a[j + 1] << (64 - s));
 	a[FN - 1] >>= s;
@@ -239,6 +278,7 @@ static void fi_shr(uint64_t a[FN], unsigned s) /* 0 < s < 64 */
 static bool fi_is_one(const uint64_t a[FN])
 {
 	uint64_t d = 0;
+	FI_UNROLL
 	for (int j = 0; j < FN; j++)
 		d |= a[j] ^ fi_one_l[j];
 	return d == 0;
@@ -267,6 +307,7 @@ bool F(is_one)(const FIELD_T *a)
 bool F(eq)(const FIELD_T *a, const FIELD_T *b)
 {
 	uint64_t d = 0;
+	FI_UNROLL
 	for (int j = 0; j < FN; j++)
 		d |= a->l[j] ^ b->l[j];
 	return d == 0;
@@ -287,14 +328,13 @@ void F(inv)(FIELD_T *r, const FIELD_T *a)
 /* x = (x / 2) mod m, for x < m. */
 static inline void fi_half(uint64_t x[FN])
 {
-	uint64_t mask = (uint64_t)0 - (x[0] & 1), c = 0;
-	for (int j = 0; j < FN; j++) {
-		fi_u128 s = (fi_u128)x[j] + (fi_p[j] & mask) + c;
-		x[j] = (uint64_t)s;
-		c = (uint64_t)(s >> 64);
-	}
+	uint64_t mask = (uint64_t)0 - (x[0] & 1);
+	unsigned char c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		x[j] = fi_adc(x[j], fi_p[j] & mask, &c);
 	fi_shr(x, 1);
-	x[FN - 1] |= c << 63;
+	x[FN - 1] |= (uint64_t)c << 63;
 }
 
 /*
@@ -547,6 +587,7 @@ bool F(from_dec)(FIELD_T *r, const char *s)
 		if (*s < '0' || *s > '9')
 			return false;
 		uint64_t c = (uint64_t)(*s - '0');
+		FI_UNROLL
 		for (int j = 0; j < FN; j++) {
 			fi_u128 t = (fi_u128)acc[j] * 10 + c;
 			acc[j] = (uint64_t)t;
@@ -571,6 +612,7 @@ size_t F(to_dec)(char *s, size_t cap, const FIELD_T *a)
 	buf[--pos] = 0;
 	for (;;) {
 		uint64_t rem = 0;
+		FI_UNROLL
 		for (int j = FN - 1; j >= 0; j--) {
 			fi_u128 cur = ((fi_u128)rem << 64) | x[j];
 			x[j] = (uint64_t)(cur / chunk);

@@ -50,6 +50,7 @@ void cz_g1_xyzz_to_jac(cz_g1_jac *r, const cz_g1_xyzz *p);
 /* Additions beyond the first API (zk/curve_impl.h has the formulas' costs). */
 bool cz_g1_jac_on_curve(const cz_g1_jac *p);        /* infinity: true */
 bool cz_g1_xyzz_is_inf(const cz_g1_xyzz *p);
+bool cz_g1_jac_eq_affine(const cz_g1_jac *a, const cz_g1_affine *b);
 bool cz_g1_xyzz_eq(const cz_g1_xyzz *a, const cz_g1_xyzz *b);
 void cz_g1_xyzz_neg(cz_g1_xyzz *r, const cz_g1_xyzz *p);
 void cz_g1_xyzz_from_affine(cz_g1_xyzz *r, const cz_g1_affine *p);

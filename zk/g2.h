@@ -51,6 +51,7 @@ void cz_g2_xyzz_to_jac(cz_g2_jac *r, const cz_g2_xyzz *p);
 /* Additions beyond the first API (zk/curve_impl.h has the formulas' costs). */
 bool cz_g2_jac_on_curve(const cz_g2_jac *p);        /* infinity: true */
 bool cz_g2_xyzz_is_inf(const cz_g2_xyzz *p);
+bool cz_g2_jac_eq_affine(const cz_g2_jac *a, const cz_g2_affine *b);
 bool cz_g2_xyzz_eq(const cz_g2_xyzz *a, const cz_g2_xyzz *b);
 void cz_g2_xyzz_neg(cz_g2_xyzz *r, const cz_g2_xyzz *p);
 void cz_g2_xyzz_from_affine(cz_g2_xyzz *r, const cz_g2_affine *p);
