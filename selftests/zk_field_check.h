@@ -30,7 +30,7 @@
 #define FC_CAT(a, b) FC_CAT2(a, b)
 #define FT_F(name) FC_CAT(FT_PFX, name)
 
-#define FIELD_CHECKS 25
+#define FIELD_CHECKS 26
 #define NRAND 2000
 
 static mpz_t fc_m, fc_R, fc_Rinv, fc_half;
@@ -200,6 +200,33 @@ static void fc_inverse(const char *path)
 	}
 	ct_ok(!bad[0], "%s: inv matches GMP on %d values, inv(0) = 0 (%d bad)", path, n, bad[0]);
 	ct_ok(!bad[1], "%s: inv_vartime matches GMP, inv_vartime(0) = 0 (%d bad)", path, bad[1]);
+
+	/* inv_vartime's approximated binary GCD on structured values (powers of
+	 * two, 2^k - 1, m - 2^k, small numbers) and many random ones; it must
+	 * never need its Fermat fallback. */
+	unsigned long fb0 = cz_field_inv_fallback_count();
+	int nv = 0;
+	for (int i = 0; i < 20000; i++) {
+		int k = i % (64 * FT_LIMBS);
+		switch (i / (64 * FT_LIMBS)) {
+		case 0: mpz_set_ui(x, 0), mpz_setbit(x, (mp_bitcnt_t)k); break;
+		case 1: mpz_set_ui(x, 0), mpz_setbit(x, (mp_bitcnt_t)k + 1), mpz_sub_ui(x, x, 1); break;
+		case 2: mpz_set_ui(w, 0), mpz_setbit(w, (mp_bitcnt_t)k), mpz_sub(x, fc_m, w); break;
+		case 3: mpz_set_ui(x, (unsigned long)k + 1); break;
+		default: fc_value(x, NEDGE);
+		}
+		mpz_mod(x, x, fc_m);
+		if (!mpz_sgn(x))
+			continue;
+		fc_set(&a, x);
+		mpz_invert(w, x, fc_m);
+		FT_F(inv_vartime)(&r, &a);
+		bad[3] += !fc_eq(&r, w);
+		nv++;
+	}
+	unsigned long fb = cz_field_inv_fallback_count() - fb0;
+	ct_ok(!bad[3] && !fb, "%s: inv_vartime on %d structured and random values (%d bad, %lu fallbacks)",
+	      path, nv, bad[3], fb);
 
 	/* batch_inv with zeros sprinkled in, out-of-place and in place */
 	enum { NB = 257 };
@@ -450,7 +477,7 @@ static void fc_encodings(const char *path)
 static void field_checks(const char *path)
 {
 	fc_arith(path);        /* 8 */
-	fc_inverse(path);      /* 3 */
+	fc_inverse(path);      /* 4 */
 	fc_sqrt_legendre(path); /* 2 */
 	fc_pow(path);          /* 1 */
 	fc_small(path);        /* 4 */

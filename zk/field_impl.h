@@ -28,6 +28,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -321,61 +322,166 @@ void F(inv)(FIELD_T *r, const FIELD_T *a)
 	fi_pow(r->l, a->l, e, FN);
 }
 
-/* x = (x / 2) mod m, for x < m. */
-static inline void fi_half(uint64_t x[FN])
-{
-	uint64_t mask = (uint64_t)0 - (x[0] & 1);
-	unsigned char c = 0;
-	FI_UNROLL
-	for (int j = 0; j < FN; j++)
-		x[j] = fi_adc(x[j], fi_p[j] & mask, &c);
-	fi_shr(x, 1);
-	x[FN - 1] |= (uint64_t)c << 63;
-}
+/* ---- variable-time inversion ------------------------------------------ */
 
 /*
- * Binary extended Euclid on the Montgomery residue A = a·R: keeps
- * x1·A ≡ u and x2·A ≡ v (mod m), halving the even one of u, v and
- * subtracting the smaller from the larger until one reaches 1.  Then
- * A^-1 · R^3 / R = a^-1·R, one Montgomery multiplication by R^3.
- * About 2·log2(m) steps; variable time.
+ * Binary GCD with 64-bit approximations (after T. Pornin, "Optimized Binary
+ * GCD for Modular Inversion", 2020).  Invariants: a ≡ u·y and b ≡ v·y
+ * (mod m), a, b >= 0, starting from a = y, b = m, u = 1, v = 0.  Each outer
+ * round runs 31 binary-GCD steps on ā, b̄ (a's and b's low 31 bits and top
+ * 33 bits in one word), collecting the steps as factors f, g with
+ * |f0|+|g0|, |f1|+|g1| <= 2^31, then applies them to the full values:
+ *   a' = (a·f0 + b·g0) / 2^31,   b' = (a·f1 + b·g1) / 2^31   (exact)
+ *   u' = (u·f0 + v·g0) / 2^31 mod m, likewise v'   (a 31-bit Montgomery step)
+ * a negative a' or b' is negated with its factors.  Each round removes about
+ * 31 bits from len(a) + len(b); when a = 0, b = gcd = 1 and v = y^-1.
+ * The result is checked with one multiplication; a failed check or too many
+ * rounds (never seen; would mean a bug) falls back to Fermat.
+ * Cost: ~2·len(m)/31 rounds of 31 branch-free steps and four N-limb
+ * linear combinations; about 3x faster than the 1-bit binary GCD.
  */
-void F(inv_vartime)(FIELD_T *r, const FIELD_T *a)
+typedef __int128 fi_i128;
+
+static unsigned fi_bitlen(const uint64_t x[FN])
 {
-	uint64_t u[FN], v[FN], x1[FN] = { 1 }, x2[FN] = { 0 };
+	for (int j = FN - 1; j >= 0; j--)
+		if (x[j])
+			return 64 * (unsigned)j + 64 - (unsigned)__builtin_clzll(x[j]);
+	return 0;
+}
+
+/* Bits [s, s + 64) of x, zeros beyond the top. */
+static uint64_t fi_bits64(const uint64_t x[FN], unsigned s)
+{
+	unsigned q = s / 64, r = s % 64;
+	uint64_t lo = q < FN ? x[q] : 0, hi = q + 1 < FN ? x[q + 1] : 0;
+	return r ? (lo >> r) | (hi << (64 - r)) : lo;
+}
+
+/* w (N+1 limbs, two's complement) = x·f + y·g for x, y < 2^(64N). */
+static void fi_lincomb(uint64_t w[FN + 1], const uint64_t x[FN], int64_t f,
+		       const uint64_t y[FN], int64_t g)
+{
+	fi_i128 c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++) {
+		c += (fi_i128)x[j] * f + (fi_i128)y[j] * g;
+		w[j] = (uint64_t)c;
+		c >>= 64; /* arithmetic: GCC defines >> on negative values */
+	}
+	w[FN] = (uint64_t)c;
+}
+
+static void fi_neg_wide(uint64_t w[FN + 1])
+{
+	unsigned char bw = 0;
+	for (int j = 0; j <= FN; j++)
+		w[j] = fi_sbb(0, w[j], &bw);
+}
+
+/* r = |x·f + y·g| / 2^31, exact; returns -1 if the sum was negative, 1 if
+ * not, 0 if the quotient does not fit N limbs (a bug: caller falls back). */
+static int fi_gcd_update(uint64_t r[FN], const uint64_t x[FN], int64_t f,
+			 const uint64_t y[FN], int64_t g)
+{
+	uint64_t w[FN + 1];
+	int sign = 1;
+	fi_lincomb(w, x, f, y, g);
+	if ((int64_t)w[FN] < 0) {
+		fi_neg_wide(w);
+		sign = -1;
+	}
+	if (w[0] & 0x7fffffff || w[FN] >> 31)
+		return 0;
+	for (int j = 0; j < FN; j++)
+		r[j] = (w[j] >> 31) | (w[j + 1] << 33);
+	return sign;
+}
+
+/* r = (x·f + y·g) / 2^31 mod m, for x, y < m and |f| + |g| <= 2^31. */
+static void fi_mod_update(uint64_t r[FN], const uint64_t x[FN], int64_t f,
+			  const uint64_t y[FN], int64_t g)
+{
+	uint64_t w[FN + 1], km[FN + 1];
+	unsigned char c = 0;
+	fi_lincomb(w, x, f, y, g);
+	/* k = -w / m mod 2^31, so that w + k·m ≡ 0 mod 2^31 */
+	int64_t k = (int64_t)((w[0] * fi_m.inv) & 0x7fffffff);
+	fi_lincomb(km, fi_p, k, fi_p, 0);
+	for (int j = 0; j <= FN; j++)
+		w[j] = fi_adc(w[j], km[j], &c);
+	/* arithmetic shift by 31: now -m < w < 2m */
+	for (int j = 0; j < FN; j++)
+		r[j] = (w[j] >> 31) | (w[j + 1] << 33);
+	int64_t top = (int64_t)w[FN] >> 31;
+	if (top < 0) { /* r + m, which is < m and wraps the sign away */
+		c = 0;
+		for (int j = 0; j < FN; j++)
+			r[j] = fi_adc(r[j], fi_p[j], &c);
+	} else if (!fi_lt(r, fi_p)) {
+		c = 0;
+		for (int j = 0; j < FN; j++)
+			r[j] = fi_sbb(r[j], fi_p[j], &c);
+	}
+}
+
+void F(inv_vartime)(FIELD_T *r, const FIELD_T *in)
+{
+	uint64_t a[FN], b[FN], u[FN] = { 1 }, v[FN] = { 0 }, na[FN], nb[FN], nu[FN];
 	static const uint64_t one_raw[FN] = { 1 };
 
-	if (fi_or(a->l) == 0) {
+	if (fi_or(in->l) == 0) {
 		memset(r->l, 0, sizeof(r->l));
 		return;
 	}
-	memcpy(u, a->l, sizeof(u));
-	memcpy(v, fi_p, sizeof(v));
-	for (;;) {
-		while (!(u[0] & 1)) {
-			fi_shr(u, 1);
-			fi_half(x1);
-		}
-		while (!(v[0] & 1)) {
-			fi_shr(v, 1);
-			fi_half(x2);
-		}
-		if (!memcmp(u, one_raw, sizeof(u))) {
-			fi_mul(r->l, x1, fi_r3);
+	memcpy(a, in->l, sizeof(a)); /* y = the Montgomery residue A = x·R */
+	memcpy(b, fi_p, sizeof(b));
+	for (int round = 0; round < 4 * FN + 8; round++) {
+		if (fi_or(a) == 0) {
+			if (memcmp(b, one_raw, sizeof(b)))
+				break;
+			/* v = A^-1; A^-1 · R^3 / R = x^-1·R.  r may alias in. */
+			uint64_t x[FN], t[FN];
+			fi_mul(x, v, fi_r3);
+			fi_mul(t, x, in->l);
+			if (!fi_is_one(t))
+				break;
+			memcpy(r->l, x, sizeof(x));
 			return;
 		}
-		if (!memcmp(v, one_raw, sizeof(v))) {
-			fi_mul(r->l, x2, fi_r3);
-			return;
+		unsigned n = fi_bitlen(a), nb_ = fi_bitlen(b);
+		n = n > nb_ ? n : nb_;
+		n = n > 64 ? n : 64;
+		uint64_t xa = (a[0] & 0x7fffffff) | (fi_bits64(a, n - 33) << 31);
+		uint64_t xb = (b[0] & 0x7fffffff) | (fi_bits64(b, n - 33) << 31);
+		int64_t f0 = 1, g0 = 0, f1 = 0, g1 = 1;
+		for (int i = 0; i < 31; i++) {
+			uint64_t odd = (uint64_t)0 - (xa & 1);
+			uint64_t sw = odd & ((uint64_t)0 - (uint64_t)(xa < xb));
+			uint64_t t = (xa ^ xb) & sw;
+			xa ^= t, xb ^= t;
+			int64_t tf = (f0 ^ f1) & (int64_t)sw, tg = (g0 ^ g1) & (int64_t)sw;
+			f0 ^= tf, f1 ^= tf, g0 ^= tg, g1 ^= tg;
+			xa -= xb & odd;
+			f0 -= f1 & (int64_t)odd;
+			g0 -= g1 & (int64_t)odd;
+			xa >>= 1;
+			f1 *= 2, g1 *= 2;
 		}
-		if (!fi_lt(u, v)) {
-			fi_sub(u, u, v); /* u > v here, so no wrap: the mod-m fix-up is idle */
-			fi_sub(x1, x1, x2);
-		} else {
-			fi_sub(v, v, u);
-			fi_sub(x2, x2, x1);
-		}
+		int sa = fi_gcd_update(na, a, f0, b, g0);
+		int sb = fi_gcd_update(nb, a, f1, b, g1);
+		if (!sa || !sb)
+			break;
+		f0 *= sa, g0 *= sa, f1 *= sb, g1 *= sb;
+		fi_mod_update(nu, u, f0, v, g0);
+		fi_mod_update(v, u, f1, v, g1);
+		memcpy(u, nu, sizeof(u));
+		memcpy(a, na, sizeof(a));
+		memcpy(b, nb, sizeof(b));
 	}
+	/* unreachable unless the GCD above is wrong; the tests watch the count */
+	atomic_fetch_add_explicit(&cz_field_inv_fallbacks, 1, memory_order_relaxed);
+	F(inv)(r, in);
 }
 
 int F(legendre)(const FIELD_T *a)

@@ -28,6 +28,8 @@
 #include <stdint.h>
 
 extern bool cz_field_adx_on;
+/* inv_vartime results that needed the Fermat fallback (tests expect 0). */
+extern _Atomic unsigned long cz_field_inv_fallbacks;
 
 #if defined(__x86_64__)
 

@@ -63,5 +63,7 @@ size_t cz_fp_to_dec(char *s, size_t cap, const cz_fp *a);
  * the CPU has BMI2 and ADX.  Tests force each path in turn. */
 bool cz_fp_have_adx(void);
 void cz_field_force_portable(bool on);  /* all fields; for tests and benches */
+/* How often inv_vartime fell back to Fermat (a bug if ever non-zero). */
+unsigned long cz_field_inv_fallback_count(void);
 
 #endif
