@@ -6,12 +6,14 @@
  * An instance file (zk/fp.c, zk/fr.c) defines, then includes this header:
  *   FIELD_N      limb count (64-bit limbs, least significant first)
  *   FIELD_PFX    public name prefix (cz_fp) and FIELD_T, the element type
+ *   FIELD_WIDE_T the 2N-limb type of unreduced products (cz_fp_wide)
  *   FIELD_BYTES  encoded size in bytes (<= 8·FIELD_N)
  *   FIELD_MOD, FIELD_ONE, FIELD_R2, FIELD_R3   m, R, R^2, R^3 mod m (limbs)
  *   FIELD_INV    -m^-1 mod 2^64
  *   FIELD_NQR    a small quadratic non-residue (Tonelli–Shanks)
- *   FIELD_ADX_MUL, FIELD_ADX_SQR  optional: the x86-64 mulx/adx kernels
- *                for this limb count (zk/field_x86.h)
+ *   FIELD_ADX_MUL, FIELD_ADX_SQR, FIELD_ADX_MUL_WIDE, FIELD_ADX_REDC
+ *                optional: the x86-64 mulx/adx kernels for this limb count
+ *                (zk/field_x86.h)
  *
  * Invariants: every element is the fully reduced Montgomery residue a·R mod m
  * (so equality is limb equality and zero is all-zero limbs).  The modulus must
@@ -225,6 +227,140 @@ static inline void fi_sqr(uint64_t r[FN], const uint64_t a[FN])
 	}
 #endif
 	fi_mul(r, a, a);
+}
+
+/* ---- lazy reduction: 2N-limb products, one reduction ------------------- */
+
+static inline void fi_mul_wide_port(uint64_t r[2 * FN], const uint64_t a[FN],
+				    const uint64_t b[FN])
+{
+	memset(r, 0, sizeof(uint64_t) * 2 * FN);
+	for (int i = 0; i < FN; i++) {
+		uint64_t c = 0;
+		FI_UNROLL
+		for (int j = 0; j < FN; j++) {
+			fi_u128 s = (fi_u128)a[j] * b[i] + r[i + j] + c;
+			r[i + j] = (uint64_t)s;
+			c = (uint64_t)(s >> 64);
+		}
+		r[i + FN] = c;
+	}
+}
+
+/* The CIOS reduction rows on t's low half, then + t's high half. */
+static inline void fi_redc_port(uint64_t r[FN], const uint64_t t[2 * FN])
+{
+	uint64_t w[FN + 1];
+	memcpy(w, t, sizeof(uint64_t) * FN);
+	w[FN] = 0;
+	for (int i = 0; i < FN; i++) {
+		uint64_t m = w[0] * fi_m.inv, c;
+		fi_u128 s = (fi_u128)m * fi_p[0] + w[0];
+		c = (uint64_t)(s >> 64);
+		FI_UNROLL
+		for (int j = 1; j < FN; j++) {
+			s = (fi_u128)m * fi_p[j] + w[j] + c;
+			w[j - 1] = (uint64_t)s;
+			c = (uint64_t)(s >> 64);
+		}
+		s = (fi_u128)w[FN] + c;
+		w[FN - 1] = (uint64_t)s;
+		w[FN] = (uint64_t)(s >> 64);
+	}
+	unsigned char c = 0;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		w[j] = fi_adc(w[j], t[FN + j], &c);
+	fi_reduce_once(r, w, c);
+}
+
+static inline void fi_mul_wide(uint64_t r[2 * FN], const uint64_t a[FN], const uint64_t b[FN])
+{
+#if FI_ADX && defined(FIELD_ADX_MUL_WIDE)
+	if (__builtin_expect(cz_field_adx_on, 1)) {
+		FIELD_ADX_MUL_WIDE(r, a, b);
+		return;
+	}
+#endif
+	fi_mul_wide_port(r, a, b);
+}
+
+static inline void fi_redc(uint64_t r[FN], const uint64_t t[2 * FN])
+{
+#if FI_ADX && defined(FIELD_ADX_REDC)
+	if (__builtin_expect(cz_field_adx_on, 1)) {
+		FIELD_ADX_REDC(r, t, fi_m.p);
+		return;
+	}
+#endif
+	fi_redc_port(r, t);
+}
+
+/* r = a - b mod m·R, for a, b < m·R: adds m·R (m to the high half) on a
+ * borrow, so the result stays a valid redc input.  Branch-free. */
+static inline void fi_wide_sub(uint64_t r[2 * FN], const uint64_t a[2 * FN],
+			       const uint64_t b[2 * FN])
+{
+	unsigned char bw = 0, c = 0;
+	FI_UNROLL
+	for (int j = 0; j < 2 * FN; j++)
+		r[j] = fi_sbb(a[j], b[j], &bw);
+	uint64_t mask = (uint64_t)0 - bw;
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[FN + j] = fi_adc(r[FN + j], fi_p[j] & mask, &c);
+}
+
+void F(mul_wide)(FIELD_WIDE_T *r, const FIELD_T *a, const FIELD_T *b)
+{
+	fi_mul_wide(r->l, a->l, b->l);
+}
+
+void F(redc)(FIELD_T *r, const FIELD_WIDE_T *t)
+{
+	fi_redc(r->l, t->l);
+}
+
+void F(wide_sub)(FIELD_WIDE_T *r, const FIELD_WIDE_T *a, const FIELD_WIDE_T *b)
+{
+	fi_wide_sub(r->l, a->l, b->l);
+}
+
+/*
+ * The quadratic extension by u^2 = -1 (Fp2 for BLS12-381 and BN254), here
+ * so the kernels inline into one function:
+ *   (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u
+ * Karatsuba with lazy reduction: three 2N-limb products combined mod m·R,
+ * two reductions.  (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2a0a1 u.
+ * Outputs may alias inputs.
+ */
+void F(ext2_mul)(FIELD_T *r0, FIELD_T *r1, const FIELD_T *a0, const FIELD_T *a1,
+		 const FIELD_T *b0, const FIELD_T *b1);
+void F(ext2_mul)(FIELD_T *r0, FIELD_T *r1, const FIELD_T *a0, const FIELD_T *a1,
+		 const FIELD_T *b0, const FIELD_T *b1)
+{
+	uint64_t v0[2 * FN], v1[2 * FN], s[2 * FN], sa[FN], sb[FN];
+	fi_add(sa, a0->l, a1->l);
+	fi_add(sb, b0->l, b1->l);
+	fi_mul_wide(v0, a0->l, b0->l);
+	fi_mul_wide(v1, a1->l, b1->l);
+	fi_mul_wide(s, sa, sb);
+	fi_wide_sub(s, s, v0);
+	fi_wide_sub(s, s, v1);
+	fi_wide_sub(v0, v0, v1);
+	fi_redc(r0->l, v0);
+	fi_redc(r1->l, s);
+}
+
+void F(ext2_sqr)(FIELD_T *r0, FIELD_T *r1, const FIELD_T *a0, const FIELD_T *a1);
+void F(ext2_sqr)(FIELD_T *r0, FIELD_T *r1, const FIELD_T *a0, const FIELD_T *a1)
+{
+	uint64_t s[FN], d[FN], m[FN];
+	fi_add(s, a0->l, a1->l);
+	fi_sub(d, a0->l, a1->l);
+	fi_mul(m, a0->l, a1->l);
+	fi_mul(r0->l, s, d);
+	fi_add(r1->l, m, m);
 }
 
 /* a^e, e public (its bits steer the loop); a fixed 4-bit window. */
