@@ -37,6 +37,12 @@
 #include <x86intrin.h>
 #endif
 
+/* The limb selects (t & keep) | (d & ~keep) are latency-critical; GCC's SLP
+ * vectorizer turns them into SSE shuffles that cost more than they save. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
 #define FI_CAT2(a, b) a##_##b
 #define FI_CAT(a, b) FI_CAT2(a, b)
 #define F(name) FI_CAT(FIELD_PFX, name)
