@@ -230,12 +230,19 @@ static void fc_wide(const char *path)
 		memset(l, 0, sizeof(l));
 		mpz_export(l, NULL, -1, 8, 0, 0, w);
 		bad[2] += memcmp(l, d.l, sizeof(l)) != 0;
+		/* wide_add: p + q mod m·R (q near m·R for i == 0) */
+		FT_F(wide_add)(&d, &p, &q);
+		mpz_import(w, 2 * FT_LIMBS, -1, 8, 0, 0, p.l);
+		mpz_add(w, w, t), mpz_mod(w, w, mR);
+		memset(l, 0, sizeof(l));
+		mpz_export(l, NULL, -1, 8, 0, 0, w);
+		bad[2] += memcmp(l, d.l, sizeof(l)) != 0;
 	}
 	ct_ok(!bad[0], "%s: mul_wide = the 2N-limb product of the residues (GMP) (%d bad)", path,
 	      bad[0]);
 	ct_ok(!bad[1], "%s: redc(t) = t/R mod m for products and any t < m*R (%d bad)", path,
 	      bad[1]);
-	ct_ok(!bad[2], "%s: wide_sub = a - b mod m*R both ways (%d bad)", path, bad[2]);
+	ct_ok(!bad[2], "%s: wide_sub, wide_add = a -/+ b mod m*R (%d bad)", path, bad[2]);
 	mpz_clears(x, y, w, t, mR, NULL);
 }
 

@@ -30,7 +30,7 @@
  * t < m·R) and wide_sub (mod m·R) let sums of products share a reduction;
  * ext2_mul/ext2_sqr are Fp2's arithmetic (u^2 = -1) built on them.
  *
- * Measured (Sapphire Rapids-class core at 3.0 GHz, dependent chains, adx
+ * Measured (this project's Intel Xeon build machine, 3.0 GHz, dependent chains, adx
  * path; `cuzk bench fp|fr`):
  *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 19,
  *       inv (Fermat) 57k cycles (19 µs), inv_vartime 10k (3.3 µs),
@@ -324,6 +324,30 @@ static inline void fi_wide_sub(uint64_t r[2 * FN], const uint64_t a[2 * FN],
 	FI_UNROLL
 	for (int j = 0; j < FN; j++)
 		r[FN + j] = fi_adc(r[FN + j], fi_p[j] & mask, &c);
+}
+
+/* r = a + b mod m·R, for a, b < m·R: subtracts m·R when the sum reaches it
+ * (it is < 2·m·R < 2^(128N)).  Branch-free. */
+static inline void fi_wide_add(uint64_t r[2 * FN], const uint64_t a[2 * FN],
+			       const uint64_t b[2 * FN])
+{
+	uint64_t d[FN];
+	unsigned char c = 0, bw = 0;
+	FI_UNROLL
+	for (int j = 0; j < 2 * FN; j++)
+		r[j] = fi_adc(a[j], b[j], &c);
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		d[j] = fi_sbb(r[FN + j], fi_p[j], &bw);
+	uint64_t keep = (uint64_t)0 - (uint64_t)bw; /* high half < m: keep */
+	FI_UNROLL
+	for (int j = 0; j < FN; j++)
+		r[FN + j] = (r[FN + j] & keep) | (d[j] & ~keep);
+}
+
+void F(wide_add)(FIELD_WIDE_T *r, const FIELD_WIDE_T *a, const FIELD_WIDE_T *b)
+{
+	fi_wide_add(r->l, a->l, b->l);
 }
 
 void F(mul_wide)(FIELD_WIDE_T *r, const FIELD_T *a, const FIELD_T *b)

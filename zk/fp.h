@@ -47,11 +47,12 @@ bool cz_fp_lexicographically_largest(const cz_fp *a);
 
 /* Lazy reduction: mul_wide gives the 2N-limb integer product of the
  * Montgomery residues; redc(t) = t/R mod m for any t < m·R (so sums and
- * differences of a few products can share one reduction); wide_sub is
- * t = a - b mod m·R, which keeps t < m·R. */
+ * differences of a few products can share one reduction); wide_sub and
+ * wide_add are a -/+ b mod m·R, which keeps the result < m·R. */
 void cz_fp_mul_wide(cz_fp_wide *r, const cz_fp *a, const cz_fp *b);
 void cz_fp_redc(cz_fp *r, const cz_fp_wide *t);
 void cz_fp_wide_sub(cz_fp_wide *r, const cz_fp_wide *a, const cz_fp_wide *b);
+void cz_fp_wide_add(cz_fp_wide *r, const cz_fp_wide *a, const cz_fp_wide *b);
 /* The extension by u^2 = -1: (r0 + r1 u) = (a0 + a1 u)(b0 + b1 u), and the
  * square; lazy-reduced Karatsuba (Fp2 uses these).  Outputs may alias. */
 void cz_fp_ext2_mul(cz_fp *r0, cz_fp *r1, const cz_fp *a0, const cz_fp *a1, const cz_fp *b0, const cz_fp *b1);

@@ -47,11 +47,12 @@ bool cz_fr_lexicographically_largest(const cz_fr *a);
 
 /* Lazy reduction: mul_wide gives the 2N-limb integer product of the
  * Montgomery residues; redc(t) = t/R mod m for any t < m·R (so sums and
- * differences of a few products can share one reduction); wide_sub is
- * t = a - b mod m·R, which keeps t < m·R. */
+ * differences of a few products can share one reduction); wide_sub and
+ * wide_add are a -/+ b mod m·R, which keeps the result < m·R. */
 void cz_fr_mul_wide(cz_fr_wide *r, const cz_fr *a, const cz_fr *b);
 void cz_fr_redc(cz_fr *r, const cz_fr_wide *t);
 void cz_fr_wide_sub(cz_fr_wide *r, const cz_fr_wide *a, const cz_fr_wide *b);
+void cz_fr_wide_add(cz_fr_wide *r, const cz_fr_wide *a, const cz_fr_wide *b);
 /* The extension by u^2 = -1: (r0 + r1 u) = (a0 + a1 u)(b0 + b1 u), and the
  * square; lazy-reduced Karatsuba (Fp2 uses these).  Outputs may alias. */
 void cz_fr_ext2_mul(cz_fr *r0, cz_fr *r1, const cz_fr *a0, const cz_fr *a1, const cz_fr *b0, const cz_fr *b1);
