@@ -144,14 +144,17 @@ static void par_chunk(void *arg, size_t c)
 		p->body(p->job, lo, hi);
 }
 
-void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size_t lo, size_t hi),
-		void *job)
+/* Waking the pool costs tens of microseconds: a few thousand multiplications. */
+#define PAR_MIN_MULS 4096
+
+void cz_ntt_par(struct cz_pool *pool, size_t units, size_t muls,
+		void (*body)(void *job, size_t lo, size_t hi), void *job)
 {
 	size_t t = cz_pool_nthreads(pool);
 
 	if (units == 0)
 		return;
-	if (t <= 1 || units == 1) {
+	if (t <= 1 || units == 1 || muls < PAR_MIN_MULS) {
 		body(job, 0, units);
 		return;
 	}
