@@ -208,9 +208,7 @@ static inline void fi_mul(uint64_t r[FN], const uint64_t a[FN], const uint64_t b
 {
 #if FI_ADX
 	if (__builtin_expect(cz_field_adx_on, 1)) {
-		uint64_t t[FN];
-		FIELD_ADX_MUL(t, a, b, fi_m.p);
-		fi_reduce_once(r, t, 0);
+		FIELD_ADX_MUL(r, a, b, fi_m.p);
 		return;
 	}
 #endif
@@ -221,9 +219,7 @@ static inline void fi_sqr(uint64_t r[FN], const uint64_t a[FN])
 {
 #if FI_ADX && defined(FIELD_ADX_SQR)
 	if (__builtin_expect(cz_field_adx_on, 1)) {
-		uint64_t t[FN];
-		FIELD_ADX_SQR(t, a, fi_m.p);
-		fi_reduce_once(r, t, 0);
+		FIELD_ADX_SQR(r, a, fi_m.p);
 		return;
 	}
 #endif

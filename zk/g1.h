@@ -47,6 +47,19 @@ void cz_g1_xyzz_add(cz_g1_xyzz *r, const cz_g1_xyzz *a, const cz_g1_xyzz *b);
 void cz_g1_xyzz_dbl(cz_g1_xyzz *r, const cz_g1_xyzz *p);
 void cz_g1_xyzz_to_jac(cz_g1_jac *r, const cz_g1_xyzz *p);
 
+/* Additions beyond the first API (zk/curve_impl.h has the formulas' costs). */
+bool cz_g1_jac_on_curve(const cz_g1_jac *p);        /* infinity: true */
+bool cz_g1_xyzz_is_inf(const cz_g1_xyzz *p);
+bool cz_g1_jac_eq_affine(const cz_g1_jac *a, const cz_g1_affine *b);
+bool cz_g1_xyzz_eq(const cz_g1_xyzz *a, const cz_g1_xyzz *b);
+void cz_g1_xyzz_neg(cz_g1_xyzz *r, const cz_g1_xyzz *p);
+void cz_g1_xyzz_from_affine(cz_g1_xyzz *r, const cz_g1_affine *p);
+void cz_g1_jac_to_xyzz(cz_g1_xyzz *r, const cz_g1_jac *p);
+/* r = k·P for a PUBLIC integer k of nlimbs little-endian limbs; variable time. */
+void cz_g1_mul_vartime(cz_g1_jac *r, const cz_g1_jac *p, const uint64_t *k, size_t nlimbs);
+/* r = h·P, h the cofactor: maps any curve point into the subgroup. */
+void cz_g1_clear_cofactor(cz_g1_jac *r, const cz_g1_jac *p);
+
 /* zcash encodings (big-endian x, flag bits in the top three bits of byte 0:
  * compressed, infinity, y is lexicographically largest).  Decoders return 0
  * or a negative CZ_EPOINT_* code; they check on-curve and subgroup. */

@@ -48,6 +48,21 @@ void cz_g2_xyzz_add(cz_g2_xyzz *r, const cz_g2_xyzz *a, const cz_g2_xyzz *b);
 void cz_g2_xyzz_dbl(cz_g2_xyzz *r, const cz_g2_xyzz *p);
 void cz_g2_xyzz_to_jac(cz_g2_jac *r, const cz_g2_xyzz *p);
 
+/* Additions beyond the first API (zk/curve_impl.h has the formulas' costs). */
+bool cz_g2_jac_on_curve(const cz_g2_jac *p);        /* infinity: true */
+bool cz_g2_xyzz_is_inf(const cz_g2_xyzz *p);
+bool cz_g2_jac_eq_affine(const cz_g2_jac *a, const cz_g2_affine *b);
+bool cz_g2_xyzz_eq(const cz_g2_xyzz *a, const cz_g2_xyzz *b);
+void cz_g2_xyzz_neg(cz_g2_xyzz *r, const cz_g2_xyzz *p);
+void cz_g2_xyzz_from_affine(cz_g2_xyzz *r, const cz_g2_affine *p);
+void cz_g2_jac_to_xyzz(cz_g2_xyzz *r, const cz_g2_jac *p);
+/* r = k·P for a PUBLIC integer k of nlimbs little-endian limbs; variable time. */
+void cz_g2_mul_vartime(cz_g2_jac *r, const cz_g2_jac *p, const uint64_t *k, size_t nlimbs);
+/* r = h·P, h the cofactor: maps any curve point into the subgroup. */
+void cz_g2_clear_cofactor(cz_g2_jac *r, const cz_g2_jac *p);
+/* The untwist-Frobenius-twist endomorphism; x·P on G2. */
+void cz_g2_psi(cz_g2_jac *r, const cz_g2_jac *p);
+
 /* zcash encodings (big-endian x as c1 then c0, flag bits in the top three bits of byte 0:
  * compressed, infinity, y is lexicographically largest).  Decoders return 0
  * or a negative CZ_EPOINT_* code; they check on-curve and subgroup. */

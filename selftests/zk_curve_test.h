@@ -1,0 +1,644 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selftests/zk_curve_test.h — the curve-group tests shared by zk_g1.c and
+ * zk_g2.c, written once over the coordinate field like zk/curve_impl.h.
+ *
+ * The oracle is a separate, deliberately naive implementation written here:
+ * affine points with an explicit infinity flag, the textbook chord-and-
+ * tangent formulas with one field inversion per step, and plain binary
+ * double-and-add.  It uses only field operations (cz_fp / cz_fp2), never
+ * the point code under test, and its curve coefficient b is rebuilt from
+ * small integers rather than read from the library's constants.
+ *
+ * The including file defines T_F and the T_F_* field operations, T_F_SMALL
+ * (r = small integer), T_F_RAND (r = random element), T_SET_B, the point
+ * types T_AFF T_JAC T_XYZZ, T_NAME(n) and T_GEN (the generator).
+ */
+#ifndef ZK_CURVE_TEST_H
+#define ZK_CURVE_TEST_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "selftests/cz_test.h"
+#include "zk/fr.h"
+
+typedef T_F tf;
+typedef struct { tf x, y; int inf; } opt; /* oracle point */
+
+/* r, the group order (published constant). */
+static const uint64_t group_r[4] = { 0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
+				     0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL };
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd(void)
+{
+	/* xorshift64* — reproducible, independent of the code under test */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static tf ob; /* the oracle's b */
+
+/* ---- the oracle ------------------------------------------------------- */
+
+static void o_dbl(opt *r, const opt *p)
+{
+	tf l, t, x3, y3;
+
+	if (p->inf || T_F_IS_ZERO(&p->y)) {
+		r->inf = 1;
+		return;
+	}
+	T_F_SQR(&t, &p->x);
+	T_F_ADD(&l, &t, &t);
+	T_F_ADD(&l, &l, &t);       /* 3x^2 */
+	T_F_ADD(&t, &p->y, &p->y);
+	T_F_INV(&t, &t);
+	T_F_MUL(&l, &l, &t);       /* lambda = 3x^2 / 2y */
+	T_F_SQR(&x3, &l);
+	T_F_SUB(&x3, &x3, &p->x);
+	T_F_SUB(&x3, &x3, &p->x);
+	T_F_SUB(&t, &p->x, &x3);
+	T_F_MUL(&y3, &l, &t);
+	T_F_SUB(&y3, &y3, &p->y);
+	r->x = x3;
+	r->y = y3;
+	r->inf = 0;
+}
+
+static void o_add(opt *r, const opt *p, const opt *q)
+{
+	tf l, t, x3, y3;
+
+	if (p->inf) {
+		*r = *q;
+		return;
+	}
+	if (q->inf) {
+		*r = *p;
+		return;
+	}
+	if (T_F_EQ(&p->x, &q->x)) {
+		if (T_F_EQ(&p->y, &q->y))
+			o_dbl(r, p);
+		else
+			r->inf = 1;
+		return;
+	}
+	T_F_SUB(&t, &q->x, &p->x);
+	T_F_INV(&t, &t);
+	T_F_SUB(&l, &q->y, &p->y);
+	T_F_MUL(&l, &l, &t);
+	T_F_SQR(&x3, &l);
+	T_F_SUB(&x3, &x3, &p->x);
+	T_F_SUB(&x3, &x3, &q->x);
+	T_F_SUB(&t, &p->x, &x3);
+	T_F_MUL(&y3, &l, &t);
+	T_F_SUB(&y3, &y3, &p->y);
+	r->x = x3;
+	r->y = y3;
+	r->inf = 0;
+}
+
+static void o_neg(opt *r, const opt *p)
+{
+	*r = *p;
+	T_F_NEG(&r->y, &p->y);
+}
+
+static void o_mul(opt *r, const opt *p, const uint64_t *k, size_t n)
+{
+	opt acc = { .inf = 1 }, base = *p;
+
+	for (size_t i = n * 64; i-- > 0;) {
+		o_dbl(&acc, &acc);
+		if ((k[i / 64] >> (i % 64)) & 1)
+			o_add(&acc, &acc, &base);
+	}
+	*r = acc;
+}
+
+static int o_eq(const opt *a, const opt *b)
+{
+	if (a->inf || b->inf)
+		return a->inf && b->inf;
+	return T_F_EQ(&a->x, &b->x) && T_F_EQ(&a->y, &b->y);
+}
+
+static int o_on_curve(const opt *p)
+{
+	tf l, rr;
+
+	if (p->inf)
+		return 1;
+	T_F_SQR(&l, &p->y);
+	T_F_SQR(&rr, &p->x);
+	T_F_MUL(&rr, &rr, &p->x);
+	T_F_ADD(&rr, &rr, &ob);
+	return T_F_EQ(&l, &rr);
+}
+
+/* A random point of E (not cofactor-cleared): random x until x^3 + b is a square. */
+static void o_rand_curve(opt *r)
+{
+	tf t;
+
+	for (;;) {
+		T_F_RAND(&r->x);
+		T_F_SQR(&t, &r->x);
+		T_F_MUL(&t, &t, &r->x);
+		T_F_ADD(&t, &t, &ob);
+		if (T_F_SQRT(&r->y, &t)) {
+			if (rnd() & 1)
+				T_F_NEG(&r->y, &r->y);
+			r->inf = 0;
+			return;
+		}
+	}
+}
+
+static tf rand_nonzero(void)
+{
+	tf t;
+	do
+		T_F_RAND(&t);
+	while (T_F_IS_ZERO(&t));
+	return t;
+}
+
+/* ---- between the oracle and the library's representations -------------- */
+
+static void to_aff(T_AFF *r, const opt *p)
+{
+	if (p->inf) {
+		memset(r, 0, sizeof(*r));
+		T_F_SMALL(&r->x, 0);
+		T_F_SMALL(&r->y, 0);
+		return;
+	}
+	r->x = p->x;
+	r->y = p->y;
+}
+
+/* Randomly scaled Jacobian: (x·l^2, y·l^3, l); infinity as (junk, junk, 0). */
+static void to_jac(T_JAC *r, const opt *p)
+{
+	tf l = rand_nonzero(), l2;
+
+	if (p->inf) {
+		r->x = rand_nonzero();
+		r->y = rand_nonzero();
+		T_F_SMALL(&r->z, 0);
+		return;
+	}
+	T_F_SQR(&l2, &l);
+	T_F_MUL(&r->x, &p->x, &l2);
+	T_F_MUL(&l2, &l2, &l);
+	T_F_MUL(&r->y, &p->y, &l2);
+	r->z = l;
+}
+
+static void to_xyzz(T_XYZZ *r, const opt *p)
+{
+	tf l = rand_nonzero(), l2, l3;
+
+	if (p->inf) {
+		r->x = rand_nonzero();
+		r->y = rand_nonzero();
+		T_F_SMALL(&r->zz, 0);
+		T_F_SMALL(&r->zzz, 0);
+		return;
+	}
+	T_F_SQR(&l2, &l);
+	T_F_MUL(&l3, &l2, &l);
+	T_F_MUL(&r->x, &p->x, &l2);
+	T_F_MUL(&r->y, &p->y, &l3);
+	r->zz = l2;
+	r->zzz = l3;
+}
+
+static void from_aff(opt *r, const T_AFF *p)
+{
+	r->inf = T_F_IS_ZERO(&p->x) && T_F_IS_ZERO(&p->y);
+	r->x = p->x;
+	r->y = p->y;
+}
+
+static void from_jac(opt *r, const T_JAC *p)
+{
+	tf zi, t;
+
+	r->inf = T_F_IS_ZERO(&p->z);
+	if (r->inf)
+		return;
+	T_F_INV(&zi, &p->z);
+	T_F_SQR(&t, &zi);
+	T_F_MUL(&r->x, &p->x, &t);
+	T_F_MUL(&t, &t, &zi);
+	T_F_MUL(&r->y, &p->y, &t);
+}
+
+static void from_xyzz(opt *r, const T_XYZZ *p)
+{
+	tf t;
+
+	r->inf = T_F_IS_ZERO(&p->zz);
+	if (r->inf)
+		return;
+	T_F_INV(&t, &p->zz);
+	T_F_MUL(&r->x, &p->x, &t);
+	T_F_INV(&t, &p->zzz);
+	T_F_MUL(&r->y, &p->y, &t);
+}
+
+static int jac_is(const T_JAC *p, const opt *want)
+{
+	opt o;
+	from_jac(&o, p);
+	return o_eq(&o, want);
+}
+
+static int xyzz_is(const T_XYZZ *p, const opt *want)
+{
+	opt o;
+	from_xyzz(&o, p);
+	/* a finite XYZZ point must also satisfy ZZ^3 = ZZZ^2 */
+	if (!o.inf) {
+		tf a, b;
+		T_F_SQR(&a, &p->zz);
+		T_F_MUL(&a, &a, &p->zz);
+		T_F_SQR(&b, &p->zzz);
+		if (!T_F_EQ(&a, &b))
+			return 0;
+	}
+	return o_eq(&o, want);
+}
+
+/* Random scalar below r, as the integer (for the oracle) and as cz_fr. */
+static void rand_scalar(uint64_t raw[4], cz_fr *k)
+{
+	do {
+		for (int i = 0; i < 4; i++)
+			raw[i] = rnd();
+		raw[3] &= 0x7fffffffffffffffULL;
+	} while (!cz_fr_to_mont(k, raw));
+}
+
+static opt o_gen(void)
+{
+	opt g;
+	from_aff(&g, &T_GEN);
+	return g;
+}
+
+/* A random point of the subgroup: a random 64-bit multiple of G (cheap). */
+static opt o_rand_sub(void)
+{
+	uint64_t k = rnd() | 1;
+	opt g = o_gen(), r;
+	o_mul(&r, &g, &k, 1);
+	return r;
+}
+
+/* ---- the tests ---------------------------------------------------------- */
+
+static void t_generator(void)
+{
+	opt g = o_gen(), t, ng;
+	uint64_t rm1[4];
+
+	ct_ok(!g.inf && o_on_curve(&g) && T_NAME(affine_on_curve)(&T_GEN),
+	      "generator satisfies y^2 = x^3 + b (oracle equation and library)");
+	o_mul(&t, &g, group_r, 4);
+	memcpy(rm1, group_r, sizeof(rm1));
+	rm1[0] -= 1;
+	o_neg(&ng, &g);
+	int ok = t.inf;
+	o_mul(&t, &g, rm1, 4);
+	ct_ok(ok && o_eq(&t, &ng), "r·G = O and (r-1)·G = -G (oracle double-and-add)");
+	ct_ok(T_NAME(affine_in_subgroup)(&T_GEN), "library: generator in the subgroup");
+}
+
+/* k·P by the library (constant-time and vartime) vs the oracle. */
+static void t_mul(const char *path)
+{
+	opt g = o_gen(), want, p;
+	T_JAC j, r;
+	cz_fr k;
+	uint64_t raw[4];
+	int bad = 0;
+
+	for (uint64_t s = 0; s <= 20; s++) {
+		raw[0] = s;
+		raw[1] = raw[2] = raw[3] = 0;
+		cz_fr_from_u64(&k, s);
+		o_mul(&want, &g, raw, 4);
+		to_jac(&j, &g);
+		T_NAME(mul)(&r, &j, &k);
+		bad += !jac_is(&r, &want);
+		T_NAME(mul_vartime)(&r, &j, raw, 4);
+		bad += !jac_is(&r, &want);
+	}
+	for (int s = 1; s <= 2; s++) { /* r - 1, r - 2 */
+		memcpy(raw, group_r, sizeof(raw));
+		raw[0] -= (uint64_t)s;
+		cz_fr_to_mont(&k, raw);
+		o_mul(&want, &g, raw, 4);
+		to_jac(&j, &g);
+		T_NAME(mul)(&r, &j, &k);
+		bad += !jac_is(&r, &want);
+	}
+	ct_ok(!bad, "[%s] k·G, k = 0..20, r-1, r-2: mul and mul_vartime match the oracle", path);
+
+	bad = 0;
+	p = o_rand_sub();
+	for (int i = 0; i < 3; i++) {
+		const opt *base = i & 1 ? &p : &g;
+		rand_scalar(raw, &k);
+		o_mul(&want, base, raw, 4);
+		to_jac(&j, base);
+		T_NAME(mul)(&r, &j, &k);
+		bad += !jac_is(&r, &want) || !T_NAME(jac_on_curve)(&r);
+		T_NAME(mul_vartime)(&r, &j, raw, 4);
+		bad += !jac_is(&r, &want);
+	}
+	/* infinity times anything, and a point outside the subgroup */
+	want.inf = 1;
+	to_jac(&j, &want);
+	rand_scalar(raw, &k);
+	T_NAME(mul)(&r, &j, &k);
+	bad += !T_NAME(jac_is_inf)(&r);
+	o_rand_curve(&p);
+	o_mul(&want, &p, raw, 4);
+	to_jac(&j, &p);
+	T_NAME(mul)(&r, &j, &k);
+	bad += !jac_is(&r, &want);
+	ct_ok(!bad, "[%s] k·P for random k, P in and outside the subgroup, and k·O: match the oracle",
+	      path);
+}
+
+/* Each add/dbl formula vs the oracle on random points, with random Z scaling. */
+static void t_add(const char *path)
+{
+	int bad_add = 0, bad_dbl = 0;
+
+	for (int i = 0; i < 6; i++) {
+		opt a = o_rand_sub(), b = o_rand_sub(), s, d;
+		T_JAC ja, jb, jr;
+		T_XYZZ xa, xb, xr;
+		T_AFF ab;
+
+		if (i == 5)
+			o_rand_curve(&a), o_rand_curve(&b); /* formulas hold on all of E */
+		o_add(&s, &a, &b);
+		o_dbl(&d, &a);
+		to_jac(&ja, &a);
+		to_jac(&jb, &b);
+		to_aff(&ab, &b);
+		to_xyzz(&xa, &a);
+		to_xyzz(&xb, &b);
+		T_NAME(jac_add)(&jr, &ja, &jb);
+		bad_add += !jac_is(&jr, &s);
+		T_NAME(jac_add_affine)(&jr, &ja, &ab);
+		bad_add += !jac_is(&jr, &s);
+		T_NAME(xyzz_add)(&xr, &xa, &xb);
+		bad_add += !xyzz_is(&xr, &s);
+		T_NAME(xyzz_add_affine)(&xr, &xa, &ab);
+		bad_add += !xyzz_is(&xr, &s);
+		/* aliasing: result over an input */
+		jr = ja;
+		T_NAME(jac_add)(&jr, &jr, &jb);
+		bad_add += !jac_is(&jr, &s);
+		xr = xb;
+		T_NAME(xyzz_add)(&xr, &xa, &xr);
+		bad_add += !xyzz_is(&xr, &s);
+
+		T_NAME(jac_dbl)(&jr, &ja);
+		bad_dbl += !jac_is(&jr, &d);
+		T_NAME(xyzz_dbl)(&xr, &xa);
+		bad_dbl += !xyzz_is(&xr, &d);
+		jr = ja;
+		T_NAME(jac_dbl)(&jr, &jr);
+		bad_dbl += !jac_is(&jr, &d);
+	}
+	ct_ok(!bad_add, "[%s] jac_add, jac_add_affine, xyzz_add, xyzz_add_affine match the oracle",
+	      path);
+	ct_ok(!bad_dbl, "[%s] jac_dbl and xyzz_dbl match the oracle", path);
+}
+
+/* P + P, P + (-P), P + O, O + P, O + O, 2·O through every add function. */
+static void t_special(const char *path)
+{
+	opt p = o_rand_sub(), np, d, inf = { .inf = 1 };
+	int bad = 0;
+
+	o_neg(&np, &p);
+	o_dbl(&d, &p);
+	const opt *cases[][3] = { /* a, b, a + b */
+		{ &p, &p, &d }, { &p, &np, &inf }, { &p, &inf, &p },
+		{ &inf, &p, &p }, { &inf, &inf, &inf },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		T_JAC ja, jb, jr;
+		T_XYZZ xa, xb, xr;
+		T_AFF ab;
+		to_jac(&ja, cases[c][0]);
+		to_jac(&jb, cases[c][1]);
+		to_aff(&ab, cases[c][1]);
+		to_xyzz(&xa, cases[c][0]);
+		to_xyzz(&xb, cases[c][1]);
+		T_NAME(jac_add)(&jr, &ja, &jb);
+		bad += !jac_is(&jr, cases[c][2]);
+		T_NAME(jac_add_affine)(&jr, &ja, &ab);
+		bad += !jac_is(&jr, cases[c][2]);
+		T_NAME(xyzz_add)(&xr, &xa, &xb);
+		bad += !xyzz_is(&xr, cases[c][2]);
+		T_NAME(xyzz_add_affine)(&xr, &xa, &ab);
+		bad += !xyzz_is(&xr, cases[c][2]);
+	}
+	T_JAC j;
+	T_XYZZ x;
+	to_jac(&j, &inf);
+	T_NAME(jac_dbl)(&j, &j);
+	bad += !T_NAME(jac_is_inf)(&j);
+	to_xyzz(&x, &inf);
+	T_NAME(xyzz_dbl)(&x, &x);
+	bad += !T_NAME(xyzz_is_inf)(&x);
+	ct_ok(!bad, "[%s] P+P = 2P, P+(-P) = O, P+O, O+P, O+O, 2·O: all four adds and both dbls", path);
+}
+
+/* Group laws and agreement between representations (library only, but with
+ * the oracle's points as inputs). */
+static void t_laws(void)
+{
+	int bad = 0;
+
+	for (int i = 0; i < 4; i++) {
+		opt a = o_rand_sub(), b = o_rand_sub(), c = o_rand_sub();
+		T_JAC ja, jb, jc, l, r, t;
+		T_XYZZ xa, xb, xs;
+		to_jac(&ja, &a);
+		to_jac(&jb, &b);
+		to_jac(&jc, &c);
+		T_NAME(jac_add)(&t, &ja, &jb);
+		T_NAME(jac_add)(&l, &t, &jc);
+		T_NAME(jac_add)(&t, &jb, &jc);
+		T_NAME(jac_add)(&r, &ja, &t);
+		bad += !T_NAME(jac_eq)(&l, &r);           /* (a+b)+c = a+(b+c) */
+		T_NAME(jac_add)(&l, &ja, &jb);
+		T_NAME(jac_add)(&r, &jb, &ja);
+		bad += !T_NAME(jac_eq)(&l, &r);           /* a+b = b+a */
+		T_NAME(jac_to_xyzz)(&xa, &ja);
+		to_xyzz(&xb, &b);
+		T_NAME(xyzz_add)(&xs, &xa, &xb);
+		T_NAME(xyzz_to_jac)(&t, &xs);
+		bad += !T_NAME(jac_eq)(&t, &l);           /* XYZZ sum = Jacobian sum */
+		T_NAME(jac_to_xyzz)(&xa, &l);
+		bad += !T_NAME(xyzz_eq)(&xa, &xs);
+		to_jac(&t, &a);                           /* another Z for the same point */
+		bad += !T_NAME(jac_eq)(&t, &ja) || T_NAME(jac_eq)(&t, &jb);
+		T_NAME(jac_neg)(&t, &ja);
+		T_NAME(jac_add)(&t, &t, &ja);
+		bad += !T_NAME(jac_is_inf)(&t);
+		T_NAME(xyzz_neg)(&xb, &xa);
+		T_NAME(xyzz_add)(&xb, &xb, &xa);
+		bad += !T_NAME(xyzz_is_inf)(&xb);
+		T_AFF aa, na;
+		to_aff(&aa, &a);
+		T_NAME(affine_neg)(&na, &aa);
+		opt on;
+		o_neg(&on, &a);
+		from_aff(&c, &na);
+		bad += !o_eq(&c, &on) || T_NAME(affine_eq)(&aa, &na);
+		bad += !T_NAME(jac_eq_affine)(&ja, &aa) || T_NAME(jac_eq_affine)(&ja, &na);
+	}
+	ct_ok(!bad, "associativity, commutativity, P + (-P) = O, Jacobian vs XYZZ, equality across Z");
+}
+
+static void t_affine(void)
+{
+	enum { N = 17 };
+	T_JAC j[N];
+	T_AFF a[N], one;
+	opt o[N], t;
+	int bad = 0;
+
+	for (int i = 0; i < N; i++) {
+		if (i % 5 == 2)
+			o[i].inf = 1;
+		else
+			o[i] = o_rand_sub();
+		to_jac(&j[i], &o[i]);
+	}
+	T_NAME(jac_batch_to_affine)(a, j, N);
+	for (int i = 0; i < N; i++) {
+		from_aff(&t, &a[i]);
+		bad += !o_eq(&t, &o[i]);
+		T_NAME(jac_to_affine)(&one, &j[i]);
+		from_aff(&t, &one);
+		bad += !o_eq(&t, &o[i]);
+		T_NAME(jac_from_affine)(&j[i], &a[i]);
+		bad += !jac_is(&j[i], &o[i]);
+	}
+	T_NAME(jac_batch_to_affine)(a, j, 0);
+	ct_ok(!bad, "jac_to_affine and jac_batch_to_affine (17 points, 4 infinities), from_affine");
+}
+
+/* The fast endomorphism subgroup check vs the definition r·P = O. */
+static void t_subgroup(void)
+{
+	int bad = 0, outside = 0;
+	opt p, t;
+	T_AFF a;
+	T_JAC j;
+
+	for (int i = 0; i < 6; i++) {
+		o_rand_curve(&p);
+		o_mul(&t, &p, group_r, 4);
+		to_aff(&a, &p);
+		outside += !t.inf;
+		bad += T_NAME(affine_in_subgroup)(&a) != t.inf;
+	}
+	ct_ok(!bad && outside > 0,
+	      "random curve points: in_subgroup agrees with r·P = O (%d of 6 outside)", outside);
+
+	bad = 0;
+	for (int i = 0; i < 4; i++) {
+		uint64_t raw[4];
+		cz_fr k;
+		opt g = o_gen();
+		rand_scalar(raw, &k);
+		o_mul(&p, &g, raw, 4);
+		to_aff(&a, &p);
+		o_mul(&t, &p, group_r, 4);
+		bad += !t.inf || !T_NAME(affine_in_subgroup)(&a);
+	}
+	ct_ok(!bad, "random subgroup points k·G: r·P = O and in_subgroup");
+
+	bad = 0;
+	for (int i = 0; i < 3; i++) {
+		o_rand_curve(&p);
+		to_jac(&j, &p);
+		T_NAME(clear_cofactor)(&j, &j);
+		from_jac(&p, &j);
+		to_aff(&a, &p);
+		o_mul(&t, &p, group_r, 4);
+		bad += !t.inf || p.inf || !T_NAME(affine_in_subgroup)(&a);
+	}
+	ct_ok(!bad, "clear_cofactor(random curve point): r·P = O and in_subgroup");
+
+	bad = 0;
+	for (int i = 0; i < 8; i++) {
+		T_F_RAND(&a.x);
+		T_F_RAND(&a.y);
+		p.x = a.x, p.y = a.y, p.inf = 0;
+		to_jac(&j, &p);
+		bad += T_NAME(affine_on_curve)(&a) != o_on_curve(&p);
+		bad += T_NAME(jac_on_curve)(&j) != o_on_curve(&p);
+		bad += T_NAME(affine_in_subgroup)(&a) && !o_on_curve(&p);
+	}
+	ct_ok(!bad, "random (x, y): on_curve agrees with the oracle equation; off-curve not in subgroup");
+}
+
+/* The parts that run under both field paths. */
+static void t_paths(void)
+{
+	if (!cz_fp_have_adx()) {
+		cz_field_force_portable(true);
+		t_mul("portable");
+		t_add("portable");
+		t_special("portable");
+		ct_skip("CPU lacks BMI2/ADX", "[adx] mul");
+		ct_skip("CPU lacks BMI2/ADX", "[adx] mul random");
+		ct_skip("CPU lacks BMI2/ADX", "[adx] add");
+		ct_skip("CPU lacks BMI2/ADX", "[adx] dbl");
+		ct_skip("CPU lacks BMI2/ADX", "[adx] special");
+		return;
+	}
+	cz_field_force_portable(true);
+	t_mul("portable");
+	t_add("portable");
+	t_special("portable");
+	cz_field_force_portable(false);
+	t_mul("adx");
+	t_add("adx");
+	t_special("adx");
+}
+#define T_PATHS_COUNT 10
+
+/* Everything above: the number of ct_ok lines it prints. */
+static void t_all_generic(void)
+{
+	T_SET_B(&ob);
+	t_generator();
+	t_paths();
+	t_laws();
+	t_affine();
+	t_subgroup();
+}
+#define T_GENERIC_COUNT (3 + T_PATHS_COUNT + 1 + 1 + 4)
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/msm.c — multi-scalar multiplication: design and plan.
+ *
+ * What: R = Σ k_i·P_i for n affine bases and scalars < r, on G1 and G2, the
+ * single largest cost of a Groth16 proof (A, B, C and the H query).
+ *
+ * Algorithm (Pippenger with signed windows):
+ *  - Each scalar is recoded into nwin = ceil(256/c) signed c-bit digits in
+ *    [-2^(c-1), 2^(c-1)) (zk/msm_pvt.h: add a constant H, read windows; no
+ *    carry chain, so any window's digit is found from k alone).  Digit d adds
+ *    ±P to bucket |d|: 2^(c-1) buckets per window instead of 2^c - 1.
+ *  - Scalars 0 are skipped; scalars 1 (witnesses are full of 0/1) are summed
+ *    once, not once per window: round-robin over 256 buckets so a batch never
+ *    collides, then the buckets are added up.
+ *  - Buckets are affine and each window's additions are batched: a batch of
+ *    up to `batch` independent "bucket += point" additions shares one field
+ *    inversion (Montgomery's trick).  A point whose bucket already has an add
+ *    pending waits in a queue for the next batch; if the queue is full it is
+ *    added to a side XYZZ bucket instead (so a hot bucket — many equal small
+ *    digits — degrades to XYZZ cost, never to one inversion per add).
+ *    Equal points become a doubling, opposite points empty the bucket.
+ *  - For small windows (few buckets, batches would collide) buckets are XYZZ.
+ *  - Each window's buckets are summed by the running-sum trick,
+ *    Σ_j j·B_j = Σ_j (B_top + ... + B_j), and windows are combined by Horner
+ *    (c doublings per window).
+ *  - Threads: the work is nwin × nchunks tasks (window, point range), each
+ *    with its own buckets and running sum; their results are added per
+ *    window.  nchunks > 1 only when windows alone would leave threads idle
+ *    or unbalanced, since each chunk repeats the running sum.
+ *
+ * Cost model (M = one base-field multiplication; a squaring ~ 0.9 M):
+ *   batch-affine add   5M + 1S + inv/batch     (prefix product 1M, back pass
+ *                                                2M, λ 1M, x3 1S, y3 1M)
+ *   XYZZ mixed add     8M + 2S                  (the alternative bucket kind)
+ *   running sum        one mixed + one full XYZZ add per bucket ~ 24M
+ *   per window task    m·(add) + 2^(c-1)·24M,   m = points in the range
+ *   total              ceil(nwin·nchunks / T) · task
+ * With n = 2^20, c = 16: 16 windows × (2^20·6.3M + 2^15·24M) ≈ 118·10^6 M,
+ * about 6.5 field multiplications per point per window; the bucket
+ * additions dominate (> 85%), the running sums are ~10%.
+ * GLV (two 128-bit halves) leaves the point-window count unchanged
+ * (2n points × half the windows) and only halves the running sums, ~5% here,
+ * so it is not used.
+ *
+ * Invariants: buckets hold reduced affine points or are empty (state byte);
+ * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any
+ * task's allocation; the result is then infinity.  Not constant time.
+ */
+#include "zk/msm_pvt.h"
+
+#include <string.h>
+
+/* Relative costs, in M (see above); G2 scales all by about the same factor. */
+#define COST_AFF 6.6
+#define COST_INV 150.0
+#define COST_XYZZ_MADD 10.0
+#define COST_BUCKET 24.0
+#define COST_SCAN 0.4      /* classify, recode, skip: per point and window */
+#define COST_TASK 2000.0   /* allocation, finish, combine: per task */
+
+static unsigned auto_batch(unsigned c)
+{
+	/* ~12% of adds find their bucket busy and wait one batch in the queue */
+	unsigned b = (1u << (c - 1)) / 4;
+	return b > 1024 ? 1024 : b;
+}
+
+static double task_cost(size_t m, unsigned c, unsigned batch)
+{
+	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
+	return (double)m * (add + COST_SCAN) + (double)(1u << (c - 1)) * COST_BUCKET + COST_TASK;
+}
+
+void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
+		   const struct cz_msm_tune *tune)
+{
+	struct cz_msm_tune none = { 0 };
+	double best = -1;
+
+	if (!tune)
+		tune = &none;
+	if (threads == 0)
+		threads = 1;
+	memset(p, 0, sizeof(*p));
+	for (unsigned c = MSM_MIN_WINDOW; c <= MSM_MAX_WINDOW; c++) {
+		if (tune->window && c != tune->window)
+			continue;
+		unsigned nwin = (256 + c - 1) / c;
+		unsigned kmax = tune->chunks ? tune->chunks : 4 * threads;
+		for (unsigned k = tune->chunks ? tune->chunks : 1; k <= kmax; k++) {
+			size_t m = (nbig + k - 1) / k;
+			for (int kind = 1; kind <= 2; kind++) {
+				if (tune->buckets && kind != tune->buckets)
+					continue;
+				unsigned batch = 0;
+				if (kind == 1) {
+					batch = tune->batch ? tune->batch : auto_batch(c);
+					if (batch < 16 && !tune->buckets)
+						continue;
+					if (batch < 1)
+						batch = 1;
+				}
+				double rounds = (double)((nwin * k + threads - 1) / threads);
+				double cost = rounds * task_cost(m, c, batch);
+				if (best < 0 || cost < best) {
+					best = cost;
+					p->c = c;
+					p->nwin = nwin;
+					p->nchunks = k;
+					p->batch = batch;
+				}
+			}
+		}
+	}
+	/* H = Σ_j 2^(c-1)·2^(j·c): bit j·c + c - 1 for each window j. */
+	for (unsigned j = 0; j < p->nwin; j++) {
+		unsigned bit = j * p->c + p->c - 1;
+		p->h[bit / 64] |= (uint64_t)1 << (bit % 64);
+	}
+	/* Scalars 1: one task per thread once there is enough to share. */
+	p->nones = 0;
+	if (nones)
+		p->nones = nones < 4096 ? 1 : threads;
+}

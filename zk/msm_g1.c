@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* zk/msm_g1.c — the MSM bucket code (zk/msm_tmpl_pvt.h) instantiated for G1 over Fp. */
+#include "zk/g1.h"
+
+#define F cz_fp
+#define F_ADD cz_fp_add
+#define F_SUB cz_fp_sub
+#define F_DBL cz_fp_dbl
+#define F_NEG cz_fp_neg
+#define F_MUL cz_fp_mul
+#define F_SQR cz_fp_sqr
+#define F_INV cz_fp_inv_vartime /* bucket contents are not secret-independent anyway */
+#define AFF cz_g1_affine
+#define XYZZ cz_g1_xyzz
+#define JAC cz_g1_jac
+#define XYZZ_ADD_AFF cz_g1_xyzz_add_affine
+#define XYZZ_ADD cz_g1_xyzz_add
+#define XYZZ_TO_JAC cz_g1_xyzz_to_jac
+#define JAC_SET_INF cz_g1_jac_set_inf
+#define JAC_IS_INF cz_g1_jac_is_inf
+#define JAC_ADD cz_g1_jac_add
+#define JAC_DBL cz_g1_jac_dbl
+#define MSM_FN cz_msm_g1
+#define MSM_TUNED_FN cz_msm_g1_tuned
+
+#include "zk/msm_tmpl_pvt.h"

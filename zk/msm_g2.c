@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* zk/msm_g2.c — the MSM bucket code (zk/msm_tmpl_pvt.h) instantiated for G2 over Fp2. */
+#include "zk/g2.h"
+
+#define F cz_fp2
+#define F_ADD cz_fp2_add
+#define F_SUB cz_fp2_sub
+#define F_DBL cz_fp2_dbl
+#define F_NEG cz_fp2_neg
+#define F_MUL cz_fp2_mul
+#define F_SQR cz_fp2_sqr
+#define F_INV cz_fp2_inv /* unused: N_INV inverts norms */
+#define AFF cz_g2_affine
+#define XYZZ cz_g2_xyzz
+#define JAC cz_g2_jac
+#define XYZZ_ADD_AFF cz_g2_xyzz_add_affine
+#define XYZZ_ADD cz_g2_xyzz_add
+#define XYZZ_TO_JAC cz_g2_xyzz_to_jac
+#define JAC_SET_INF cz_g2_jac_set_inf
+#define JAC_IS_INF cz_g2_jac_is_inf
+#define JAC_ADD cz_g2_jac_add
+#define JAC_DBL cz_g2_jac_dbl
+#define MSM_FN cz_msm_g2
+#define MSM_TUNED_FN cz_msm_g2_tuned
+
+/*
+ * Batch inversion on norms: 1/(a + bu) = (a - bu)/(a^2 + b^2), so the
+ * Montgomery trick runs in Fp (3 M per element) and each inverse costs
+ * 2 S + 2 M around it: 7 Fp M-equivalents instead of 3 Fp2 M (9 Fp M).
+ */
+static inline void den_norm(cz_fp *n, const cz_fp2 *d)
+{
+	cz_fp t;
+	cz_fp_sqr(n, &d->c0);
+	cz_fp_sqr(&t, &d->c1);
+	cz_fp_add(n, n, &t);
+}
+
+static inline void den_inv(cz_fp2 *t, const cz_fp2 *d, const cz_fp *ninv)
+{
+	cz_fp_mul(&t->c0, &d->c0, ninv);
+	cz_fp_mul(&t->c1, &d->c1, ninv);
+	cz_fp_neg(&t->c1, &t->c1);
+}
+
+#define N cz_fp
+#define N_MUL cz_fp_mul
+#define N_INV cz_fp_inv_vartime
+#define DEN_NORM den_norm
+#define DEN_INV den_inv
+
+#include "zk/msm_tmpl_pvt.h"

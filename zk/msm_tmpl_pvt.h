@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/msm_tmpl_pvt.h — internal to zk/msm_g1.c and zk/msm_g2.c; do not
+ * include directly.  The bucket code, written once over a group; the
+ * includer defines:
+ *   F, F_ADD, F_SUB, F_DBL, F_NEG, F_MUL, F_SQR, F_INV      the coordinate field
+ *   AFF, XYZZ, JAC, XYZZ_ADD_AFF, XYZZ_ADD, XYZZ_TO_JAC,
+ *   JAC_SET_INF, JAC_IS_INF, JAC_ADD, JAC_DBL                the group
+ *   MSM_FN, MSM_TUNED_FN                                     the public names
+ * and optionally, to batch-invert in a subfield (G2: norms in Fp, see
+ * zk/msm_g2.c), N, N_MUL, N_INV, DEN_NORM(n, d), DEN_INV(t, d, ninv):
+ * n = N(d) in the subfield, t = 1/d from d and 1/N(d).
+ * Design, cost model and invariants: zk/msm.c.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/pool.h"
+#include "zk/msm_pvt.h"
+
+#ifndef N /* invert in F itself */
+#define N F
+#define N_MUL F_MUL
+#define N_INV F_INV
+#define DEN_NORM(n, d) (*(n) = *(d))
+#define DEN_INV(t, d, ninv) (*(t) = *(ninv))
+#endif
+
+#define ST_HAS 1u   /* bucket holds a point */
+#define ST_BUSY 2u  /* an add into this bucket is in the current batch */
+
+#define ONES_BUCKETS 256u
+#define ONES_BATCH 128u
+#define BLOCK 64    /* points recoded (and buckets prefetched) ahead of use */
+
+/* Field elements and points are plain limb arrays: a zero test is an OR. */
+static inline bool f_is_zero(const F *a)
+{
+	const uint64_t *w = (const uint64_t *)a;
+	uint64_t acc = 0;
+	for (size_t i = 0; i < sizeof(F) / 8; i++)
+		acc |= w[i];
+	return acc == 0;
+}
+
+static inline bool f_eq(const F *a, const F *b)
+{
+	return memcmp(a, b, sizeof(F)) == 0; /* fully reduced: equal iff same limbs */
+}
+
+static inline bool aff_is_inf(const AFF *p)
+{
+	return f_is_zero(&p->x) && f_is_zero(&p->y);
+}
+
+struct ent {
+	const AFF *p;   /* the point added (a base) */
+	uint32_t b;     /* its bucket */
+	uint8_t dbl;    /* bucket == point: a doubling */
+	uint8_t neg;    /* add -p */
+};
+
+struct qent {
+	const AFF *p;
+	uint32_t b;
+	uint32_t neg;
+};
+
+/* One window's (or the ones') buckets and the pending batch. */
+struct acc {
+	AFF *bkt;           /* bucket values, valid where st & ST_HAS */
+	uint8_t *st;        /* ST_* per bucket */
+	XYZZ *side;         /* overflow buckets, allocated on first use (zero = infinity) */
+	uint32_t nb;        /* buckets */
+	uint32_t cap;       /* batch size */
+	uint32_t ne, nq;    /* entries in the batch, in the queue */
+	struct ent *ent;    /* [cap] */
+	F *den;             /* [cap] denominators d_i */
+	N *nrm;             /* [cap] their norms (G1: the same values) */
+	N *pre;             /* [cap] prefix products of the norms */
+	struct qent *q, *q2;/* [cap] queue and its swap buffer */
+	bool oom;
+};
+
+static void acc_free(struct acc *a)
+{
+	free(a->bkt);
+	free(a->st);
+	free(a->side);
+	free(a->ent);
+	free(a->den);
+	free(a->nrm);
+	free(a->pre);
+	free(a->q);
+	free(a->q2);
+}
+
+static int acc_init(struct acc *a, uint32_t nb, uint32_t cap)
+{
+	memset(a, 0, sizeof(*a));
+	a->nb = nb;
+	a->cap = cap;
+	a->bkt = malloc((size_t)nb * sizeof(AFF));
+	a->st = calloc(nb, 1);
+	a->ent = malloc((size_t)cap * sizeof(*a->ent));
+	a->den = malloc((size_t)cap * sizeof(F));
+	a->nrm = malloc((size_t)cap * sizeof(N));
+	a->pre = malloc((size_t)cap * sizeof(N));
+	a->q = malloc((size_t)cap * sizeof(*a->q));
+	a->q2 = malloc((size_t)cap * sizeof(*a->q2));
+	if (!a->bkt || !a->st || !a->ent || !a->den || !a->nrm || !a->pre || !a->q || !a->q2) {
+		acc_free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void side_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
+{
+	AFF t;
+
+	if (!a->side) {
+		a->side = calloc(a->nb, sizeof(XYZZ));
+		if (!a->side) {
+			a->oom = true;
+			return;
+		}
+	}
+	if (neg) {
+		t.x = p->x;
+		F_NEG(&t.y, &p->y);
+		p = &t;
+	}
+	XYZZ_ADD_AFF(&a->side[b], &a->side[b], p);
+}
+
+/*
+ * Executes the batch: bucket_i += point_i for all entries at once.
+ * Cost per entry: 5M + 1S and 7 add/sub, plus one inversion per batch
+ * (G2: the trick runs on norms in Fp, 7 Fp M instead of 3 Fp2 M = 9).
+ */
+static void acc_flush(struct acc *a)
+{
+	uint32_t n = a->ne;
+	F d, t, lam, x3;
+	N acc, inv, ni;
+
+	if (!n)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ent *e = &a->ent[i];
+		const AFF *bk = &a->bkt[e->b];
+		if (e->dbl)
+			F_DBL(&a->den[i], &bk->y);
+		else
+			F_SUB(&a->den[i], &e->p->x, &bk->x);
+		DEN_NORM(&a->nrm[i], &a->den[i]);
+		if (i == 0) {
+			acc = a->nrm[0];
+		} else {
+			a->pre[i] = acc;
+			N_MUL(&acc, &acc, &a->nrm[i]);
+		}
+	}
+	N_INV(&inv, &acc);
+	for (uint32_t i = n; i-- > 0;) {
+		const struct ent *e = &a->ent[i];
+		AFF *bk = &a->bkt[e->b];
+		if (i > 0) {
+			N_MUL(&ni, &inv, &a->pre[i]);  /* 1/n_i */
+			N_MUL(&inv, &inv, &a->nrm[i]); /* 1/(n_0···n_{i-1}) */
+		} else {
+			ni = inv;
+		}
+		DEN_INV(&t, &a->den[i], &ni);      /* 1/d_i */
+		if (e->dbl) {
+			F_SQR(&lam, &bk->x);
+			F_DBL(&d, &lam);
+			F_ADD(&d, &d, &lam);         /* 3x^2 */
+		} else if (e->neg) {
+			F_ADD(&d, &e->p->y, &bk->y);
+			F_NEG(&d, &d);               /* -y_p - y_b */
+		} else {
+			F_SUB(&d, &e->p->y, &bk->y);
+		}
+		F_MUL(&lam, &d, &t);
+		F_SQR(&x3, &lam);
+		F_SUB(&x3, &x3, &bk->x);
+		F_SUB(&x3, &x3, e->dbl ? &bk->x : &e->p->x);
+		F_SUB(&d, &bk->x, &x3);
+		F_MUL(&d, &d, &lam);
+		F_SUB(&bk->y, &d, &bk->y);
+		bk->x = x3;
+		a->st[e->b] = ST_HAS;
+	}
+	a->ne = 0;
+}
+
+/* Puts bucket b += (neg ? -p : p) into the batch, or settles it at once. */
+static inline void acc_put(struct acc *a, uint32_t b, const AFF *p, bool neg)
+{
+	uint8_t st = a->st[b];
+
+	if (st & ST_BUSY) {
+		if (a->nq < a->cap)
+			a->q[a->nq++] = (struct qent){ p, b, neg };
+		else
+			side_add(a, b, p, neg);
+		return;
+	}
+	AFF *bk = &a->bkt[b];
+	if (!(st & ST_HAS)) {
+		bk->x = p->x;
+		if (neg)
+			F_NEG(&bk->y, &p->y);
+		else
+			bk->y = p->y;
+		a->st[b] = ST_HAS;
+		return;
+	}
+	uint8_t dbl = 0;
+	if (f_eq(&bk->x, &p->x)) {
+		F ny;
+		if (neg) {
+			F_NEG(&ny, &p->y);
+			dbl = f_eq(&bk->y, &ny);
+		} else {
+			dbl = f_eq(&bk->y, &p->y);
+		}
+		if (!dbl) { /* P + (-P) */
+			a->st[b] = 0;
+			return;
+		}
+	}
+	a->ent[a->ne++] = (struct ent){ p, b, dbl, neg };
+	a->st[b] = ST_HAS | ST_BUSY;
+}
+
+/* Moves the queue into the batch (flushing as it fills); what still finds
+ * its bucket busy goes back to the queue. */
+static void acc_drain(struct acc *a)
+{
+	uint32_t nq = a->nq;
+	struct qent *q = a->q;
+
+	a->q = a->q2;
+	a->q2 = q;
+	a->nq = 0;
+	for (uint32_t i = 0; i < nq; i++) {
+		acc_put(a, q[i].b, q[i].p, q[i].neg);
+		if (a->ne == a->cap)
+			acc_flush(a);
+	}
+}
+
+static inline void acc_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
+{
+	acc_put(a, b, p, neg);
+	if (a->ne == a->cap) {
+		acc_flush(a);
+		acc_drain(a);
+	}
+}
+
+/* Settles every pending add; the last stragglers (all aimed at busy, hot
+ * buckets) go to the side buckets rather than costing an inversion each. */
+static void acc_finish(struct acc *a)
+{
+	acc_flush(a);
+	acc_drain(a);
+	acc_flush(a);
+	for (uint32_t i = 0; i < a->nq; i++)
+		side_add(a, a->q[i].b, a->q[i].p, a->q[i].neg);
+	a->nq = 0;
+}
+
+/* The curve code allows results to alias inputs (zk/curve_impl.h). */
+static inline void xyzz_acc_aff(XYZZ *r, const AFF *p)
+{
+	XYZZ_ADD_AFF(r, r, p);
+}
+
+static inline void xyzz_acc(XYZZ *r, const XYZZ *p)
+{
+	XYZZ_ADD(r, r, p);
+}
+
+/* Σ_b (b+1)·bucket_b by running sums: ~ one mixed and one full add per bucket. */
+static void acc_reduce_weighted(XYZZ *out, const struct acc *a)
+{
+	XYZZ run, tot;
+	bool any = false;
+
+	memset(&run, 0, sizeof(run));
+	memset(&tot, 0, sizeof(tot));
+	for (uint32_t b = a->nb; b-- > 0;) {
+		if (a->st[b] & ST_HAS) {
+			xyzz_acc_aff(&run, &a->bkt[b]);
+			any = true;
+		}
+		if (a->side && !f_is_zero(&a->side[b].zz)) {
+			xyzz_acc(&run, &a->side[b]);
+			any = true;
+		}
+		if (any)
+			xyzz_acc(&tot, &run);
+	}
+	*out = tot;
+}
+
+static void acc_reduce_plain(XYZZ *out, const struct acc *a)
+{
+	XYZZ tot;
+
+	memset(&tot, 0, sizeof(tot));
+	for (uint32_t b = 0; b < a->nb; b++) {
+		if (a->st[b] & ST_HAS)
+			xyzz_acc_aff(&tot, &a->bkt[b]);
+		if (a->side && !f_is_zero(&a->side[b].zz))
+			xyzz_acc(&tot, &a->side[b]);
+	}
+	*out = tot;
+}
+
+struct job {
+	const AFF *bases;
+	const cz_scalar *sc;
+	size_t n;
+	struct msm_plan plan;
+	JAC *res;         /* nwin·nchunks window results, then plan.nones ones results */
+	atomic_int err;
+};
+
+static void range_of(size_t n, size_t parts, size_t k, size_t *lo, size_t *hi)
+{
+	*lo = n / parts * k + (k < n % parts ? k : n % parts);
+	*hi = *lo + n / parts + (k < n % parts);
+}
+
+/* Window w over points [lo, hi), batch-affine buckets. */
+static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
+{
+	const struct msm_plan *p = &j->plan;
+	struct acc a;
+	uint32_t bi[BLOCK];
+	size_t pi[BLOCK];
+	uint8_t sg[BLOCK];
+
+	if (acc_init(&a, 1u << (p->c - 1), p->batch))
+		return -ENOMEM;
+	for (size_t i = lo; i < hi;) {
+		unsigned m = 0;
+		for (; i < hi && m < BLOCK; i++) {
+			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
+				continue;
+			int32_t d = msm_digit(&j->sc[i], p, w);
+			if (!d)
+				continue;
+			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
+			sg[m] = d < 0;
+			pi[m] = i;
+			__builtin_prefetch(&a.bkt[bi[m]]);
+			m++;
+		}
+		for (unsigned t = 0; t < m; t++)
+			acc_add(&a, bi[t], &j->bases[pi[t]], sg[t]);
+	}
+	acc_finish(&a);
+	acc_reduce_weighted(out, &a);
+	int rc = a.oom ? -ENOMEM : 0;
+	acc_free(&a);
+	return rc;
+}
+
+/* Window w over points [lo, hi), XYZZ buckets (small windows). */
+static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
+{
+	const struct msm_plan *p = &j->plan;
+	uint32_t nb = 1u << (p->c - 1);
+	XYZZ *bk = calloc(nb, sizeof(XYZZ));
+	XYZZ run, tot;
+	AFF t;
+	bool any = false;
+
+	if (!bk)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++) {
+		if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
+			continue;
+		int32_t d = msm_digit(&j->sc[i], p, w);
+		if (!d)
+			continue;
+		const AFF *q = &j->bases[i];
+		if (d < 0) {
+			t.x = q->x;
+			F_NEG(&t.y, &q->y);
+			q = &t;
+		}
+		xyzz_acc_aff(&bk[(d < 0 ? -d : d) - 1], q);
+	}
+	memset(&run, 0, sizeof(run));
+	memset(&tot, 0, sizeof(tot));
+	for (uint32_t b = nb; b-- > 0;) {
+		if (!f_is_zero(&bk[b].zz)) {
+			xyzz_acc(&run, &bk[b]);
+			any = true;
+		}
+		if (any)
+			xyzz_acc(&tot, &run);
+	}
+	free(bk);
+	*out = tot;
+	return 0;
+}
+
+/* Σ of the bases whose scalar is 1, over [lo, hi): round-robin buckets,
+ * so consecutive adds never share a bucket and batches never stall. */
+static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
+{
+	struct acc a;
+	uint32_t b = 0;
+
+	if (acc_init(&a, ONES_BUCKETS, ONES_BATCH))
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++) {
+		if (msm_class(&j->sc[i]) != 1 || aff_is_inf(&j->bases[i]))
+			continue;
+		acc_add(&a, b, &j->bases[i], false);
+		b = (b + 1) % ONES_BUCKETS;
+	}
+	acc_finish(&a);
+	acc_reduce_plain(out, &a);
+	int rc = a.oom ? -ENOMEM : 0;
+	acc_free(&a);
+	return rc;
+}
+
+static void job_task(void *arg, size_t t)
+{
+	struct job *j = arg;
+	const struct msm_plan *p = &j->plan;
+	size_t nwt = (size_t)p->nwin * p->nchunks, lo, hi;
+	XYZZ r;
+	int rc;
+
+	if (t < nwt) {
+		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
+		if (p->batch)
+			rc = window_affine(j, (unsigned)(t / p->nchunks), lo, hi, &r);
+		else
+			rc = window_xyzz(j, (unsigned)(t / p->nchunks), lo, hi, &r);
+	} else {
+		range_of(j->n, p->nones, t - nwt, &lo, &hi);
+		rc = ones_sum(j, lo, hi, &r);
+	}
+	if (rc)
+		atomic_store(&j->err, rc);
+	XYZZ_TO_JAC(&j->res[t], &r);
+}
+
+int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
+		 struct cz_pool *pool, const struct cz_msm_tune *tune)
+{
+	struct job j = { .bases = bases, .sc = scalars, .n = n };
+	size_t nbig = 0, nones = 0;
+
+	JAC_SET_INF(r);
+	for (size_t i = 0; i < n; i++) {
+		int c = msm_class(&scalars[i]);
+		nbig += c == 2;
+		nones += c == 1;
+	}
+	if (!nbig && !nones)
+		return 0;
+	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), tune);
+	const struct msm_plan *p = &j.plan;
+	size_t nwt = nbig ? (size_t)p->nwin * p->nchunks : 0;
+	if (!nbig)
+		j.plan.nchunks = 0;
+	size_t ntask = nwt + p->nones;
+	j.res = malloc(ntask * sizeof(JAC));
+	if (!j.res)
+		return -ENOMEM;
+	atomic_init(&j.err, 0);
+	cz_pool_for(pool, ntask, job_task, &j);
+	int rc = atomic_load(&j.err);
+	if (rc) {
+		free(j.res);
+		return rc;
+	}
+
+	/* Horner over windows, top first: c doublings per window. */
+	JAC acc;
+	JAC_SET_INF(&acc);
+	for (unsigned w = nwt ? p->nwin : 0; w-- > 0;) {
+		if (!JAC_IS_INF(&acc))
+			for (unsigned k = 0; k < p->c; k++)
+				JAC_DBL(&acc, &acc);
+		for (unsigned k = 0; k < p->nchunks; k++)
+			JAC_ADD(&acc, &acc, &j.res[(size_t)w * p->nchunks + k]);
+	}
+	for (size_t t = nwt; t < ntask; t++)
+		JAC_ADD(&acc, &acc, &j.res[t]);
+	free(j.res);
+	*r = acc;
+	return 0;
+}
+
+int MSM_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n, struct cz_pool *pool)
+{
+	return MSM_TUNED_FN(r, bases, scalars, n, pool, NULL);
+}
