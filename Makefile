@@ -43,6 +43,7 @@ endif
 all: $(B)/libcuzk.a $(BINS) $(TESTS)
 
 -include gpu/gpu.mk
+-include selftests/fuzz/fuzz.mk
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

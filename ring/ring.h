@@ -68,7 +68,9 @@ int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
  */
 struct cz_ring_bell {
 	_Alignas(64) _Atomic uint32_t word;  /* the futex word; bumped on every ring */
-	_Atomic uint32_t sleepers;           /* threads between "registered" and "woke up" */
+	_Atomic uint32_t sleepers;           /* sleeps not yet accounted for (bell.c) */
+	uint32_t asym;                       /* 1: wakers skip the full barrier, sleepers
+					      * issue membarrier() instead (bell.c) */
 };
 
 struct cz_ring;
@@ -83,13 +85,17 @@ int cz_ring_init(void *mem, size_t bytes, uint32_t count, uint32_t esize);
 
 /* Same, with the ring's consumer-side and producer-side bells placed
  * elsewhere in the same mapping (NULL = the ring's own).  The bells must be
- * initialised (zeroed, or cz_ring_bell_init) and live as long as the ring. */
+ * initialised (cz_ring_bell_init, or zeroed: then they use the symmetric
+ * barrier protocol) and live as long as the ring. */
 int cz_ring_init_bells(void *mem, size_t bytes, uint32_t count, uint32_t esize,
 		       struct cz_ring_bell *cons_bell, struct cz_ring_bell *prod_bell);
 void cz_ring_bell_init(struct cz_ring_bell *b);
 
 /* Validates a ring initialised by any process and returns it (mem itself),
- * or NULL with errno = EINVAL (not a ring, or bigger than bytes). */
+ * or NULL with errno = EINVAL (not a ring, or bigger than bytes) or ENOTSUP
+ * (its bells use membarrier() and this process cannot register for it).
+ * Every process that uses a ring calls this once, even one that inherited
+ * the mapping through fork: it registers the process for membarrier(). */
 struct cz_ring *cz_ring_attach(void *mem, size_t bytes);
 
 uint32_t cz_ring_capacity(const struct cz_ring *r);

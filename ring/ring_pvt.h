@@ -105,6 +105,23 @@ static inline void ring_smp_mb(void)
 #endif
 }
 
+/* The waker's half of F1/F2.  With an asymmetric bell the sleeper's
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) makes every running thread of
+ * every registered process execute a full barrier, so the waker needs only
+ * to keep the compiler from moving its load of sleepers above its stores:
+ * that removes a store-buffer drain from every burst (bell.c). */
+static inline void ring_wake_fence(const struct cz_ring_bell *b)
+{
+	if (b->asym)
+		__asm__ volatile("" ::: "memory");
+	else
+		ring_smp_mb();
+}
+
+/* Registers this process for global expedited membarrier (once per pid);
+ * false when the kernel or a sandbox does not allow it. */
+bool ring_membarrier_register(void);
+
 static inline void ring_cpu_relax(void)
 {
 #if defined(__x86_64__)

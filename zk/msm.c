@@ -113,6 +113,11 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 			}
 		}
 	}
+	/* The top window sees the scalar's last 255 - (nwin-1)·c bits plus a
+	 * carry: with c = 13 its digits stop at 2^8, so it gets fewer buckets
+	 * and (zk/msm_tmpl_pvt.h) a batch to match. */
+	unsigned topbits = 255 - (p->nwin - 1) * p->c;
+	p->top_nb = topbits + 1 >= p->c ? 1u << (p->c - 1) : (1u << topbits) + 1;
 	/* H = Σ_j 2^(c-1)·2^(j·c): bit j·c + c - 1 for each window j. */
 	for (unsigned j = 0; j < p->nwin; j++) {
 		unsigned bit = j * p->c + p->c - 1;

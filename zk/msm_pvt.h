@@ -21,6 +21,7 @@ struct msm_plan {
 	unsigned nwin;       /* windows, ceil(256 / c) */
 	unsigned nchunks;    /* point ranges per window; tasks = nwin * nchunks */
 	unsigned batch;      /* batch-affine batch size; 0 = XYZZ buckets */
+	unsigned top_nb;     /* buckets the top window can reach (k < 2^255) */
 	unsigned nones;      /* tasks summing the points whose scalar is 1 */
 	uint64_t h[5];       /* recoding constant H = Σ_j 2^(c-1)·2^(j·c) */
 };

@@ -339,41 +339,6 @@ static void range_of(size_t n, size_t parts, size_t k, size_t *lo, size_t *hi)
 	*hi = *lo + n / parts + (k < n % parts);
 }
 
-/* Window w over points [lo, hi), batch-affine buckets. */
-static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
-{
-	const struct msm_plan *p = &j->plan;
-	struct acc a;
-	uint32_t bi[BLOCK];
-	size_t pi[BLOCK];
-	uint8_t sg[BLOCK];
-
-	if (acc_init(&a, 1u << (p->c - 1), p->batch))
-		return -ENOMEM;
-	for (size_t i = lo; i < hi;) {
-		unsigned m = 0;
-		for (; i < hi && m < BLOCK; i++) {
-			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
-				continue;
-			int32_t d = msm_digit(&j->sc[i], p, w);
-			if (!d)
-				continue;
-			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
-			sg[m] = d < 0;
-			pi[m] = i;
-			__builtin_prefetch(&a.bkt[bi[m]]);
-			m++;
-		}
-		for (unsigned t = 0; t < m; t++)
-			acc_add(&a, bi[t], &j->bases[pi[t]], sg[t]);
-	}
-	acc_finish(&a);
-	acc_reduce_weighted(out, &a);
-	int rc = a.oom ? -ENOMEM : 0;
-	acc_free(&a);
-	return rc;
-}
-
 /* Window w over points [lo, hi), XYZZ buckets (small windows). */
 static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
 {
@@ -413,6 +378,49 @@ static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *ou
 	free(bk);
 	*out = tot;
 	return 0;
+}
+
+/* Window w over points [lo, hi), batch-affine buckets. */
+static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
+{
+	const struct msm_plan *p = &j->plan;
+	struct acc a;
+	uint32_t bi[BLOCK];
+	size_t pi[BLOCK];
+	uint8_t sg[BLOCK];
+
+	uint32_t nb = 1u << (p->c - 1), batch = p->batch;
+
+	if (w + 1 == p->nwin && p->top_nb < nb) { /* a narrow top window */
+		nb = p->top_nb;
+		batch = batch < nb / 4 ? batch : nb / 4;
+		if (batch < 16) /* batches would stall on collisions */
+			return window_xyzz(j, w, lo, hi, out);
+	}
+	if (acc_init(&a, nb, batch))
+		return -ENOMEM;
+	for (size_t i = lo; i < hi;) {
+		unsigned m = 0;
+		for (; i < hi && m < BLOCK; i++) {
+			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
+				continue;
+			int32_t d = msm_digit(&j->sc[i], p, w);
+			if (!d)
+				continue;
+			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
+			sg[m] = d < 0;
+			pi[m] = i;
+			__builtin_prefetch(&a.bkt[bi[m]]);
+			m++;
+		}
+		for (unsigned t = 0; t < m; t++)
+			acc_add(&a, bi[t], &j->bases[pi[t]], sg[t]);
+	}
+	acc_finish(&a);
+	acc_reduce_weighted(out, &a);
+	int rc = a.oom ? -ENOMEM : 0;
+	acc_free(&a);
+	return rc;
 }
 
 /* Σ of the bases whose scalar is 1, over [lo, hi): round-robin buckets,
