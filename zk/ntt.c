@@ -90,12 +90,12 @@ struct cz_ntt_domain *cz_ntt_domain_create_tuned(unsigned log2n, unsigned block_
 
 	/* tw[m + k] = tw[k] * omega_{4m} for k < m: rev(m + k) = rev(k) + n/4m. */
 	d->tw[0] = cz_fr_one;
-	for (unsigned b = 0; b + 1 < log2n; b++) {
-		size_t m = (size_t)1 << b;
+	for (unsigned lvl = 0; lvl + 1 < log2n; lvl++) {
+		size_t m = (size_t)1 << lvl;
 		cz_fr z;
-		cz_fr_root_of_unity(&z, b + 2);
-		for (size_t k = 0; k < m; k++)
-			cz_fr_mul(&d->tw[m + k], &d->tw[k], &z);
+		cz_fr_root_of_unity(&z, lvl + 2);
+		for (size_t i = 0; i < m; i++)
+			cz_fr_mul(&d->tw[m + i], &d->tw[i], &z);
 	}
 
 	cz_fr nn;
@@ -144,14 +144,17 @@ static void par_chunk(void *arg, size_t c)
 		p->body(p->job, lo, hi);
 }
 
-void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size_t lo, size_t hi),
-		void *job)
+/* Waking the pool costs tens of microseconds: a few thousand multiplications. */
+#define PAR_MIN_MULS 4096
+
+void cz_ntt_par(struct cz_pool *pool, size_t units, size_t muls,
+		void (*body)(void *job, size_t lo, size_t hi), void *job)
 {
 	size_t t = cz_pool_nthreads(pool);
 
 	if (units == 0)
 		return;
-	if (t <= 1 || units == 1) {
+	if (t <= 1 || units == 1 || muls < PAR_MIN_MULS) {
 		body(job, 0, units);
 		return;
 	}

@@ -117,10 +117,10 @@ void cz_ntt_kernel(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool
 		size_t q = h >> (k - 1);
 		struct pass_job pj = { .d = d, .a = a, .h = h, .k = k,
 				       .cols = q < PASS_COLS ? q : PASS_COLS };
-		cz_ntt_par(pool, (d->n / (2 * h)) * (q / pj.cols), pass_units, &pj);
+		cz_ntt_par(pool, (d->n / (2 * h)) * (q / pj.cols), d->n / 2 * k, pass_units, &pj);
 		outer -= k;
 		h >>= k;
 	}
 	struct block_job bj = { .d = d, .a = a };
-	cz_ntt_par(pool, d->n >> d->block_log2, block_units, &bj);
+	cz_ntt_par(pool, d->n >> d->block_log2, d->n / 2 * d->block_log2, block_units, &bj);
 }

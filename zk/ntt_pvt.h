@@ -18,9 +18,11 @@ struct cz_ntt_domain {
 	cz_fr g, g_inv;        /* the coset shift omega_{2n} and its inverse */
 };
 
-/* Runs body(job, lo, hi) over [0, units) cut into a few chunks per thread. */
-void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size_t lo, size_t hi),
-		void *job);
+/* Runs body(job, lo, hi) over [0, units) cut into a few chunks per thread;
+ * on the calling thread alone when the loop's cost (about `muls` field
+ * multiplications) would not pay for waking the pool. */
+void cz_ntt_par(struct cz_pool *pool, size_t units, size_t muls,
+		void (*body)(void *job, size_t lo, size_t hi), void *job);
 
 /* The forward DFT, natural order in, bit-reversed order out. */
 void cz_ntt_kernel(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
