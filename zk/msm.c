@@ -22,8 +22,9 @@
  *    Equal points become a doubling, opposite points empty the bucket.
  *  - For small windows (few buckets, batches would collide) buckets are XYZZ.
  *  - Each window's buckets are summed by the running-sum trick,
- *    Σ_j j·B_j = Σ_j (B_top + ... + B_j), and windows are combined by Horner
- *    (c doublings per window).
+ *    Σ_j j·B_j = Σ_j (B_top + ... + B_j), made batch-affine by cutting the
+ *    buckets into lanes that advance together (zk/msm_tmpl_pvt.h,
+ *    reduce_lanes); windows are combined by Horner (c doublings each).
  *  - Threads: the work is nwin × nchunks tasks (window, point range), each
  *    with its own buckets and running sum; their results are added per
  *    window.  nchunks > 1 only when windows alone would leave threads idle
@@ -33,15 +34,18 @@
  *   batch-affine add   5M + 1S + inv/batch     (prefix product 1M, back pass
  *                                                2M, λ 1M, x3 1S, y3 1M)
  *   XYZZ mixed add     8M + 2S                  (the alternative bucket kind)
- *   running sum        one mixed + one full XYZZ add per bucket ~ 24M
- *   per window task    m·(add) + 2^(c-1)·24M,   m = points in the range
+ *   running sum        two batch-affine adds per bucket in lanes ~ 16M
+ *                      (classic XYZZ: one mixed + one full add ~ 24M)
+ *   per window task    m·(add) + 2^(c-1)·16M,   m = points in the range
  *   total              ceil(nwin·nchunks / T) · task
- * With n = 2^20, c = 16: 16 windows × (2^20·6.3M + 2^15·24M) ≈ 118·10^6 M,
- * about 6.5 field multiplications per point per window; the bucket
- * additions dominate (> 85%), the running sums are ~10%.
+ * Measured (thread CPU time, M = 45 ns): a batch-affine add with its share
+ * of recoding and queueing is 345 ns ~ 7.7M.  With n = 2^16, c = 13:
+ * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s; the bucket
+ * additions are ~85%, the running sums ~12%, the field multiplication
+ * itself ~70% of all cycles (perf), subtraction ~12%.
  * GLV (two 128-bit halves) leaves the point-window count unchanged
- * (2n points × half the windows) and only halves the running sums, ~5% here,
- * so it is not used.
+ * (2n points × half the windows) and only halves the running sums, ~6% at
+ * 2^16 and less above, so it is not used.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any
@@ -51,11 +55,14 @@
 
 #include <string.h>
 
-/* Relative costs, in M (see above); G2 scales all by about the same factor. */
-#define COST_AFF 6.6
-#define COST_INV 150.0
-#define COST_XYZZ_MADD 10.0
-#define COST_BUCKET 24.0
+/* Relative costs, in M, measured (thread CPU time) with the mulx/adx Fp:
+ * M = 45 ns, a batch-affine add 345 ns, XYZZ mixed add 460 ns, inversion
+ * 9.5 us.  G2 scales all by about the same factor. */
+#define COST_AFF 7.3
+#define COST_INV 210.0
+#define COST_XYZZ_MADD 10.2
+#define COST_BUCKET 24.0       /* classic running sum */
+#define COST_BUCKET_LANES 16.0 /* batch-affine lanes, 1024 buckets or more */
 #define COST_SCAN 0.4      /* classify, recode, skip: per point and window */
 #define COST_TASK 2000.0   /* allocation, finish, combine: per task */
 
@@ -69,7 +76,9 @@ static unsigned auto_batch(unsigned c)
 static double task_cost(size_t m, unsigned c, unsigned batch)
 {
 	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
-	return (double)m * (add + COST_SCAN) + (double)(1u << (c - 1)) * COST_BUCKET + COST_TASK;
+	double nb = (double)(1u << (c - 1));
+	double red = batch && nb >= 1024 ? COST_BUCKET_LANES : COST_BUCKET;
+	return (double)m * (add + COST_SCAN) + nb * red + COST_TASK;
 }
 
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
