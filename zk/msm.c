@@ -6,10 +6,11 @@
  * single largest cost of a Groth16 proof (A, B, C and the H query).
  *
  * Algorithm (Pippenger with signed windows):
- *  - Each scalar is recoded into nwin = ceil(256/c) signed c-bit digits in
- *    [-2^(c-1), 2^(c-1)) (zk/msm_pvt.h: add a constant H, read windows; no
- *    carry chain, so any window's digit is found from k alone).  Digit d adds
- *    ±P to bucket |d|: 2^(c-1) buckets per window instead of 2^c - 1.
+ *  - Each scalar is recoded into nwin = ceil(255/c) c-bit digits, signed in
+ *    [-2^(c-1), 2^(c-1)) except the top one (zk/msm_pvt.h: add a constant
+ *    H, read windows; no carry chain, so any window's digit is found from k
+ *    alone).  Digit d adds ±P to bucket |d|: 2^(c-1) buckets per window
+ *    instead of 2^c - 1; the top window has as many as its largest digit.
  *  - Scalars 0 are skipped; scalars 1 (witnesses are full of 0/1) are summed
  *    once, not once per window: round-robin over 256 buckets so a batch never
  *    collides, then the buckets are added up.
@@ -52,6 +53,7 @@
  * task's allocation; the result is then infinity.  Not constant time.
  */
 #include "zk/msm_pvt.h"
+#include "zk/fr.h"
 
 #include <string.h>
 
@@ -73,18 +75,55 @@ static unsigned auto_batch(unsigned c)
 	return b > 1024 ? 1024 : b;
 }
 
-static double task_cost(size_t m, unsigned c, unsigned batch)
+static double task_cost(size_t m, unsigned batch, double nb)
 {
 	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
-	double nb = (double)(1u << (c - 1));
 	double red = batch && nb >= 1024 ? COST_BUCKET_LANES : COST_BUCKET;
 	return (double)m * (add + COST_SCAN) + nb * red + COST_TASK;
+}
+
+/* (r - 1 + h) >> bit, the top window's largest digit; r from Fr itself. */
+static unsigned top_digit_max(const uint64_t h[5], unsigned bit)
+{
+	uint64_t rm1[4], t[5];
+	cz_fr m1;
+	unsigned __int128 s = 0;
+
+	cz_fr_neg(&m1, &cz_fr_one);
+	cz_fr_from_mont(rm1, &m1);
+	for (int i = 0; i < 4; i++) {
+		s += (unsigned __int128)rm1[i] + h[i];
+		t[i] = (uint64_t)s;
+		s >>= 64;
+	}
+	t[4] = (uint64_t)s + h[4];
+	unsigned limb = bit / 64, off = bit % 64;
+	uint64_t v = t[limb] >> off;
+	if (off && limb < 4)
+		v |= t[limb + 1] << (64 - off);
+	return (unsigned)v;
+}
+
+static void plan_window(struct msm_plan *p, unsigned c)
+{
+	p->c = c;
+	p->nwin = (255 + c - 1) / c;
+	memset(p->h, 0, sizeof(p->h));
+	/* H = Σ_{j<nwin-1} 2^(c-1)·2^(j·c): bit j·c + c - 1 for each signed window. */
+	for (unsigned j = 0; j + 1 < p->nwin; j++) {
+		unsigned bit = j * c + c - 1;
+		p->h[bit / 64] |= (uint64_t)1 << (bit % 64);
+	}
+	p->top_nb = top_digit_max(p->h, (p->nwin - 1) * c);
+	if (p->top_nb == 0)
+		p->top_nb = 1;
 }
 
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
 		   const struct cz_msm_tune *tune)
 {
 	struct cz_msm_tune none = { 0 };
+	struct msm_plan t;
 	double best = -1;
 
 	if (!tune)
@@ -92,10 +131,11 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 	if (threads == 0)
 		threads = 1;
 	memset(p, 0, sizeof(*p));
+	memset(&t, 0, sizeof(t));
 	for (unsigned c = MSM_MIN_WINDOW; c <= MSM_MAX_WINDOW; c++) {
 		if (tune->window && c != tune->window)
 			continue;
-		unsigned nwin = (256 + c - 1) / c;
+		plan_window(&t, c);
 		unsigned kmax = tune->chunks ? tune->chunks : 4 * threads;
 		for (unsigned k = tune->chunks ? tune->chunks : 1; k <= kmax; k++) {
 			size_t m = (nbig + k - 1) / k;
@@ -107,30 +147,21 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 					batch = tune->batch ? tune->batch : auto_batch(c);
 					if (batch < 16 && !tune->buckets)
 						continue;
-					if (batch < 1)
-						batch = 1;
 				}
-				double rounds = (double)((nwin * k + threads - 1) / threads);
-				double cost = rounds * task_cost(m, c, batch);
+				/* Rounds of the slowest thread; the top window
+				 * counts with its own bucket count. */
+				double rounds = (double)((t.nwin * k + threads - 1) / threads);
+				double nb = (double)(1u << (c - 1));
+				double top = task_cost(m, batch, t.top_nb) - task_cost(m, batch, nb);
+				double cost = rounds * task_cost(m, batch, nb) + (top > 0 ? top * k : 0);
 				if (best < 0 || cost < best) {
 					best = cost;
-					p->c = c;
-					p->nwin = nwin;
-					p->nchunks = k;
-					p->batch = batch;
+					t.nchunks = k;
+					t.batch = batch;
+					*p = t;
 				}
 			}
 		}
-	}
-	/* The top window sees the scalar's last 255 - (nwin-1)·c bits plus a
-	 * carry: with c = 13 its digits stop at 2^8, so it gets fewer buckets
-	 * and (zk/msm_tmpl_pvt.h) a batch to match. */
-	unsigned topbits = 255 - (p->nwin - 1) * p->c;
-	p->top_nb = topbits + 1 >= p->c ? 1u << (p->c - 1) : (1u << topbits) + 1;
-	/* H = Σ_j 2^(c-1)·2^(j·c): bit j·c + c - 1 for each window j. */
-	for (unsigned j = 0; j < p->nwin; j++) {
-		unsigned bit = j * p->c + p->c - 1;
-		p->h[bit / 64] |= (uint64_t)1 << (bit % 64);
 	}
 	/* Scalars 1: one task per thread once there is enough to share. */
 	p->nones = 0;

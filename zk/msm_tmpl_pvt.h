@@ -349,17 +349,17 @@ static void reduce_classic(XYZZ *out, const struct acc *a)
 
 /*
  * Σ_b (b+1)·bucket_b for the affine buckets, with the running sums made
- * batch-affine: the m buckets are cut into L lanes of s = m/L; each step
- * advances every lane's run_l += B and tot_l += run_l as two batches of L
- * independent affine adds (one inversion each).  Then
+ * batch-affine: the m buckets are cut into L = ceil(m/s) lanes of s (a power
+ * of two); each step advances every lane's run_l += B and tot_l += run_l
+ * as two batches of L independent affine adds (one inversion each).  Then
  *   Σ = Σ_l tot_l + s·Σ_l l·run_l    (lane l starts at bucket l·s).
  * Cost: 2m batch-affine adds (~7.5M) + 2s inversions + ~3L XYZZ adds,
- * against 27M per bucket for reduce_classic; L ~ sqrt(16m) balances the
+ * against 24M per bucket for reduce_classic; s ~ sqrt(m)/4 balances the
  * inversions against the lane combine.  Returns -ENOMEM or 0.
  */
-static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t lanes)
+static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t s)
 {
-	uint32_t m = a->nb, s = (m + lanes - 1) / lanes;
+	uint32_t m = a->nb, lanes = (m + s - 1) / s;
 	struct acc run, tot;
 	XYZZ r, lr, lt;
 
@@ -404,24 +404,23 @@ static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t lanes)
 	return 0;
 }
 
-/* Lanes for m buckets (0: classic); s = m / lanes must be a power of two
- * for the doublings in reduce_lanes. */
-static uint32_t lanes_for(uint32_t m)
+/* Lane length for m buckets, a power of two near sqrt(m)/4; 0: classic. */
+static uint32_t lane_len(uint32_t m)
 {
-	if (m < 1024 || (m & (m - 1)))
+	if (m < 1024)
 		return 0;
-	uint32_t l = 1;
-	while ((uint64_t)l * l < 16ull * m / 2) /* round sqrt(16m) to a power of two */
-		l <<= 1;
-	return l;
+	uint32_t s = 1;
+	while ((uint64_t)(4 * s) * (4 * s) * 2 <= m) /* (4s)^2 <= m/2 */
+		s <<= 1;
+	return s;
 }
 
 static int acc_reduce_weighted(XYZZ *out, const struct acc *a)
 {
-	uint32_t lanes = lanes_for(a->nb);
+	uint32_t s = lane_len(a->nb);
 
-	if (lanes)
-		return reduce_lanes(out, a, lanes);
+	if (s)
+		return reduce_lanes(out, a, s);
 	reduce_classic(out, a);
 	return 0;
 }
@@ -456,7 +455,7 @@ static void range_of(size_t n, size_t parts, size_t k, size_t *lo, size_t *hi)
 static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
 {
 	const struct msm_plan *p = &j->plan;
-	uint32_t nb = 1u << (p->c - 1);
+	uint32_t nb = w + 1 == p->nwin ? p->top_nb : 1u << (p->c - 1);
 	XYZZ *bk = calloc(nb, sizeof(XYZZ));
 	XYZZ run, tot;
 	AFF t;
@@ -504,11 +503,13 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 
 	uint32_t nb = 1u << (p->c - 1), batch = p->batch;
 
-	if (w + 1 == p->nwin && p->top_nb < nb) { /* a narrow top window */
+	if (w + 1 == p->nwin) { /* the top window: as many buckets as digits */
 		nb = p->top_nb;
-		batch = batch < nb / 4 ? batch : nb / 4;
-		if (batch < 16) /* batches would stall on collisions */
-			return window_xyzz(j, w, lo, hi, out);
+		if (batch > nb / 4 && batch >= 16) {
+			batch = nb / 4;
+			if (batch < 16) /* batches would stall on collisions */
+				return window_xyzz(j, w, lo, hi, out);
+		}
 	}
 	if (acc_init(&a, nb, batch))
 		return -ENOMEM;
