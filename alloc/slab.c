@@ -42,8 +42,8 @@
  * circuit).  cz_slab_alloc() uses lazily created classes: 64 B, then 4 steps
  * per power of two up to 1 MiB (≤ 25% rounding) and 8 steps above (≤ 12.5%).
  * Slab geometry: objects up to 256 KiB share one unit; objects of 16 MiB and
- * more get a slab of their own, rounded up to units; in between, 1..16
- * objects per slab, whichever wastes least.
+ * more get a slab of their own, rounded up to units; in between, the fewest
+ * objects (1..16) that waste at most 1/8 of the slab.
  *
  * MAGAZINES AND DEPOT (Bonwick & Adams, "Magazines and Vmem", 2001).  Each
  * thread has, per cache, a loaded and a previous magazine (arrays of object
@@ -53,9 +53,12 @@
  * without returning.  The depot (per cache, one lock) keeps full and empty
  * magazines; only when it has no full one does get reach the slab layer
  * (the cache lock), and only when that has no free object is a new slab
- * carved from the arena (the arena lock) and prefaulted.  Magazine size
- * shrinks with object size (64 rounds for small objects, 1 for buffers
- * over 64 MiB) so threads do not hoard gigabytes.
+ * carved from the arena (the arena lock) and prefaulted.  A magazine holds
+ * up to 1 MiB of objects (1 to 64 rounds), so a thread hoards little;
+ * objects of 16 MiB and more (partition buffers) bypass the magazines and
+ * go straight to the slab layer: a thread parking two 1 GiB buffers would
+ * make the next get carve a slab the budget never planned for, and a 25 ns
+ * lock once per partition is noise.
  *
  *   thread T: [loaded][prev] --\            depot: full mags  empty mags
  *   thread U: [loaded][prev] ---+-- lock --> [m][m][m]        [m][m]
@@ -108,6 +111,7 @@
 #define CANARY 0xc2a7c2a7deadbeefull
 #define POISON 0x6b           /* "freed", as in kmem */
 #define POISON_LEN 64
+#define NOMAG_MIN ((size_t)16 << 20) /* objects this big bypass the magazines */
 
 struct mag {
 	struct mag *next;         /* depot list */
@@ -243,16 +247,10 @@ static long find_run(struct cz_slab_arena *a, size_t n)
 	return -1;
 }
 
-/* Returns a run to the free map; with release, punches out every region
- * page that is now wholly free.  Arena lock held. */
-static void free_run(struct cz_slab_arena *a, size_t u, size_t n, bool release)
+/* Punches out every populated region page overlapping units [u, u+n)
+ * that is wholly free.  Arena lock held. */
+static void punch_free(struct cz_slab_arena *a, size_t u, size_t n)
 {
-	set_bits(a->freemap, u, n, true);
-	for (size_t k = u; k < u + n; k++)
-		a->owner[k] = NULL;
-	a->units_used -= n;
-	if (!release)
-		return;
 	size_t upp = a->r.page_size > UNIT ? a->r.page_size / UNIT : 1; /* units per page */
 	for (size_t p = u / upp * upp; p < u + n; p += upp) {
 		bool whole = true, pop = false;
@@ -272,6 +270,18 @@ static void free_run(struct cz_slab_arena *a, size_t u, size_t n, bool release)
 				a->released += UNIT;
 			}
 	}
+}
+
+/* Returns a run to the free map; with release, gives its pages back to
+ * the OS.  Arena lock held. */
+static void free_run(struct cz_slab_arena *a, size_t u, size_t n, bool release)
+{
+	set_bits(a->freemap, u, n, true);
+	for (size_t k = u; k < u + n; k++)
+		a->owner[k] = NULL;
+	a->units_used -= n;
+	if (release)
+		punch_free(a, u, n);
 }
 
 /* Takes a run of n units for slab s and makes sure its pages are present.
@@ -420,6 +430,12 @@ static struct slab *grow(struct cz_slab_cache *c)
 	return s;
 }
 
+static size_t reclaim(struct cz_slab_arena *a, size_t max_bytes, bool punch);
+
+/* The slab layer.  When the arena has no room for a new slab, the calling
+ * thread's magazines and every depot are emptied, the empty slabs of every
+ * cache go back to the arena (still populated), and the grow is tried once
+ * more.  Other threads' magazines are theirs: they stay. */
 static void *slab_alloc(struct cz_slab_cache *c)
 {
 	struct slab *s;
@@ -428,7 +444,15 @@ static void *slab_alloc(struct cz_slab_cache *c)
 	s = c->lists[L_PARTIAL] ? c->lists[L_PARTIAL] : c->lists[L_EMPTY];
 	if (!s && !(s = grow(c))) {
 		pthread_mutex_unlock(&c->lock);
-		return NULL;
+		cz_slab_thread_flush();
+		if (!reclaim(c->a, SIZE_MAX, false))
+			return NULL;
+		pthread_mutex_lock(&c->lock);
+		s = c->lists[L_PARTIAL] ? c->lists[L_PARTIAL] : c->lists[L_EMPTY];
+		if (!s && !(s = grow(c))) {
+			pthread_mutex_unlock(&c->lock);
+			return NULL;
+		}
 	}
 	uint32_t i = s->freeidx[--s->nfree];
 	list_move(c, s);
@@ -646,8 +670,11 @@ static void debug_check(struct cz_slab_cache *c, char *p, bool at_get)
 		return;
 	}
 	memcpy(&k, p + c->size, 8);
-	if (k != CANARY)
+	if (k != CANARY) {
 		corrupt("canary overwritten (buffer overrun)", p);
+		k = CANARY; /* report each overrun once */
+		memcpy(p + c->size, &k, 8);
+	}
 	if (at_get) {
 		size_t n = c->size < POISON_LEN ? c->size : POISON_LEN;
 		for (size_t i = 0; i < n; i++)
@@ -729,6 +756,8 @@ static void geometry(struct cz_slab_cache *c)
 		c->slab_objs = 1;
 		return;
 	}
+	/* The fewest objects per slab that waste at most 1/8 (a slab is only
+	 * released whole, so fewer is better), else the least waste. */
 	size_t best_u = 0, best_n = 0, best_waste = SIZE_MAX;
 	for (size_t n = 1; n <= 16; n++) {
 		size_t u = round_up(n * slot, UNIT) / UNIT;
@@ -739,26 +768,19 @@ static void geometry(struct cz_slab_cache *c)
 			best_n = n;
 			best_waste = waste;
 		}
-		if (waste * 64 <= u * UNIT)
+		if (waste * 8 <= u * UNIT)
 			break;
 	}
 	c->slab_units = (uint32_t)best_u;
 	c->slab_objs = (uint32_t)best_n;
 }
 
+/* Rounds per magazine: up to 1 MiB of objects, 1 to 64 rounds.  A thread
+ * holds up to two magazines per cache, so this bounds what it hoards. */
 static unsigned magsize_for(size_t slot)
 {
-	if (slot <= 256)
-		return 64;
-	if (slot <= 4096)
-		return 32;
-	if (slot <= (256u << 10))
-		return 16;
-	if (slot <= (4u << 20))
-		return 8;
-	if (slot <= (64u << 20))
-		return 2;
-	return 1;
+	size_t n = ((size_t)1 << 20) / slot;
+	return n > 64 ? 64 : n < 1 ? 1 : (unsigned)n;
 }
 
 static struct cz_slab_cache *cache_create(struct cz_slab_arena *a, const char *name, size_t size,
@@ -781,6 +803,12 @@ static struct cz_slab_cache *cache_create(struct cz_slab_arena *a, const char *n
 		return NULL;
 	}
 	c->magsize = magsize_for(c->slot);
+	/* Partition buffers skip the magazines: a thread parking two of them
+	 * would make the next get carve a new slab beyond what the budget
+	 * planned for, and they are taken once per partition, where the
+	 * cache lock (~25 ns uncontended) is noise. */
+	if (c->slot >= NOMAG_MIN)
+		c->flags |= CZ_SLAB_NOMAG;
 	geometry(c);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->dlock, NULL);
@@ -964,13 +992,16 @@ size_t cz_slab_usable(struct cz_slab_arena *a, const void *p)
 
 /* ---- shrink and stats -------------------------------------------------------- */
 
-size_t cz_slab_shrink(struct cz_slab_arena *a, size_t max_bytes)
+/* Empties every depot into the slab layer and returns whole empty slabs,
+ * at most max_bytes of them, to the arena; with punch, their pages go back
+ * to the OS too.  Takes the cfg lock, so it never runs beside a cache
+ * create or destroy. */
+static size_t reclaim(struct cz_slab_arena *a, size_t max_bytes, bool punch)
 {
 	size_t done = 0;
 
-	cz_slab_thread_flush();
 	pthread_mutex_lock(&a->cfg);
-	for (struct cz_slab_cache *c = a->caches; c && done < max_bytes; c = c->anext) {
+	for (struct cz_slab_cache *c = a->caches; c; c = c->anext) {
 		pthread_mutex_lock(&c->dlock);
 		struct mag *full = c->dfull, *empty = c->dempty;
 		c->dfull = c->dempty = NULL;
@@ -980,22 +1011,37 @@ size_t cz_slab_shrink(struct cz_slab_arena *a, size_t max_bytes)
 			while (m->n)
 				slab_free_locked(c, m->obj[--m->n]);
 		struct slab *s;
-		while (done < max_bytes && (s = c->lists[L_EMPTY])) {
+		while ((s = c->lists[L_EMPTY]) && (size_t)s->units * UNIT <= max_bytes - done) {
 			list_del(c, s);
 			pthread_mutex_lock(&a->lock);
-			size_t before = a->released;
-			free_run(a, s->first_unit, s->units, true);
-			a->shrinks++;
-			done += a->released - before;
+			free_run(a, s->first_unit, s->units, punch);
+			a->shrinks += punch;
 			pthread_mutex_unlock(&a->lock);
+			done += (size_t)s->units * UNIT;
 			free(s);
 		}
 		pthread_mutex_unlock(&c->lock);
 		free_mags(full);
 		free_mags(empty);
 	}
+	if (punch) { /* units left populated by destroyed caches */
+		pthread_mutex_lock(&a->lock);
+		for (size_t u = 0; u < a->nunits && done + UNIT <= max_bytes; u++)
+			if (bit(a->freemap, u) && bit(a->popmap, u)) {
+				size_t before = a->released;
+				punch_free(a, u, 1);
+				done += a->released - before;
+			}
+		pthread_mutex_unlock(&a->lock);
+	}
 	pthread_mutex_unlock(&a->cfg);
 	return done;
+}
+
+size_t cz_slab_shrink(struct cz_slab_arena *a, size_t max_bytes)
+{
+	cz_slab_thread_flush();
+	return reclaim(a, max_bytes, true);
 }
 
 void cz_slab_stat(struct cz_slab_arena *a, struct cz_slab_stat *s)

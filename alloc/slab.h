@@ -58,10 +58,9 @@ void *cz_slab_ptr(const struct cz_slab_arena *a, uint64_t off);
  * idle; thread exit does it too). */
 void cz_slab_thread_flush(void);
 
-/* Returns up to max_bytes of whole empty slabs to the OS (punch-hole) after
+/* Returns whole empty slabs, at most max_bytes of them, to the OS (punch-hole) after
  * emptying the depots and the caller's magazines; other threads' magazines
- * are left alone.  Returns bytes released.  For the control plane when idle;
- * must not run concurrently with cache create/destroy on the same arena. */
+ * are left alone.  Returns bytes released.  For the control plane when idle. */
 size_t cz_slab_shrink(struct cz_slab_arena *a, size_t max_bytes);
 
 struct cz_slab_stat {
