@@ -174,6 +174,7 @@ struct cz_ring *cz_ring_attach(void *mem, size_t bytes)
 {
 	struct cz_ring *r = mem;
 
+	/* The acquire pairs with the release of the magic in init. */
 	if (!mem || (uintptr_t)mem % CZ_RING_ALIGN || bytes < HDR_BYTES ||
 	    atomic_load_explicit((_Atomic uint64_t *)&r->magic, memory_order_acquire) != RING_MAGIC ||
 	    r->version != RING_VERSION || cz_ring_bytes(r->count, r->esize) != r->bytes ||
@@ -215,6 +216,7 @@ bool cz_ring_nonempty(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->head, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A2 (as in dequeue): pairs with W1; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
@@ -236,6 +238,7 @@ bool cz_ring_nonfull(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->tail, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A1 (as in enqueue): pairs with R2; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
@@ -326,6 +329,8 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		if (full)
 			break;
 	}
+	/* tail and head are hints that only shorten scans: no ordering needed,
+	 * the slot states carry it. */
 	if (mp)
 		ring_advance(&r->tail, pos);
 	else
@@ -335,7 +340,7 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		/* F1: pairs with F2 in cz_ring_bell_wait — publish before reading sleepers. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, k);
+			ring_bell_wake(b, k);
 	}
 	return k;
 }
@@ -412,7 +417,7 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 		/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, freed);
+			ring_bell_wake(b, freed);
 	}
 	return k;
 }

@@ -124,8 +124,9 @@ struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
-/* Called after publishing: wakes up to nwake sleepers; no syscall (one
- * full barrier and a load) when nobody sleeps. */
+/* Called after publishing what ready() reads: wakes up to nwake sleepers;
+ * no syscall (a barrier and a load) when nobody sleeps.  The rings call it
+ * themselves; callers need it only for conditions of their own. */
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
 /* Sleeper count (tests and benches use it to know a waiter is asleep). */
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b);
