@@ -64,14 +64,19 @@
  * key order.  Why the short rings bound inversion: an item is committed to a
  * consumer only when that consumer has room in a ring of depth d, so at any
  * time at most d items per consumer are committed ahead of anything still in
- * the heap; a late critical item enters the heap at the dispatcher's next
- * pump (the inbox is drained whole before every pop, so its FIFO depth does
- * not matter) and becomes the next item committed, to whichever consumer
- * frees a slot first: it waits behind at most d - 1 committed items plus
- * the one that consumer is running.  With several consumers, items go to the
- * least-loaded ring; global start order equals pop order up to the at most
- * d items each consumer holds.  A deep FIFO would instead let a critical item
- * wait behind everything enqueued before it.
+ * the heap.  A late critical item enters the heap at the dispatcher's next
+ * pop (the inbox is drained whole before every pop, so its FIFO depth does
+ * not matter; at most one normal item is popped while it arrives) and is the
+ * next item committed, to whichever consumer frees a slot first; there it
+ * waits behind at most d - 1 items of the same ring plus the one that
+ * consumer is running.  So its consumer runs at most d + 1 normal items
+ * after its arrival (selftests/ring_order.c checks this bound).  With several
+ * consumers, items go to the least-loaded ring; the order in which work
+ * starts equals pop order up to the at most d items each consumer holds.  A
+ * deep FIFO would instead let a critical item wait behind everything
+ * enqueued before it.  The heap must hold everything outstanding (inbox
+ * capacity plus work in flight): when it is full the dispatcher stops
+ * draining the inbox, and order falls back to the inbox's FIFO.
  *
  * FAILURE MODES.  A process that dies mid-operation:
  *   - mp producer after claiming (up to a chunk of 32 slots): they stay
