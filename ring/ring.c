@@ -290,6 +290,8 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 	uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	unsigned k = 0;
 
+	if (mp && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
 	while (k < n) {
 		uint64_t ps[CHUNK];
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
@@ -317,8 +319,13 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 			} else if (d < 0) {
 				full = true;  /* previous lap not consumed yet */
 				break;
+			} else if (d == 0) {
+				pos++;  /* claimed by another producer */
 			} else {
-				pos++;  /* taken by another producer, or our position is stale */
+				/* Our position is stale (preempted while others went on):
+				 * positions below tail are all claimed, so jump there rather
+				 * than step over what may be many laps. */
+				pos = ring_catch_up(&r->tail, pos);
 			}
 		}
 		if (mp && m)  /* move other producers past our chunk before copying */
@@ -360,6 +367,8 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 	uint64_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
 	unsigned k = 0, freed = 0;
 
+	if (mc && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
 	while (k < n) {
 		uint64_t ps[CHUNK];
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
@@ -394,8 +403,10 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 				}
 				freed++;
 				pos++;
-			} else if (d > 0 || (d == 0 && kind == S_CCLAIM)) {
-				pos++;  /* taken by another consumer, or our position is stale */
+			} else if (d == 0 && kind == S_CCLAIM) {
+				pos++;  /* claimed by another consumer */
+			} else if (d > 0) {
+				pos = ring_catch_up(&r->head, pos);  /* stale, as above */
 			} else {
 				empty = true;  /* EMPTY/PCLAIM at our position, or an older lap */
 				break;

@@ -151,9 +151,11 @@ bool cz_ring_owner_dead(pid_t pid);
 
 /* Test hook: when set, called right after an mp producer claims a slot
  * (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM), before the data is copied.  Tests use it to stop a
- * process deterministically mid-operation; costs one load and a branch. */
-enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2 };
+ * (CZ_RING_HOOK_CCLAIM), before the data is copied, and when an mp/mc call
+ * has read its starting position from the tail/head hint (CZ_RING_HOOK_HINT,
+ * pos = that position).  Tests use it to stop a thread or process
+ * deterministically mid-operation; costs one load and a branch. */
+enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2, CZ_RING_HOOK_HINT = 3 };
 extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
 
 #endif /* CZ_RING_H */

@@ -145,4 +145,12 @@ static inline void ring_advance(_Atomic uint64_t *a, uint64_t v)
 		;
 }
 
+/* The next position for a thread whose position pos turned out stale: the
+ * hint if it is ahead (everything below it is taken), else pos + 1. */
+static inline uint64_t ring_catch_up(_Atomic uint64_t *hint, uint64_t pos)
+{
+	uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
+	return (int64_t)(h - pos) > 0 ? h : pos + 1;
+}
+
 #endif /* CZ_RING_PVT_H */
