@@ -320,7 +320,10 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 				full = true;  /* previous lap not consumed yet */
 				break;
 			} else if (d == 0) {
-				pos++;  /* claimed by another producer */
+				/* Claimed by another producer, which moves tail past its
+				 * chunk as soon as it has claimed it: jump rather than
+				 * chase it slot by slot through lines it is writing. */
+				pos = ring_catch_up(&r->tail, pos);
 			} else {
 				/* Our position is stale (preempted while others went on):
 				 * positions below tail are all claimed, so jump there rather
