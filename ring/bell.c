@@ -142,11 +142,10 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 	}
 }
 
-void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
+void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
 {
-	/* Callers issued F1 and saw sleepers != 0 (or want an unconditional
-	 * wake).  W3: pairs with A3 — the bump is ordered after what they
-	 * published. */
+	/* Callers issued F1 and saw sleepers != 0.  W3: pairs with A3 — the
+	 * bump is ordered after what they published. */
 	atomic_fetch_add_explicit(&b->word, 1, memory_order_release);
 	long woken = futex(&b->word, FUTEX_WAKE, nwake > INT_MAX ? INT_MAX : (uint32_t)nwake, NULL);
 	/* Take the woken off sleepers now, on their behalf: until they run,
@@ -155,6 +154,13 @@ void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
 	 * below the true number asleep: we remove only finished sleeps. */
 	if (woken > 0)
 		atomic_fetch_sub_explicit(&b->sleepers, (uint32_t)woken, memory_order_relaxed);
+}
+
+void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
+{
+	ring_wake_fence(b);  /* F1: pairs with F2 */
+	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
+		ring_bell_wake(b, nwake);
 }
 
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b)

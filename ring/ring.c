@@ -64,14 +64,19 @@
  * key order.  Why the short rings bound inversion: an item is committed to a
  * consumer only when that consumer has room in a ring of depth d, so at any
  * time at most d items per consumer are committed ahead of anything still in
- * the heap; a late critical item enters the heap at the dispatcher's next
- * pump (the inbox is drained whole before every pop, so its FIFO depth does
- * not matter) and becomes the next item committed, to whichever consumer
- * frees a slot first: it waits behind at most d - 1 committed items plus
- * the one that consumer is running.  With several consumers, items go to the
- * least-loaded ring; global start order equals pop order up to the at most
- * d items each consumer holds.  A deep FIFO would instead let a critical item
- * wait behind everything enqueued before it.
+ * the heap.  A late critical item enters the heap at the dispatcher's next
+ * pop (the inbox is drained whole before every pop, so its FIFO depth does
+ * not matter; at most one normal item is popped while it arrives) and is the
+ * next item committed, to whichever consumer frees a slot first; there it
+ * waits behind at most d - 1 items of the same ring plus the one that
+ * consumer is running.  So its consumer runs at most d + 1 normal items
+ * after its arrival (selftests/ring_order.c checks this bound).  With several
+ * consumers, items go to the least-loaded ring; the order in which work
+ * starts equals pop order up to the at most d items each consumer holds.  A
+ * deep FIFO would instead let a critical item wait behind everything
+ * enqueued before it.  The heap must hold everything outstanding (inbox
+ * capacity plus work in flight): when it is full the dispatcher stops
+ * draining the inbox, and order falls back to the inbox's FIFO.
  *
  * FAILURE MODES.  A process that dies mid-operation:
  *   - mp producer after claiming (up to a chunk of 32 slots): they stay
@@ -174,6 +179,7 @@ struct cz_ring *cz_ring_attach(void *mem, size_t bytes)
 {
 	struct cz_ring *r = mem;
 
+	/* The acquire pairs with the release of the magic in init. */
 	if (!mem || (uintptr_t)mem % CZ_RING_ALIGN || bytes < HDR_BYTES ||
 	    atomic_load_explicit((_Atomic uint64_t *)&r->magic, memory_order_acquire) != RING_MAGIC ||
 	    r->version != RING_VERSION || cz_ring_bytes(r->count, r->esize) != r->bytes ||
@@ -215,6 +221,7 @@ bool cz_ring_nonempty(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->head, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A2 (as in dequeue): pairs with W1; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
@@ -236,6 +243,7 @@ bool cz_ring_nonfull(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->tail, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A1 (as in enqueue): pairs with R2; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
@@ -282,6 +290,8 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 	uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	unsigned k = 0;
 
+	if (mp && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
 	while (k < n) {
 		uint64_t ps[CHUNK];
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
@@ -309,8 +319,16 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 			} else if (d < 0) {
 				full = true;  /* previous lap not consumed yet */
 				break;
+			} else if (d == 0) {
+				/* Claimed by another producer, which moves tail past its
+				 * chunk as soon as it has claimed it: jump rather than
+				 * chase it slot by slot through lines it is writing. */
+				pos = ring_catch_up(&r->tail, pos);
 			} else {
-				pos++;  /* taken by another producer, or our position is stale */
+				/* Our position is stale (preempted while others went on):
+				 * positions below tail are all claimed, so jump there rather
+				 * than step over what may be many laps. */
+				pos = ring_catch_up(&r->tail, pos);
 			}
 		}
 		if (mp && m)  /* move other producers past our chunk before copying */
@@ -326,6 +344,8 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		if (full)
 			break;
 	}
+	/* tail and head are hints that only shorten scans: no ordering needed,
+	 * the slot states carry it. */
 	if (mp)
 		ring_advance(&r->tail, pos);
 	else
@@ -335,7 +355,7 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		/* F1: pairs with F2 in cz_ring_bell_wait — publish before reading sleepers. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, k);
+			ring_bell_wake(b, k);
 	}
 	return k;
 }
@@ -350,6 +370,8 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 	uint64_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
 	unsigned k = 0, freed = 0;
 
+	if (mc && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
 	while (k < n) {
 		uint64_t ps[CHUNK];
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
@@ -384,8 +406,10 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 				}
 				freed++;
 				pos++;
-			} else if (d > 0 || (d == 0 && kind == S_CCLAIM)) {
-				pos++;  /* taken by another consumer, or our position is stale */
+			} else if (d == 0 && kind == S_CCLAIM) {
+				pos++;  /* claimed by another consumer */
+			} else if (d > 0) {
+				pos = ring_catch_up(&r->head, pos);  /* stale, as above */
 			} else {
 				empty = true;  /* EMPTY/PCLAIM at our position, or an older lap */
 				break;
@@ -412,7 +436,7 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 		/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, freed);
+			ring_bell_wake(b, freed);
 	}
 	return k;
 }

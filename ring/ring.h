@@ -124,8 +124,9 @@ struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
-/* Called after publishing: wakes up to nwake sleepers; no syscall (one
- * full barrier and a load) when nobody sleeps. */
+/* Called after publishing what ready() reads: wakes up to nwake sleepers;
+ * no syscall (a barrier and a load) when nobody sleeps.  The rings call it
+ * themselves; callers need it only for conditions of their own. */
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
 /* Sleeper count (tests and benches use it to know a waiter is asleep). */
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b);
@@ -150,9 +151,11 @@ bool cz_ring_owner_dead(pid_t pid);
 
 /* Test hook: when set, called right after an mp producer claims a slot
  * (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM), before the data is copied.  Tests use it to stop a
- * process deterministically mid-operation; costs one load and a branch. */
-enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2 };
+ * (CZ_RING_HOOK_CCLAIM), before the data is copied, and when an mp/mc call
+ * has read its starting position from the tail/head hint (CZ_RING_HOOK_HINT,
+ * pos = that position).  Tests use it to stop a thread or process
+ * deterministically mid-operation; costs one load and a branch. */
+enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2, CZ_RING_HOOK_HINT = 3 };
 extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
 
 #endif /* CZ_RING_H */
