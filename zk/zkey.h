@@ -117,7 +117,8 @@ int cz_zkey_coefs(const struct cz_zkey *z, uint64_t first, size_t n, struct cz_z
 		  char err[CZ_ERRLEN]);
 
 /* The verifying key (alpha1, beta2, gamma2, delta2, IC); free with
- * cz_groth16_vk_free().  have_alphabeta is false (needs a pairing). */
+ * cz_groth16_vk_free().  alphabeta is left unset (have_alphabeta false);
+ * cz_groth16_vk_set_alphabeta() adds it (one pairing). */
 int cz_zkey_vk(const struct cz_zkey *z, struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
 
 /* Cross-checks that a witness (or circuit) belongs to this key: the same
