@@ -750,6 +750,21 @@ static void json_mutants(void)
 	expect_err(PUB("p7.json", "[\"1\"] x"), err, mp, "public.json trailing garbage",
 		   "malformed JSON", NULL);
 	ct_ok(!PUB("p8.json", "[]") && nv == 0, "public.json [] is zero inputs");
+	expect_err(PUB("p9.json", "[123456789012345678901234567890]"), err, mp,
+		   "public.json integer beyond 2^53", "public[0]", "decimal string");
+	expect_err(PUB("p10.json", "[1.5]"), err, mp, "public.json float", "public[0]",
+		   "expected a decimal string");
+	{
+		cz_fr five;
+
+		rc = cz_public_json_read(mutant(mp, sizeof(mp), "p11.json", "[5, \"007\"]", 10), &vals,
+					 &nv, err);
+		cz_fr_from_u64(&five, 5);
+		ct_ok(rc == 0 && nv == 2 && cz_fr_eq(&vals[0], &five),
+		      "public.json small JSON integer and leading zeros accepted (%s)", rc ? err : "ok");
+		free(vals);
+		vals = NULL;
+	}
 #undef PUB
 
 #define PROOF(name, text) (rc = cz_proof_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &pf, err), rc != 0)

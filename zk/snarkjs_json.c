@@ -156,9 +156,15 @@ static int get_dec(struct jctx *c, struct json_object *o, const char *path, char
 	size_t i, n;
 
 	if (json_object_is_type(o, json_type_int)) {
+		/* json-c clamps integers beyond 64 bits; accept only those that are
+		 * exact in every JSON reader (snarkjs itself writes strings). */
 		int64_t v = json_object_get_int64(o);
 		if (v < 0)
 			return cz_errf(c->err, -EINVAL, "%s: %s: negative number", c->name, path);
+		if (v > (INT64_C(1) << 53))
+			return cz_errf(c->err, -EINVAL,
+				       "%s: %s: integer beyond 2^53, write it as a decimal string",
+				       c->name, path);
 		snprintf(out, cap, "%" PRId64, v);
 		return 0;
 	}
