@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "zk/r1cs.h"
 #include "zk/snarkjs_json.h"
@@ -282,11 +283,14 @@ static void check_circuit(const char *circ)
 		text = cz_vk_json_format(&vkj, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json rewritten byte-identical", circ);
 		free(text);
-		/* From the zkey, with snarkjs's e(alpha, beta) borrowed. */
-		vk.have_alphabeta = true;
-		memcpy(vk.alphabeta, vkj.alphabeta, sizeof(vk.alphabeta));
+		/* From the zkey, with snarkjs's e(alpha, beta)^3 computed: equals its export. */
+		cz_groth16_vk_set_alphabeta(&vk);
+		eq = true;
+		for (int k = 0; k < 12; k++)
+			eq = eq && cz_fp_eq(&vk.alphabeta[k], &vkj.alphabeta[k]);
+		ct_ok(eq, "%s: e(alpha1, beta2)^3 equals vk.json's vk_alphabeta_12", circ);
 		text = cz_vk_json_format(&vk, err);
-		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey byte-identical", circ);
+		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey alone byte-identical", circ);
 		free(text);
 		cz_groth16_vk_free(&vk);
 		cz_groth16_vk_free(&vkj);
@@ -747,6 +751,21 @@ static void json_mutants(void)
 	expect_err(PUB("p7.json", "[\"1\"] x"), err, mp, "public.json trailing garbage",
 		   "malformed JSON", NULL);
 	ct_ok(!PUB("p8.json", "[]") && nv == 0, "public.json [] is zero inputs");
+	expect_err(PUB("p9.json", "[123456789012345678901234567890]"), err, mp,
+		   "public.json integer beyond 2^53", "public[0]", "decimal string");
+	expect_err(PUB("p10.json", "[1.5]"), err, mp, "public.json float", "public[0]",
+		   "expected a decimal string");
+	{
+		cz_fr five;
+
+		rc = cz_public_json_read(mutant(mp, sizeof(mp), "p11.json", "[5, \"007\"]", 10), &vals,
+					 &nv, err);
+		cz_fr_from_u64(&five, 5);
+		ct_ok(rc == 0 && nv == 2 && cz_fr_eq(&vals[0], &five),
+		      "public.json small JSON integer and leading zeros accepted (%s)", rc ? err : "ok");
+		free(vals);
+		vals = NULL;
+	}
 #undef PUB
 
 #define PROOF(name, text) (rc = cz_proof_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &pf, err), rc != 0)
@@ -935,6 +954,35 @@ static void synthetic_key(void)
 			eq = cr[i].matrix == co[i].matrix && cr[i].constraint == co[i].constraint &&
 			     cr[i].signal == co[i].signal && cz_fr_eq(&cr[i].value, &co[i].value);
 		ct_ok(eq, "synthetic key reads back what was written (H, B1, B2 with infinity, coefficients)");
+		t0 = cpu_s();
+		for (i = 0; i < 10; i++)
+			cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err);
+		dt1 = (cpu_s() - t0) / (10.0 * DOM);
+		t0 = cpu_s();
+		for (i = 0; i < 10; i++)
+			cz_zkey_g2(z, CZ_ZKEY_B2, 0, NV, rd2, err);
+		dt2 = (cpu_s() - t0) / (10.0 * NV);
+		ct_diag("conversion with range and curve checks (CPU time): G1 %.2f us/point, G2 %.2f us/point",
+			dt1 * 1e6, dt2 * 1e6);
+		{
+			struct cz_pool *pool = cz_pool_create(4);
+			cz_g1_affine *rp = malloc(DOM * sizeof(*rp));
+			cz_g2_affine *rp2 = malloc(NV * sizeof(*rp2));
+
+			eq = pool && rp && rp2 && cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, DOM, rp, pool, err) == 0 &&
+			     cz_zkey_g2_pool(z, CZ_ZKEY_B2, 0, NV, rp2, pool, err) == 0 &&
+			     cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err) == 0;
+			for (i = 0; eq && i < DOM; i++)
+				eq = g1_eq(&rp[i], &rd[i]);
+			for (i = 0; eq && i < NV; i++)
+				eq = g2_eq(&rp2[i], &b2[i]);
+			ct_ok(eq, "pooled conversion equals the serial one (H, B2)");
+			ct_ok(cz_zkey_g1_pool(z, CZ_ZKEY_H, 10, DOM, rp, pool, err) != 0 && strstr(err, "out of"),
+			      "pooled conversion past the section rejected: %s", err);
+			free(rp);
+			free(rp2);
+			cz_pool_destroy(pool);
+		}
 		ct_ok(cz_zkey_g1(z, CZ_ZKEY_H, DOM - 1, 2, rd, err) != 0 && strstr(err, "out of"),
 		      "accessor range past the section rejected: %s", err);
 		ct_ok(cz_zkey_g1(z, CZ_ZKEY_B2, 0, 1, rd, err) != 0 && strstr(err, "not a G1"),
@@ -951,6 +999,19 @@ static void synthetic_key(void)
 		cz_zkey_close(z);
 		expect_err(z == NULL, err, zp, "first bad H point", "section 9 (H): point 700",
 			   "not in the prime-order subgroup");
+		/* Off the curve at 1900 and 300, converted on a pool: 300 is named. */
+		cz_fp_add(&h[1900].x, &h[1900].x, &cz_fp_one);
+		cz_fp_add(&h[300].x, &h[300].x, &cz_fp_one);
+		z = cz_zkey_write(zp, &kp, err) == 0 ? cz_zkey_open_flags(zp, 0, err) : NULL;
+		if (ct_ok(z != NULL, "synthetic key with H[300], H[1900] off the curve opens header-only")) {
+			struct cz_pool *pool = cz_pool_create(4);
+
+			expect_err(cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, DOM, rd, pool, err) != 0, err, zp,
+				   "pooled conversion of a bad H", "section 9 (H): point 300",
+				   "not on the curve");
+			cz_pool_destroy(pool);
+			cz_zkey_close(z);
+		}
 	}
 
 	/* Cost of the subgroup checks, per point, in CPU time (the machine is
