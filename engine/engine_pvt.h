@@ -67,7 +67,6 @@ struct cz_job {
 	struct cz_part *parts;
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
-	char outdir[PATH_MAX + 80];
 	uint64_t t_submit, t_finish;
 	struct cz_job *next;
 };

@@ -225,15 +225,18 @@ static const char *job_state_name(int s)
 	return s >= 0 && s <= CZ_JOB_CANCELLED ? n[s] : "?";
 }
 
-static json_object *job_result_locked(const struct cz_job *j)
+static json_object *job_result_locked(const struct cz_engine *e, const struct cz_job *j)
 {
+	char dir[PATH_MAX + 80];
 	int st = atomic_load(&j->state);
 	json_object *r = st == CZ_JOB_DONE ? cz_resp_ok() : cz_resp_err("job %s %s%s%s", j->id,
 					   job_state_name(st), *j->err ? ": " : "", j->err);
 	json_object_object_add(r, "job", json_object_new_string(j->id));
 	json_object_object_add(r, "state", json_object_new_string(job_state_name(st)));
-	if (st == CZ_JOB_DONE)
-		json_object_object_add(r, "dir", json_object_new_string(j->outdir));
+	if (st == CZ_JOB_DONE) {
+		snprintf(dir, sizeof(dir), "%s/proofs/%s", e->state_dir, j->id);
+		json_object_object_add(r, "dir", json_object_new_string(dir));
+	}
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
 	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
 	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
@@ -269,7 +272,7 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req)
 			break;
 		}
 		if (atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts) {
-			r = job_result_locked(j);
+			r = job_result_locked(e, j);
 			break;
 		}
 		if (e->stopping) {
