@@ -10,13 +10,13 @@
  *
  * Function names carry the mode in a fixed position, as in DPDK:
  *   cz_ring_sp_enqueue_burst   one producer at a time (no atomic RMW)
- *   cz_ring_mp_enqueue_burst   any number of producers (one CAS per item)
+ *   cz_ring_mp_enqueue_burst   any number of producers (one CAS per run of up to 32)
  *   cz_ring_sc_dequeue_burst   one consumer at a time
  *   cz_ring_mc_dequeue_burst   any number of consumers
  * All four work on the same layout; which ones a ring may mix is the
  * caller's contract (sp with sp only after the previous sp is gone, etc.).
  * The mp/mc calls take an owner id (1..CZ_RING_OWNER_MAX) naming the
- * calling thread or process, which is recorded in a claimed slot so that
+ * calling thread or process, which is recorded in a claim so that
  * cz_ring_recover() can undo the claims of one that died.
  *
  * Burst calls move up to n elements and return how many they moved
@@ -36,7 +36,7 @@
 #define CZ_RING_ALIGN     64      /* the memory given to init/attach must be this aligned */
 #define CZ_RING_COUNT_MAX (1u << 24)
 #define CZ_RING_ESIZE_MAX 1024u
-#define CZ_RING_OWNER_MAX 65535u  /* owner ids are 1..65535; 0 means "none" */
+#define CZ_RING_OWNER_MAX 4095u   /* owner ids are 1..4095; 0 means "none" */
 
 /*
  * The descriptor the engine passes around: 64 bytes, one cache line.
@@ -149,13 +149,13 @@ int cz_ring_recover(struct cz_ring *r, unsigned dead_owner, void *out, unsigned 
  * where the supervisor holds them.) */
 bool cz_ring_owner_dead(pid_t pid);
 
-/* Test hook: when set, called right after an mp producer claims a slot
- * (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM), before the data is copied, and when an mp/mc call
- * has read its starting position from the tail/head hint (CZ_RING_HOOK_HINT,
- * pos = that position).  Tests use it to stop a thread or process
+/* Test hook: when set, called right after an mp producer claims a run of n
+ * slots from pos (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
+ * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied, and when an
+ * mp/mc call has read its starting position from the tail/head hint
+ * (CZ_RING_HOOK_HINT, n = 0).  Tests use it to stop a thread or process
  * deterministically mid-operation; costs one load and a branch. */
 enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2, CZ_RING_HOOK_HINT = 3 };
-extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
+extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos, unsigned n);
 
 #endif /* CZ_RING_H */
