@@ -384,9 +384,12 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		 * FULL is.  Last to first: a run's head, which holds the claim,
 		 * goes last, so until the whole run is out the claim is on record
 		 * (consumers wait at the head anyway). */
-		for (unsigned i = m; i-- > 0;)
+		for (unsigned i = m; i-- > 0;) {
 			atomic_store_explicit(&st[(first + i) & mask], st_make(first + i, 0, S_FULL),
 					      memory_order_release);
+			if (mp && cz_ring_test_hook)
+				cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
+		}
 		k += m;
 		if (full)
 			break;
@@ -495,6 +498,10 @@ unsigned cz_ring_sp_enqueue_burst(struct cz_ring *r, const void *objs, unsigned 
 
 unsigned cz_ring_mp_enqueue_burst(struct cz_ring *r, unsigned owner, const void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {  /* 0 wraps: one compare for both ends */
+		errno = EINVAL;
+		return 0;
+	}
 	return enqueue(r, owner, objs, n, true);
 }
 
@@ -505,6 +512,10 @@ unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n)
 
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {
+		errno = EINVAL;
+		return 0;
+	}
 	return dequeue(r, owner, objs, n, true);
 }
 

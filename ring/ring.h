@@ -20,7 +20,8 @@
  * cz_ring_recover() can undo the claims of one that died.
  *
  * Burst calls move up to n elements and return how many they moved
- * (0 when the ring is full / empty); they never block.  To block, pair them
+ * (0 when the ring is full / empty, or with errno = EINVAL for an owner id
+ * out of range); they never block.  To block, pair them
  * with cz_ring_wait_nonempty() / cz_ring_wait_nonfull(), which spin briefly
  * and then sleep on a futex word in the shared memory.
  */
@@ -151,11 +152,18 @@ bool cz_ring_owner_dead(pid_t pid);
 
 /* Test hook: when set, called right after an mp producer claims a run of n
  * slots from pos (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied, and when an
- * mp/mc call has read its starting position from the tail/head hint
- * (CZ_RING_HOOK_HINT, n = 0).  Tests use it to stop a thread or process
- * deterministically mid-operation; costs one load and a branch. */
-enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2, CZ_RING_HOOK_HINT = 3 };
+ * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied; after an mp
+ * producer publishes position pos with n more of its run to go
+ * (CZ_RING_HOOK_PUBLISH); and when an mp/mc call has read its starting
+ * position from the tail/head hint (CZ_RING_HOOK_HINT, n = 0).  Tests use
+ * it to stop a thread or process deterministically mid-operation; costs one
+ * load and a branch. */
+enum {
+	CZ_RING_HOOK_PCLAIM = 1,
+	CZ_RING_HOOK_CCLAIM = 2,
+	CZ_RING_HOOK_HINT = 3,
+	CZ_RING_HOOK_PUBLISH = 4,
+};
 extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos, unsigned n);
 
 #endif /* CZ_RING_H */

@@ -131,6 +131,46 @@ static void t_dead_producer(void)
 	close(fd);
 }
 
+/*
+ * A producer that dies in the middle of publishing its run: the slots it
+ * had published are complete elements and are delivered; recovery skips
+ * the rest, head included.  Runs are published last to first, so with a run
+ * of 6 stopped after 2 publishes, elements #8 and #9 arrive and #4-#7 not.
+ */
+static void t_dead_mid_publish(void)
+{
+	size_t bytes = cz_ring_bytes(64, 64);
+	int fd;
+	void *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, bytes, 64, 64);
+	struct cz_ring *r = cz_ring_attach(mem, bytes);
+	struct cz_ring_desc d[64];
+	int ok = 1, held = -1;
+
+	/* Publishes: 4 for the first run, then the 2nd publish of the second. */
+	pid_t pid = spawn_stopped(fd, bytes, CZ_RING_HOOK_PUBLISH, 6, victim_producer, &held);
+	ok &= pid > 0 && held == 4;  /* positions 4..7 of its run still to publish */
+	for (int i = 0; i < 20; i++)
+		rt_desc(&d[i], 2, (uint64_t)i);
+	ok &= cz_ring_mp_enqueue_burst(r, 2, d, 20) == 20;
+	kill_wait(pid);
+	unsigned got = cz_ring_sc_dequeue_burst(r, d, 64);
+	ok &= got == 4 && cz_ring_sc_dequeue_burst(r, d + 4, 60) == 0;
+	int rc = cz_ring_recover(r, 7, NULL, 0, NULL);
+	ok &= rc == 4;  /* the head and 3 unpublished members */
+	got = cz_ring_sc_dequeue_burst(r, d, 64);
+	ok &= got == 22;
+	if (got == 22) {
+		ok &= rt_desc_is(&d[0], 7, 8) && rt_desc_is(&d[1], 7, 9);
+		for (unsigned i = 2; i < got; i++)
+			ok &= rt_desc_is(&d[i], 2, i - 2);
+	}
+	ct_ok(ok, "dead mp producer mid-publish: the 2 elements of its run it had published "
+	      "arrive (in order), recovery skips the other 4, the 20 behind follow");
+	munmap(mem, bytes);
+	close(fd);
+}
+
 /* Victim consumer: owner 9 takes up to 8; stops after its 3rd claim, so it
  * holds 3 claimed slots it has not copied yet. */
 static void victim_consumer(void *mem, size_t bytes)
@@ -414,17 +454,23 @@ static void t_stress_kill(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(8);
+	ct_plan(9);
 	t_dead_producer();
+	t_dead_mid_publish();
 	t_dead_consumer();
 	t_dead_sp_sc();
 	t_stress_kill();
 	static _Alignas(64) char mem[8192];
 	cz_ring_init(mem, sizeof(mem), 8, 64);
 	unsigned nout;
+	struct cz_ring_desc one[1] = { { 0 } };
 	ct_ok(cz_ring_recover((struct cz_ring *)mem, 0, NULL, 0, &nout) == -EINVAL &&
-	      cz_ring_recover((struct cz_ring *)mem, 70000, NULL, 0, &nout) == -EINVAL &&
-	      cz_ring_recover((struct cz_ring *)mem, 5, NULL, 0, &nout) == 0,
-	      "recover: owner 0 and ids past 65535 are refused; nothing to do is 0");
+	      cz_ring_recover((struct cz_ring *)mem, CZ_RING_OWNER_MAX + 1, NULL, 0, &nout) == -EINVAL &&
+	      cz_ring_recover((struct cz_ring *)mem, 5, NULL, 0, &nout) == 0 &&
+	      cz_ring_mp_enqueue_burst((struct cz_ring *)mem, 0, one, 1) == 0 && errno == EINVAL &&
+	      cz_ring_mc_dequeue_burst((struct cz_ring *)mem, CZ_RING_OWNER_MAX + 1, one, 1) == 0 &&
+	      cz_ring_count((struct cz_ring *)mem) == 0,
+	      "owner ids: 0 and ids past CZ_RING_OWNER_MAX are refused by recover and the "
+	      "mp/mc calls; nothing to recover is 0");
 	return ct_exit();
 }
