@@ -72,6 +72,7 @@ struct cz_ring_bell {
 	_Atomic uint32_t sleepers;           /* sleeps not yet accounted for (bell.c) */
 	uint32_t asym;                       /* 1: wakers skip the full barrier, sleepers
 					      * issue membarrier() instead (bell.c) */
+	_Atomic uint32_t closed;             /* set by cz_ring_bell_close() */
 };
 
 struct cz_ring;
@@ -114,21 +115,29 @@ unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n);
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n);
 
 /* Block until the ring is nonempty / nonfull or timeout_ns passes (<0: no
- * limit).  0, or -ETIMEDOUT.  Spins briefly first, then sleeps on the bell. */
+ * limit).  0, -ETIMEDOUT, or -EPIPE when the bell is closed and the
+ * condition does not hold (cz_ring_bell_close: shutdown).  Spins briefly
+ * first, then sleeps. */
 int cz_ring_wait_nonempty(struct cz_ring *r, int64_t timeout_ns);
 int cz_ring_wait_nonfull(struct cz_ring *r, int64_t timeout_ns);
 
 struct cz_ring_bell *cz_ring_cons_bell(struct cz_ring *r);
 struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
 
-/* Wait on a bell until ready(arg) holds.  ready must read state that the
+/* Wait on a bell until ready(arg) holds: 0, -ETIMEDOUT, or -EPIPE once the
+ * bell is closed (and ready() false).  ready must read state that the
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
-/* Called after publishing what ready() reads: wakes up to nwake sleepers;
- * no syscall (a barrier and a load) when nobody sleeps.  The rings call it
- * themselves; callers need it only for conditions of their own. */
+/* Called after publishing what ready() reads: wakes up to nwake sleepers,
+ * which re-check ready() and sleep again if it does not hold yet; no syscall
+ * (a barrier and a load) when nobody sleeps.  The rings call it themselves;
+ * callers need it only for conditions of their own. */
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
+/* Closes the bell: every wait on it, now or later, returns -EPIPE instead
+ * of sleeping (unless its condition holds).  How a daemon stops its
+ * waiters; cz_ring_bell_init() reopens. */
+void cz_ring_bell_close(struct cz_ring_bell *b);
 /* Sleeper count (tests and benches use it to know a waiter is asleep). */
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b);
 
