@@ -13,8 +13,10 @@
  *   cz_ring_mp_enqueue_burst   any number of producers (one CAS per run of up to 32)
  *   cz_ring_sc_dequeue_burst   one consumer at a time
  *   cz_ring_mc_dequeue_burst   any number of consumers
- * All four work on the same layout; which ones a ring may mix is the
- * caller's contract (sp with sp only after the previous sp is gone, etc.).
+ * All four work on the same layout.  The caller's contract: a ring's
+ * producers are either one sp at a time (a successor only after its
+ * predecessor is gone) or any number of mp, never a mix (an sp producer
+ * does not see mp run claims); the same for consumers, sc or mc.
  * The mp/mc calls take an owner id (1..CZ_RING_OWNER_MAX) naming the
  * calling thread or process, which is recorded in a claim so that
  * cz_ring_recover() can undo the claims of one that died.
