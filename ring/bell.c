@@ -93,6 +93,7 @@ void cz_ring_bell_init(struct cz_ring_bell *b)
 {
 	atomic_init(&b->word, 0);
 	atomic_init(&b->sleepers, 0);
+	atomic_init(&b->closed, 0);
 	b->asym = ring_membarrier_register();
 }
 
@@ -124,6 +125,11 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return 0;
 		}
+		/* Closing is a publication like any other: same F1/F2 argument. */
+		if (atomic_load_explicit(&b->closed, memory_order_relaxed)) {
+			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
+			return -EPIPE;
+		}
 		int64_t left = deadline == INT64_MAX ? -1 : deadline - now_ns();
 		if (deadline != INT64_MAX && left <= 0) {
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
@@ -139,6 +145,8 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 		if (ready(arg))
 			return 0;
+		if (atomic_load_explicit(&b->closed, memory_order_relaxed))
+			return -EPIPE;
 	}
 }
 
@@ -161,6 +169,14 @@ void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
 	ring_wake_fence(b);  /* F1: pairs with F2 */
 	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
 		ring_bell_wake(b, nwake);
+}
+
+void cz_ring_bell_close(struct cz_ring_bell *b)
+{
+	atomic_store_explicit(&b->closed, 1, memory_order_relaxed);
+	ring_wake_fence(b);  /* F1: pairs with F2 */
+	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
+		ring_bell_wake(b, UINT32_MAX);
 }
 
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b)

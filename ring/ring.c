@@ -16,7 +16,9 @@
  *
  * (bracketed states exist only in mp / mc mode, where the transition into
  * them is a CAS that decides among competitors; sp / sc write plain release
- * stores.)  A producer at position p may write slot p & mask only when its
+ * stores.  An mp producer claims a run of up to 32 positions with one CAS on
+ * the first, which records owner and length; the rest stay EMPTY until
+ * published, and no other producer can reach them: see enqueue().)  A producer at position p may write slot p & mask only when its
  * state is EMPTY(p); a consumer may read it only when it is FULL(p).  Because
  * the tag names the lap, a slow thread holding a stale position sees a tag
  * in the future and moves on, and a fast one sees a tag in the past and
@@ -79,13 +81,16 @@
  * draining the inbox, and order falls back to the inbox's FIFO.
  *
  * FAILURE MODES.  A process that dies mid-operation:
- *   - mp producer after claiming (up to a chunk of 32 slots): they stay
- *     PCLAIM and consumers stop at the first (FIFO).  cz_ring_recover(dead)
- *     turns them into SKIP, which consumers step over (recover.c).
+ *   - mp producer after claiming a run (up to 32 slots, recorded in its
+ *     first slot): the head stays PCLAIM and consumers stop there (FIFO).
+ *     cz_ring_recover(dead) turns the run's unpublished slots into SKIP,
+ *     which consumers step over (recover.c); elements it had published are
+ *     delivered.
  *   - mc consumer after claiming: the slots stay CCLAIM and producers stop
  *     there a lap later.  cz_ring_recover(dead) copies the elements out for
- *     the caller to re-enqueue and frees the slots: an element reaches a
- *     consumer's caller exactly once, or comes back from recovery.
+ *     the caller to re-enqueue and frees the slots.  (Elements the consumer
+ *     had already copied and released when it died were in its own memory
+ *     and are gone with it; the engine re-issues a dead prover's work.)
  *   - sp producer / sc consumer: nothing is claimed; a successor continues
  *     from the stale tail/head and steps over slots whose tag is ahead.
  *   - a dead waiter leaves sleepers too high: wakers then make a syscall
@@ -99,7 +104,7 @@
 #include <signal.h>
 #include <string.h>
 
-void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
+void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos, unsigned n);
 
 #define HDR_BYTES ((sizeof(struct cz_ring) + 63) & ~(size_t)63)
 
@@ -250,6 +255,8 @@ bool cz_ring_nonfull(const struct cz_ring *r)
 			return false;
 		if (d == 0 && st_kind(v) == S_EMPTY)
 			return true;
+		if (d == 0 && st_kind(v) == S_PCLAIM)
+			pos += st_len(v) - 1;  /* a run another producer holds */
 	}
 	return false;
 }
@@ -276,10 +283,11 @@ static inline __attribute__((always_inline)) void copy_elt(void *dst, const void
 
 /*
  * Producer side; mp is a compile-time constant in each caller, so this
- * specialises into the sp and mp paths.  Cost per element: sp, one acquire
- * load, the copy and one release store (plain moves on x86); mp adds one
- * CAS.  Per burst: one full barrier (F1) and a load of sleepers, plus one
- * CAS-max of tail in mp.
+ * specialises into the sp and mp paths.  Cost per element: one acquire
+ * load, the copy and one release store (plain moves on x86).  Per run of
+ * up to CHUNK: in mp one CAS on the run head and one CAS-max of tail.  Per
+ * burst: F1 (a compiler barrier, or a full one without membarrier) and a
+ * load of sleepers.
  */
 static inline __attribute__((always_inline)) unsigned
 enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const bool mp)
@@ -291,55 +299,97 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 	unsigned k = 0;
 
 	if (mp && cz_ring_test_hook)
-		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos, 0);
 	while (k < n) {
-		uint64_t ps[CHUNK];
+		uint64_t first;
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
 		bool full = false;
 
-		while (m < want) {  /* claim */
-			_Atomic uint64_t *s = &st[pos & mask];
-			/* A1: pairs with R2 — the last consumer of this slot finished reading. */
-			uint64_t v = atomic_load_explicit(s, memory_order_acquire);
-			int64_t d = st_dist(v, pos);
+		if (mp) {
+			/*
+			 * Claim a run with one CAS.  Invariant: no producer's position is
+			 * past the lowest unclaimed one (positions are passed only when
+			 * claimed, and tail is a lower bound), so when the slot at pos is
+			 * EMPTY(pos) nobody else can be at pos + 1 ...: free slots behind
+			 * it are ours to take by claiming pos for the whole run.  The run
+			 * head records owner and length, so the claim is never anonymous
+			 * (recover.c) and other producers jump over it.
+			 */
+			for (;;) {
+				_Atomic uint64_t *s = &st[pos & mask];
+				/* A1: pairs with R2 — the slot's last reader is done. */
+				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+				int64_t d = st_dist(v, pos);
 
-			if (d == 0 && st_kind(v) == S_EMPTY) {
-				if (mp) {
-					/* Claim among producers; the winner's owner id is in the
-					 * word, so a claim is never anonymous (recover.c relies on
-					 * it).  Failure reloads the same position. */
+				if (d == 0 && st_kind(v) == S_EMPTY) {
+					unsigned len = 1;
+					/* A1 for each member, as above. */
+					while (len < want &&
+					       atomic_load_explicit(&st[(pos + len) & mask],
+								    memory_order_acquire) ==
+						       st_make(pos + len, 0, S_EMPTY))
+						len++;
+					/* Failure reloads the same position. */
 					if (!atomic_compare_exchange_weak_explicit(
-						    s, &v, st_make(pos, owner, S_PCLAIM),
+						    s, &v, st_make_run(pos, owner, len),
 						    memory_order_relaxed, memory_order_relaxed))
 						continue;
 					if (cz_ring_test_hook)
-						cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos);
+						cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos, len);
+					first = pos;
+					m = len;
+					pos += len;
+					/* Move the others past our run before we copy. */
+					ring_advance(&r->tail, pos);
+					break;
+				} else if (d < 0) {
+					full = true;  /* previous lap not consumed yet */
+					break;
+				} else if (d == 0 && st_kind(v) == S_PCLAIM) {
+					pos += st_len(v);  /* another producer's run */
+				} else {
+					/* Published, or our position is stale (preempted while
+					 * others went on): positions below tail are all
+					 * claimed, so jump there rather than step over what may
+					 * be many laps. */
+					pos = ring_catch_up(&r->tail, pos);
 				}
-				ps[m++] = pos++;
-			} else if (d < 0) {
-				full = true;  /* previous lap not consumed yet */
-				break;
-			} else if (d == 0) {
-				/* Claimed by another producer, which moves tail past its
-				 * chunk as soon as it has claimed it: jump rather than
-				 * chase it slot by slot through lines it is writing. */
-				pos = ring_catch_up(&r->tail, pos);
-			} else {
-				/* Our position is stale (preempted while others went on):
-				 * positions below tail are all claimed, so jump there rather
-				 * than step over what may be many laps. */
-				pos = ring_catch_up(&r->tail, pos);
+			}
+		} else {
+			first = pos;
+			while (m < want) {
+				_Atomic uint64_t *s = &st[pos & mask];
+				/* A1: pairs with R2 — the slot's last reader is done. */
+				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+				int64_t d = st_dist(v, pos);
+
+				if (d == 0 && st_kind(v) == S_EMPTY) {
+					m++;
+					pos++;
+				} else if (d < 0) {
+					full = true;  /* previous lap not consumed yet */
+					break;
+				} else if (!m) {
+					/* Stale tail left by a predecessor that died: skip. */
+					first = ++pos;
+				} else {
+					break;  /* finish this contiguous run first */
+				}
 			}
 		}
-		if (mp && m)  /* move other producers past our chunk before copying */
-			ring_advance(&r->tail, pos);
 		for (unsigned i = 0; i < m; i++)  /* copy */
-			copy_elt(data + (size_t)(ps[i] & mask) * esize,
+			copy_elt(data + (size_t)((first + i) & mask) * esize,
 				 (const char *)objs + (size_t)(k + i) * esize, esize);
-		for (unsigned i = 0; i < m; i++)  /* publish, in position order */
-			/* W1: pairs with A2 — the bytes above are visible before FULL is. */
-			atomic_store_explicit(&st[ps[i] & mask], st_make(ps[i], 0, S_FULL),
+		/* Publish.  W1: pairs with A2 — the bytes above are visible before
+		 * FULL is.  Last to first: a run's head, which holds the claim,
+		 * goes last, so until the whole run is out the claim is on record
+		 * (consumers wait at the head anyway). */
+		for (unsigned i = m; i-- > 0;) {
+			atomic_store_explicit(&st[(first + i) & mask], st_make(first + i, 0, S_FULL),
 					      memory_order_release);
+			if (mp && cz_ring_test_hook)
+				cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
+		}
 		k += m;
 		if (full)
 			break;
@@ -371,7 +421,7 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 	unsigned k = 0, freed = 0;
 
 	if (mc && cz_ring_test_hook)
-		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos);
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos, 0);
 	while (k < n) {
 		uint64_t ps[CHUNK];
 		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
@@ -391,7 +441,7 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 						    memory_order_relaxed, memory_order_relaxed))
 						continue;
 					if (cz_ring_test_hook)
-						cz_ring_test_hook(r, CZ_RING_HOOK_CCLAIM, pos);
+						cz_ring_test_hook(r, CZ_RING_HOOK_CCLAIM, pos, 1);
 				}
 				ps[m++] = pos++;
 			} else if (d == 0 && kind == S_SKIP) {
@@ -448,6 +498,10 @@ unsigned cz_ring_sp_enqueue_burst(struct cz_ring *r, const void *objs, unsigned 
 
 unsigned cz_ring_mp_enqueue_burst(struct cz_ring *r, unsigned owner, const void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {  /* 0 wraps: one compare for both ends */
+		errno = EINVAL;
+		return 0;
+	}
 	return enqueue(r, owner, objs, n, true);
 }
 
@@ -458,6 +512,10 @@ unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n)
 
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {
+		errno = EINVAL;
+		return 0;
+	}
 	return dequeue(r, owner, objs, n, true);
 }
 

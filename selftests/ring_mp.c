@@ -219,9 +219,9 @@ static void run(const char *what, unsigned nprod, unsigned ncons, int procs, uin
 static _Thread_local int tl_hold;    /* this thread stops at its next hint */
 static _Atomic int held, release_held;
 
-static void hold_hook(struct cz_ring *r, int where, uint64_t pos)
+static void hold_hook(struct cz_ring *r, int where, uint64_t pos, unsigned n)
 {
-	(void)r, (void)pos;
+	(void)r, (void)pos, (void)n;
 	if (where != CZ_RING_HOOK_HINT || !tl_hold)
 		return;
 	tl_hold = 0;

@@ -364,10 +364,49 @@ static void t_idle(void)
 	      "idle: a 300 ms wait on an empty ring times out and uses %.2f ms of CPU", cpu_ns / 1e6);
 }
 
+/* Closing a bell ends waits on it: one asleep with no time limit returns
+ * -EPIPE promptly, later ones at once, but a ring with elements still
+ * reports them first. */
+static void *forever_waiter(void *v)
+{
+	return (void *)(intptr_t)cz_ring_wait_nonempty(v, -1);
+}
+
+static void t_close(void)
+{
+	static _Alignas(64) char mem[8192];
+	cz_ring_init(mem, sizeof(mem), 8, 64);
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	struct cz_ring_bell *b = cz_ring_cons_bell(r);
+	pthread_t t;
+	void *res;
+	int ok = 1;
+
+	pthread_create(&t, NULL, forever_waiter, r);
+	int64_t until = rt_now_ns() + 2 * SEC;
+	while (!cz_ring_bell_sleepers(b) && rt_now_ns() < until)
+		sched_yield();
+	ok &= cz_ring_bell_sleepers(b) == 1;
+	int64_t t0 = rt_now_ns();
+	cz_ring_bell_close(b);
+	pthread_join(t, &res);
+	int64_t took = rt_now_ns() - t0;
+	ok &= (intptr_t)res == -EPIPE && took < SEC;
+	ok &= cz_ring_wait_nonempty(r, SEC) == -EPIPE;
+	struct cz_ring_desc d;
+	rt_desc(&d, 1, 0);
+	ok &= cz_ring_sp_enqueue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, SEC) == 0;
+	ok &= cz_ring_wait_nonfull(r, SEC) == 0;  /* the other bell is open */
+	cz_ring_bell_init(b);
+	ok &= cz_ring_sc_dequeue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, 1000000) == -ETIMEDOUT;
+	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE after %.0f us; later "
+	      "waits return at once, unless elements are there; init reopens", took / 1e3);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(10);
+	ct_plan(11);
 	t_geometry();
 	t_model();
 	t_threads();
@@ -377,6 +416,7 @@ int main(void)
 	t_wakeup(1, 1);
 	t_wakeup_full();
 	t_idle();
+	t_close();
 	ct_ok(cz_ring_owner_dead(getpid()) == 0, "owner_dead: a live pid reads as alive");
 	return ct_exit();
 }
