@@ -119,8 +119,9 @@ struct cz_engine {
 	struct cz_devslot *devs;
 };
 
-/* Ring owner ids (16 bits): synthesis workers 1.., consumers from here. */
-#define CZ_OWNER_CONSUMER 0x8000u
+/* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
+ * from here (the engine caps each kind below 2048). */
+#define CZ_OWNER_CONSUMER 2048u
 
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);

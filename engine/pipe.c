@@ -73,19 +73,19 @@ int cz_pipe_create(struct cz_pipe *p, unsigned nout, char *err, size_t cap)
 	return 0;
 }
 
+/* Closing a bell ends current and future waits on it at once. */
 void cz_pipe_stop(struct cz_pipe *p)
 {
 	atomic_store(&p->stop, 1);
-	cz_ring_bell_ring(p->bell, 1);
+	cz_ring_bell_close(p->bell);
 	for (unsigned i = 0; i < p->nout; i++)
-		cz_ring_bell_ring(cz_ring_cons_bell(p->out[i]), 1);
-	cz_ring_bell_ring(cz_ring_cons_bell(p->done), 1);
+		cz_ring_bell_close(cz_ring_cons_bell(p->out[i]));
 }
 
 void cz_pipe_finish(struct cz_pipe *p)
 {
 	atomic_store(&p->fin_stop, 1);
-	cz_ring_bell_ring(cz_ring_cons_bell(p->done), 1);
+	cz_ring_bell_close(cz_ring_cons_bell(p->done));
 }
 
 void cz_pipe_destroy(struct cz_pipe *p)

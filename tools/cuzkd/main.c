@@ -86,11 +86,12 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	else if (!strcmp(name, "backend"))
 		c->backend = keep(o, val, copy);
 	else if (!strcmp(name, "devices"))
-		bad = parse_uint(val, &c->devices);
+		bad = parse_uint(val, &c->devices) || c->devices > 32;
 	else if (!strcmp(name, "consumers-per-device"))
-		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device;
+		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device ||
+		      c->consumers_per_device > 64;
 	else if (!strcmp(name, "synth-workers"))
-		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers;
+		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers || c->synth_workers > 1024;
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
 	else if (!strcmp(name, "null-delay-ms"))
