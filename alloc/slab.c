@@ -60,13 +60,15 @@
  * magazines: a thread parking two 1 GiB buffers would make the next get
  * carve a slab the budget never planned for.  Their depot is instead one
  * stack of free objects (sized for all the region could hold) under the
- * depot lock: get and put are a lock and a pop or push, touching two or
- * three pages.  That matters because a buffer is put right after a fill of
- * hundreds of MiB has flushed the caches and TLB.  Measured on the 2-core
- * test VM (cuzk bench slab): get+put 17 ns warm; right after a 64 MiB fill
- * ~1.8 us, where through the slab layer (slab, owner map, neighbours' list
- * links) it was ~4 us; a lone locked instruction on a cold line costs
- * ~1.3 us there by itself (DRAM miss plus a nested page walk).
+ * depot lock, its top entry, count and lock in the cache's first cache
+ * line: a put is one lock, one store, one unlock on one line.  That matters
+ * because a buffer is put right after a fill of hundreds of MiB has flushed
+ * the caches and TLB, and on the test VM one locked instruction on a cold
+ * line costs ~1.1 us by itself (DRAM miss plus a nested page walk; cuzk
+ * bench slab measures it as cold_lock_us).  Through the slab layer (slab,
+ * owner map, neighbours' list links) a put after a fill took ~4 us; with the
+ * stack in its own array ~1.6 us; the first-line layout brings it to the
+ * one-line floor.  Warm, get+put is ~17 ns.
  *
  *   thread T: [loaded][prev] --\            depot: full mags  empty mags
  *   thread U: [loaded][prev] ---+-- lock --> [m][m][m]        [m][m]
@@ -106,6 +108,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -150,26 +153,51 @@ struct slab {
 enum { L_PARTIAL, L_EMPTY, L_FULL, NLISTS };
 
 struct cz_slab_cache {
+	/* First cache line: everything a buffer-cache get or put touches, so
+	 * a put right after a fill costs one cold line, not three. */
+	pthread_mutex_t dlock;    /* depot (and buffer stack) */
+	unsigned flags;           /* CZ_SLAB_* */
+	unsigned bn;              /* buffer caches: free objects held (dlock) */
+	void **bstack;            /* buffer caches: free objects 2.., NULL otherwise */
+	void *btop;               /* buffer caches: free object 1 */
+	/* ---- */
 	struct cz_slab_arena *a;
 	char name[32];
 	size_t size;              /* usable bytes */
 	size_t slot;              /* stride between objects */
-	unsigned flags;           /* CZ_SLAB_* */
 	unsigned id;              /* index into every thread's table */
 	unsigned magsize;         /* rounds per magazine */
 	uint64_t gen;             /* unique per cache ever created */
 	uint32_t slab_units;      /* units per slab */
 	uint32_t slab_objs;       /* objects per slab */
-	pthread_mutex_t dlock;    /* depot */
 	struct mag *dfull;        /* depot: full magazines */
 	struct mag *dempty;       /* depot: empty magazines */
-	void **bstack;            /* buffer caches: free objects, under dlock (NULL otherwise) */
-	size_t bn;                /* entries in bstack */
 	pthread_mutex_t lock;     /* slab layer */
 	struct slab *lists[NLISTS];
 	struct tcache *reg;       /* threads attached (reg_lock) */
 	struct cz_slab_cache *anext; /* arena's cache list (arena cfg lock) */
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct cz_slab_cache, btop) + sizeof(void *) <= 64,
+	       "buffer-cache fields must share the first cache line");
+
+/* The buffer stack, dlock held: entry 0 lives in the cache's first line. */
+static void bpush(struct cz_slab_cache *c, void *p)
+{
+	if (c->bn)
+		c->bstack[c->bn - 1] = p;
+	else
+		c->btop = p;
+	c->bn++;
+}
+
+static void *bpop(struct cz_slab_cache *c)
+{
+	if (!c->bn)
+		return NULL;
+	c->bn--;
+	return c->bn ? c->bstack[c->bn - 1] : c->btop;
+}
 
 struct cz_slab_arena {
 	struct cz_region r;
@@ -707,7 +735,7 @@ void *cz_slab_get(struct cz_slab_cache *c)
 
 	if (c->bstack) { /* buffer cache: one lock, a pop */
 		pthread_mutex_lock(&c->dlock);
-		p = c->bn ? c->bstack[--c->bn] : NULL;
+		p = bpop(c);
 		pthread_mutex_unlock(&c->dlock);
 		if (!p)
 			p = slab_alloc(c);
@@ -744,7 +772,7 @@ void cz_slab_put(struct cz_slab_cache *c, void *p)
 		debug_check(c, p, false);
 	if (c->bstack) { /* buffer cache: one lock, a push */
 		pthread_mutex_lock(&c->dlock);
-		c->bstack[c->bn++] = p;
+		bpush(c, p);
 		pthread_mutex_unlock(&c->dlock);
 		return;
 	}
@@ -814,9 +842,10 @@ static struct cz_slab_cache *cache_create(struct cz_slab_arena *a, const char *n
 
 	if (!size || size > a->r.size)
 		return NULL;
-	c = calloc(1, sizeof(*c));
+	c = aligned_alloc(64, round_up(sizeof(*c), 64));
 	if (!c)
 		return NULL;
+	memset(c, 0, sizeof(*c));
 	c->a = a;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "anon");
 	c->size = size;
@@ -1037,7 +1066,7 @@ static size_t reclaim(struct cz_slab_arena *a, size_t max_bytes, bool punch)
 		if (c->bn) { /* depot -> cache: the documented lock order */
 			pthread_mutex_lock(&c->lock);
 			while (c->bn)
-				slab_free_locked(c, c->bstack[--c->bn]);
+				slab_free_locked(c, bpop(c));
 			pthread_mutex_unlock(&c->lock);
 		}
 		pthread_mutex_unlock(&c->dlock);
