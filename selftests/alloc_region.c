@@ -200,8 +200,12 @@ static void test_fallbacks(void)
 	      "memfd fallback is %s (shmem THP %s), fd %d, 2 MiB aligned", cz_region_kind_name(r.kind),
 	      thp ? "on" : "off", r.fd);
 	int node = page_node(r.base), node2 = page_node((char *)r.base + r.size - 1);
-	ct_ok(r.node >= 0 && node == r.node && node2 == r.node,
-	      "pages bound to the local node %d (first page on %d, last on %d)", r.node, node, node2);
+	if (!rc1 && r.node < 0)
+		ct_skip("mbind refused here (seccomp or no CAP_SYS_NICE)", "pages bound to the local node");
+	else
+		ct_ok(r.node >= 0 && node == r.node && node2 == r.node,
+		      "pages bound to the local node %d (first page on %d, last on %d)", r.node, node,
+		      node2);
 	test_release(&r, "memfd fallback");
 	test_fdpass(&r, "memfd fallback");
 	cz_region_destroy(&r2);
@@ -231,28 +235,32 @@ static void test_hugetlb(void)
 	struct cz_region r;
 	long now;
 
-	if (geteuid() != 0) {
-		for (int i = 0; i < 6; i++)
-			ct_skip("not root: cannot reserve hugepages", "hugetlb point %d", i + 1);
-		return;
-	}
 	long before = cz_region_hugepages_free(2 * MiB);
-	if (cz_region_hugepages_add(8, &now)) {
+	int own = geteuid() == 0 && !cz_region_hugepages_add(8, &now);
+	if (!own && before < 8) {
 		for (int i = 0; i < 6; i++)
-			ct_skip("writing /proc/sys/vm/nr_hugepages failed", "hugetlb point %d", i + 1);
+			ct_skip(geteuid() ? "not root and fewer than 8 free hugepages"
+					  : "writing /proc/sys/vm/nr_hugepages failed",
+				"hugetlb point %d", i + 1);
 		return;
 	}
+	if (!own)
+		now = -1;
 	long freed = cz_region_hugepages_free(2 * MiB);
 	int rc = cz_region_create(&r, 8 * MiB, CZ_REGION_NODE_LOCAL, 0);
 	long kps = rc ? -1 : smaps_field(r.base, "KernelPageSize");
 	long after = cz_region_hugepages_free(2 * MiB);
 	ct_ok(!rc && r.kind == CZ_REGION_HUGETLB_2M && r.page_size == 2 * MiB && kps == 2048 &&
-		      freed - after == 4,
+		      freed - after >= 4,
 	      "8 of %ld reserved pages: hugetlb-2M region, KernelPageSize %ld kB, 4 pages faulted in "
 	      "(free %ld -> %ld)",
 	      now, kps, freed, after);
 	int node = rc ? -1 : page_node(r.base);
-	ct_ok(!rc && r.node >= 0 && node == r.node, "hugetlb pages on the bound node %d (%d)", r.node, node);
+	if (!rc && r.node < 0)
+		ct_skip("mbind refused here (seccomp or no CAP_SYS_NICE)", "hugetlb pages on the bound node");
+	else
+		ct_ok(!rc && r.node >= 0 && node == r.node, "hugetlb pages on the bound node %d (%d)",
+		      r.node, node);
 	if (!rc) {
 		test_release(&r, "hugetlb-2M");
 		test_fdpass(&r, "hugetlb-2M");
@@ -269,8 +277,10 @@ static void test_hugetlb(void)
 	      rc ? "nothing" : cz_region_kind_name(r.kind));
 	if (!rc)
 		cz_region_destroy(&r);
-	cz_region_hugepages_add(-8, &now);
-	ct_diag("nr_hugepages restored to %ld (free before %ld)", now, before);
+	if (own) {
+		cz_region_hugepages_add(-8, &now);
+		ct_diag("nr_hugepages restored to %ld (free before %ld)", now, before);
+	}
 
 	/* 1 GiB pages: only if the kernel can find a contiguous gigabyte now. */
 	const char *g = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages";
@@ -281,8 +291,12 @@ static void test_hugetlb(void)
 			g0 = -1;
 		fclose(f);
 	}
-	if (g0 < 0 || !(f = fopen(g, "w"))) {
+	if (g0 < 0) {
 		ct_skip("no 1 GiB hugepage support", "hugetlb-1G region");
+		return;
+	}
+	if (!(f = fopen(g, "w"))) {
+		ct_skip("cannot reserve a 1 GiB page (not root)", "hugetlb-1G region");
 		return;
 	}
 	fprintf(f, "%ld\n", g0 + 1);
