@@ -33,12 +33,16 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 
 	if (!p)
 		return 0;
+	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
 		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
+		j->in_heap--;
+		cz_job_compact_locked(j);   /* p may be gone after this */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
 		cz_pq_pop(&e->queued);
+		j->in_heap--;
 		cz_part_set(p, CZ_PART_CANCELLED);
 		cz_job_part_terminal_locked(e, p);
 		return 1;
@@ -57,6 +61,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
 				 (unsigned long long)st.free, (unsigned long long)st.limit);
 			cz_pq_pop(&e->queued);
+			j->in_heap--;
 			fail_locked(e, p, why);
 			return 1;
 		}
@@ -75,6 +80,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	p->dispatched = true;
 	e->inflight++;
 	cz_pq_pop(&e->queued);
+	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
 	e->synth_idle--;

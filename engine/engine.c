@@ -207,13 +207,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	while (e->jobs) {
 		struct cz_job *j = e->jobs;
 		e->jobs = j->next;
-		for (uint32_t i = 0; i < j->nparts; i++) {
-			if (j->parts[i].wfd >= 0)
-				close(j->parts[i].wfd);
-			free(j->parts[i].pub);
-		}
-		free(j->parts);
-		free(j);
+		cz_job_free(j);
 	}
 	cz_circuits_free(e);
 	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */

@@ -64,7 +64,9 @@ struct cz_job {
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
 	char circ_name[64];
 	uint32_t nparts, nterminal, nfailed;
-	struct cz_part *parts;
+	uint32_t in_heap;       /* partitions still referenced by the queued heap */
+	struct cz_part *parts;  /* NULL once finished and compacted */
+	uint8_t *final;         /* partition states after compaction */
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
 	uint64_t t_submit, t_finish;
@@ -137,6 +139,9 @@ int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap
 void cz_part_set(struct cz_part *p, enum cz_part_state s);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
+void cz_job_compact_locked(struct cz_job *j);
+void cz_job_free(struct cz_job *j);
+int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
 const char *cz_prio_name(enum cz_prio p);
 /* engine/keys.c */

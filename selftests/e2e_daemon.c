@@ -356,7 +356,7 @@ static void test_null(struct daemon *d, uint64_t budget)
 	double alone = 0, ta = 0, tb = 0, best = 1e9;
 	int ordered = 1;
 	for (int round = 0; round < 3 && best > 1.05; round++) {
-		char ids[3][16];
+		char ids[3][32];
 		snprintf(ids[0], sizeof(ids[0]), "alone%d", round);
 		snprintf(ids[1], sizeof(ids[1]), "a%d", round);
 		snprintf(ids[2], sizeof(ids[2]), "b%d", round);
