@@ -73,7 +73,9 @@ check-asan:
 check-tsan:
 	$(MAKE) B=build-tsan SAN="-fsanitize=thread" OPT=-O1 CZ_TSAN=1 check
 
-demo: all
+demo:
+	tools/install-deps.sh
+	$(MAKE) all
 	tools/demo.sh
 
 clean:

@@ -26,9 +26,11 @@ void cz_part_set(struct cz_part *p, enum cz_part_state s)
 	atomic_store_explicit(&p->state, (int)s, memory_order_release);
 }
 
+/* Under the engine lock, so the dispatcher cannot miss the wake-up between
+ * its failed try_reserve and its wait. */
 void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
-	e->reserved -= bytes;
+	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
 }
 
@@ -45,8 +47,15 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	struct cz_job *j = p->job;
 	int st = atomic_load(&p->state);
 
-	free(p->mem);
-	p->mem = NULL;
+	if (p->mem) {
+		cz_slab_put(j->circ->cache, p->mem);
+		p->mem = NULL;
+	}
+	if (p->dispatched) {
+		p->dispatched = false;
+		e->inflight--;
+		pthread_cond_signal(&e->dispatch_cv);
+	}
 	if (p->reserved) {
 		cz_budget_release_locked(e, p->reserved);
 		p->reserved = 0;

@@ -235,6 +235,8 @@ static json_object *job_result_locked(const struct cz_job *j)
 	if (st == CZ_JOB_DONE)
 		json_object_object_add(r, "dir", json_object_new_string(j->outdir));
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
+	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
+	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
 	return r;
 }
 
@@ -346,14 +348,17 @@ json_object *cz_req_status(struct cz_engine *e)
 	json_object *cons = json_object_new_array(), *b = json_object_new_object();
 	json_object *cnt = json_object_new_object();
 
+	struct cz_budget_stat st;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
 		json_object_array_add(jobs, status_job(j));
-	json_object_object_add(b, "budget", json_object_new_int64((int64_t)e->budget));
-	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)e->reserved));
-	json_object_object_add(b, "free", json_object_new_int64((int64_t)(e->budget - e->reserved)));
-	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)e->high_water));
+	cz_budget_stat(e->budget, &st);
+	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
+	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
+	json_object_object_add(b, "free", json_object_new_int64((int64_t)st.free));
+	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)st.high_water));
 	json_object_object_add(b, "waits", json_object_new_int64((int64_t)e->budget_waits));
+	json_object_object_add(b, "inflight", json_object_new_int((int)e->inflight));
 	json_object_object_add(cnt, "jobs_submitted", json_object_new_int64((int64_t)e->next_seq - 1));
 	json_object_object_add(cnt, "jobs_done", json_object_new_int64((int64_t)e->jobs_done));
 	json_object_object_add(cnt, "jobs_failed", json_object_new_int64((int64_t)e->jobs_failed));

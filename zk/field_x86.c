@@ -8,7 +8,10 @@
 #include "zk/fp.h"
 #include "zk/field_x86.h"
 
+#include <stdatomic.h>
+
 bool cz_field_adx_on;
+_Atomic unsigned long cz_field_inv_fallbacks;
 static bool have_adx;
 
 __attribute__((constructor)) static void field_detect(void)
@@ -30,4 +33,9 @@ bool cz_fp_have_adx(void)
 void cz_field_force_portable(bool on)
 {
 	cz_field_adx_on = have_adx && !on;
+}
+
+unsigned long cz_field_inv_fallback_count(void)
+{
+	return atomic_load_explicit(&cz_field_inv_fallbacks, memory_order_relaxed);
 }
