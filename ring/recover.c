@@ -58,7 +58,6 @@ int cz_ring_recover(struct cz_ring *r, unsigned dead, void *out, unsigned max, u
 	/* Wake everyone on both sides: a consumer may be asleep in front of a
 	 * slot that is now SKIP, a producer in front of one that is now EMPTY. */
 	if (skipped || got) {
-		ring_smp_mb();  /* F1 for both bells */
 		cz_ring_bell_ring(cz_ring_cons_bell(r), UINT32_MAX);
 		cz_ring_bell_ring(cz_ring_prod_bell(r), UINT32_MAX);
 	}

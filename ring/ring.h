@@ -68,7 +68,9 @@ int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
  */
 struct cz_ring_bell {
 	_Alignas(64) _Atomic uint32_t word;  /* the futex word; bumped on every ring */
-	_Atomic uint32_t sleepers;           /* threads between "registered" and "woke up" */
+	_Atomic uint32_t sleepers;           /* sleeps not yet accounted for (bell.c) */
+	uint32_t asym;                       /* 1: wakers skip the full barrier, sleepers
+					      * issue membarrier() instead (bell.c) */
 };
 
 struct cz_ring;
@@ -83,13 +85,17 @@ int cz_ring_init(void *mem, size_t bytes, uint32_t count, uint32_t esize);
 
 /* Same, with the ring's consumer-side and producer-side bells placed
  * elsewhere in the same mapping (NULL = the ring's own).  The bells must be
- * initialised (zeroed, or cz_ring_bell_init) and live as long as the ring. */
+ * initialised (cz_ring_bell_init, or zeroed: then they use the symmetric
+ * barrier protocol) and live as long as the ring. */
 int cz_ring_init_bells(void *mem, size_t bytes, uint32_t count, uint32_t esize,
 		       struct cz_ring_bell *cons_bell, struct cz_ring_bell *prod_bell);
 void cz_ring_bell_init(struct cz_ring_bell *b);
 
 /* Validates a ring initialised by any process and returns it (mem itself),
- * or NULL with errno = EINVAL (not a ring, or bigger than bytes). */
+ * or NULL with errno = EINVAL (not a ring, or bigger than bytes) or ENOTSUP
+ * (its bells use membarrier() and this process cannot register for it).
+ * Every process that uses a ring calls this once, even one that inherited
+ * the mapping through fork: it registers the process for membarrier(). */
 struct cz_ring *cz_ring_attach(void *mem, size_t bytes);
 
 uint32_t cz_ring_capacity(const struct cz_ring *r);
@@ -118,8 +124,9 @@ struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
-/* Called after publishing: wakes up to nwake sleepers; no syscall (one
- * full barrier and a load) when nobody sleeps. */
+/* Called after publishing what ready() reads: wakes up to nwake sleepers;
+ * no syscall (a barrier and a load) when nobody sleeps.  The rings call it
+ * themselves; callers need it only for conditions of their own. */
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
 /* Sleeper count (tests and benches use it to know a waiter is asleep). */
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b);
@@ -144,9 +151,11 @@ bool cz_ring_owner_dead(pid_t pid);
 
 /* Test hook: when set, called right after an mp producer claims a slot
  * (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM), before the data is copied.  Tests use it to stop a
- * process deterministically mid-operation; costs one load and a branch. */
-enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2 };
+ * (CZ_RING_HOOK_CCLAIM), before the data is copied, and when an mp/mc call
+ * has read its starting position from the tail/head hint (CZ_RING_HOOK_HINT,
+ * pos = that position).  Tests use it to stop a thread or process
+ * deterministically mid-operation; costs one load and a branch. */
+enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2, CZ_RING_HOOK_HINT = 3 };
 extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
 
 #endif /* CZ_RING_H */

@@ -105,6 +105,27 @@ static inline void ring_smp_mb(void)
 #endif
 }
 
+/* The waker's half of F1/F2.  With an asymmetric bell the sleeper's
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) makes every running thread of
+ * every registered process execute a full barrier, so the waker needs only
+ * to keep the compiler from moving its load of sleepers above its stores:
+ * that removes a store-buffer drain from every burst (bell.c). */
+static inline void ring_wake_fence(const struct cz_ring_bell *b)
+{
+	if (b->asym)
+		__asm__ volatile("" ::: "memory");
+	else
+		ring_smp_mb();
+}
+
+/* Bumps the futex word and wakes up to nwake sleepers; the caller has
+ * issued F1 and seen sleepers != 0. */
+void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
+
+/* Registers this process for global expedited membarrier (once per pid);
+ * false when the kernel or a sandbox does not allow it. */
+bool ring_membarrier_register(void);
+
 static inline void ring_cpu_relax(void)
 {
 #if defined(__x86_64__)
@@ -122,6 +143,14 @@ static inline void ring_advance(_Atomic uint64_t *a, uint64_t v)
 	       !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
 						      memory_order_relaxed))
 		;
+}
+
+/* The next position for a thread whose position pos turned out stale: the
+ * hint if it is ahead (everything below it is taken), else pos + 1. */
+static inline uint64_t ring_catch_up(_Atomic uint64_t *hint, uint64_t pos)
+{
+	uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
+	return (int64_t)(h - pos) > 0 ? h : pos + 1;
 }
 
 #endif /* CZ_RING_PVT_H */

@@ -220,7 +220,7 @@ static void *wake_thread(void *v)
 	return NULL;
 }
 
-static void t_wakeup(int procs)
+static void t_wakeup(int procs, int sym)
 {
 	const uint64_t n = (procs ? 2000 : 3000) / (RT_SANITIZED ? 4 : 1);
 	size_t rb = cz_ring_bytes(16, 64), bytes = rb + 4096;
@@ -230,6 +230,9 @@ static void t_wakeup(int procs)
 	struct cz_ring *r = cz_ring_attach(mem, rb);
 	struct wake_area *w = (struct wake_area *)(mem + rb);
 	struct wake_thread a = { r, w, n };
+	int asym = cz_ring_cons_bell(r)->asym;
+	if (sym)  /* the symmetric protocol: full barriers on both sides */
+		cz_ring_cons_bell(r)->asym = cz_ring_prod_bell(r)->asym = 0;
 	uint64_t unslept = 0;
 	pid_t pid = 0;
 	pthread_t t;
@@ -270,8 +273,9 @@ static void t_wakeup(int procs)
 		pthread_join(t, NULL);
 	}
 	ct_ok(atomic_load(&w->got) >= n && !atomic_load(&w->late) && unslept < n / 10,
-	      "wake-up (%s): %llu times a sleeping consumer got one element within 1 s "
-	      "(%llu late, %llu not seen asleep)", procs ? "processes" : "threads",
+	      "wake-up (%s, %s barriers): %llu times a sleeping consumer got one element "
+	      "within 1 s (%llu late, %llu not seen asleep)", procs ? "processes" : "threads",
+	      sym || !asym ? "symmetric" : "membarrier",
 	      (unsigned long long)n, (unsigned long long)atomic_load(&w->late),
 	      (unsigned long long)unslept);
 	ct_diag("slowest wake-up %.1f us", atomic_load(&w->max_ns) / 1e3);
@@ -363,13 +367,14 @@ static void t_idle(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(9);
+	ct_plan(10);
 	t_geometry();
 	t_model();
 	t_threads();
 	t_processes();
-	t_wakeup(0);
-	t_wakeup(1);
+	t_wakeup(0, 0);
+	t_wakeup(1, 0);
+	t_wakeup(1, 1);
 	t_wakeup_full();
 	t_idle();
 	ct_ok(cz_ring_owner_dead(getpid()) == 0, "owner_dead: a live pid reads as alive");

@@ -22,6 +22,25 @@ static void fr_rr(cz_fr *rr)
 	cz_fr_to_mont(rr, cz_fr_one.l);         /* one's limbs are R mod r */
 }
 
+/* Drops a converted section's file pages from this process's RSS: without
+ * it the key is resident twice at the end of the load (the mapping and the
+ * copy), and peak RSS is 2× the .zkey instead of 1×.  Only for our own
+ * read-only file mapping (a caller's buffer is left alone); the pages stay
+ * in the page cache.  point_bytes: the file's size of one point (G1: x, y). */
+#define G1B (2 * CZ_FP_BYTES)
+static void release(const struct cz_zkey *z, enum cz_zkey_section sec, size_t point_bytes)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)z->sec[sec], b = a + z->count[sec] * point_bytes;
+
+	if (!z->f.mapped || !z->sec[sec])
+		return;
+	a = (a + pg - 1) & ~(pg - 1);   /* whole pages inside the section only */
+	b &= ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, char *e)
 {
 	uint64_t nv = k->nvars, n = 1ull << k->log2n, npc = (uint64_t)k->npub + 1;
@@ -39,11 +58,13 @@ static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, char *
 	int rc;
 	if ((rc = cz_zkey_g1(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
 	    (rc = cz_zkey_g1(z, CZ_ZKEY_A, 0, nv, k->a, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_B1, 0, nv, k->b1, e)) ||
-	    (rc = cz_zkey_g2(z, CZ_ZKEY_B2, 0, nv, k->b2, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_C, 0, nv - npc, k->c, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_H, 0, n, k->h, e)))
+	    (release(z, CZ_ZKEY_A, G1B), rc = cz_zkey_g1(z, CZ_ZKEY_B1, 0, nv, k->b1, e)) ||
+	    (release(z, CZ_ZKEY_B1, G1B), rc = cz_zkey_g2(z, CZ_ZKEY_B2, 0, nv, k->b2, e)) ||
+	    (release(z, CZ_ZKEY_B2, 2 * G1B),
+	     rc = cz_zkey_g1(z, CZ_ZKEY_C, 0, nv - npc, k->c, e)) ||
+	    (release(z, CZ_ZKEY_C, G1B), rc = cz_zkey_g1(z, CZ_ZKEY_H, 0, n, k->h, e)))
 		return rc;
+	release(z, CZ_ZKEY_H, G1B);
 	return 0;
 }
 
