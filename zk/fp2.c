@@ -89,12 +89,14 @@ void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
 
 bool cz_fp2_is_zero(const cz_fp2 *a)
 {
-	return cz_fp_is_zero(&a->c0) & cz_fp_is_zero(&a->c1);
+	bool z0 = cz_fp_is_zero(&a->c0), z1 = cz_fp_is_zero(&a->c1);
+	return z0 & z1; /* both evaluated: no early exit */
 }
 
 bool cz_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
 {
-	return cz_fp_eq(&a->c0, &b->c0) & cz_fp_eq(&a->c1, &b->c1);
+	bool e0 = cz_fp_eq(&a->c0, &b->c0), e1 = cz_fp_eq(&a->c1, &b->c1);
+	return e0 & e1;
 }
 
 void cz_fp2_frobenius(cz_fp2 *r, const cz_fp2 *a)
@@ -105,8 +107,9 @@ void cz_fp2_frobenius(cz_fp2 *r, const cz_fp2 *a)
 bool cz_fp2_lexicographically_largest(const cz_fp2 *a)
 {
 	bool c1z = cz_fp_is_zero(&a->c1);
-	return cz_fp_lexicographically_largest(&a->c1) |
-	       (c1z & cz_fp_lexicographically_largest(&a->c0));
+	bool l1 = cz_fp_lexicographically_largest(&a->c1);
+	bool l0 = cz_fp_lexicographically_largest(&a->c0);
+	return l1 | (c1z & l0);
 }
 
 /* a^e over Fp2, e public, left to right. */
