@@ -14,3 +14,9 @@ if [ -n "$missing" ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
+# snarkjs and circom2, pinned by tools/fixtures/package-lock.json: the snarkjs interop tests
+# (selftests/e2e_cli.c) and the fixture generator need them.
+fixtures="$(cd "$(dirname "$0")" && pwd)/fixtures"
+if [ ! -d "$fixtures/node_modules/snarkjs" ]; then
+	npm ci --prefix "$fixtures" --no-audit --no-fund
+fi

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/dispatch.c — the dispatcher and the synthesis workers.
+ *
+ * The dispatcher is the only thread that takes budget.  It looks at the
+ * queue's head, and only when a synthesis worker is idle and the head's
+ * memory fits does it reserve that memory and pop the head; otherwise it
+ * sleeps until the queue, the budget or the workers change.  A new, more
+ * urgent head simply becomes the one it waits for.  So memory is granted
+ * strictly in key order and no waiter can be overtaken.
+ */
+#include "engine/engine_pvt.h"
+#include "zk/groth16_io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
+{
+	snprintf(p->err, sizeof(p->err), "%s", why);
+	cz_part_set(p, CZ_PART_FAILED);
+	cz_job_part_terminal_locked(e, p);
+}
+
+/* Returns 1 if the head was dispatched or dropped, 0 to wait. */
+static int dispatch_one(struct cz_engine *e, bool *waiting)
+{
+	struct cz_part *p = cz_pq_peek(&e->queued);
+
+	if (!p)
+		return 0;
+	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
+		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
+		return 1;
+	}
+	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
+		cz_pq_pop(&e->queued);
+		cz_part_set(p, CZ_PART_CANCELLED);
+		cz_job_part_terminal_locked(e, p);
+		return 1;
+	}
+	if (!e->synth_idle)
+		return 0;
+	uint64_t need = p->job->circ->part_bytes;
+	if (need > e->budget - e->reserved) {
+		if (e->reserved == 0 || need > e->budget) {
+			/* Cannot ever fit: fail rather than wait forever. */
+			char why[200];
+			snprintf(why, sizeof(why), "partition needs %llu bytes, more than the free budget "
+				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
+				 (unsigned long long)(e->budget - e->reserved), (unsigned long long)e->budget);
+			cz_pq_pop(&e->queued);
+			fail_locked(e, p, why);
+			return 1;
+		}
+		if (!*waiting) {
+			cz_trace(CZ_EV_BUDGET_WAIT, p->job->seq, p->idx);
+			e->budget_waits++;
+			*waiting = true;
+		}
+		return 0;
+	}
+	if (*waiting) {
+		cz_trace(CZ_EV_BUDGET_GOT, p->job->seq, p->idx);
+		*waiting = false;
+	}
+	e->reserved += need;
+	if (e->reserved > e->high_water)
+		e->high_water = e->reserved;
+	p->reserved = need;
+	cz_pq_pop(&e->queued);
+	cz_part_set(p, CZ_PART_SYNTHESIZING);
+	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
+	e->synth_idle--;
+	cz_trace(CZ_EV_DISPATCH, p->job->seq, p->idx);
+	pthread_cond_signal(&e->synth_cv);
+	return 1;
+}
+
+void *cz_dispatch_main(void *v)
+{
+	struct cz_engine *e = v;
+	bool waiting = false;
+
+	cz_trace_thread("dispatcher", 0);
+	pthread_mutex_lock(&e->lock);
+	while (!e->stopping) {
+		if (!dispatch_one(e, &waiting))
+			pthread_cond_wait(&e->dispatch_cv, &e->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* Witness → a, b, c in one block.  0, or -1 with p->err set. */
+static int synthesize(struct cz_engine *e, struct cz_part *p)
+{
+	const struct cz_circuit *c = p->job->circ;
+	const struct cz_groth16_key *k = &c->key;
+	size_t n = (size_t)1 << k->log2n;
+	char err[256];
+
+	if (!e->be->computes) {
+		sleep_ms(e->cfg.null_synth_ms);
+		close(p->wfd);
+		p->wfd = -1;
+		p->work.key = k;
+		return 0;
+	}
+	p->mem = malloc((size_t)k->nvars * sizeof(cz_scalar) + 4 * n * sizeof(cz_fr));
+	if (!p->mem) {
+		snprintf(p->err, sizeof(p->err), "partition %u: out of memory", p->idx);
+		return -1;
+	}
+	cz_scalar *w = p->mem;
+	cz_fr *abc = (cz_fr *)(w + k->nvars);
+	int rc = cz_wtns_read_fd(p->wfd, k->nvars, w, err, sizeof(err));
+	close(p->wfd);
+	p->wfd = -1;
+	if (rc) {
+		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
+		return -1;
+	}
+	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n);
+	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = w, .a = abc, .b = abc + n,
+					.c = abc + 2 * n, .h = (cz_scalar *)(abc + 3 * n) };
+	return 0;
+}
+
+void *cz_synth_main(void *v)
+{
+	struct cz_engine *e = v;
+	static _Atomic unsigned nth;
+
+	cz_trace_thread("synth", atomic_fetch_add(&nth, 1));
+	pthread_mutex_lock(&e->lock);
+	e->synth_idle++;
+	pthread_cond_signal(&e->dispatch_cv);
+	for (;;) {
+		while (!e->stopping && !e->handoff_n)
+			pthread_cond_wait(&e->synth_cv, &e->lock);
+		if (e->stopping)
+			break;
+		struct cz_part *p = e->handoff[e->handoff_head];
+		e->handoff_head = (e->handoff_head + 1) % e->nsynth;
+		e->handoff_n--;
+		pthread_mutex_unlock(&e->lock);
+
+		int rc = 0;
+		if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
+			cz_done_push(e, p);     /* the finalizer marks it cancelled */
+		} else {
+			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
+			rc = synthesize(e, p);
+			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
+			if (!rc)
+				cz_ready_push(e, p);
+		}
+
+		pthread_mutex_lock(&e->lock);
+		if (rc) {
+			cz_part_set(p, CZ_PART_FAILED);
+			cz_job_part_terminal_locked(e, p);
+		}
+		e->synth_idle++;
+		pthread_cond_signal(&e->dispatch_cv);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/engine.c — cuzkd's engine: design and lifetime.
+ *
+ * What it is for: keep the devices busy in strict order.  Every partition has
+ * a key (priority, job sequence, partition index); at each hand-off the
+ * lowest key goes first, so the oldest job's lowest partition is always next
+ * and a critical job overtakes everything that has not yet started.
+ *
+ *   submit ──► queued (heap) ──dispatcher──► synth workers ──► ready (heap)
+ *                 │  budget reserved here,          │            │
+ *                 │  in key order, by one thread     │      consumers (≥ 2 per
+ *                 ▼                                  │      device; the device
+ *            cancel drops                            │      lock covers compute)
+ *                                                    ▼            │
+ *                         finalizer ◄── done stack (lock-free) ◄──┘
+ *                         (assemble, verify, free, release budget,
+ *                          write the job's proofs with io_uring)
+ *
+ * Invariants:
+ * - Budget is taken only by the dispatcher, for the queue's head, before the
+ *   partition is popped: nothing races for memory, nothing wakes everyone,
+ *   and reserved bytes never exceed the budget (the head waits instead).
+ * - Consumers touch only the ready heap's lock (shared with synthesis
+ *   workers), their device lock, and a lock-free push to the finalizer: no
+ *   lock they take is held by the control plane or the finalizer.
+ * - A partition reaches exactly one terminal state (done, failed,
+ *   cancelled), and its memory and budget come back at that moment; a job
+ *   is answered only when all of its partitions are terminal.
+ * Failure modes: a bad witness fails its partition and its job (the reason
+ * names the partition); an unsatisfying witness is caught by verifying each
+ * proof before it is written; the daemon itself keeps serving.
+ */
+#include "engine/engine_pvt.h"
+#include "zk/ntt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX + 16];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0750) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0750) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int start_devices(struct cz_engine *e, char *err, size_t cap)
+{
+	int avail = e->be->count();
+	if (avail <= 0) {
+		snprintf(err, cap, "backend %s: no device found", e->be->name);
+		return -ENODEV;
+	}
+	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
+	if (e->ndev > (unsigned)avail && e->be->computes) {
+		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
+		return -ENODEV;
+	}
+	struct cz_backend_opts o = { .threads = e->cfg.device_threads, .delay_ms = e->cfg.null_delay_ms };
+	e->devs = calloc(e->ndev, sizeof(*e->devs));
+	if (!e->devs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < e->ndev; i++) {
+		pthread_mutex_init(&e->devs[i].lock, NULL);
+		e->devs[i].dev = e->be->open(i, &o, err, cap);
+		if (!e->devs[i].dev)
+			return -ENODEV;
+		fprintf(stderr, "cuzkd: device %u: %s\n", i, e->be->describe(e->devs[i].dev));
+	}
+	return 0;
+}
+
+static int start_threads(struct cz_engine *e)
+{
+	e->nsynth = e->cfg.synth_workers ? e->cfg.synth_workers : 1;
+	e->ncons = e->ndev * (e->cfg.consumers_per_device ? e->cfg.consumers_per_device : 2);
+	e->synth = calloc(e->nsynth, sizeof(*e->synth));
+	e->cons = calloc(e->ncons, sizeof(*e->cons));
+	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
+	if (!e->synth || !e->cons || !e->handoff)
+		return -ENOMEM;
+	for (unsigned i = 0; i < e->ncons; i++) {
+		e->cons[i].e = e;
+		e->cons[i].idx = i;
+		e->cons[i].dev = i % e->ndev;
+		if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
+			return -EAGAIN;
+	}
+	for (unsigned i = 0; i < e->nsynth; i++)
+		if (pthread_create(&e->synth[i], NULL, cz_synth_main, e))
+			return -EAGAIN;
+	if (pthread_create(&e->finalizer, NULL, cz_finalize_main, e) ||
+	    pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
+		return -EAGAIN;
+	return 0;
+}
+
+struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap)
+{
+	struct cz_engine *e = calloc(1, sizeof(*e));
+	char proofs[PATH_MAX + 8];
+
+	if (!e) {
+		snprintf(err, cap, "out of memory");
+		return NULL;
+	}
+	e->cfg = *c;
+	e->be = cz_backend_find(c->backend ? c->backend : "cpu");
+	if (!e->be) {
+		snprintf(err, cap, "unknown backend '%s' (known: cpu, null)", c->backend);
+		free(e);
+		return NULL;
+	}
+	snprintf(e->state_dir, sizeof(e->state_dir), "%s", c->state_dir);
+	snprintf(proofs, sizeof(proofs), "%s/proofs", e->state_dir);
+	if (mkdirs(proofs)) {
+		snprintf(err, cap, "cannot create state directory %s: %s", proofs, strerror(errno));
+		free(e);
+		return NULL;
+	}
+	e->budget = c->mem_budget;
+	e->next_seq = 1;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->rlock, NULL);
+	pthread_cond_init(&e->dispatch_cv, NULL);
+	pthread_cond_init(&e->synth_cv, NULL);
+	pthread_cond_init(&e->job_cv, NULL);
+	pthread_cond_init(&e->rcv, NULL);
+	cz_trace_thread("control", 0);
+	if (start_devices(e, err, cap) || start_threads(e)) {
+		if (!*err)
+			snprintf(err, cap, "cannot start the engine's threads");
+		cz_engine_destroy(e);
+		return NULL;
+	}
+	return e;
+}
+
+void cz_engine_stop(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->stopping = true;
+	pthread_cond_broadcast(&e->dispatch_cv);
+	pthread_cond_broadcast(&e->synth_cv);
+	pthread_cond_broadcast(&e->job_cv);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void cz_engine_destroy(struct cz_engine *e)
+{
+	if (!e)
+		return;
+	cz_engine_stop(e);
+	if (e->dispatcher)
+		pthread_join(e->dispatcher, NULL);
+	for (unsigned i = 0; e->synth && i < e->nsynth; i++)
+		if (e->synth[i])
+			pthread_join(e->synth[i], NULL);
+	/* Synthesis has stopped: consumers drain what is ready, then stop. */
+	pthread_mutex_lock(&e->rlock);
+	e->rstop = true;
+	pthread_cond_broadcast(&e->rcv);
+	pthread_mutex_unlock(&e->rlock);
+	for (unsigned i = 0; e->cons && i < e->ncons; i++)
+		if (e->cons[i].tid)
+			pthread_join(e->cons[i].tid, NULL);
+	atomic_store(&e->fstop, 1);
+	cz_done_push(e, NULL);
+	if (e->finalizer)
+		pthread_join(e->finalizer, NULL);
+	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
+		if (e->devs[i].dev)
+			e->be->close(e->devs[i].dev);
+		pthread_mutex_destroy(&e->devs[i].lock);
+	}
+	while (e->jobs) {
+		struct cz_job *j = e->jobs;
+		e->jobs = j->next;
+		for (uint32_t i = 0; i < j->nparts; i++) {
+			if (j->parts[i].wfd >= 0)
+				close(j->parts[i].wfd);
+			free(j->parts[i].mem);
+			free(j->parts[i].pub);
+		}
+		free(j->parts);
+		free(j);
+	}
+	cz_circuits_free(e);
+	cz_pq_free(&e->queued);
+	cz_pq_free(&e->ready);
+	free(e->devs);
+	free(e->cons);
+	free(e->synth);
+	free(e->handoff);
+	free(e);
+}
+
+json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds)
+{
+	json_object *opv;
+	const char *op = json_object_object_get_ex(req, "op", &opv) ? json_object_get_string(opv) : NULL;
+	json_object *r;
+
+	if (!op || !json_object_is_type(req, json_type_object))
+		r = cz_resp_err("request has no \"op\" string");
+	else if (!strcmp(op, "submit"))
+		return cz_req_submit(e, req, fds, nfds);
+	else if (!strcmp(op, "trace"))
+		return cz_req_trace(e, req, fds, nfds);
+	else if (!strcmp(op, "load"))
+		r = cz_req_load(e, req);
+	else if (!strcmp(op, "unload"))
+		r = cz_req_unload(e, req);
+	else if (!strcmp(op, "circuits"))
+		r = cz_req_circuits(e);
+	else if (!strcmp(op, "await"))
+		r = cz_req_await(e, req);
+	else if (!strcmp(op, "cancel"))
+		r = cz_req_cancel(e, req);
+	else if (!strcmp(op, "status"))
+		r = cz_req_status(e);
+	else
+		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace)", op);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	return r;
+}

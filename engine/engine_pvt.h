@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/engine_pvt.h — the engine's shared structures.  Private to engine/:
+ * do not include from elsewhere.
+ */
+#ifndef CZ_ENGINE_PVT_H
+#define CZ_ENGINE_PVT_H
+
+#include "engine/engine.h"
+#include "engine/pq.h"
+#include "engine/trace.h"
+#include "gpu/backend.h"
+#include "zk/groth16.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+enum cz_part_state {
+	CZ_PART_QUEUED, CZ_PART_SYNTHESIZING, CZ_PART_READY, CZ_PART_PROVING,
+	CZ_PART_FINALIZING, CZ_PART_DONE, CZ_PART_FAILED, CZ_PART_CANCELLED,
+};
+
+enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED };
+
+struct cz_circuit {
+	char name[64];
+	char path[PATH_MAX];
+	struct cz_groth16_key key;
+	struct cz_ntt_domain *dom;
+	uint64_t key_bytes;     /* charged to the budget while loaded */
+	uint64_t part_bytes;    /* one partition's buffers */
+	uint32_t partitions;    /* expected witnesses per job, 0 = any */
+	int jobs;               /* active jobs using it (unload waits for 0) */
+	struct cz_circuit *next;
+};
+
+struct cz_part {
+	struct cz_job *job;
+	uint32_t idx;
+	_Atomic int state;      /* enum cz_part_state; read lock-free by status */
+	int wfd;                /* witness (owned; -1 once read) */
+	struct cz_key key;
+	void *mem;              /* one block: w, a, b, c, h */
+	uint64_t reserved;      /* budget bytes held */
+	struct cz_dev_work work;
+	struct cz_groth16_proof proof;
+	cz_fr *pub;             /* public inputs (Montgomery), kept for the output files */
+	_Atomic int consumer;   /* proving on consumer #, or -1 */
+	char err[320];
+	struct cz_part *next_done;  /* completion list link */
+	uint64_t t_done;
+};
+
+struct cz_job {
+	uint64_t seq;
+	char id[64];            /* the caller's id, or the sequence number */
+	enum cz_prio prio;
+	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
+	char circ_name[64];
+	uint32_t nparts, nterminal, nfailed;
+	struct cz_part *parts;
+	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
+	char err[400];
+	char outdir[PATH_MAX + 80];
+	uint64_t t_submit, t_finish;
+	struct cz_job *next;
+};
+
+struct cz_consumer {
+	struct cz_engine *e;
+	unsigned idx, dev;
+	pthread_t tid;
+	_Atomic int busy;
+	_Atomic uint64_t cur_job;
+	_Atomic uint32_t cur_part;
+	_Atomic uint64_t busy_ns, proved;
+};
+
+struct cz_devslot {
+	struct cz_device *dev;
+	pthread_mutex_t lock;   /* covers the device's compute only */
+};
+
+struct cz_engine {
+	struct cz_engine_config cfg;
+	const struct cz_backend *be;
+	char state_dir[PATH_MAX];
+
+	/* The control plane: jobs, circuits, the dispatch queue, the budget. */
+	pthread_mutex_t lock;
+	pthread_cond_t dispatch_cv;     /* queue, budget or workers changed */
+	pthread_cond_t synth_cv;        /* work handed to synthesis */
+	pthread_cond_t job_cv;          /* a job reached a terminal state */
+	struct cz_pq queued;            /* partitions not yet dispatched */
+	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
+	unsigned handoff_n, handoff_head, synth_idle;
+	uint64_t budget, reserved, high_water, budget_waits;
+	struct cz_circuit *circuits;
+	struct cz_job *jobs;
+	uint64_t next_seq;
+	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
+	bool stopping;
+
+	/* Synthesis → consumers: ordered by key; shared with nothing else. */
+	pthread_mutex_t rlock;
+	pthread_cond_t rcv;
+	struct cz_pq ready;
+	bool rstop;
+
+	/* Consumers → finalizer: a lock-free stack drained in one exchange. */
+	_Atomic(struct cz_part *) done_head;
+	_Atomic uint32_t fwake;         /* futex word: bumped by each push */
+	_Atomic int fsleeping;
+	_Atomic int fstop;
+
+	pthread_t dispatcher, finalizer, *synth;
+	unsigned nsynth, ncons, ndev;
+	struct cz_consumer *cons;
+	struct cz_devslot *devs;
+};
+
+/* engine/dispatch.c */
+void *cz_dispatch_main(void *e);
+void *cz_synth_main(void *e);
+/* engine/consume.c */
+void *cz_consume_main(void *c);
+void cz_ready_push(struct cz_engine *e, struct cz_part *p);
+/* engine/finalize.c */
+void *cz_finalize_main(void *e);
+void cz_done_push(struct cz_engine *e, struct cz_part *p);
+void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);
+/* engine/output.c */
+int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap);
+/* engine/job.c */
+void cz_part_set(struct cz_part *p, enum cz_part_state s);
+void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
+void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
+const char *cz_part_state_name(int s);
+const char *cz_prio_name(enum cz_prio p);
+/* engine/keys.c */
+struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
+json_object *cz_req_load(struct cz_engine *e, json_object *req);
+json_object *cz_req_unload(struct cz_engine *e, json_object *req);
+json_object *cz_req_circuits(struct cz_engine *e);
+void cz_circuits_free(struct cz_engine *e);
+/* engine/requests.c */
+json_object *cz_resp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+json_object *cz_resp_ok(void);
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds);
+json_object *cz_req_await(struct cz_engine *e, json_object *req);
+json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
+json_object *cz_req_status(struct cz_engine *e);
+json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds);
+
+#endif

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/keys.c — resident proving keys.  A key is read once (outside the
+ * engine lock: a large .zkey takes seconds), charged to the memory budget
+ * while loaded, and freed by `unload` only when no job uses it.
+ */
+#include "engine/engine_pvt.h"
+#include "zk/groth16_io.h"
+#include "zk/ntt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
+{
+	for (struct cz_circuit *c = e->circuits; c; c = c->next)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void circuit_free(struct cz_circuit *c)
+{
+	cz_ntt_domain_destroy(c->dom);
+	cz_groth16_key_free(&c->key);
+	free(c);
+}
+
+static uint64_t key_bytes(const struct cz_groth16_key *k)
+{
+	uint64_t n = 1ull << k->log2n, nv = k->nvars;
+	return (k->npub + 1 + 3 * nv + n) * sizeof(cz_g1_affine) + nv * sizeof(cz_g2_affine) +
+	       k->ncoefs * sizeof(struct cz_groth16_coef) + n * 2 * sizeof(cz_fr) /* NTT twiddles */;
+}
+
+json_object *cz_req_load(struct cz_engine *e, json_object *req)
+{
+	json_object *v;
+	const char *name = json_object_object_get_ex(req, "name", &v) ? json_object_get_string(v) : NULL;
+	const char *path = json_object_object_get_ex(req, "zkey", &v) ? json_object_get_string(v) : NULL;
+	int64_t parts = json_object_object_get_ex(req, "partitions", &v) ? json_object_get_int64(v) : 0;
+	char err[256];
+
+	if (!name || !*name || strlen(name) >= 64 || !path)
+		return cz_resp_err("load needs \"name\" (1 to 63 characters) and \"zkey\" (a path)");
+	if (parts < 0 || parts > CZ_ENGINE_MAX_PARTS)
+		return cz_resp_err("\"partitions\" must be 0 (any) to %d", CZ_ENGINE_MAX_PARTS);
+	pthread_mutex_lock(&e->lock);
+	bool dup = cz_circuit_find(e, name) != NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (dup)
+		return cz_resp_err("circuit '%s' is already loaded (unload it first)", name);
+
+	struct cz_circuit *c = calloc(1, sizeof(*c));
+	if (!c)
+		return cz_resp_err("out of memory");
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->partitions = (uint32_t)parts;
+	if (cz_groth16_key_load(&c->key, path, err, sizeof(err))) {
+		free(c);
+		return cz_resp_err("%s", err);
+	}
+	c->dom = cz_ntt_domain_create(c->key.log2n);
+	if (!c->dom) {
+		unsigned log2n = c->key.log2n;
+		circuit_free(c);
+		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, log2n);
+	}
+	c->key_bytes = key_bytes(&c->key);
+	c->part_bytes = (uint64_t)c->key.nvars * sizeof(cz_scalar) + (4ull << c->key.log2n) * sizeof(cz_fr);
+
+	json_object *r = NULL;
+	pthread_mutex_lock(&e->lock);
+	if (cz_circuit_find(e, name))
+		r = cz_resp_err("circuit '%s' is already loaded (unload it first)", name);
+	else if (c->key_bytes + c->part_bytes > e->budget - e->reserved)
+		r = cz_resp_err("%s: the key (%llu bytes) and one partition (%llu bytes) do not fit the free "
+				"budget (%llu of %llu bytes; raise --mem-budget)", path,
+				(unsigned long long)c->key_bytes, (unsigned long long)c->part_bytes,
+				(unsigned long long)(e->budget - e->reserved), (unsigned long long)e->budget);
+	if (!r) {
+		e->reserved += c->key_bytes;
+		if (e->reserved > e->high_water)
+			e->high_water = e->reserved;
+		c->next = e->circuits;
+		e->circuits = c;
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (r) {
+		circuit_free(c);
+		return r;
+	}
+	fprintf(stderr, "cuzkd: loaded %s from %s: 2^%u domain, %u signals, %u public, %llu bytes\n", name,
+		path, c->key.log2n, c->key.nvars, c->key.npub, (unsigned long long)c->key_bytes);
+	r = cz_resp_ok();
+	json_object_object_add(r, "circuit", json_object_new_string(name));
+	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
+	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
+	return r;
+}
+
+json_object *cz_req_unload(struct cz_engine *e, json_object *req)
+{
+	json_object *v;
+	const char *name = json_object_object_get_ex(req, "name", &v) ? json_object_get_string(v) : NULL;
+	json_object *r = NULL;
+	struct cz_circuit *gone = NULL;
+
+	if (!name)
+		return cz_resp_err("unload needs \"name\"");
+	pthread_mutex_lock(&e->lock);
+	struct cz_circuit **pp = &e->circuits;
+	while (*pp && strcmp((*pp)->name, name))
+		pp = &(*pp)->next;
+	if (!*pp)
+		r = cz_resp_err("unknown circuit '%s'", name);
+	else if ((*pp)->jobs)
+		r = cz_resp_err("circuit '%s' is in use by %d active job(s); cancel or await them first", name,
+				(*pp)->jobs);
+	else {
+		gone = *pp;
+		*pp = gone->next;
+		cz_budget_release_locked(e, gone->key_bytes);
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (r)
+		return r;
+	/* Finished jobs still name the circuit in status: keep only its name. */
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_job *j = e->jobs; j; j = j->next)
+		if (j->circ == gone)
+			j->circ = NULL;
+	pthread_mutex_unlock(&e->lock);
+	circuit_free(gone);
+	fprintf(stderr, "cuzkd: unloaded %s\n", name);
+	return cz_resp_ok();
+}
+
+json_object *cz_req_circuits(struct cz_engine *e)
+{
+	json_object *r = cz_resp_ok(), *a = json_object_new_array();
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_circuit *c = e->circuits; c; c = c->next) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "zkey", json_object_new_string(c->path));
+		json_object_object_add(o, "log2n", json_object_new_int((int)c->key.log2n));
+		json_object_object_add(o, "signals", json_object_new_int64(c->key.nvars));
+		json_object_object_add(o, "public", json_object_new_int64(c->key.npub));
+		json_object_object_add(o, "partitions", json_object_new_int64(c->partitions));
+		json_object_object_add(o, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
+		json_object_object_add(o, "partition_bytes", json_object_new_int64((int64_t)c->part_bytes));
+		json_object_object_add(o, "active_jobs", json_object_new_int(c->jobs));
+		json_object_array_add(a, o);
+	}
+	pthread_mutex_unlock(&e->lock);
+	json_object_object_add(r, "circuits", a);
+	return r;
+}
+
+void cz_circuits_free(struct cz_engine *e)
+{
+	while (e->circuits) {
+		struct cz_circuit *c = e->circuits;
+		e->circuits = c->next;
+		circuit_free(c);
+	}
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/trace.c — per-thread event buffers.
+ *
+ * Each thread owns one buffer of CAP events used as a ring: the writer
+ * stores the event at head % CAP, then publishes head + 1 with a release
+ * store (W1).  A dump acquires head (pairs with W1), copies, re-reads head
+ * and drops the entries the writer may have overwritten meanwhile, so it
+ * never blocks a writer and never reports a torn event.
+ */
+#include "engine/trace.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CAP (1u << 15)
+#define MAXBUF 256
+
+struct tbuf {
+	_Atomic uint64_t head;
+	_Atomic int live;       /* a thread owns it; 0 after that thread exits */
+	char role[32];
+	uint32_t unit;
+	struct cz_trace_ev ev[CAP];
+};
+
+static struct tbuf *bufs[MAXBUF];
+static _Atomic unsigned nbufs;
+static _Thread_local struct tbuf *mine;
+static _Thread_local uint16_t mine_idx;
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+/* A thread's buffer outlives it (its events stay for the dump); the next
+ * thread of the same role takes it over, so short-lived connection threads
+ * do not use up buffers. */
+static void on_exit_thread(void *v)
+{
+	atomic_store(&((struct tbuf *)v)->live, 0);
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, on_exit_thread);
+}
+
+static int adopt(const char *role, uint32_t unit)
+{
+	unsigned nb = atomic_load(&nbufs);
+	for (unsigned i = 0; i < nb && i < MAXBUF; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		int dead = 0;
+		if (b && b->unit == unit && !strcmp(b->role, role) &&
+		    atomic_compare_exchange_strong(&b->live, &dead, 1)) {
+			mine = b;
+			mine_idx = (uint16_t)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *const names[CZ_EV__COUNT] = {
+	"submit", "dispatch", "budget_wait", "budget_got", "synth_start", "synth_end",
+	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
+	"final_start", "final_end", "output", "idle",
+};
+
+const char *cz_trace_name(enum cz_ev t)
+{
+	return t < CZ_EV__COUNT ? names[t] : "?";
+}
+
+uint64_t cz_trace_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void cz_trace_thread(const char *role, uint32_t unit)
+{
+	if (mine)
+		return;
+	pthread_once(&exit_once, make_key);
+	if (adopt(role, unit)) {
+		pthread_setspecific(exit_key, mine);
+		return;
+	}
+	unsigned i = atomic_fetch_add(&nbufs, 1);
+	if (i >= MAXBUF)
+		return;         /* more threads than buffers: this one goes untraced */
+	struct tbuf *b = calloc(1, sizeof(*b));
+	if (!b)
+		return;
+	snprintf(b->role, sizeof(b->role), "%s", role);
+	b->unit = unit;
+	atomic_init(&b->live, 1);
+	mine_idx = (uint16_t)i;
+	/* R0: publish the initialized buffer; pairs with the acquire in dump (D0). */
+	__atomic_store_n(&bufs[i], b, __ATOMIC_RELEASE);
+	mine = b;
+	pthread_setspecific(exit_key, b);
+}
+
+void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
+{
+	struct tbuf *b = mine;
+	if (!b) {
+		cz_trace_thread("control", 0);
+		if (!(b = mine))
+			return;
+	}
+	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+	struct cz_trace_ev *e = &b->ev[h % CAP];
+	e->ns = cz_trace_now();
+	e->job = job;
+	e->part = part;
+	e->type = (uint16_t)type;
+	e->thread = mine_idx;
+	e->unit = b->unit;
+	/* W1: the event is written before head covers it; pairs with D1. */
+	atomic_store_explicit(&b->head, h + 1, memory_order_release);
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct cz_trace_ev *x = a, *y = b;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static size_t collect(struct cz_trace_ev **out)
+{
+	unsigned nb = atomic_load(&nbufs);
+	size_t n = 0, cap = 0;
+	struct cz_trace_ev *all = NULL;
+
+	if (nb > MAXBUF)
+		nb = MAXBUF;
+	for (unsigned i = 0; i < nb; i++) {
+		/* D0: pairs with R0 */
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		if (!b)
+			continue;
+		/* D1: pairs with W1: events below h are complete */
+		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
+		uint64_t lo = h > CAP ? h - CAP : 0;
+		if (n + (h - lo) > cap) {
+			cap = (n + (h - lo)) * 2 + 1024;
+			struct cz_trace_ev *t = realloc(all, cap * sizeof(*t));
+			if (!t)
+				break;
+			all = t;
+		}
+		size_t start = n;
+		for (uint64_t k = lo; k < h; k++)
+			all[n++] = b->ev[k % CAP];
+		/* Entries the writer lapped during the copy are dropped. */
+		uint64_t h2 = atomic_load_explicit(&b->head, memory_order_acquire);
+		uint64_t lo2 = h2 > CAP ? h2 - CAP : 0;
+		if (lo2 > lo) {
+			size_t drop = (size_t)(lo2 - lo) < n - start ? (size_t)(lo2 - lo) : n - start;
+			memmove(all + start, all + start + drop, (n - start - drop) * sizeof(*all));
+			n -= drop;
+		}
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), ev_cmp);
+	*out = all;
+	return n;
+}
+
+static const char *role_of(uint16_t t)
+{
+	struct tbuf *b = t < MAXBUF ? __atomic_load_n(&bufs[t], __ATOMIC_ACQUIRE) : NULL;
+	return b ? b->role : "?";
+}
+
+/* Chrome's duration events: which event opens or closes which span. */
+static const char *span(uint16_t type, char *ph)
+{
+	switch (type) {
+	case CZ_EV_SYNTH_START: *ph = 'B'; return "synth";
+	case CZ_EV_SYNTH_END: *ph = 'E'; return "synth";
+	case CZ_EV_COMPUTE_START: *ph = 'B'; return "compute";
+	case CZ_EV_COMPUTE_END: *ph = 'E'; return "compute";
+	case CZ_EV_FINAL_START: *ph = 'B'; return "finalize";
+	case CZ_EV_FINAL_END: *ph = 'E'; return "finalize";
+	case CZ_EV_LOCK_WAIT: *ph = 'B'; return "device lock wait";
+	case CZ_EV_LOCK_GOT: *ph = 'E'; return "device lock wait";
+	case CZ_EV_BUDGET_WAIT: *ph = 'B'; return "budget wait";
+	case CZ_EV_BUDGET_GOT: *ph = 'E'; return "budget wait";
+	default: *ph = 'i'; return cz_trace_name(type);
+	}
+}
+
+int cz_trace_dump(FILE *f, int chrome)
+{
+	struct cz_trace_ev *ev;
+	size_t n = collect(&ev);
+
+	if (chrome)
+		fprintf(f, "{\"traceEvents\": [\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct cz_trace_ev *e = &ev[i];
+		if (chrome) {
+			char ph;
+			const char *nm = span(e->type, &ph);
+			fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"%c\", \"ts\": %.3f, \"pid\": 1, \"tid\": %u, "
+				"%s\"args\": {\"job\": %llu, \"part\": %u, \"thread\": \"%s\"}}\n",
+				i ? "," : "", nm, ph, e->ns / 1e3, e->thread, ph == 'i' ? "\"s\": \"t\", " : "",
+				(unsigned long long)e->job, e->part, role_of(e->thread));
+		} else {
+			fprintf(f, "{\"ns\": %llu, \"ev\": \"%s\", \"job\": %llu, \"part\": %u, "
+				"\"thread\": \"%s\", \"unit\": %u}\n",
+				(unsigned long long)e->ns, cz_trace_name(e->type), (unsigned long long)e->job,
+				e->part, role_of(e->thread), e->unit);
+		}
+	}
+	if (chrome)
+		fprintf(f, "]}\n");
+	free(ev);
+	return ferror(f) ? -1 : 0;
+}

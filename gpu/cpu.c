@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* gpu/cpu.c — the CPU backend: the device stage on a thread pool per "device". */
+#include "gpu/backend.h"
+#include "lib/pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cz_device {
+	struct cz_pool *pool;
+	char desc[64];
+};
+
+static int cpu_count(void)
+{
+	return 1;
+}
+
+static struct cz_device *cpu_open(unsigned index, const struct cz_backend_opts *o, char *err,
+				  size_t cap)
+{
+	struct cz_device *d = calloc(1, sizeof(*d));
+	if (d)
+		d->pool = cz_pool_create(o->threads);
+	if (!d || !d->pool) {
+		snprintf(err, cap, "cpu device %u: out of memory", index);
+		free(d);
+		return NULL;
+	}
+	snprintf(d->desc, sizeof(d->desc), "cpu: %u threads", cz_pool_nthreads(d->pool));
+	return d;
+}
+
+static int cpu_prove(struct cz_device *d, struct cz_dev_work *w)
+{
+	return cz_groth16_device(w->key, w->dom, w->w, w->a, w->b, w->c, w->h, &w->out, d->pool, NULL);
+}
+
+static void cpu_close(struct cz_device *d)
+{
+	if (d)
+		cz_pool_destroy(d->pool);
+	free(d);
+}
+
+static const char *cpu_describe(struct cz_device *d)
+{
+	return d->desc;
+}
+
+const struct cz_backend cz_backend_cpu = {
+	.name = "cpu", .count = cpu_count, .open = cpu_open, .prove = cpu_prove,
+	.close = cpu_close, .describe = cpu_describe, .computes = 1,
+};

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu/field32.h — BLS12-381 Fr (8 limbs) and Fp (12 limbs) on 32-bit limbs,
+ * for the CUDA kernels and, compiled as plain C, for the host tests that
+ * check them against zk/.  Generic code: gpu/field32_impl.h.  Constants come
+ * from zk/bls12_381.h, the one place that holds them.
+ *
+ * Layout: cz_fr32 and cz_fp32 are byte-for-byte the zk/ types cz_fr and
+ * cz_fp (same R, little-endian limbs), so arrays move between host and
+ * device with memcpy and no conversion.  A cz_scalar (standard form) read as
+ * cz_fr32 limbs gives the scalar's 32-bit digits directly.
+ */
+#ifndef CZ_GPU_FIELD32_H
+#define CZ_GPU_FIELD32_H
+
+#include "gpu/hd.h"
+#include "zk/bls12_381.h"
+
+#define CZ_FR32_LIMBS 8
+#define CZ_FP32_LIMBS 12
+
+typedef struct { uint32_t l[CZ_FR32_LIMBS]; } cz_fr32;
+typedef struct { uint32_t l[CZ_FP32_LIMBS]; } cz_fp32;
+
+#define F32_N CZ_FR32_LIMBS
+#define F32_T cz_fr32
+#define F32_NAME(n) cz_fr32_##n
+#define F32_MOD64 BLS12_381_R
+#define F32_ONE64 BLS12_381_R_ONE
+#define F32_INV64 BLS12_381_R_INV
+#include "gpu/field32_impl.h"
+#undef F32_N
+#undef F32_T
+#undef F32_NAME
+#undef F32_MOD64
+#undef F32_ONE64
+#undef F32_INV64
+
+#define F32_N CZ_FP32_LIMBS
+#define F32_T cz_fp32
+#define F32_NAME(n) cz_fp32_##n
+#define F32_MOD64 BLS12_381_P
+#define F32_ONE64 BLS12_381_P_ONE
+#define F32_INV64 BLS12_381_P_INV
+#include "gpu/field32_impl.h"
+#undef F32_N
+#undef F32_T
+#undef F32_NAME
+#undef F32_MOD64
+#undef F32_ONE64
+#undef F32_INV64
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu/hd.h — the one macro that lets arithmetic be written once for the host
+ * and the device.  Under nvcc a CZ_HD function is compiled for both sides and
+ * always inlined (the device has no useful call ABI for 12-limb values); in
+ * plain C it is an ordinary static inline function, which is how the host
+ * selftests run exactly the code the kernels run.
+ */
+#ifndef CZ_GPU_HD_H
+#define CZ_GPU_HD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define CZ_HD static __host__ __device__ __forceinline__
+#define CZ_UNROLL _Pragma("unroll")
+#else
+#define CZ_HD static inline
+#define CZ_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+/* The low 32 bits of a 64-bit little-endian constant table, limb i of 32. */
+#define CZ_L32(m64, i) ((uint32_t)((m64)[(i) / 2] >> (32 * ((i) % 2))))
+
+#endif

@@ -1,0 +1,382 @@
+/* Description: single-producer single-consumer rings: geometry checks, FIFO against a model queue, thread and cross-process streams, futex wake-ups on both sides, an idle waiter costs no CPU. */
+#define _GNU_SOURCE
+#include "ring/ring.h"
+#include "selftests/cz_test.h"
+#include "selftests/ring_test.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+
+#define SEC 1000000000ll
+
+static void t_geometry(void)
+{
+	static _Alignas(64) char mem[1 << 16];
+	int ok = cz_ring_bytes(3, 64) == 0 && cz_ring_bytes(8, 12) == 0 && cz_ring_bytes(0, 64) == 0 && cz_ring_bytes(1, 64) > 64 &&
+		 cz_ring_bytes(8, 0) == 0 && cz_ring_bytes(8, 2048) == 0 && cz_ring_bytes(8, 64) > 8 * 64 &&
+		 cz_ring_bytes(CZ_RING_COUNT_MAX * 2, 8) == 0;
+	ok &= cz_ring_init(mem + 8, sizeof(mem) - 8, 8, 64) == -EINVAL;
+	ok &= cz_ring_init(mem, 100, 8, 64) == -ENOSPC;
+	ok &= cz_ring_init(mem, sizeof(mem), 6, 64) == -EINVAL;
+	memset(mem, 0, sizeof(mem));
+	errno = 0;
+	ok &= cz_ring_attach(mem, sizeof(mem)) == NULL && errno == EINVAL;
+	ok &= cz_ring_init(mem, sizeof(mem), 64, 64) == 0;
+	ok &= cz_ring_attach(mem, cz_ring_bytes(64, 64) - 1) == NULL;
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	ok &= r == (void *)mem && cz_ring_capacity(r) == 64 && cz_ring_esize(r) == 64 &&
+	      cz_ring_count(r) == 0 && !cz_ring_nonempty(r) && cz_ring_nonfull(r);
+	ct_ok(ok, "geometry: bad sizes, alignment and foreign memory are refused");
+}
+
+/* Random bursts against a plain array queue of the same capacity. */
+static void t_model(void)
+{
+	enum { CAP = 8, ES = 24, OPS = 200000 };
+	static _Alignas(64) char mem[4096];
+	uint64_t model[CAP], in[CAP + 4][ES / 8], out[CAP + 4][ES / 8];
+	unsigned mhead = 0, mn = 0;
+	uint64_t next = 1, s = 88172645463325252ull;
+	int bad = 0;
+
+	cz_ring_init(mem, sizeof(mem), CAP, ES);
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	for (int op = 0; op < OPS / RT_SCALE && !bad; op++) {
+		unsigned n = (unsigned)(rt_rand(&s) % (CAP + 4));
+		if (rt_rand(&s) & 1) {
+			for (unsigned i = 0; i < n; i++)
+				in[i][0] = next + i, in[i][1] = ~(next + i), in[i][2] = (next + i) * 3;
+			unsigned want = n < CAP - mn ? n : CAP - mn;
+			unsigned got = cz_ring_sp_enqueue_burst(r, in, n);
+			bad |= got != want;
+			for (unsigned i = 0; i < got; i++)
+				model[(mhead + mn++) % CAP] = next++;
+		} else {
+			unsigned want = n < mn ? n : mn;
+			unsigned got = cz_ring_sc_dequeue_burst(r, out, n);
+			bad |= got != want;
+			for (unsigned i = 0; i < got && !bad; i++) {
+				uint64_t v = model[mhead];
+				mhead = (mhead + 1) % CAP, mn--;
+				bad |= out[i][0] != v || out[i][1] != ~v || out[i][2] != v * 3;
+			}
+		}
+		bad |= cz_ring_count(r) != mn || cz_ring_nonempty(r) != (mn > 0) ||
+		       cz_ring_nonfull(r) != (mn < CAP);
+	}
+	ct_ok(!bad, "FIFO: %d random bursts match a model queue (counts, values, empty/full)",
+	      OPS / RT_SCALE);
+}
+
+struct stream {
+	struct cz_ring *r;
+	uint64_t n;
+	int timeouts;
+};
+
+static void *produce(void *v)
+{
+	struct stream *s = v;
+	struct cz_ring_desc buf[32];
+	uint64_t seed = 12345, seq = 0;
+
+	while (seq < s->n) {
+		unsigned b = 1 + (unsigned)(rt_rand(&seed) % 32);
+		if (b > s->n - seq)
+			b = (unsigned)(s->n - seq);
+		for (unsigned i = 0; i < b; i++)
+			rt_desc(&buf[i], 1, seq + i);
+		unsigned done = 0;
+		while (done < b) {
+			unsigned k = cz_ring_sp_enqueue_burst(s->r, buf + done, b - done);
+			done += k;
+			if (!k && cz_ring_wait_nonfull(s->r, 5 * SEC))
+				s->timeouts++;
+		}
+		seq += b;
+	}
+	return NULL;
+}
+
+/* Consumes n descriptors of producer 1 in order; returns the number wrong. */
+static uint64_t consume(struct cz_ring *r, uint64_t n, int *timeouts)
+{
+	struct cz_ring_desc buf[32];
+	uint64_t seed = 999, seq = 0, bad = 0;
+
+	while (seq < n) {
+		unsigned want = 1 + (unsigned)(rt_rand(&seed) % 32);
+		unsigned k = cz_ring_sc_dequeue_burst(r, buf, want);
+		if (!k) {
+			if (cz_ring_wait_nonempty(r, 5 * SEC) && ++*timeouts > 3)
+				return n - seq + bad;
+			continue;
+		}
+		for (unsigned i = 0; i < k; i++, seq++)
+			bad += !rt_desc_is(&buf[i], 1, seq);
+	}
+	return bad;
+}
+
+static void t_threads(void)
+{
+	const uint64_t n = 2000000 / RT_SCALE;
+	size_t bytes = cz_ring_bytes(256, 64);
+	int fd;
+	void *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, bytes, 256, 64);
+	struct stream s = { cz_ring_attach(mem, bytes), n, 0 };
+	int timeouts = 0;
+	pthread_t t;
+	int64_t t0 = rt_now_ns();
+
+	pthread_create(&t, NULL, produce, &s);
+	uint64_t bad = consume(s.r, n, &timeouts);
+	pthread_join(t, NULL);
+	ct_ok(!bad && !timeouts && !s.timeouts && !cz_ring_nonempty(s.r),
+	      "threads: %llu descriptors in order with intact checksums (%llu bad, %d timeouts)",
+	      (unsigned long long)n, (unsigned long long)bad, timeouts + s.timeouts);
+	ct_diag("%.1f M descriptors/s with random bursts and sleeping", n / ((rt_now_ns() - t0) / 1e3));
+	munmap(mem, bytes);
+	close(fd);
+}
+
+static void t_processes(void)
+{
+	const uint64_t n = 1000000 / RT_SCALE;
+	size_t bytes = cz_ring_bytes(128, 64);
+	int fd;
+	void *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, bytes, 128, 64);
+	int timeouts = 0;
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (!pid) {
+		void *m2 = rt_remap(fd, bytes);
+		struct stream s = { cz_ring_attach(m2, bytes), n, 0 };
+		if (m2 == mem || !s.r)
+			_exit(3);
+		produce(&s);
+		_exit(s.timeouts ? 1 : 0);
+	}
+	struct cz_ring *r = cz_ring_attach(mem, bytes);
+	uint64_t bad = consume(r, n, &timeouts);
+	int status;
+	waitpid(pid, &status, 0);
+	ct_ok(!bad && !timeouts && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "processes: %llu descriptors across a fork, ring mapped at two addresses (%llu bad)",
+	      (unsigned long long)n, (unsigned long long)bad);
+	munmap(mem, bytes);
+	close(fd);
+}
+
+/* Wake-up: the consumer is asleep (sleepers counted) when one element is
+ * enqueued; it must get it within 1 s.  Repeated; run in a child process so
+ * the futex is shared between two address spaces. */
+struct wake_area {
+	_Atomic uint64_t got;       /* elements the sleeper received */
+	_Atomic uint64_t late;      /* waits that timed out */
+	_Atomic uint64_t max_ns;    /* slowest wake-up seen */
+	_Atomic uint64_t sent_ns;   /* when the last element was enqueued */
+};
+
+static void wake_consumer(struct cz_ring *r, struct wake_area *w, uint64_t n)
+{
+	struct cz_ring_desc d;
+
+	while (atomic_load(&w->got) < n) {
+		if (cz_ring_wait_nonempty(r, SEC)) {
+			atomic_fetch_add(&w->late, 1);
+			if (atomic_load(&w->late) > 3)
+				return;
+			continue;
+		}
+		uint64_t lat = (uint64_t)rt_now_ns() - atomic_load(&w->sent_ns);
+		if (cz_ring_sc_dequeue_burst(r, &d, 1) != 1)
+			continue;
+		if (lat > atomic_load(&w->max_ns))
+			atomic_store(&w->max_ns, lat);
+		if (!rt_desc_is(&d, 1, atomic_load(&w->got)))
+			atomic_fetch_add(&w->late, 1000);
+		atomic_fetch_add(&w->got, 1);
+	}
+}
+
+struct wake_thread {
+	struct cz_ring *r;
+	struct wake_area *w;
+	uint64_t n;
+};
+
+static void *wake_thread(void *v)
+{
+	struct wake_thread *a = v;
+	wake_consumer(a->r, a->w, a->n);
+	return NULL;
+}
+
+static void t_wakeup(int procs, int sym)
+{
+	const uint64_t n = (procs ? 2000 : 3000) / (RT_SANITIZED ? 4 : 1);
+	size_t rb = cz_ring_bytes(16, 64), bytes = rb + 4096;
+	int fd;
+	char *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, rb, 16, 64);
+	struct cz_ring *r = cz_ring_attach(mem, rb);
+	struct wake_area *w = (struct wake_area *)(mem + rb);
+	struct wake_thread a = { r, w, n };
+	int asym = cz_ring_cons_bell(r)->asym;
+	if (sym)  /* the symmetric protocol: full barriers on both sides */
+		cz_ring_cons_bell(r)->asym = cz_ring_prod_bell(r)->asym = 0;
+	uint64_t unslept = 0;
+	pid_t pid = 0;
+	pthread_t t;
+
+	if (procs) {
+		fflush(stdout);
+		pid = fork();
+		if (!pid) {
+			char *m2 = rt_remap(fd, bytes);
+			wake_consumer(cz_ring_attach(m2, rb), (struct wake_area *)(m2 + rb), n);
+			_exit(0);
+		}
+	} else {
+		pthread_create(&t, NULL, wake_thread, &a);
+	}
+	for (uint64_t i = 0; i < n && atomic_load(&w->late) <= 3; i++) {
+		/* Wait (up to 2 s) until the consumer is counted as a sleeper. */
+		int64_t until = rt_now_ns() + 2 * SEC;
+		while (!cz_ring_bell_sleepers(cz_ring_cons_bell(r)) && rt_now_ns() < until)
+			sched_yield();
+		unslept += !cz_ring_bell_sleepers(cz_ring_cons_bell(r));
+		struct cz_ring_desc d;
+		rt_desc(&d, 1, i);
+		atomic_store(&w->sent_ns, (uint64_t)rt_now_ns());
+		cz_ring_sp_enqueue_burst(r, &d, 1);
+		until = rt_now_ns() + 2 * SEC;
+		while (atomic_load(&w->got) <= i && atomic_load(&w->late) <= 3 && rt_now_ns() < until)
+			sched_yield();
+	}
+	if (procs) {
+		int st;
+		if (atomic_load(&w->got) < n)
+			kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	} else {
+		if (atomic_load(&w->got) < n)
+			atomic_store(&w->got, n);  /* let the thread leave */
+		pthread_join(t, NULL);
+	}
+	ct_ok(atomic_load(&w->got) >= n && !atomic_load(&w->late) && unslept < n / 10,
+	      "wake-up (%s, %s barriers): %llu times a sleeping consumer got one element "
+	      "within 1 s (%llu late, %llu not seen asleep)", procs ? "processes" : "threads",
+	      sym || !asym ? "symmetric" : "membarrier",
+	      (unsigned long long)n, (unsigned long long)atomic_load(&w->late),
+	      (unsigned long long)unslept);
+	ct_diag("slowest wake-up %.1f us", atomic_load(&w->max_ns) / 1e3);
+	munmap(mem, bytes);
+	close(fd);
+}
+
+/* Producer side: the ring is full, the producer sleeps in wait_nonfull, the
+ * consumer frees one slot; the producer must be back within 1 s. */
+struct full_area {
+	struct cz_ring *r;
+	_Atomic uint64_t sent;
+	_Atomic int late;
+	uint64_t n;
+};
+
+static void *full_producer(void *v)
+{
+	struct full_area *f = v;
+	struct cz_ring_desc d;
+
+	for (uint64_t i = 0; i < f->n; i++) {
+		rt_desc(&d, 1, i);
+		while (!cz_ring_sp_enqueue_burst(f->r, &d, 1))
+			if (cz_ring_wait_nonfull(f->r, SEC) && atomic_fetch_add(&f->late, 1) > 3)
+				return NULL;
+		atomic_store(&f->sent, i + 1);
+	}
+	return NULL;
+}
+
+static void t_wakeup_full(void)
+{
+	const uint64_t n = 1000 / (RT_SANITIZED ? 4 : 1);
+	static _Alignas(64) char mem[8192];
+	cz_ring_init(mem, sizeof(mem), 4, 64);
+	struct full_area f = { cz_ring_attach(mem, sizeof(mem)), 0, 0, n + 4 };
+	struct cz_ring_desc d;
+	uint64_t bad = 0, unslept = 0, got = 0;
+	pthread_t t;
+
+	pthread_create(&t, NULL, full_producer, &f);
+	for (uint64_t i = 0; i < n + 4 && atomic_load(&f.late) <= 3; i++) {
+		int64_t until = rt_now_ns() + 2 * SEC;
+		/* Producer has filled the ring and is asleep waiting for room. */
+		while ((atomic_load(&f.sent) < (i + 4 < n + 4 ? i + 4 : n + 4) ||
+			(i < n && !cz_ring_bell_sleepers(cz_ring_prod_bell(f.r)))) &&
+		       rt_now_ns() < until)
+			sched_yield();
+		unslept += i < n && !cz_ring_bell_sleepers(cz_ring_prod_bell(f.r));
+		if (cz_ring_sc_dequeue_burst(f.r, &d, 1) != 1)
+			break;
+		bad += !rt_desc_is(&d, 1, i);
+		got++;
+	}
+	pthread_join(t, NULL);
+	ct_ok(got == n + 4 && !bad && !atomic_load(&f.late) && unslept < n / 10,
+	      "wake-up on room: %llu times a producer asleep on a full ring resumed within 1 s "
+	      "(%llu not seen asleep)", (unsigned long long)n, (unsigned long long)unslept);
+}
+
+/* An idle waiter sleeps: 300 ms of waiting must cost well under 30 ms CPU. */
+static void *idle_waiter(void *v)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	int rc = cz_ring_wait_nonempty(v, 300 * 1000000ll);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	long cpu_ns = (b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec);
+	return (void *)(intptr_t)(rc == -ETIMEDOUT ? cpu_ns : -1);
+}
+
+static void t_idle(void)
+{
+	static _Alignas(64) char mem[8192];
+	cz_ring_init(mem, sizeof(mem), 8, 64);
+	pthread_t t;
+	void *res;
+	int64_t t0 = rt_now_ns();
+
+	pthread_create(&t, NULL, idle_waiter, cz_ring_attach(mem, sizeof(mem)));
+	pthread_join(t, &res);
+	long cpu_ns = (long)(intptr_t)res;
+	int64_t wall = rt_now_ns() - t0;
+	ct_ok(cpu_ns >= 0 && cpu_ns < 30000000 && wall >= 290000000,
+	      "idle: a 300 ms wait on an empty ring times out and uses %.2f ms of CPU", cpu_ns / 1e6);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	ct_plan(10);
+	t_geometry();
+	t_model();
+	t_threads();
+	t_processes();
+	t_wakeup(0, 0);
+	t_wakeup(1, 0);
+	t_wakeup(1, 1);
+	t_wakeup_full();
+	t_idle();
+	ct_ok(cz_ring_owner_dead(getpid()) == 0, "owner_dead: a live pid reads as alive");
+	return ct_exit();
+}

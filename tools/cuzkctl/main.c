@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* cuzkctl — talks to cuzkd over its control socket.  See docs/cuzkctl.1.md. */
+#include "ctl/ctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cuzkctl [--socket PATH] COMMAND\n"
+		"  load NAME ZKEY [--partitions N]   read a proving key and keep it resident\n"
+		"  unload NAME                       free a key no job uses\n"
+		"  circuits                          list loaded keys\n"
+		"  submit NAME WTNS... [--priority critical|high|normal|low] [--id ID] [--wait]\n"
+		"                                    one partition per witness; prints the job id\n"
+		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
+		"  cancel JOB                        drop a queued or running job\n"
+		"  status [--json]                   jobs, partitions, consumers, budget, keys\n"
+		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
+}
+
+static json_object *req_new(const char *op)
+{
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "op", json_object_new_string(op));
+	return r;
+}
+
+static int ok_of(json_object *r)
+{
+	json_object *v;
+	return json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+}
+
+static const char *str_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
+}
+
+/* Sends req (consumed), prints the error if any; returns the response. */
+static json_object *call(int sock, json_object *req, const int *fds, int nfds)
+{
+	char err[512];
+	json_object *r = cz_ctl_call(sock, req, fds, nfds, err, sizeof(err));
+	json_object_put(req);
+	if (!r)
+		fprintf(stderr, "cuzkctl: %s\n", err);
+	else if (!ok_of(r))
+		fprintf(stderr, "cuzkctl: %s\n", str_of(r, "error"));
+	return r;
+}
+
+static int finish(json_object *r, int print_json)
+{
+	if (!r)
+		return 2;
+	int ok = ok_of(r);
+	if (ok && print_json)
+		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY));
+	json_object_put(r);
+	return ok ? 0 : 1;
+}
+
+static int await_job(int sock, const char *job, double timeout)
+{
+	json_object *q = req_new("await");
+	json_object_object_add(q, "job", json_object_new_string(job));
+	if (timeout >= 0)
+		json_object_object_add(q, "timeout", json_object_new_double(timeout));
+	json_object *r = call(sock, q, NULL, 0);
+	if (r && ok_of(r))
+		printf("%s\n", str_of(r, "dir"));
+	return finish(r, 0);
+}
+
+static int cmd_submit(int sock, int argc, char **argv)
+{
+	json_object *q = req_new("submit");
+	int fds[CZ_CTL_MAX_FDS], nfds = 0, wait = 0, rc;
+
+	if (argc < 3) {
+		usage(stderr);
+		json_object_put(q);
+		return 2;
+	}
+	json_object_object_add(q, "circuit", json_object_new_string(argv[1]));
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--wait"))
+			wait = 1;
+		else if ((!strcmp(argv[i], "--priority") || !strcmp(argv[i], "--id")) && i + 1 < argc) {
+			json_object_object_add(q, argv[i] + 2, json_object_new_string(argv[i + 1]));
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			fprintf(stderr, "cuzkctl submit: unknown or incomplete option '%s'\n", argv[i]);
+			rc = 2;
+			goto out;
+		} else if (nfds == CZ_CTL_MAX_FDS) {
+			fprintf(stderr, "cuzkctl submit: at most %d witnesses per job\n", CZ_CTL_MAX_FDS);
+			rc = 2;
+			goto out;
+		} else if ((fds[nfds] = open(argv[i], O_RDONLY | O_CLOEXEC)) < 0) {
+			fprintf(stderr, "cuzkctl submit: %s: %s\n", argv[i], strerror(errno));
+			rc = 2;
+			goto out;
+		} else {
+			nfds++;
+		}
+	}
+	json_object *r = call(sock, q, fds, nfds);
+	q = NULL;
+	if (r && ok_of(r)) {
+		const char *job = str_of(r, "job");
+		printf("%s\n", job);
+		if (wait) {
+			char id[128];
+			snprintf(id, sizeof(id), "%s", job);
+			json_object_put(r);
+			rc = await_job(sock, id, -1);
+			goto out;
+		}
+	}
+	rc = finish(r, 0);
+out:
+	json_object_put(q);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	return rc;
+}
+
+static void print_status(json_object *r)
+{
+	json_object *b = json_object_object_get(r, "budget");
+	printf("backend %s; budget %s reserved of %s bytes (high water %s, %s waits)\n",
+	       str_of(r, "backend"), str_of(b, "reserved"), str_of(b, "budget"), str_of(b, "high_water"),
+	       str_of(b, "waits"));
+	json_object *a = json_object_object_get(r, "circuits");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *c = json_object_array_get_idx(a, i);
+		printf("circuit %-16s 2^%s, %s signals, %s active jobs\n", str_of(c, "name"), str_of(c, "log2n"),
+		       str_of(c, "signals"), str_of(c, "active_jobs"));
+	}
+	a = json_object_object_get(r, "consumers");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *c = json_object_array_get_idx(a, i);
+		printf("consumer %-3s device %-3s %-5s proved %-6s busy %s ms\n", str_of(c, "consumer"),
+		       str_of(c, "device"), str_of(c, "state"), str_of(c, "proved"), str_of(c, "busy_ms"));
+	}
+	a = json_object_object_get(r, "jobs");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *j = json_object_array_get_idx(a, i), *p = json_object_object_get(j, "partitions");
+		printf("job %-12s %-8s %-9s %-10s", str_of(j, "job"), str_of(j, "priority"), str_of(j, "state"),
+		       str_of(j, "circuit"));
+		for (size_t k = 0; p && k < json_object_array_length(p); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(p, k)));
+		if (*str_of(j, "error"))
+			printf("  (%s)", str_of(j, "error"));
+		printf("\n");
+	}
+}
+
+static int cmd_trace(int sock, int argc, char **argv)
+{
+	json_object *q = req_new("trace");
+	int fd = STDOUT_FILENO;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--chrome"))
+			json_object_object_add(q, "chrome", json_object_new_boolean(1));
+		else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			fd = open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0) {
+				fprintf(stderr, "cuzkctl trace: %s: %s\n", argv[i], strerror(errno));
+				json_object_put(q);
+				return 2;
+			}
+		} else {
+			usage(stderr);
+			json_object_put(q);
+			return 2;
+		}
+	}
+	fflush(stdout);
+	int rc = finish(call(sock, q, &fd, 1), 0);
+	if (fd != STDOUT_FILENO)
+		close(fd);
+	return rc;
+}
+
+static int run(int sock, int argc, char **argv)
+{
+	const char *c = argv[0];
+	json_object *q;
+
+	if (!strcmp(c, "submit"))
+		return cmd_submit(sock, argc, argv);
+	if (!strcmp(c, "trace"))
+		return cmd_trace(sock, argc, argv);
+	if (!strcmp(c, "load") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--partitions")))) {
+		char full[4096];
+		q = req_new("load");
+		json_object_object_add(q, "name", json_object_new_string(argv[1]));
+		/* The daemon resolves paths from its own directory: send an absolute one. */
+		json_object_object_add(q, "zkey", json_object_new_string(realpath(argv[2], full) ? full : argv[2]));
+		if (argc == 5)
+			json_object_object_add(q, "partitions", json_object_new_int(atoi(argv[4])));
+		return finish(call(sock, q, NULL, 0), 0);
+	}
+	if (!strcmp(c, "unload") && argc == 2) {
+		q = req_new("unload");
+		json_object_object_add(q, "name", json_object_new_string(argv[1]));
+		return finish(call(sock, q, NULL, 0), 0);
+	}
+	if (!strcmp(c, "circuits") && argc == 1)
+		return finish(call(sock, req_new("circuits"), NULL, 0), 1);
+	if (!strcmp(c, "await") && (argc == 2 || (argc == 4 && !strcmp(argv[2], "--timeout"))))
+		return await_job(sock, argv[1], argc == 4 ? atof(argv[3]) : -1);
+	if (!strcmp(c, "cancel") && argc == 2) {
+		q = req_new("cancel");
+		json_object_object_add(q, "job", json_object_new_string(argv[1]));
+		return finish(call(sock, q, NULL, 0), 0);
+	}
+	if (!strcmp(c, "status") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json")))) {
+		json_object *r = call(sock, req_new("status"), NULL, 0);
+		if (r && ok_of(r) && argc == 1)
+			print_status(r);
+		return finish(r, argc == 2);
+	}
+	usage(stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	char path[256], err[512];
+	const char *sock_path = cz_ctl_default_path(path, sizeof(path));
+	int i = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "--socket")) {
+		sock_path = argv[2];
+		i = 3;
+	}
+	if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		usage(i >= argc ? stderr : stdout);
+		return i >= argc ? 2 : 0;
+	}
+	int sock = cz_ctl_connect(sock_path, err, sizeof(err));
+	if (sock < 0) {
+		fprintf(stderr, "cuzkctl: %s\n", err);
+		return 2;
+	}
+	int rc = run(sock, argc - i, argv + i);
+	close(sock);
+	return rc;
+}

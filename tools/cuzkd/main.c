@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* cuzkd — the cuzk proving daemon.  See docs/cuzkd.8.md. */
+#include "ctl/ctl.h"
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend cpu|null] [--devices N]\n"
+		"             [--consumers-per-device N] [--synth-workers N] [--device-threads N]\n"
+		"             [--mem-budget SIZE] [--null-delay-ms N] [--null-synth-ms N]\n"
+		"             [--load NAME=ZKEY]... [--config FILE]\n"
+		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 'T': case 't': mul <<= 10; /* fall through */
+	case 'G': case 'g': mul <<= 10; /* fall through */
+	case 'M': case 'm': mul <<= 10; /* fall through */
+	case 'K': case 'k': mul <<= 10; end++; break;
+	case 0: break;
+	default: return -1;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 1u << 20)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+struct opts {
+	struct cz_engine_config cfg;
+	const char *socket;
+	const char *loads[32];
+	int nloads;
+	char *owned[64];        /* strings copied from the config file */
+	int nowned;
+};
+
+/* Config-file strings die with their JSON object: keep a copy. */
+static const char *keep(struct opts *o, const char *s, int copy)
+{
+	if (!copy || o->nowned == 64)
+		return s;
+	return o->owned[o->nowned++] = strdup(s);
+}
+
+/* One option, from the command line or the config file. */
+static int set_opt(struct opts *o, const char *name, const char *val, int copy)
+{
+	struct cz_engine_config *c = &o->cfg;
+	int bad = 0;
+	if (!strcmp(name, "socket"))
+		o->socket = keep(o, val, copy);
+	else if (!strcmp(name, "state-dir"))
+		c->state_dir = keep(o, val, copy);
+	else if (!strcmp(name, "backend"))
+		c->backend = keep(o, val, copy);
+	else if (!strcmp(name, "devices"))
+		bad = parse_uint(val, &c->devices);
+	else if (!strcmp(name, "consumers-per-device"))
+		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device;
+	else if (!strcmp(name, "synth-workers"))
+		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers;
+	else if (!strcmp(name, "device-threads"))
+		bad = parse_uint(val, &c->device_threads);
+	else if (!strcmp(name, "null-delay-ms"))
+		bad = parse_uint(val, &c->null_delay_ms);
+	else if (!strcmp(name, "null-synth-ms"))
+		bad = parse_uint(val, &c->null_synth_ms);
+	else if (!strcmp(name, "mem-budget"))
+		bad = parse_size(val, &c->mem_budget) || !c->mem_budget;
+	else if (!strcmp(name, "load")) {
+		if (o->nloads == 32 || !strchr(val, '='))
+			bad = 1;
+		else
+			o->loads[o->nloads++] = keep(o, val, 1);
+	} else {
+		fprintf(stderr, "cuzkd: unknown option '%s'\n", name);
+		return -1;
+	}
+	if (bad)
+		fprintf(stderr, "cuzkd: bad value for %s: '%s'\n", name, val);
+	return bad ? -1 : 0;
+}
+
+/* The config file is a JSON object of the same names: {"backend": "cpu", ...}. */
+static int load_config(struct opts *o, const char *path)
+{
+	json_object *c = json_object_from_file(path);
+	if (!c || !json_object_is_type(c, json_type_object)) {
+		fprintf(stderr, "cuzkd: %s: %s\n", path, c ? "not a JSON object" : json_util_get_last_err());
+		json_object_put(c);
+		return -1;
+	}
+	int rc = 0;
+	json_object_object_foreach(c, k, v) {
+		if (json_object_is_type(v, json_type_array)) {
+			for (size_t i = 0; i < json_object_array_length(v) && !rc; i++)
+				rc = set_opt(o, k, json_object_get_string(json_object_array_get_idx(v, i)), 1);
+		} else if (!rc) {
+			rc = set_opt(o, k, json_object_get_string(v), 1);
+		}
+	}
+	json_object_put(c);
+	if (rc)
+		fprintf(stderr, "cuzkd: in config file %s\n", path);
+	return rc;
+}
+
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "socket", 1, 0, 0 }, { "state-dir", 1, 0, 0 }, { "backend", 1, 0, 0 },
+		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
+		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
+		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
+		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	int idx, ch;
+	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
+		if (ch == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (ch != 0)
+			return -1;
+		int rc = !strcmp(lo[idx].name, "config") ? load_config(o, optarg) : set_opt(o, lo[idx].name, optarg, 0);
+		if (rc)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cuzkd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->cfg.state_dir) {
+		fprintf(stderr, "cuzkd: --state-dir is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+static json_object *handle(void *ctx, json_object *req, int *fds, int nfds)
+{
+	return cz_engine_request(ctx, req, fds, nfds);
+}
+
+static int preload(struct cz_engine *e, struct opts *o)
+{
+	for (int i = 0; i < o->nloads; i++) {
+		char *eq = strchr(o->loads[i], '=');
+		*eq = 0;
+		json_object *req = json_object_new_object();
+		json_object_object_add(req, "op", json_object_new_string("load"));
+		json_object_object_add(req, "name", json_object_new_string(o->loads[i]));
+		json_object_object_add(req, "zkey", json_object_new_string(eq + 1));
+		json_object *r = cz_engine_request(e, req, NULL, 0);
+		json_object *ok = json_object_object_get(r, "ok");
+		int good = ok && json_object_get_boolean(ok);
+		if (!good)
+			fprintf(stderr, "cuzkd: --load %s: %s\n", o->loads[i],
+				json_object_get_string(json_object_object_get(r, "error")));
+		json_object_put(req);
+		json_object_put(r);
+		if (!good)
+			return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .cfg = { .backend = "cpu", .consumers_per_device = 2, .synth_workers = 1,
+				   .null_delay_ms = 20 } };
+	char path[256], err[512] = "";
+	sigset_t sigs;
+
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	o.cfg.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32;
+	if (parse_args(&o, argc, argv)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!o.socket)
+		o.socket = cz_ctl_default_path(path, sizeof(path));
+
+	/* Signals go to this thread only, by sigwait; every other thread blocks them. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct cz_engine *e = cz_engine_create(&o.cfg, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return 1;
+	}
+	if (preload(e, &o)) {
+		cz_engine_destroy(e);
+		return 1;
+	}
+	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, err, sizeof(err));
+	if (!s) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		cz_engine_destroy(e);
+		return 1;
+	}
+	fprintf(stderr, "cuzkd: listening on %s (backend %s, budget %llu bytes, state %s)\n", o.socket,
+		o.cfg.backend, (unsigned long long)o.cfg.mem_budget, o.cfg.state_dir);
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	fprintf(stderr, "cuzkd: %s: stopping\n", strsignal(sig));
+	cz_engine_stop(e);
+	cz_ctl_server_stop(s);
+	cz_engine_destroy(e);
+	unlink(o.socket);
+	fprintf(stderr, "cuzkd: stopped\n");
+	for (int i = 0; i < o.nowned; i++)
+		free(o.owned[i]);
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/groth16.h — Groth16 over BLS12-381, the math snarkjs and rapidsnark use,
+ * so keys from `snarkjs groth16 setup` work unchanged.
+ *
+ * A proof is three stages, each a function with explicit inputs and outputs
+ * in caller-provided buffers (no hidden allocation, no global state), so the
+ * daemon can schedule them on different threads and devices:
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU)
+ *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
+ *             MSMs A, B1, B2, C, H (the part a GPU does)
+ *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
+ * cz_groth16_prove() runs all three and verifies the proof before returning it.
+ */
+#ifndef CZ_GROTH16_H
+#define CZ_GROTH16_H
+
+#include "zk/g1.h"
+#include "zk/g2.h"
+#include "zk/msm.h"
+#include "zk/snarkjs_json.h"
+
+struct cz_pool;
+struct cz_ntt_domain;
+
+/* One nonzero entry of the A or B matrix (the .zkey coefficient section).
+ * value holds v·R² mod r, as .zkey stores it: cz_fr_mul(value, w) with w in
+ * standard form then yields v·w in Montgomery form. */
+struct cz_groth16_coef {
+	uint32_t matrix;        /* 0 = A, 1 = B */
+	uint32_t row;           /* constraint, < n */
+	uint32_t var;           /* signal, < nvars */
+	cz_fr value;
+};
+
+/* The proving key (what a .zkey holds), points in affine form. */
+struct cz_groth16_key {
+	uint32_t nvars;         /* signals including the constant one */
+	uint32_t npub;          /* public signals, not counting the one */
+	uint32_t log2n;         /* domain size n = 2^log2n */
+	cz_g1_affine alpha1, beta1, delta1;
+	cz_g2_affine beta2, gamma2, delta2;
+	cz_g1_affine *ic;       /* npub + 1 */
+	cz_g1_affine *a;        /* nvars */
+	cz_g1_affine *b1;       /* nvars */
+	cz_g2_affine *b2;       /* nvars */
+	cz_g1_affine *c;        /* nvars − npub − 1: the private signals only */
+	cz_g1_affine *h;        /* n */
+	struct cz_groth16_coef *coefs;
+	size_t ncoefs;
+};
+
+/* struct cz_groth16_proof and struct cz_groth16_vk: with their JSON forms. */
+
+/* The device stage's results. */
+struct cz_groth16_msms {
+	cz_g1_jac a, b1, c, h;
+	cz_g2_jac b2;
+};
+
+/* Stage timings, milliseconds (filled by cz_groth16_prove when asked). */
+struct cz_groth16_times {
+	double synth, ntt, msm_a, msm_b1, msm_b2, msm_c, msm_h, finalize, verify;
+};
+
+void cz_groth16_key_free(struct cz_groth16_key *k);
+void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
+
+/* a, b, c: n elements each.  w: nvars elements, standard form. */
+void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
+		      cz_fr *a, cz_fr *b, cz_fr *c);
+/* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
+int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain *d,
+		      const cz_scalar *w, cz_fr *a, cz_fr *b, cz_fr *c, cz_scalar *hbuf,
+		      struct cz_groth16_msms *out, struct cz_pool *pool,
+		      struct cz_groth16_times *t);
+void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
+			 const cz_fr *r, const cz_fr *s, struct cz_groth16_proof *p);
+/* Random r, s from getrandom(2). */
+int cz_groth16_blinding(cz_fr *r, cz_fr *s);
+
+/* Verifies a proof for the witness's own public inputs (w[1..npub]). */
+bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
+			    const struct cz_groth16_proof *p);
+/* pub: npub values (Montgomery form).  True iff the proof verifies; points
+ * must already be known on the curve and in the subgroup. */
+bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
+		       const struct cz_groth16_proof *p);
+
+enum { CZ_GROTH16_OK = 0, CZ_GROTH16_ENOMEM = -1, CZ_GROTH16_UNSAT = -2 };
+/* Whole proof, verified before it is returned: CZ_GROTH16_UNSAT means the
+ * witness does not satisfy the circuit.  t may be NULL. */
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
+		     struct cz_groth16_proof *p, struct cz_pool *pool,
+		     struct cz_groth16_times *t);
+
+struct cz_cs;
+/* INSECURE single-party setup: the toxic waste comes from seed and is known
+ * to whoever knows the seed.  For development and benchmarks only. */
+int cz_groth16_devsetup(const struct cz_cs *cs, uint64_t seed, struct cz_groth16_key *k,
+			struct cz_pool *pool);
+
+#endif

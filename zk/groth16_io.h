@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/groth16_io.h — between files (zk/zkey.h, zk/wtns.h, zk/snarkjs_json.h)
+ * and the prover's in-memory forms (zk/groth16.h).
+ */
+#ifndef CZ_GROTH16_IO_H
+#define CZ_GROTH16_IO_H
+
+#include "zk/groth16.h"
+
+#define CZ_PROOF_BIN_BYTES 192   /* A ‖ B ‖ C compressed, zcash encoding */
+
+/* Reads a .zkey completely into k.  Header points are checked on the curve
+ * and in the subgroup, every other point on the curve, every coefficient in
+ * range.  (Subgroup checks of the bulk points are skipped: they would cost
+ * one scalar multiplication per point, and a bad point cannot make an
+ * accepted proof, since every proof is verified against the header's key.) */
+int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, char *err, size_t cap);
+int cz_groth16_key_save(const struct cz_groth16_key *k, const char *path, char *err, size_t cap);
+
+/* Size of a BLS12-381 .wtns file holding nvars values. */
+uint64_t cz_wtns_file_size(uint32_t nvars);
+/* Reads a .wtns from fd into w (standard form); checks it holds exactly
+ * nvars values, each < r. */
+int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap);
+int cz_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err, size_t cap);
+/* Writes w (Montgomery form) as a .wtns. */
+int cz_wtns_save(const char *path, const cz_fr *w, uint32_t n, char *err, size_t cap);
+
+void cz_proof_bin(uint8_t out[CZ_PROOF_BIN_BYTES], const struct cz_groth16_proof *p);
+
+#endif

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/iden3bin.c — the iden3 binary container (see iden3bin.h for the
+ * layout).  Every length read from the file is compared with what is left
+ * of the file (or section) before anything is read through it.
+ */
+#include "zk/iden3bin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zk/fp.h"
+#include "zk/fr.h"
+
+int cz_errf(char err[CZ_ERRLEN], int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err, CZ_ERRLEN, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static int read_table(struct cz_iden3 *f, const char *magic, uint32_t minv, uint32_t maxv,
+		      char err[CZ_ERRLEN])
+{
+	const uint8_t *d = f->data;
+	uint64_t pos, n, i;
+
+	if (f->size < 12)
+		return cz_errf(err, -EINVAL, "%s: file too short for an iden3 header (%zu bytes, need 12)",
+			       f->name, f->size);
+	for (i = 0; i < 4; i++)
+		f->magic[i] = (d[i] >= 0x20 && d[i] < 0x7f) ? (char)d[i] : '?';
+	f->magic[4] = 0;
+	if (memcmp(d, magic, 4) != 0)
+		return cz_errf(err, -EINVAL, "%s: field magic: \"%s\", expected \"%s\"", f->name,
+			       f->magic, magic);
+	f->version = cz_le32(d + 4);
+	if (f->version < minv || f->version > maxv)
+		return cz_errf(err, -EINVAL, "%s: field version: %u, supported %u..%u", f->name,
+			       f->version, minv, maxv);
+	n = cz_le32(d + 8);
+	/* Each section needs at least its 12-byte header: bound n before allocating. */
+	if (n > (f->size - 12) / 12)
+		return cz_errf(err, -EINVAL,
+			       "%s: field nSections: %" PRIu64 " sections cannot fit in the %zu bytes"
+			       " after the header (truncated?)",
+			       f->name, n, f->size - 12);
+	f->sec = calloc(n ? n : 1, sizeof(*f->sec));
+	if (!f->sec)
+		return cz_errf(err, -ENOMEM, "%s: out of memory for %" PRIu64 " sections", f->name, n);
+	f->nsec = (uint32_t)n;
+	pos = 12;
+	for (i = 0; i < n; i++) {
+		uint64_t left;
+
+		if (f->size - pos < 12)
+			return cz_errf(err, -EINVAL,
+				       "%s: section header %" PRIu64 " truncated at offset %" PRIu64,
+				       f->name, i, pos);
+		f->sec[i].type = cz_le32(d + pos);
+		f->sec[i].size = cz_le64(d + pos + 4);
+		pos += 12;
+		left = f->size - pos;
+		if (f->sec[i].size > left)
+			return cz_errf(err, -EINVAL,
+				       "%s: section %u: size %" PRIu64 " exceeds the %" PRIu64
+				       " bytes left in the file (truncated?)",
+				       f->name, f->sec[i].type, f->sec[i].size, left);
+		f->sec[i].off = pos;
+		pos += f->sec[i].size;
+	}
+	if (pos != f->size)
+		return cz_errf(err, -EINVAL, "%s: %" PRIu64 " bytes after the last section", f->name,
+			       (uint64_t)f->size - pos);
+	return 0;
+}
+
+int cz_iden3_open_mem(struct cz_iden3 *f, const char *name, const void *data, size_t size,
+		      const char *magic, uint32_t minv, uint32_t maxv, char err[CZ_ERRLEN])
+{
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name ? name : "(memory)");
+	if (!f->name)
+		return cz_errf(err, -ENOMEM, "out of memory");
+	f->data = data;
+	f->size = size;
+	rc = read_table(f, magic, minv, maxv, err);
+	if (rc)
+		cz_iden3_close(f);
+	return rc;
+}
+
+int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic, uint32_t minv,
+		  uint32_t maxv, char err[CZ_ERRLEN])
+{
+	struct stat st;
+	void *m;
+	int fd, rc;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return cz_errf(err, -EINVAL, "%s: not a regular file", path);
+	}
+	if (st.st_size < 12) {
+		close(fd);
+		return cz_errf(err, -EINVAL,
+			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
+			       (long long)st.st_size);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return cz_errf(err, -errno, "%s: mmap: %s", path, strerror(errno));
+	rc = cz_iden3_open_mem(f, path, m, (size_t)st.st_size, magic, minv, maxv, err);
+	if (rc) {
+		munmap(m, (size_t)st.st_size);
+		return rc;
+	}
+	f->mapped = true;
+	return 0;
+}
+
+void cz_iden3_close(struct cz_iden3 *f)
+{
+	if (f->mapped && f->data)
+		munmap((void *)f->data, f->size);
+	free(f->sec);
+	free(f->name);
+	memset(f, 0, sizeof(*f));
+}
+
+int cz_iden3_section(const struct cz_iden3 *f, uint32_t type, const char *secname,
+		     const struct cz_iden3_sec **out, char err[CZ_ERRLEN])
+{
+	const struct cz_iden3_sec *found = NULL;
+	uint32_t i;
+
+	for (i = 0; i < f->nsec; i++) {
+		if (f->sec[i].type != type)
+			continue;
+		if (found)
+			return cz_errf(err, -EINVAL, "%s: section %u (%s): duplicated", f->name, type,
+				       secname);
+		found = &f->sec[i];
+	}
+	if (!found)
+		return cz_errf(err, -ENOENT, "%s: section %u (%s): missing", f->name, type, secname);
+	*out = found;
+	return 0;
+}
+
+int cz_iden3_rd_open(struct cz_iden3_rd *r, const struct cz_iden3 *f, uint32_t type,
+		     const char *secname, char err[CZ_ERRLEN])
+{
+	const struct cz_iden3_sec *s;
+	int rc = cz_iden3_section(f, type, secname, &s, err);
+
+	if (rc)
+		return rc;
+	r->f = f;
+	r->type = type;
+	r->secname = secname;
+	r->p = f->data + s->off;
+	r->left = s->size;
+	r->err = err;
+	return 0;
+}
+
+int cz_iden3_rd_fail(struct cz_iden3_rd *r, int rc, const char *field, const char *fmt, ...)
+{
+	char msg[CZ_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cz_errf(r->err, rc, "%s: section %u (%s): field %s: %s", r->f->name, r->type,
+		       r->secname, field, msg);
+}
+
+int cz_iden3_rd_bytes(struct cz_iden3_rd *r, const char *field, uint64_t n, const uint8_t **p)
+{
+	if (n > r->left)
+		return cz_iden3_rd_fail(r, -EINVAL, field,
+					"needs %" PRIu64 " bytes, %" PRIu64
+					" left in the section (truncated?)",
+					n, r->left);
+	*p = r->p;
+	r->p += n;
+	r->left -= n;
+	return 0;
+}
+
+int cz_iden3_rd_array(struct cz_iden3_rd *r, const char *field, uint64_t count, uint64_t size,
+		      const uint8_t **p)
+{
+	if (size && count > r->left / size)
+		return cz_iden3_rd_fail(r, -EINVAL, field,
+					"%" PRIu64 " records of %" PRIu64
+					" bytes exceed the %" PRIu64 " bytes left in the section",
+					count, size, r->left);
+	return cz_iden3_rd_bytes(r, field, count * size, p);
+}
+
+int cz_iden3_rd_u32(struct cz_iden3_rd *r, const char *field, uint32_t *v)
+{
+	const uint8_t *p = NULL;
+	int rc = cz_iden3_rd_bytes(r, field, 4, &p);
+
+	if (!rc)
+		*v = cz_le32(p);
+	return rc;
+}
+
+int cz_iden3_rd_u64(struct cz_iden3_rd *r, const char *field, uint64_t *v)
+{
+	const uint8_t *p = NULL;
+	int rc = cz_iden3_rd_bytes(r, field, 8, &p);
+
+	if (!rc)
+		*v = cz_le64(p);
+	return rc;
+}
+
+int cz_iden3_rd_end(struct cz_iden3_rd *r)
+{
+	if (r->left)
+		return cz_errf(r->err, -EINVAL, "%s: section %u (%s): %" PRIu64
+			       " unexpected bytes at the end of the section",
+			       r->f->name, r->type, r->secname, r->left);
+	return 0;
+}
+
+/* BN254 is recognised only to name it in the message; its arithmetic is not
+ * here.  Big-endian hex, as the primes are usually written. */
+static const char bn254_q_hex[] =
+	"30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47";
+static const char bn254_r_hex[] =
+	"30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
+
+static bool le_equals_hex(const uint8_t *le, uint32_t n8, const char *hex)
+{
+	size_t nh = strlen(hex), i;
+
+	if (n8 * 2 < nh)
+		return false;
+	for (i = 0; i < n8; i++) {
+		unsigned byte = 0;
+
+		/* byte i (little-endian) is hex digits [nh - 2i - 2, nh - 2i). */
+		if (2 * i + 2 <= nh) {
+			char two[3] = { hex[nh - 2 * i - 2], hex[nh - 2 * i - 1], 0 };
+			byte = (unsigned)strtoul(two, NULL, 16);
+		}
+		if (le[i] != byte)
+			return false;
+	}
+	return true;
+}
+
+/* The BLS12-381 primes come from the field code (p - 1 = -1), so their
+ * constants live only in zk/bls12_381*. */
+static void prime_le(uint8_t *out, enum cz_iden3_prime which, uint32_t *n8)
+{
+	unsigned i;
+
+	if (which == CZ_PRIME_BLS12_381_P) {
+		cz_fp m1;
+		cz_fp_neg(&m1, &cz_fp_one);
+		cz_fp_to_bytes_le(out, &m1);
+		*n8 = CZ_FP_BYTES;
+	} else {
+		cz_fr m1;
+		cz_fr_neg(&m1, &cz_fr_one);
+		cz_fr_to_bytes_le(out, &m1);
+		*n8 = CZ_FR_BYTES;
+	}
+	for (i = 0; i < *n8 && ++out[i] == 0; i++)
+		;
+}
+
+int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_prime want)
+{
+	char n8field[64];
+	uint8_t expect[CZ_FP_BYTES];
+	const uint8_t *p = NULL;
+	uint32_t n8, en8;
+	int rc;
+
+	snprintf(n8field, sizeof(n8field), "n8%s", field);
+	rc = cz_iden3_rd_u32(r, n8field, &n8);
+	if (rc)
+		return rc;
+	if (n8 == 0 || n8 > 1024)
+		return cz_iden3_rd_fail(r, -EINVAL, n8field, "%u-byte field elements", n8);
+	rc = cz_iden3_rd_bytes(r, field, n8, &p);
+	if (rc)
+		return rc;
+	if (le_equals_hex(p, n8, bn254_q_hex) || le_equals_hex(p, n8, bn254_r_hex))
+		return cz_iden3_rd_fail(r, -EINVAL, field, "curve bn128/BN254, expected BLS12-381");
+	prime_le(expect, want, &en8);
+	if (n8 != en8 || memcmp(p, expect, en8) != 0) {
+		/* Name the other BLS12-381 prime when the two are swapped. */
+		uint8_t other[CZ_FP_BYTES];
+		uint32_t on8;
+
+		prime_le(other, want == CZ_PRIME_BLS12_381_P ? CZ_PRIME_BLS12_381_R
+							    : CZ_PRIME_BLS12_381_P, &on8);
+		if (n8 == on8 && memcmp(p, other, on8) == 0)
+			return cz_iden3_rd_fail(r, -EINVAL, field,
+						"BLS12-381's %s, expected its %s",
+						want == CZ_PRIME_BLS12_381_P ? "r" : "p",
+						want == CZ_PRIME_BLS12_381_P ? "p" : "r");
+		return cz_iden3_rd_fail(r, -EINVAL, field,
+					"unknown prime (%u bytes), expected BLS12-381's %s", n8,
+					want == CZ_PRIME_BLS12_381_P ? "p" : "r");
+	}
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/wtns.c — .wtns reader and writer (format in wtns.h).
+ */
+#include "zk/wtns.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse(struct cz_wtns *w, char *err)
+{
+	struct cz_iden3_rd r;
+	uint64_t i;
+	int rc;
+
+	if ((rc = cz_iden3_rd_open(&r, &w->f, 1, "header", err)) ||
+	    (rc = cz_iden3_rd_prime(&r, "q", CZ_PRIME_BLS12_381_R)) ||
+	    (rc = cz_iden3_rd_u32(&r, "nWitness", &w->n)) || (rc = cz_iden3_rd_end(&r)))
+		return rc;
+	if ((rc = cz_iden3_rd_open(&r, &w->f, 2, "values", err)))
+		return rc;
+	if (r.left != (uint64_t)w->n * CZ_FR_BYTES)
+		return cz_iden3_rd_fail(&r, -EINVAL, "size",
+					"%" PRIu64 " bytes, but nWitness = %u needs %" PRIu64,
+					r.left, w->n, (uint64_t)w->n * CZ_FR_BYTES);
+	w->values = r.p;
+	for (i = 0; i < w->n; i++) {
+		cz_fr v;
+
+		if (!cz_fr_from_bytes_le(&v, w->values + i * CZ_FR_BYTES))
+			return cz_errf(err, -EINVAL, "%s: section 2 (values): witness %" PRIu64 ": value >= r",
+				       w->f.name, i);
+	}
+	if (w->n == 0)
+		return cz_errf(err, -EINVAL, "%s: section 1 (header): field nWitness: 0 (needs the constant 1)",
+			       w->f.name);
+	{
+		cz_fr v0;
+
+		cz_fr_from_bytes_le(&v0, w->values);
+		if (!cz_fr_eq(&v0, &cz_fr_one))
+			return cz_errf(err, -EINVAL,
+				       "%s: section 2 (values): witness 0: not 1 (the constant signal)",
+				       w->f.name);
+	}
+	return 0;
+}
+
+static struct cz_wtns *finish(struct cz_wtns *w, char *err)
+{
+	if (parse(w, err)) {
+		cz_wtns_close(w);
+		return NULL;
+	}
+	return w;
+}
+
+struct cz_wtns *cz_wtns_open(const char *path, char err[CZ_ERRLEN])
+{
+	struct cz_wtns *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		cz_errf(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	if (cz_iden3_open(&w->f, path, "wtns", 1, 2, err)) {
+		free(w);
+		return NULL;
+	}
+	return finish(w, err);
+}
+
+struct cz_wtns *cz_wtns_open_mem(const char *name, const void *data, size_t size,
+				 char err[CZ_ERRLEN])
+{
+	struct cz_wtns *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		cz_errf(err, -ENOMEM, "%s: out of memory", name);
+		return NULL;
+	}
+	if (cz_iden3_open_mem(&w->f, name, data, size, "wtns", 1, 2, err)) {
+		free(w);
+		return NULL;
+	}
+	return finish(w, err);
+}
+
+void cz_wtns_close(struct cz_wtns *w)
+{
+	if (!w)
+		return;
+	cz_iden3_close(&w->f);
+	free(w);
+}
+
+int cz_wtns_get(const struct cz_wtns *w, uint64_t first, size_t n, cz_fr *out,
+		char err[CZ_ERRLEN])
+{
+	size_t i;
+
+	if (first > w->n || n > w->n - first)
+		return cz_errf(err, -ERANGE, "%s: witness [%" PRIu64 ", +%zu) out of %u", w->f.name,
+			       first, n, w->n);
+	for (i = 0; i < n; i++)
+		if (!cz_fr_from_bytes_le(&out[i], w->values + (first + i) * CZ_FR_BYTES))
+			return cz_errf(err, -EINVAL, "%s: section 2 (values): witness %" PRIu64 ": value >= r",
+				       w->f.name, first + i);
+	return 0;
+}
+
+static void le32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+static void sec_hdr(uint8_t *b, uint32_t type, uint64_t size)
+{
+	le32(b, type);
+	le32(b + 4, (uint32_t)size);
+	le32(b + 8, (uint32_t)(size >> 32));
+}
+
+int cz_wtns_write(const char *path, const cz_fr *vals, uint32_t n, char err[CZ_ERRLEN])
+{
+	uint8_t hdr[12 + 12 + 4 + CZ_FR_BYTES + 4 + 12], b[CZ_FR_BYTES];
+	char tmp[4096];
+	cz_fr m1;
+	FILE *fp;
+	bool bad = false;
+	uint32_t i;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
+	memcpy(hdr, "wtns", 4);
+	le32(hdr + 4, 2);
+	le32(hdr + 8, 2);
+	sec_hdr(hdr + 12, 1, 4 + CZ_FR_BYTES + 4);
+	le32(hdr + 24, CZ_FR_BYTES);
+	/* r = (r - 1) + 1, from the field code. */
+	cz_fr_neg(&m1, &cz_fr_one);
+	cz_fr_to_bytes_le(hdr + 28, &m1);
+	for (i = 0; i < CZ_FR_BYTES && ++hdr[28 + i] == 0; i++)
+		;
+	le32(hdr + 28 + CZ_FR_BYTES, n);
+	sec_hdr(hdr + 32 + CZ_FR_BYTES, 2, (uint64_t)n * CZ_FR_BYTES);
+
+	fp = fopen(tmp, "wb");
+	if (!fp)
+		return cz_errf(err, -errno, "%s: %s", tmp, strerror(errno));
+	bad = fwrite(hdr, 1, sizeof(hdr), fp) != sizeof(hdr);
+	for (i = 0; i < n && !bad; i++) {
+		cz_fr_to_bytes_le(b, &vals[i]);
+		bad = fwrite(b, 1, sizeof(b), fp) != sizeof(b);
+	}
+	if (fclose(fp) != 0 || bad) {
+		int e = errno ? errno : EIO;
+		remove(tmp);
+		return cz_errf(err, -e, "%s: write failed: %s", tmp, strerror(e));
+	}
+	if (rename(tmp, path) != 0) {
+		int e = errno;
+		remove(tmp);
+		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
+	}
+	return 0;
+}
