@@ -66,6 +66,8 @@
 #define COST_BUCKET 24.0       /* classic running sum */
 #define COST_BUCKET_LANES 16.0 /* batch-affine lanes, 1024 buckets or more */
 #define COST_SCAN 0.4      /* classify, recode, skip: per point and window */
+#define COST_FAR 0.6       /* per add, buckets beyond L2 (> 4 MiB) */
+#define COST_VERY_FAR 1.5  /* per add, buckets beyond 32 MiB */
 #define COST_TASK 2000.0   /* allocation, finish, combine: per task */
 
 static unsigned auto_batch(unsigned c)
@@ -75,9 +77,11 @@ static unsigned auto_batch(unsigned c)
 	return b > 1024 ? 1024 : b;
 }
 
-static double task_cost(size_t m, unsigned batch, double nb)
+static double task_cost(size_t m, unsigned batch, double nb, size_t aff_bytes)
 {
 	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
+	double bytes = nb * (double)aff_bytes;
+	add += bytes > 32e6 ? COST_VERY_FAR : bytes > 4e6 ? COST_FAR : 0;
 	double red = batch && nb >= 1024 ? COST_BUCKET_LANES : COST_BUCKET;
 	return (double)m * (add + COST_SCAN) + nb * red + COST_TASK;
 }
@@ -120,7 +124,7 @@ static void plan_window(struct msm_plan *p, unsigned c)
 }
 
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   const struct cz_msm_tune *tune)
+		   size_t aff_bytes, const struct cz_msm_tune *tune)
 {
 	struct cz_msm_tune none = { 0 };
 	struct msm_plan t;
@@ -152,8 +156,10 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 				 * counts with its own bucket count. */
 				double rounds = (double)((t.nwin * k + threads - 1) / threads);
 				double nb = (double)(1u << (c - 1));
-				double top = task_cost(m, batch, t.top_nb) - task_cost(m, batch, nb);
-				double cost = rounds * task_cost(m, batch, nb) + (top > 0 ? top * k : 0);
+				double top = task_cost(m, batch, t.top_nb, aff_bytes) -
+					     task_cost(m, batch, nb, aff_bytes);
+				double cost = rounds * task_cost(m, batch, nb, aff_bytes) +
+					      (top > 0 ? top * k : 0);
 				if (best < 0 || cost < best) {
 					best = cost;
 					t.nchunks = k;
