@@ -132,6 +132,11 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 
 	if (!tune)
 		tune = &none;
+	if (tune->window && (tune->window < MSM_MIN_WINDOW || tune->window > MSM_MAX_WINDOW)) {
+		none = *tune;
+		none.window = 0; /* out of range: choose it */
+		tune = &none;
+	}
 	if (threads == 0)
 		threads = 1;
 	memset(p, 0, sizeof(*p));

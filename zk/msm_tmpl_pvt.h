@@ -574,6 +574,7 @@ static void job_task(void *arg, size_t t)
 	XYZZ r;
 	int rc;
 
+	memset(&r, 0, sizeof(r)); /* infinity, should the task fail */
 	if (t < nwt) {
 		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
 		if (p->batch)
