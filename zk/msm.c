@@ -174,6 +174,17 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 			}
 		}
 	}
+	/* The top window has top_nb buckets: a batch a quarter of that, or
+	 * XYZZ buckets when the batch would be too short to pay. */
+	p->top_batch = p->batch;
+	if (p->batch && p->top_nb < 4 * p->batch) {
+		p->top_batch = p->top_nb / 4;
+		if (!tune->buckets &&
+		    (p->top_batch < 16 || COST_AFF + COST_INV / p->top_batch > COST_XYZZ_MADD))
+			p->top_batch = 0;
+		if (tune->buckets && p->top_batch == 0)
+			p->top_batch = 1;
+	}
 	/* Scalars 1: one task per thread once there is enough to share. */
 	p->nones = 0;
 	if (nones)

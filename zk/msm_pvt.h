@@ -22,6 +22,7 @@ struct msm_plan {
 	unsigned nchunks;    /* point ranges per window; tasks = nwin * nchunks */
 	unsigned batch;      /* batch-affine batch size; 0 = XYZZ buckets */
 	unsigned top_nb;     /* buckets of the top window (its largest digit) */
+	unsigned top_batch;  /* the top window's batch size; 0 = XYZZ buckets */
 	unsigned nones;      /* tasks summing the points whose scalar is 1 */
 	uint64_t h[5];       /* recoding constant H = Σ_{j<nwin-1} 2^(c-1)·2^(j·c) */
 };

@@ -509,11 +509,9 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 
 	if (w + 1 == p->nwin) { /* the top window: as many buckets as digits */
 		nb = p->top_nb;
-		if (batch > nb / 4 && batch >= 16) {
-			batch = nb / 4;
-			if (batch < 16) /* batches would stall on collisions */
-				return window_xyzz(j, w, lo, hi, out);
-		}
+		batch = p->top_batch;
+		if (!batch)
+			return window_xyzz(j, w, lo, hi, out);
 	}
 	if (acc_init(&a, nb, batch))
 		return -ENOMEM;
