@@ -30,12 +30,12 @@
  * t < m·R) and wide_sub (mod m·R) let sums of products share a reduction;
  * ext2_mul/ext2_sqr are Fp2's arithmetic (u^2 = -1) built on them.
  *
- * Measured (this project's Intel Xeon build machine, 3.0 GHz, dependent chains, adx
- * path; `cuzk bench fp|fr`):
+ * Measured on this project's Intel Xeon build machine (3.0 GHz), dependent
+ * chains, adx path (`cuzk bench fp|fr`):
  *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 19,
  *       inv (Fermat) 57k cycles (19 µs), inv_vartime 10k (3.3 µs),
  *       Fp2 mul 355, portable C mul ~175
- *   Fr  mul 67 cycles (22 ns), inv 21k, inv_vartime 5.6k (1.9 µs)
+ *   Fr  mul 67 cycles (22 ns; ~49 overlapped), inv 21k, inv_vartime 5.6k
  */
 #include <stdbool.h>
 #include <stddef.h>

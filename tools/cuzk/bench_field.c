@@ -7,8 +7,9 @@
  * latencies, which is what curve formulas and NTT butterflies see.
  * --iters N sets the chain length (default 10^7); inversions run N/1000 times.
  *
- * The build machines are shared, so each chain runs in 20 slices and
- * ns_per_op is the fastest slice (ns_mean the whole run); "ghz" is the core
+ * The build machines are shared, so each chain runs in short slices
+ * (about a millisecond, at least 20) and ns_per_op is the fastest slice
+ * (ns_mean the whole run); "ghz" is the core
  * clock measured just before with a dependent imul chain (3 cycles each), and
  * cycles_per_op = ns_per_op · ghz, the figure that compares across machines.
  */
@@ -19,7 +20,11 @@
 
 #include <stdio.h>
 
-#define SLICES 20
+/* Slices of about a millisecond (SLICE ops; at least MIN_SLICES of them):
+ * short enough that some run between preemptions on a busy machine. */
+#define SLICE 20000    /* mul, sqr, add */
+#define SLICE_INV 50   /* inversions */
+#define MIN_SLICES 20
 
 /* Core clock in GHz: a chain of dependent 64-bit imuls, 3 cycles each. */
 static double core_ghz(void)
@@ -37,12 +42,12 @@ static double core_ghz(void)
 	return best;
 }
 
-/* best_ms: the fastest of SLICES slices of n/SLICES ops; ms: all of them. */
+/* best_ms: the fastest slice, of per ops; ms: all n of them. */
 static void report(const struct cz_bench_opts *o, const char *field, const char *what,
-		   const char *path, long n, double ms, double best_ms, double ghz)
+		   const char *path, long n, long per, double ms, double best_ms, double ghz)
 {
 	char extra[192], op[32];
-	double ns = best_ms * 1e6 / (double)(n / SLICES > 0 ? n / SLICES : 1);
+	double ns = best_ms * 1e6 / (double)per;
 	snprintf(extra, sizeof(extra),
 		 "\"ns_per_op\": %.2f, \"ns_mean\": %.2f, \"ghz\": %.2f, \"cycles_per_op\": %.1f, "
 		 "\"path\": \"%s\"",
@@ -51,12 +56,13 @@ static void report(const struct cz_bench_opts *o, const char *field, const char 
 	cz_bench_report(o, op, (uint64_t)n, 1, ms, extra);
 }
 
-/* Runs STMT n times in SLICES slices; reports total and fastest slice. */
-#define TIMED(o, field, what, path, n, ghz, STMT)                                     \
+/* Runs STMT about n times in slices; reports total and fastest slice. */
+#define TIMED(o, field, what, path, n, slice, ghz, STMT)                              \
 	do {                                                                           \
-		long per_ = (n) / SLICES > 0 ? (n) / SLICES : 1;                       \
+		long ns_ = (n) / (slice) > MIN_SLICES ? (n) / (slice) : MIN_SLICES;    \
+		long per_ = (n) / ns_ > 0 ? (n) / ns_ : 1;                             \
 		double all_ = 0, best_ = 1e300;                                        \
-		for (int s_ = 0; s_ < SLICES; s_++) {                                  \
+		for (long s_ = 0; s_ < ns_; s_++) {                                    \
 			double t_ = cz_bench_now_ms();                                 \
 			for (long i_ = 0; i_ < per_; i_++)                             \
 				STMT;                                                  \
@@ -64,7 +70,7 @@ static void report(const struct cz_bench_opts *o, const char *field, const char 
 			all_ += t_;                                                    \
 			best_ = t_ < best_ ? t_ : best_;                               \
 		}                                                                      \
-		report(o, field, what, path, per_ * SLICES, all_, best_, ghz);        \
+		report(o, field, what, path, per_ * ns_, per_, all_, best_, ghz);     \
 	} while (0)
 
 /* Fp2 rides along with `bench fp`: mul (Karatsuba, lazy reduction), sqr. */
@@ -75,8 +81,8 @@ static void fp_bench_extra(const struct cz_bench_opts *o, const char *path, long
 	cz_fp_from_u64(&y.c0, 7), cz_fp_from_u64(&y.c1, 11);
 	cz_fp2_sqr(&y, &y);
 	z = x;
-	TIMED(o, "fp2", "mul", path, n / 4, ghz, cz_fp2_mul(&x, &x, &y));
-	TIMED(o, "fp2", "sqr", path, n / 4, ghz, cz_fp2_sqr(&x, &x));
+	TIMED(o, "fp2", "mul", path, n / 4, SLICE, ghz, cz_fp2_mul(&x, &x, &y));
+	TIMED(o, "fp2", "sqr", path, n / 4, SLICE, ghz, cz_fp2_sqr(&x, &x));
 	if (cz_fp2_eq(&x, &z))
 		printf("# checksum hit\n");
 }
@@ -93,7 +99,7 @@ static void fr_bench_extra(const struct cz_bench_opts *o, const char *path, long
 				      long n)                                           \
 	{                                                                               \
 		PFX x, y, z;                                                            \
-		long ni = n / 1000 > SLICES ? n / 1000 : SLICES;                        \
+		long ni = n / 1000 > MIN_SLICES ? n / 1000 : MIN_SLICES;                \
 		double ghz = core_ghz();                                                \
 		PFX##_from_u64(&x, 0x1234567890abcdefULL);                              \
 		PFX##_from_u64(&y, 0xfedcba0987654321ULL);                              \
@@ -101,11 +107,11 @@ static void fr_bench_extra(const struct cz_bench_opts *o, const char *path, long
 		PFX##_sqr(&x, &x);                                                      \
 		PFX##_sqr(&x, &x);                                                      \
 		z = x;                                                                  \
-		TIMED(o, #NAME, "mul", path, n, ghz, PFX##_mul(&x, &x, &y));            \
-		TIMED(o, #NAME, "sqr", path, n, ghz, PFX##_sqr(&x, &x));                \
-		TIMED(o, #NAME, "add", path, n, ghz, PFX##_add(&x, &x, &y));            \
-		TIMED(o, #NAME, "inv", path, ni, ghz, PFX##_inv(&x, &x));               \
-		TIMED(o, #NAME, "inv_vartime", path, ni, ghz, PFX##_inv_vartime(&x, &x)); \
+		TIMED(o, #NAME, "mul", path, n, SLICE, ghz, PFX##_mul(&x, &x, &y));            \
+		TIMED(o, #NAME, "sqr", path, n, SLICE, ghz, PFX##_sqr(&x, &x));                \
+		TIMED(o, #NAME, "add", path, n, SLICE, ghz, PFX##_add(&x, &x, &y));            \
+		TIMED(o, #NAME, "inv", path, ni, SLICE_INV, ghz, PFX##_inv(&x, &x));               \
+		TIMED(o, #NAME, "inv_vartime", path, ni, SLICE_INV, ghz, PFX##_inv_vartime(&x, &x)); \
 		NAME##_bench_extra(o, path, n, ghz);                                    \
 		if (PFX##_eq(&x, &z)) /* keeps the chains live */                       \
 			printf("# checksum hit\n");                                    \
