@@ -41,12 +41,15 @@
  *   total              ceil(nwin·nchunks / T) · task
  * Measured (thread CPU time, M = 45 ns): a batch-affine add with its share
  * of recoding and queueing is 345 ns ~ 7.7M.  With n = 2^16, c = 13:
- * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s; the bucket
- * additions are ~85%, the running sums ~12%, the field multiplication
- * itself ~70% of all cycles (perf), subtraction ~12%.
- * GLV (two 128-bit halves) leaves the point-window count unchanged
- * (2n points × half the windows) and only halves the running sums, ~6% at
- * 2^16 and less above, so it is not used.
+ * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s (measured
+ * 0.47 s); the bucket additions are ~85%, the running sums ~12%.  perf:
+ * Fp mul/sqr ~65% of cycles, Fp sub ~19% (6 per add), our own code ~9%.
+ * Not done, and why: GLV (two 128-bit halves) leaves the point-window count
+ * unchanged (2n points × half the windows) and only halves the running
+ * sums, ~5% at 2^16 and less above.  A fixed-base table (2^(j·c)·P for
+ * every window j, one shared bucket set) saves the same running sums and
+ * allows c + 3, ~25% at 2^16 but ~10% at 2^20 for nwin× the key's memory,
+ * so it does not pay at Filecoin sizes.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any
