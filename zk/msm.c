@@ -41,12 +41,15 @@
  *   total              ceil(nwin·nchunks / T) · task
  * Measured (thread CPU time, M = 45 ns): a batch-affine add with its share
  * of recoding and queueing is 345 ns ~ 7.7M.  With n = 2^16, c = 13:
- * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s; the bucket
- * additions are ~85%, the running sums ~12%, the field multiplication
- * itself ~70% of all cycles (perf), subtraction ~12%.
- * GLV (two 128-bit halves) leaves the point-window count unchanged
- * (2n points × half the windows) and only halves the running sums, ~6% at
- * 2^16 and less above, so it is not used.
+ * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s (measured
+ * 0.47 s); the bucket additions are ~85%, the running sums ~12%.  perf:
+ * Fp mul/sqr ~65% of cycles, Fp sub ~19% (6 per add), our own code ~9%.
+ * Not done, and why: GLV (two 128-bit halves) leaves the point-window count
+ * unchanged (2n points × half the windows) and only halves the running
+ * sums, ~5% at 2^16 and less above.  A fixed-base table (2^(j·c)·P for
+ * every window j, one shared bucket set) saves the same running sums and
+ * allows c + 3, ~25% at 2^16 but ~10% at 2^20 for nwin× the key's memory,
+ * so it does not pay at Filecoin sizes.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any
@@ -66,6 +69,8 @@
 #define COST_BUCKET 24.0       /* classic running sum */
 #define COST_BUCKET_LANES 16.0 /* batch-affine lanes, 1024 buckets or more */
 #define COST_SCAN 0.4      /* classify, recode, skip: per point and window */
+#define COST_FAR 0.6       /* per add, buckets beyond L2 (> 4 MiB) */
+#define COST_VERY_FAR 1.5  /* per add, buckets beyond 32 MiB */
 #define COST_TASK 2000.0   /* allocation, finish, combine: per task */
 
 static unsigned auto_batch(unsigned c)
@@ -75,9 +80,11 @@ static unsigned auto_batch(unsigned c)
 	return b > 1024 ? 1024 : b;
 }
 
-static double task_cost(size_t m, unsigned batch, double nb)
+static double task_cost(size_t m, unsigned batch, double nb, size_t aff_bytes)
 {
 	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
+	double bytes = nb * (double)aff_bytes;
+	add += bytes > 32e6 ? COST_VERY_FAR : bytes > 4e6 ? COST_FAR : 0;
 	double red = batch && nb >= 1024 ? COST_BUCKET_LANES : COST_BUCKET;
 	return (double)m * (add + COST_SCAN) + nb * red + COST_TASK;
 }
@@ -120,7 +127,7 @@ static void plan_window(struct msm_plan *p, unsigned c)
 }
 
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   const struct cz_msm_tune *tune)
+		   size_t aff_bytes, const struct cz_msm_tune *tune)
 {
 	struct cz_msm_tune none = { 0 };
 	struct msm_plan t;
@@ -128,6 +135,11 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 
 	if (!tune)
 		tune = &none;
+	if (tune->window && (tune->window < MSM_MIN_WINDOW || tune->window > MSM_MAX_WINDOW)) {
+		none = *tune;
+		none.window = 0; /* out of range: choose it */
+		tune = &none;
+	}
 	if (threads == 0)
 		threads = 1;
 	memset(p, 0, sizeof(*p));
@@ -152,8 +164,10 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 				 * counts with its own bucket count. */
 				double rounds = (double)((t.nwin * k + threads - 1) / threads);
 				double nb = (double)(1u << (c - 1));
-				double top = task_cost(m, batch, t.top_nb) - task_cost(m, batch, nb);
-				double cost = rounds * task_cost(m, batch, nb) + (top > 0 ? top * k : 0);
+				double top = task_cost(m, batch, t.top_nb, aff_bytes) -
+					     task_cost(m, batch, nb, aff_bytes);
+				double cost = rounds * task_cost(m, batch, nb, aff_bytes) +
+					      (top > 0 ? top * k : 0);
 				if (best < 0 || cost < best) {
 					best = cost;
 					t.nchunks = k;
@@ -162,6 +176,17 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 				}
 			}
 		}
+	}
+	/* The top window has top_nb buckets: a batch a quarter of that, or
+	 * XYZZ buckets when the batch would be too short to pay. */
+	p->top_batch = p->batch;
+	if (p->batch && p->top_nb < 4 * p->batch) {
+		p->top_batch = p->top_nb / 4;
+		if (!tune->buckets &&
+		    (p->top_batch < 16 || COST_AFF + COST_INV / p->top_batch > COST_XYZZ_MADD))
+			p->top_batch = 0;
+		if (tune->buckets && p->top_batch == 0)
+			p->top_batch = 1;
 	}
 	/* Scalars 1: one task per thread once there is enough to share. */
 	p->nones = 0;

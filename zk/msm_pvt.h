@@ -22,14 +22,16 @@ struct msm_plan {
 	unsigned nchunks;    /* point ranges per window; tasks = nwin * nchunks */
 	unsigned batch;      /* batch-affine batch size; 0 = XYZZ buckets */
 	unsigned top_nb;     /* buckets of the top window (its largest digit) */
+	unsigned top_batch;  /* the top window's batch size; 0 = XYZZ buckets */
 	unsigned nones;      /* tasks summing the points whose scalar is 1 */
 	uint64_t h[5];       /* recoding constant H = Σ_{j<nwin-1} 2^(c-1)·2^(j·c) */
 };
 
 /* Chooses the plan for nbig scalars > 1 and nones scalars == 1 on threads
- * threads; tune (may be NULL) overrides fields. */
+ * threads, for affine points of aff_bytes; tune (may be NULL) overrides
+ * fields. */
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   const struct cz_msm_tune *tune);
+		   size_t aff_bytes, const struct cz_msm_tune *tune);
 
 /* 0 for k = 0, 1 for k = 1, 2 otherwise. */
 static inline int msm_class(const cz_scalar *k)

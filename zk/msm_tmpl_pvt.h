@@ -138,7 +138,7 @@ static void side_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
 
 /*
  * Executes the batch: bucket_i += point_i for all entries at once.
- * Cost per entry: 5M + 1S and 7 add/sub, plus one inversion per batch
+ * Cost per entry: 5M + 1S and 6 add/sub, plus one inversion per batch
  * (G2: the trick runs on norms in Fp, 7 Fp M instead of 3 Fp2 M = 9).
  */
 static void acc_flush(struct acc *a)
@@ -175,13 +175,14 @@ static void acc_flush(struct acc *a)
 			ni = inv;
 		}
 		DEN_INV(&t, &a->den[i], &ni);      /* 1/d_i */
+		/* For -p, λ' = (y_p + y_b)/d = -λ: x3 is unchanged and
+		 * y3 = λ'·(x3 - x_b) - y_b, which saves negating. */
 		if (e->dbl) {
 			F_SQR(&lam, &bk->x);
 			F_DBL(&d, &lam);
 			F_ADD(&d, &d, &lam);         /* 3x^2 */
 		} else if (e->neg) {
 			F_ADD(&d, &e->p->y, &bk->y);
-			F_NEG(&d, &d);               /* -y_p - y_b */
 		} else {
 			F_SUB(&d, &e->p->y, &bk->y);
 		}
@@ -189,7 +190,10 @@ static void acc_flush(struct acc *a)
 		F_SQR(&x3, &lam);
 		F_SUB(&x3, &x3, &bk->x);
 		F_SUB(&x3, &x3, e->dbl ? &bk->x : &e->p->x);
-		F_SUB(&d, &bk->x, &x3);
+		if (e->neg && !e->dbl)
+			F_SUB(&d, &x3, &bk->x);
+		else
+			F_SUB(&d, &bk->x, &x3);
 		F_MUL(&d, &d, &lam);
 		F_SUB(&bk->y, &d, &bk->y);
 		bk->x = x3;
@@ -505,11 +509,9 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 
 	if (w + 1 == p->nwin) { /* the top window: as many buckets as digits */
 		nb = p->top_nb;
-		if (batch > nb / 4 && batch >= 16) {
-			batch = nb / 4;
-			if (batch < 16) /* batches would stall on collisions */
-				return window_xyzz(j, w, lo, hi, out);
-		}
+		batch = p->top_batch;
+		if (!batch)
+			return window_xyzz(j, w, lo, hi, out);
 	}
 	if (acc_init(&a, nb, batch))
 		return -ENOMEM;
@@ -524,7 +526,9 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
 			sg[m] = d < 0;
 			pi[m] = i;
+			/* a bucket spans two cache lines: fetch both */
 			__builtin_prefetch(&a.bkt[bi[m]]);
+			__builtin_prefetch((const char *)&a.bkt[bi[m] + 1] - 1);
 			m++;
 		}
 		for (unsigned t = 0; t < m; t++)
@@ -568,6 +572,7 @@ static void job_task(void *arg, size_t t)
 	XYZZ r;
 	int rc;
 
+	memset(&r, 0, sizeof(r)); /* infinity, should the task fail */
 	if (t < nwt) {
 		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
 		if (p->batch)
@@ -597,7 +602,7 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	}
 	if (!nbig && !nones)
 		return 0;
-	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), tune);
+	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
 	const struct msm_plan *p = &j.plan;
 	size_t nwt = nbig ? (size_t)p->nwin * p->nchunks : 0;
 	if (!nbig)
