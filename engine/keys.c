@@ -60,7 +60,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (cz_groth16_key_load(&c->key, path, err, sizeof(err))) {
+	if (cz_groth16_key_load(&c->key, path, NULL, err, sizeof(err))) {
 		free(c);
 		return cz_resp_err("%s", err);
 	}

@@ -79,10 +79,16 @@ int cz_bench_prove(const struct cz_bench_opts *o)
 		fprintf(stderr, "cuzk bench prove: %s: cannot stat\n", o->pos[0]);
 		return 2;
 	}
+	pool = cz_pool_create(o->threads);
+	if (!pool) {
+		fprintf(stderr, "cuzk bench prove: cannot start threads\n");
+		return 2;
+	}
 	t0 = cz_bench_now_ms();
 	c0 = cpu_ms();
-	if (cz_groth16_key_load(&k, o->pos[0], err, sizeof(err))) {
+	if (cz_groth16_key_load(&k, o->pos[0], pool, err, sizeof(err))) {
 		fprintf(stderr, "cuzk bench prove: %s\n", err);
+		cz_pool_destroy(pool);
 		return 2;
 	}
 	double load_ms = cz_bench_now_ms() - t0, load_cpu = cpu_ms() - c0;
@@ -90,8 +96,7 @@ int cz_bench_prove(const struct cz_bench_opts *o)
 	w = malloc((size_t)k.nvars * sizeof(*w));
 	ms = malloc((size_t)iters * NSTAGE * sizeof(*ms));
 	cpu = malloc((size_t)iters * sizeof(*cpu));
-	pool = cz_pool_create(o->threads);
-	if (!w || !ms || !cpu || !pool) {
+	if (!w || !ms || !cpu) {
 		fprintf(stderr, "cuzk bench prove: out of memory\n");
 		goto out;
 	}

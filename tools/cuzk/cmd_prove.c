@@ -82,8 +82,13 @@ int cz_cmd_prove(int argc, char **argv)
 	cz_scalar *w = NULL;
 	int ret = CZ_EXIT_USAGE, rc;
 
-	if (cz_groth16_key_load(&k, pos[0], err, sizeof(err))) {
+	if (!(pool = cz_pool_create((unsigned)threads))) {
+		fprintf(stderr, "cuzk prove: cannot start %llu threads\n", (unsigned long long)threads);
+		return CZ_EXIT_USAGE;
+	}
+	if (cz_groth16_key_load(&k, pos[0], pool, err, sizeof(err))) {
 		fprintf(stderr, "cuzk prove: %s\n", err);
+		cz_pool_destroy(pool);
 		return CZ_EXIT_USAGE;
 	}
 	if (!(w = malloc((size_t)k.nvars * sizeof(*w)))) {
@@ -94,10 +99,7 @@ int cz_cmd_prove(int argc, char **argv)
 		fprintf(stderr, "cuzk prove: %s\n", err);
 		goto out;
 	}
-	if (!(pool = cz_pool_create((unsigned)threads))) {
-		fprintf(stderr, "cuzk prove: cannot start %llu threads\n", (unsigned long long)threads);
-		goto out;
-	}
+
 	rc = cz_groth16_prove(&k, w, &p, pool, NULL);
 	if (rc == CZ_GROTH16_UNSAT) {
 		fprintf(stderr, "cuzk prove: %s: witness does not satisfy the circuit\n", pos[1]);
