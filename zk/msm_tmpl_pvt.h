@@ -20,12 +20,15 @@
 #include "lib/pool.h"
 #include "zk/msm_pvt.h"
 
-#ifndef N /* invert in F itself */
+#ifndef N /* invert in F itself: the "norms" are the denominators */
 #define N F
 #define N_MUL F_MUL
 #define N_INV F_INV
-#define DEN_NORM(n, d) (*(n) = *(d))
+#define DEN_NORM(n, d) ((void)(n), (void)(d))
 #define DEN_INV(t, d, ninv) (*(t) = *(ninv))
+#define NRM(a, i) (&(a)->den[i])
+#else
+#define NRM(a, i) (&(a)->nrm[i])
 #endif
 
 #define ST_HAS 1u   /* bucket holds a point */
@@ -78,7 +81,7 @@ struct acc {
 	uint32_t ne, nq;    /* entries in the batch, in the queue */
 	struct ent *ent;    /* [cap] */
 	F *den;             /* [cap] denominators d_i */
-	N *nrm;             /* [cap] their norms (G1: the same values) */
+	N *nrm;             /* [cap] their norms (unused when N is F) */
 	N *pre;             /* [cap] prefix products of the norms */
 	struct qent *q, *q2;/* [cap] queue and its swap buffer */
 	bool oom;
@@ -156,12 +159,12 @@ static void acc_flush(struct acc *a)
 			F_DBL(&a->den[i], &bk->y);
 		else
 			F_SUB(&a->den[i], &e->p->x, &bk->x);
-		DEN_NORM(&a->nrm[i], &a->den[i]);
+		DEN_NORM(NRM(a, i), &a->den[i]);
 		if (i == 0) {
-			acc = a->nrm[0];
+			acc = *NRM(a, 0);
 		} else {
 			a->pre[i] = acc;
-			N_MUL(&acc, &acc, &a->nrm[i]);
+			N_MUL(&acc, &acc, NRM(a, i));
 		}
 	}
 	N_INV(&inv, &acc);
@@ -170,7 +173,7 @@ static void acc_flush(struct acc *a)
 		AFF *bk = &a->bkt[e->b];
 		if (i > 0) {
 			N_MUL(&ni, &inv, &a->pre[i]);  /* 1/n_i */
-			N_MUL(&inv, &inv, &a->nrm[i]); /* 1/(n_0···n_{i-1}) */
+			N_MUL(&inv, &inv, NRM(a, i));  /* 1/(n_0···n_{i-1}) */
 		} else {
 			ni = inv;
 		}
