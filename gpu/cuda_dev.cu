@@ -362,3 +362,71 @@ extern "C" int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *
 	pthread_mutex_unlock(&d->lock);
 	return rc;
 }
+
+/* Mirrors struct cz_cuda_arith_in/out in the device's types (same bytes). */
+struct arith_in {
+	cz_fr32 fa, fb;
+	cz_fp32 pa, pb;
+	cz_g1xyzz32 p;
+	cz_g1a32 q;
+};
+struct arith_out {
+	cz_fr32 fr[4];
+	cz_fp32 fp[4];
+	cz_g1xyzz32 sum;
+};
+static_assert(sizeof(struct arith_in) == sizeof(struct cz_cuda_arith_in), "arith_in layout");
+static_assert(sizeof(struct arith_out) == sizeof(struct cz_cuda_arith_out), "arith_out layout");
+
+__global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	const struct arith_in *x = &in[i];
+	struct arith_out *y = &o[i];
+	cz_fr32_add(&y->fr[0], &x->fa, &x->fb);
+	cz_fr32_sub(&y->fr[1], &x->fa, &x->fb);
+	cz_fr32_mul(&y->fr[2], &x->fa, &x->fb);
+	cz_fr32_sqr(&y->fr[3], &x->fa);
+	cz_fp32_add(&y->fp[0], &x->pa, &x->pb);
+	cz_fp32_sub(&y->fp[1], &x->pa, &x->pb);
+	cz_fp32_mul(&y->fp[2], &x->pa, &x->pb);
+	cz_fp32_sqr(&y->fp[3], &x->pa);
+	cz_g1xyzz32_add_affine(&y->sum, &x->p, &x->q);
+}
+
+static int arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
+		 struct cz_cuda_arith_out *out, size_t n)
+{
+	cz_scratch sc(d);
+	struct arith_in *di;
+	struct arith_out *dout;
+
+	CZ_TRY(sc.get(&di, n));
+	CZ_TRY(sc.get(&dout, n));
+	if (!n)
+		return 0;
+	CZ_CK(d, cudaMemcpyAsync(di, in, n * sizeof(*di), cudaMemcpyHostToDevice, d->s));
+	k_arith<<<cz_blocks(n, 128), 128, 0, d->s>>>(dout, di, n);
+	CZ_CK_LAUNCH(d);
+	CZ_CK(d, cudaMemcpyAsync(out, dout, n * sizeof(*dout), cudaMemcpyDeviceToHost, d->s));
+	CZ_CK(d, cudaStreamSynchronize(d->s));
+	return 0;
+}
+
+extern "C" int cz_cuda_arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
+			     struct cz_cuda_arith_out *out, size_t n)
+{
+	int rc;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->dead) {
+		rc = -ENODEV;
+	} else {
+		cudaSetDevice(d->id);
+		rc = arith(d, in, out, n);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}

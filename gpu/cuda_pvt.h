@@ -60,6 +60,22 @@ struct cz_cuda_g16_out {
 };
 int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
 		    struct cz_cuda_g16_out *out);
+/* The device's field and point arithmetic on n inputs, for the tests: it
+ * isolates an arithmetic fault from a pipeline fault.  Per input: Fr and Fp
+ * a + b, a - b, a·b, a², and the XYZZ mixed sum p + q. */
+struct cz_cuda_arith_in {
+	cz_fr fa, fb;
+	cz_fp pa, pb;
+	cz_g1_xyzz p;
+	cz_g1_affine q;
+};
+struct cz_cuda_arith_out {
+	cz_fr fr[4];
+	cz_fp fp[4];
+	cz_g1_xyzz sum;
+};
+int cz_cuda_arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
+		  struct cz_cuda_arith_out *out, size_t n);
 /* Drops the resident copy of a key (before freeing it). */
 void cz_cuda_forget_key(struct cz_cuda_dev *d, const void *key_id);
 

@@ -8,8 +8,8 @@
  * stages in one launch where each block loads 2^B contiguous elements into
  * shared memory, does its B stages there with __syncthreads() between them,
  * and stores them back.  B is sized at run time from the device's shared
- * memory per block (32 bytes per element; at most 2^11 so a block's 2^(B-1)
- * butterflies fit its 1024 threads): 48 KiB gives B = 10.
+ * memory per block (32 bytes per element; at most 2^10 so a block's 2^(B-1)
+ * butterflies fit 512 threads of <= 128 registers): 48 KiB gives B = 10.
  * Cost at n = 2^27 on an H200, estimated from bandwidth: 17 streaming stages
  * of 8 GiB traffic each, ~30 ms per DIF; fusing stages (radix 2^k passes) is
  * the next step.
@@ -40,8 +40,9 @@ __global__ void k_bfly(cz_fr32 *a, size_t half, unsigned hlog, const cz_fr32 *tw
 		cz_ntt32_bfly(a, (uint32_t)t, hlog, tw, L);
 }
 
-/* One block per 2^B elements, 2^(B-1) threads, 2^B·32 bytes of shared memory. */
-__global__ void k_block(cz_fr32 *a, unsigned B, const cz_fr32 *tw, unsigned L)
+/* One block per 2^B elements, 2^(B-1) <= 512 threads, 2^B·32 bytes of shared
+ * memory; the bound keeps registers at <= 128 a thread so 512 fit a block. */
+__global__ void __launch_bounds__(512) k_block(cz_fr32 *a, unsigned B, const cz_fr32 *tw, unsigned L)
 {
 	extern __shared__ cz_fr32 sh[];
 	uint32_t t = threadIdx.x, half = (uint32_t)1 << (B - 1);
@@ -108,9 +109,9 @@ static int dom_build(struct cz_cuda_dev *d, struct cz_cuda_dom *m, unsigned L)
 	size_t per = nhi + nlo, total = 4 * per + nthi + ntlo;
 	cz_fr w, g, gi, nn, ninv;
 
-	/* 48 KiB of shared memory gives 2^10; never more than 2^11 (1024 threads) */
+	/* 48 KiB of shared memory gives 2^10; never more (k_block's 512 threads) */
 	unsigned B = 0;
-	while (B < 11 && ((size_t)32 << (B + 1)) <= d->smem)
+	while (B < 10 && ((size_t)32 << (B + 1)) <= d->smem)
 		B++;
 	m->log2n = L;
 	m->blog2 = B < L ? B : L;

@@ -62,6 +62,80 @@ static size_t tlen;
 
 #define ROW(...) (tlen += (size_t)snprintf(table + tlen, sizeof(table) - tlen, __VA_ARGS__))
 
+static cz_fp fp_rand(void)
+{
+	uint64_t raw[6];
+	cz_fp r;
+	do {
+		for (int i = 0; i < 6; i++)
+			raw[i] = rnd();
+		raw[5] &= 0x1fffffffffffffffULL;
+	} while (!cz_fp_to_mont(&r, raw));
+	return r;
+}
+
+static cz_g1_affine *points(size_t n);
+
+/* The device's own field and point arithmetic against zk/, before the
+ * pipelines that use it. */
+static void arith_test(struct cz_cuda_dev *d)
+{
+	enum { N = 4096 };
+	struct cz_cuda_arith_in *in = calloc(N, sizeof(*in));
+	struct cz_cuda_arith_out *out = calloc(N, sizeof(*out));
+	cz_g1_affine *p = points(N + 1);
+	int bad_fr = 0, bad_fp = 0, bad_pt = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		in[i].fa = fr_rand();
+		in[i].fb = fr_rand();
+		in[i].pa = fp_rand();
+		in[i].pb = fp_rand();
+		switch (i % 8) {  /* edges: 0, 1, -1, equal operands */
+		case 0: in[i].fa = cz_fr_zero; in[i].pb = cz_fp_zero; break;
+		case 1: in[i].fb = cz_fr_one; in[i].pa = cz_fp_one; break;
+		case 2: cz_fr_neg(&in[i].fa, &cz_fr_one); cz_fp_neg(&in[i].pb, &cz_fp_one); break;
+		case 3: in[i].fb = in[i].fa; in[i].pb = in[i].pa; break;
+		default: break;
+		}
+		cz_g1_jac j;
+		cz_g1_jac_from_affine(&j, &p[i]);
+		cz_g1_jac_dbl(&j, &j);           /* Z != 1 */
+		cz_g1_jac_to_xyzz(&in[i].p, &j);
+		in[i].q = p[(i + 1) % N];
+		if (i % 16 == 5)
+			memset(&in[i].q, 0, sizeof(in[i].q));      /* infinity */
+		if (i % 16 == 6)
+			cz_g1_xyzz_set_inf(&in[i].p);
+		if (i % 16 == 7)
+			cz_g1_xyzz_from_affine(&in[i].p, &in[i].q); /* doubling */
+	}
+	int rc = cz_cuda_arith(d, in, out, N);
+	for (size_t i = 0; i < N && !rc; i++) {
+		cz_fr f[4];
+		cz_fp q[4];
+		cz_g1_xyzz s;
+		cz_fr_add(&f[0], &in[i].fa, &in[i].fb);
+		cz_fr_sub(&f[1], &in[i].fa, &in[i].fb);
+		cz_fr_mul(&f[2], &in[i].fa, &in[i].fb);
+		cz_fr_sqr(&f[3], &in[i].fa);
+		cz_fp_add(&q[0], &in[i].pa, &in[i].pb);
+		cz_fp_sub(&q[1], &in[i].pa, &in[i].pb);
+		cz_fp_mul(&q[2], &in[i].pa, &in[i].pb);
+		cz_fp_sqr(&q[3], &in[i].pa);
+		cz_g1_xyzz_add_affine(&s, &in[i].p, &in[i].q);
+		bad_fr += memcmp(f, out[i].fr, sizeof(f)) != 0;
+		bad_fp += memcmp(q, out[i].fp, sizeof(q)) != 0;
+		bad_pt += !cz_g1_xyzz_eq(&s, &out[i].sum);
+	}
+	ct_ok(!rc && !bad_fr && !bad_fp && !bad_pt,
+	      "device Fr/Fp add, sub, mul, sqr and G1 XYZZ + affine = zk/ on %d inputs (rc %d; bad Fr %d, Fp %d, G1 %d)",
+	      N, rc, bad_fr, bad_fp, bad_pt);
+	free(in);
+	free(out);
+	free(p);
+}
+
 static void ntt_tests(struct cz_cuda_dev *d)
 {
 	static const char *names[] = { "forward", "inverse", "coset_forward", "coset_inverse",
@@ -256,7 +330,7 @@ int main(void)
 	const char *env = getenv("CZ_GPU_CHECK");
 
 	full = env && !strcmp(env, "full");
-	int total = full ? 3 + 9 + 14 + 3 * 5 + 1 : 3 + 6 + 10 + 5 + 1;
+	int total = full ? 4 + 9 + 14 + 3 * 5 + 1 : 4 + 6 + 10 + 5 + 1;
 	ct_plan(total);
 	if (!ct_ok(be != NULL, "backend \"cuda\" is registered"))
 		return ct_exit();
@@ -277,6 +351,7 @@ int main(void)
 	struct cz_cuda_dev *cu = cz_cuda_open(0, why, sizeof(why));
 	if (!cu)
 		return ct_exit();
+	arith_test(cu);
 	ntt_tests(cu);
 	msm_tests(cu);
 	groth16_test(be, dev, 10);
