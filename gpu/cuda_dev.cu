@@ -124,6 +124,10 @@ extern "C" struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t ca
 		uint64_t keep = UINT64_MAX;
 		e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
 	}
+	if (e == cudaSuccess)
+		/* ptxas: k_segment's call chain needs 1152 bytes of stack, over the
+		 * 1 KiB default; 2 KiB a thread costs ~0.5 GiB on an H200 */
+		e = cudaDeviceSetLimit(cudaLimitStackSize, 2048);
 	if (e != cudaSuccess) {
 		snprintf(err, cap, "cuda device %u: %s: %s", index, cudaGetErrorName(e),
 			 cudaGetErrorString(e));

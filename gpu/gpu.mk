@@ -37,6 +37,8 @@ GPU_LDLIBS += -L$(dir $(CUDA_LIBDIR)) -lcudart_static -ldl -lrt -lpthread -lstdc
 $(B)/obj/gpu/%.cu.o: gpu/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+else ifeq ($(CUDA),no)
+$(info cuzk: CUDA=no: building without the CUDA backend)
 else
 $(info cuzk: nvcc not found: building without the CUDA backend)
 endif
