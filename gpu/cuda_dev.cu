@@ -378,6 +378,7 @@ struct arith_out {
 	cz_fr32 fr[4];
 	cz_fp32 fp[4];
 	cz_g1xyzz32 sum;
+	uint64_t ptx_bad;
 };
 static_assert(sizeof(struct arith_in) == sizeof(struct cz_cuda_arith_in), "arith_in layout");
 static_assert(sizeof(struct arith_out) == sizeof(struct cz_cuda_arith_out), "arith_out layout");
@@ -398,6 +399,24 @@ __global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct
 	cz_fp32_mul(&y->fp[2], &x->pa, &x->pb);
 	cz_fp32_sqr(&y->fp[3], &x->pa);
 	cz_g1xyzz32_add_affine(&y->sum, &x->p, &x->q);
+#if defined(__CUDA_ARCH__)
+	cz_fr32 u, v;
+	cz_fp32 g, h;
+	uint64_t bad = 0;
+	cz_fr32_mul_port(&u, &x->fa, &x->fb);
+	cz_fr32_mul_ptx(&v, &x->fa, &x->fb);
+	bad |= (uint64_t)!cz_fr32_eq(&u, &v);
+	cz_fr32_mul_port(&u, &x->fa, &x->fa);
+	cz_fr32_mul_ptx(&v, &x->fa, &x->fa);
+	bad |= (uint64_t)!cz_fr32_eq(&u, &v) << 1;
+	cz_fp32_mul_port(&g, &x->pa, &x->pb);
+	cz_fp32_mul_ptx(&h, &x->pa, &x->pb);
+	bad |= (uint64_t)!cz_fp32_eq(&g, &h) << 2;
+	cz_fp32_mul_port(&g, &x->pa, &x->pa);
+	cz_fp32_mul_ptx(&h, &x->pa, &x->pa);
+	bad |= (uint64_t)!cz_fp32_eq(&g, &h) << 3;
+	y->ptx_bad = bad;
+#endif
 }
 
 static int arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,

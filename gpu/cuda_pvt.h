@@ -62,7 +62,8 @@ int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
 		    struct cz_cuda_g16_out *out);
 /* The device's field and point arithmetic on n inputs, for the tests: it
  * isolates an arithmetic fault from a pipeline fault.  Per input: Fr and Fp
- * a + b, a - b, a·b, a², and the XYZZ mixed sum p + q. */
+ * a + b, a - b, a·b, a², and the XYZZ mixed sum p + q; and whether the
+ * inline-PTX multiplication (gpu/field32_impl.h) agrees with the portable one. */
 struct cz_cuda_arith_in {
 	cz_fr fa, fb;
 	cz_fp pa, pb;
@@ -73,6 +74,7 @@ struct cz_cuda_arith_out {
 	cz_fr fr[4];
 	cz_fp fp[4];
 	cz_g1_xyzz sum;
+	uint64_t ptx_bad;       /* bit set: the inline-PTX mul differs from the portable one */
 };
 int cz_cuda_arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
 		  struct cz_cuda_arith_out *out, size_t n);

@@ -24,7 +24,8 @@ ifneq ($(NVCC),)
 CUDA_ROOT  := $(patsubst %/bin/,%,$(dir $(realpath $(NVCC))))
 CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS  ?= -O3
-NVCCFLAGS  += -std=c++17 $(CUDA_ARCH) -I. -MMD -MP -DCZ_HAVE_CUDA \
+# CUDA_DEFS: extra defines for the device code, e.g. -DCZ_F32_PTX=1
+NVCCFLAGS  += -std=c++17 $(CUDA_ARCH) -I. -MMD -MP -DCZ_HAVE_CUDA $(CUDA_DEFS) \
               -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 GPU_SRC    := $(wildcard gpu/*.cu)
 GPU_OBJ    := $(GPU_SRC:%.cu=$(B)/obj/%.cu.o)

@@ -26,6 +26,7 @@ int main(void)
 }
 #else
 #include "gpu/cuda_pvt.h"
+#include "gpu/field32.h" /* CZ_F32_PTX */
 
 static uint64_t rng = 0x6a09e667f3bcc909ULL;
 static uint64_t rnd(void) /* splitmix64 */
@@ -84,7 +85,7 @@ static void arith_test(struct cz_cuda_dev *d)
 	struct cz_cuda_arith_in *in = calloc(N, sizeof(*in));
 	struct cz_cuda_arith_out *out = calloc(N, sizeof(*out));
 	cz_g1_affine *p = points(N + 1);
-	int bad_fr = 0, bad_fp = 0, bad_pt = 0;
+	int bad_fr = 0, bad_fp = 0, bad_pt = 0, bad_ptx = 0;
 
 	for (size_t i = 0; i < N; i++) {
 		in[i].fa = fr_rand();
@@ -127,10 +128,13 @@ static void arith_test(struct cz_cuda_dev *d)
 		bad_fr += memcmp(f, out[i].fr, sizeof(f)) != 0;
 		bad_fp += memcmp(q, out[i].fp, sizeof(q)) != 0;
 		bad_pt += !cz_g1_xyzz_eq(&s, &out[i].sum);
+		bad_ptx += out[i].ptx_bad != 0;
 	}
 	ct_ok(!rc && !bad_fr && !bad_fp && !bad_pt,
 	      "device Fr/Fp add, sub, mul, sqr and G1 XYZZ + affine = zk/ on %d inputs (rc %d; bad Fr %d, Fp %d, G1 %d)",
 	      N, rc, bad_fr, bad_fp, bad_pt);
+	ct_ok(!rc && !bad_ptx, "device inline-PTX mul (CZ_F32_PTX, %s) = portable mul on %d inputs (%d bad)",
+	      CZ_F32_PTX ? "in use" : "not in use", N, bad_ptx);
 	free(in);
 	free(out);
 	free(p);
@@ -330,7 +334,7 @@ int main(void)
 	const char *env = getenv("CZ_GPU_CHECK");
 
 	full = env && !strcmp(env, "full");
-	int total = full ? 4 + 9 + 14 + 3 * 5 + 1 : 4 + 6 + 10 + 5 + 1;
+	int total = full ? 5 + 9 + 14 + 3 * 5 + 1 : 5 + 6 + 10 + 5 + 1;
 	ct_plan(total);
 	if (!ct_ok(be != NULL, "backend \"cuda\" is registered"))
 		return ct_exit();

@@ -10,16 +10,20 @@
 # Budget: about 8 minutes in all on a 16-core host (CUDA_CHECK_TIMEOUT caps the run).
 #
 # Usage: tools/gpu-check.sh [build dir, default build/gpu]
+#   CZ_F32_PTX=1 tools/gpu-check.sh   builds the device code with the inline-PTX
+#   field multiplication (default build/gpu-ptx); the plain run checks it too.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-B=${1:-build/gpu}
+defs=
+[ "${CZ_F32_PTX:-0}" = 1 ] && defs="-DCZ_F32_PTX=1"
+B=${1:-build/gpu${defs:+-ptx}}
 t0=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 4)
 
 command -v nvidia-smi >/dev/null && nvidia-smi -L
 mkdir -p "$B"
 echo "== build ($B, -j$jobs)"
-if ! make -s -j"$jobs" B="$B" gpu-check >"$B/build.log" 2>&1; then
+if ! CFLAGS="$defs" CUDA_DEFS="$defs" make -s -j"$jobs" B="$B" gpu-check >"$B/build.log" 2>&1; then
 	tail -30 "$B/build.log"
 	echo "gpu-check: build failed"
 	exit 1
