@@ -117,7 +117,7 @@ int cz_cuda_msm_dev(struct cz_cuda_dev *d, cz_g1xyzz32 *out, const cz_g1a32 *bas
 	cz_scratch sc(d);
 	uint8_t *fbig, *fone;
 	uint32_t *iota, *big, *ones, *cnt;
-	void *tmp = nullptr;
+	uint8_t *tmp = nullptr;
 	size_t tb = 0, tb2 = 0;
 
 	if (n > 0xffffffffu || (window && (window < 4 || window > 20)))
@@ -134,7 +134,7 @@ int cz_cuda_msm_dev(struct cz_cuda_dev *d, cz_g1xyzz32 *out, const cz_g1a32 *bas
 		k_classify<<<cz_blocks(n, IDX_THREADS), IDX_THREADS, 0, d->s>>>(fbig, fone, iota, s, n);
 		CZ_CK_LAUNCH(d);
 		CZ_CK(d, cub::DeviceSelect::Flagged(nullptr, tb, iota, fbig, big, cnt, (int64_t)n, d->s));
-		CZ_TRY(sc.get((uint8_t **)&tmp, tb));
+		CZ_TRY(sc.get(&tmp, tb));
 		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fbig, big, cnt, (int64_t)n, d->s));
 		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fone, ones, cnt + 1, (int64_t)n, d->s));
 	}
@@ -169,11 +169,11 @@ int cz_cuda_msm_dev(struct cz_cuda_dev *d, cz_g1xyzz32 *out, const cz_g1a32 *bas
 	CZ_TRY(sc.get(&st, maxbk));
 	CZ_TRY(sc.get(&en, maxbk));
 	CZ_TRY(sc.get(&buckets, nb));
-	void *stmp = nullptr;
+	uint8_t *stmp = nullptr;
 	if (maxent) {
 		CZ_CK(d, cub::DeviceRadixSort::SortPairs(nullptr, tb2, key, key2, val, val2,
 							 (int64_t)maxent, 0, (int)(c + wbits), d->s));
-		CZ_TRY(sc.get((uint8_t **)&stmp, tb2));
+		CZ_TRY(sc.get(&stmp, tb2));
 	}
 	for (unsigned w0 = 0; w0 < nwin; w0 += batch) {
 		unsigned nw = w0 + batch < nwin ? batch : nwin - w0;
