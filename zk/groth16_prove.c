@@ -8,6 +8,7 @@
  * MSMs dominate.  finalize is a handful of scalar multiplications.
  */
 #include "zk/groth16.h"
+#include "zk/field_inline.h"
 #include "zk/ntt.h"
 #include "lib/pool.h"
 
@@ -37,11 +38,11 @@ void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
 		cz_fr x, wv;
 		/* value = v·R², w standard: the Montgomery product is Mont(v·w) */
 		memcpy(&wv, &w[cf->var], sizeof(wv));
-		cz_fr_mul(&x, &cf->value, &wv);
-		cz_fr_add(dst, dst, &x);
+		cz_fr_mul_inl(&x, &cf->value, &wv);
+		cz_fr_add_inl(dst, dst, &x);
 	}
 	for (size_t i = 0; i < n; i++)
-		cz_fr_mul(&c[i], &a[i], &b[i]);
+		cz_fr_mul_inl(&c[i], &a[i], &b[i]);
 }
 
 struct dsub_arg {
@@ -56,8 +57,8 @@ static void dsub_chunk(void *v, size_t ci)
 	size_t end = (ci + 1) * d->chunk < d->n ? (ci + 1) * d->chunk : d->n;
 	for (size_t i = ci * d->chunk; i < end; i++) {
 		cz_fr x;
-		cz_fr_mul(&x, &d->a[i], &d->b[i]);
-		cz_fr_sub(&x, &x, &d->c[i]);
+		cz_fr_mul_inl(&x, &d->a[i], &d->b[i]);
+		cz_fr_sub_inl(&x, &x, &d->c[i]);
 		cz_fr_from_mont(d->h[i].l, &x);
 	}
 }
@@ -124,7 +125,7 @@ void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16
 	cz_g1_jac_add(&pc, &pc, &t);
 	cz_g1_mul(&t, &pb1, r);
 	cz_g1_jac_add(&pc, &pc, &t);
-	cz_fr_mul(&rs, r, s);
+	cz_fr_mul_inl(&rs, r, s);
 	cz_g1_mul(&t, &d1, &rs);
 	cz_g1_jac_neg(&t, &t);
 	cz_g1_jac_add(&pc, &pc, &t);
@@ -146,10 +147,10 @@ static void fr_random(cz_fr *r, const uint8_t b[64])
 	raw[3] &= 0x0fffffffffffffffULL;
 	cz_fr_to_mont(&hi, raw);
 	cz_fr_from_u64(&f, 1ULL << 63);
-	cz_fr_mul(&f, &f, &f);                 /* 2^126 */
-	cz_fr_mul(&f, &f, &f);                 /* 2^252 */
-	cz_fr_mul(&hi, &hi, &f);
-	cz_fr_add(r, &hi, &lo);
+	cz_fr_mul_inl(&f, &f, &f);                 /* 2^126 */
+	cz_fr_mul_inl(&f, &f, &f);                 /* 2^252 */
+	cz_fr_mul_inl(&hi, &hi, &f);
+	cz_fr_add_inl(r, &hi, &lo);
 }
 
 int cz_groth16_blinding(cz_fr *r, cz_fr *s)
