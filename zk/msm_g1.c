@@ -9,6 +9,7 @@
 #define F_DBL cz_fp_dbl_inl
 #define F_NEG cz_fp_neg_inl
 #define F_MUL cz_fp_mul_inl
+#define F_MUL_LAZY cz_fp_mul_lazy
 #define F_SQR cz_fp_sqr_inl
 #define F_INV cz_fp_inv_vartime /* bucket contents are not secret-independent anyway */
 #define AFF cz_g1_affine

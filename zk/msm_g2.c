@@ -48,6 +48,7 @@ static inline void den_inv(cz_fp2 *t, const cz_fp2 *d, const cz_fp *ninv)
 
 #define N cz_fp
 #define N_MUL cz_fp_mul_inl
+#define N_MUL_LAZY cz_fp_mul_lazy
 #define N_INV cz_fp_inv_vartime
 #define DEN_NORM den_norm
 #define DEN_INV den_inv
