@@ -34,10 +34,12 @@
  *
  * Measured on this project's Intel Xeon build machine (3.0 GHz), dependent
  * chains, adx path (`cuzk bench fp|fr`):
- *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 19,
+ *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 11
+ *       and sub 12 (x86 kernels; 19-20 as C),
  *       inv (Fermat) 57k cycles (19 µs), inv_vartime 10k (3.3 µs),
  *       Fp2 mul 355, portable C mul ~175
- *   Fr  mul 67 cycles (22 ns; ~49 overlapped), inv 21k, inv_vartime 5.6k
+ *   Fr  mul 67 cycles (22 ns; ~49 overlapped), add/sub 8, inv 21k,
+ *       inv_vartime 5.6k
  */
 #include <stdbool.h>
 #include <stddef.h>
