@@ -54,6 +54,10 @@ static void lazy(const char *path)
 		bad += !fc_eq(&r, w) || (residue(t, &r), mpz_cmp(t, fc_m) >= 0);
 		cz_fp_sqr_inl(&r, &la);
 		bad += !fc_eq(&r, w) || (residue(t, &r), mpz_cmp(t, fc_m) >= 0);
+		cz_fp_sqr_lazy(&r, &la);
+		mpz_mul_2exp(t, fc_m, 1);
+		badlz += !fc_eq(&r, w) || (residue(mb, &r), mpz_cmp(mb, t) >= 0);
+		residue(mb, &lb);
 		/* mul_lazy: the right value, residue < 2p, and a valid operand */
 		mpz_mul(w, ma, mb), mpz_mul(w, w, fc_Rinv), mpz_mul(w, w, fc_Rinv), mpz_mod(w, w, fc_m);
 		cz_fp lz;
@@ -66,7 +70,7 @@ static void lazy(const char *path)
 		mpz_mul(w, w, mb), mpz_mul(w, w, fc_Rinv), mpz_mod(w, w, fc_m);
 		badlz += !fc_eq(&r, w) || (residue(t, &r), mpz_cmp(t, fc_m) >= 0);
 	}
-	ct_ok(!badlz, "%s: mul_lazy of operands < 2p: right value, residue < 2p, and a mul operand (%d bad)",
+	ct_ok(!badlz, "%s: mul_lazy, sqr_lazy of operands < 2p: right value, residue < 2p, and a mul operand (%d bad)",
 	      path, badlz);
 	ct_ok(!badsum, "%s: add_lazy is the plain integer sum of the residues (%d bad)", path, badsum);
 	ct_ok(!bad, "%s: mul/sqr (and _inl) of unreduced operands < 2p are exact and reduced (%d bad)",

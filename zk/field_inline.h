@@ -17,7 +17,7 @@
  * the out-of-line portable function.  Other targets call the functions.
  *
  * Lazy reduction: cz_fp_add_lazy gives a + b < 2p and cz_fp_mul_lazy a·b
- * < 2p WITHOUT the final subtraction, valid only as operands of
+ * (cz_fp_sqr_lazy a^2) < 2p WITHOUT the final subtraction, valid only as operands of
  * cz_fp_mul/sqr/mul_lazy (either path, and the _inl forms); never of
  * add/sub/eq or an encoder.  Bound: the Montgomery product of a, b < 2p is
  * a·b/R + q·p/R < 4p·(p/R) + p < 1.41p < 2p (p/R < 0.102 for BLS12-381), so
@@ -103,6 +103,11 @@ static inline void cz_fp_mul_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 		cz_fp_mul(r, a, b);
 }
 
+static inline void cz_fp_sqr_lazy(cz_fp *r, const cz_fp *a)
+{
+	cz_fp_mul_lazy(r, a, a);
+}
+
 /* r = a + b < 2p, unreduced: an operand for mul/sqr only (see above). */
 static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 {
@@ -130,6 +135,11 @@ CZ_FIELD_INLINE_FWD(cz_fr, cz_fr)
 static inline void cz_fp_mul_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 {
 	cz_fp_mul(r, a, b);
+}
+
+static inline void cz_fp_sqr_lazy(cz_fp *r, const cz_fp *a)
+{
+	cz_fp_sqr(r, a);
 }
 
 static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)

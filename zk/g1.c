@@ -25,6 +25,8 @@
 #define CI_F_NEG cz_fp_neg_inl
 #define CI_F_MUL cz_fp_mul_inl
 #define CI_F_SQR cz_fp_sqr_inl
+#define CI_F_MUL_LAZY cz_fp_mul_lazy
+#define CI_F_SQR_LAZY cz_fp_sqr_lazy
 #define CI_F_INV cz_fp_inv
 #define CI_F_IS_ZERO cz_fp_is_zero
 #define CI_F_EQ cz_fp_eq
