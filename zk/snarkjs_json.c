@@ -18,6 +18,7 @@
 
 #include <json.h>
 
+#include "zk/outfile.h"
 #include "zk/pairing.h"
 
 #define MAX_FILE (64u << 20) /* JSON files here are small; refuse silly sizes */
@@ -756,37 +757,13 @@ char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 
 static int write_text(const char *path, char *text, char *err)
 {
-	char tmp[4096];
-	FILE *fp;
-	size_t n;
-	bool bad;
+	int rc;
 
 	if (!text)
 		return -ENOMEM;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		free(text);
-		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
-	}
-	fp = fopen(tmp, "wb");
-	if (!fp) {
-		int e = errno;
-		free(text);
-		return cz_errf(err, -e, "%s: %s", tmp, strerror(e));
-	}
-	n = strlen(text);
-	bad = fwrite(text, 1, n, fp) != n;
+	rc = cz_outfile_write(path, text, strlen(text), err);
 	free(text);
-	if (fclose(fp) != 0 || bad) {
-		int e = errno ? errno : EIO;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: write failed: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
-	}
-	return 0;
+	return rc;
 }
 
 int cz_proof_json_write(const char *path, const struct cz_groth16_proof *p, char err[CZ_ERRLEN])

@@ -28,32 +28,6 @@ int cz_cli_uint(const char *cmd, const char *opt, const char *s, uint64_t max, u
 	return 0;
 }
 
-int cz_cli_write_atomic(const char *path, const void *buf, size_t len, char err[CZ_ERRLEN])
-{
-	char tmp[4096];
-	FILE *f;
-	int e;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
-	if (!(f = fopen(tmp, "wb")))
-		return cz_errf(err, -errno, "%s: %s", tmp, strerror(errno));
-	size_t put = fwrite(buf, 1, len, f);
-	e = ferror(f) ? errno : 0;
-	if (fclose(f) && !e)
-		e = errno;
-	if (put != len || e) {
-		remove(tmp);
-		return cz_errf(err, -(e ? e : EIO), "%s: write failed: %s", tmp, strerror(e ? e : EIO));
-	}
-	if (rename(tmp, path)) {
-		e = errno;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
-	}
-	return 0;
-}
-
 void cz_cli_vk_alphabeta(struct cz_groth16_vk *vk)
 {
 	cz_fp12 f, f2;
