@@ -32,9 +32,11 @@ void cz_groth16_vk_free(struct cz_groth16_vk *vk)
 /* snarkjs prints Fp12 as [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]],
  * each an Fp2 [c0, c1]: the same tower as ours (Fp12 = Fp6[w], Fp6 =
  * Fp2[v]), flattened in that order.  Its pairing (wasmcurves) raises the
- * Miller loop to 3·(p^12 - 1)/r, so its vk_alphabeta_12 is e(alpha, beta)^3
- * (found and checked against snarkjs's export in zk_formats); we write the
- * same.  No verifier reads this field back. */
+ * Miller loop to 3·(p^12 - 1)/r (a cheaper addition chain for the hard
+ * part), so its vk_alphabeta_12 is e(alpha, beta)^3: the fixtures' vk.json
+ * match e^3 and no other small power, conjugate or Frobenius image (checked
+ * in zk_formats).  We write the same, for byte compatibility with snarkjs's
+ * export; no verifier reads this field back. */
 void cz_groth16_vk_set_alphabeta(struct cz_groth16_vk *vk)
 {
 	cz_fp12 e, e2;
