@@ -144,7 +144,7 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
-	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n);
+	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n, NULL);
 	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = w, .a = abc, .b = abc + n,
 					.c = abc + 2 * n, .h = (cz_scalar *)(abc + 3 * n) };
 	return 0;

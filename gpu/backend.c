@@ -4,7 +4,13 @@
 
 #include <string.h>
 
-static const struct cz_backend *const backends[] = { &cz_backend_cpu, &cz_backend_null };
+static const struct cz_backend *const backends[] = {
+	&cz_backend_cpu,
+	&cz_backend_null,
+#ifdef CZ_HAVE_CUDA
+	&cz_backend_cuda,
+#endif
+};
 
 const struct cz_backend *cz_backend_find(const char *name)
 {

@@ -46,5 +46,6 @@ struct cz_backend {
 const struct cz_backend *cz_backend_find(const char *name);
 extern const struct cz_backend cz_backend_cpu;
 extern const struct cz_backend cz_backend_null;
+extern const struct cz_backend cz_backend_cuda;   /* with CZ_HAVE_CUDA only */
 
 #endif

@@ -16,6 +16,12 @@
 #include "gpu/hd.h"
 #include "zk/bls12_381.h"
 
+/* 1: the device multiplies with the inline-PTX carry chains (mul_ptx);
+ * 0 (default until checked on a GPU): the portable C, as on the host. */
+#ifndef CZ_F32_PTX
+#define CZ_F32_PTX 0
+#endif
+
 #define CZ_FR32_LIMBS 8
 #define CZ_FP32_LIMBS 12
 

@@ -125,7 +125,7 @@ CZ_HD void F32_NAME(neg)(F32_T *r, const F32_T *a)
  * q = t_0·(-m^-1) so t_0 becomes 0, and shift t down one limb.  t has N + 2
  * limbs; every step's product plus two carries fits a uint64_t.
  */
-CZ_HD void F32_NAME(mul)(F32_T *r, const F32_T *a, const F32_T *b)
+CZ_HD void F32_NAME(mul_port)(F32_T *r, const F32_T *a, const F32_T *b)
 {
 	F32_MOD_DECL;
 	const uint32_t inv = (uint32_t)(F32_INV64);
@@ -163,6 +163,74 @@ CZ_HD void F32_NAME(mul)(F32_T *r, const F32_T *a, const F32_T *b)
 	for (int j = 0; j < F32_N; j++)
 		lo.l[j] = t[j];
 	F32_NAME(reduce_once)(r, &lo, t[F32_N]);
+}
+
+#if defined(__CUDA_ARCH__)
+/*
+ * The same CIOS with the device's carry flag (PTX add.cc/madc): each row
+ * adds the low halves of the products with one carry chain and the high
+ * halves, one limb up, with a second.  The chains run across consecutive
+ * asm volatile statements, which nvcc keeps in order and does not separate
+ * by flag-setting instructions (a fully unrolled loop of register
+ * operands); cz_cuda_arith checks it against mul_port on the device.
+ * Selected by CZ_F32_PTX=1 once a GPU session has seen that check pass.
+ */
+__device__ __forceinline__ void F32_NAME(mul_ptx)(F32_T *r, const F32_T *a, const F32_T *b)
+{
+	F32_MOD_DECL;
+	const uint32_t inv = (uint32_t)(F32_INV64);
+	uint32_t t[F32_N + 2];
+	CZ_UNROLL
+	for (int j = 0; j < F32_N + 2; j++)
+		t[j] = 0;
+	CZ_UNROLL
+	for (int i = 0; i < F32_N; i++) {
+		uint32_t bi = b->l[i], q;
+		/* t[0..N+1] += a·b_i (t[N+1] is free at the top of a row) */
+		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a->l[0]), "r"(bi));
+		CZ_UNROLL
+		for (int j = 1; j < F32_N; j++)
+			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a->l[j]), "r"(bi));
+		t[F32_N + 1] = 0;
+		asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[F32_N]));
+		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
+		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a->l[0]), "r"(bi));
+		CZ_UNROLL
+		for (int j = 1; j < F32_N; j++)
+			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a->l[j]), "r"(bi));
+		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
+		/* t += q·m, which zeroes t[0]; then t >>= 32 */
+		q = t[0] * inv;
+		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(q), "r"(F32_M(0)));
+		CZ_UNROLL
+		for (int j = 1; j < F32_N; j++)
+			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(q), "r"(F32_M(j)));
+		asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[F32_N]));
+		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
+		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(q), "r"(F32_M(0)));
+		CZ_UNROLL
+		for (int j = 1; j < F32_N; j++)
+			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(q), "r"(F32_M(j)));
+		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
+		CZ_UNROLL
+		for (int j = 0; j <= F32_N; j++)
+			t[j] = t[j + 1];
+	}
+	F32_T lo;
+	CZ_UNROLL
+	for (int j = 0; j < F32_N; j++)
+		lo.l[j] = t[j];
+	F32_NAME(reduce_once)(r, &lo, t[F32_N]);
+}
+#endif
+
+CZ_HD void F32_NAME(mul)(F32_T *r, const F32_T *a, const F32_T *b)
+{
+#if defined(__CUDA_ARCH__) && CZ_F32_PTX
+	F32_NAME(mul_ptx)(r, a, b);
+#else
+	F32_NAME(mul_port)(r, a, b);
+#endif
 }
 
 CZ_HD void F32_NAME(sqr)(F32_T *r, const F32_T *a)

@@ -53,7 +53,7 @@ CZ_HD void cz_g1xyzz32_from_affine(cz_g1xyzz32 *r, const cz_g1a32 *p)
 }
 
 /* dbl-2008-s-1 (a = 0): 6M + 3S.  Infinity stays infinity (ZZ = 0). */
-CZ_HD void cz_g1xyzz32_dbl(cz_g1xyzz32 *r, const cz_g1xyzz32 *p)
+CZ_HD_CALL void cz_g1xyzz32_dbl(cz_g1xyzz32 *r, const cz_g1xyzz32 *p)
 {
 	cz_fp32 u, v, w, s, m, t;
 
@@ -76,7 +76,7 @@ CZ_HD void cz_g1xyzz32_dbl(cz_g1xyzz32 *r, const cz_g1xyzz32 *p)
 }
 
 /* mdbl-2008-s-1: an affine point doubled into XYZZ, 2M + 3S. */
-CZ_HD void cz_g1xyzz32_dbl_affine(cz_g1xyzz32 *r, const cz_g1a32 *p)
+CZ_HD_CALL void cz_g1xyzz32_dbl_affine(cz_g1xyzz32 *r, const cz_g1a32 *p)
 {
 	cz_fp32 u, v, w, s, m, t;
 
@@ -100,7 +100,7 @@ CZ_HD void cz_g1xyzz32_dbl_affine(cz_g1xyzz32 *r, const cz_g1a32 *p)
 }
 
 /* madd-2008-s: 8M + 2S; doubling when a = b, infinity when a = -b. */
-CZ_HD void cz_g1xyzz32_add_affine(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz_g1a32 *b)
+CZ_HD_CALL void cz_g1xyzz32_add_affine(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz_g1a32 *b)
 {
 	cz_fp32 p, rr, pp, ppp, q, t;
 
@@ -139,7 +139,7 @@ CZ_HD void cz_g1xyzz32_add_affine(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz
 }
 
 /* add-2008-s: 12M + 2S; doubling when a = b, infinity when a = -b. */
-CZ_HD void cz_g1xyzz32_add(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz_g1xyzz32 *b)
+CZ_HD_CALL void cz_g1xyzz32_add(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz_g1xyzz32 *b)
 {
 	cz_fp32 u1, u2, s1, s2, p, rr, pp, ppp, q, t;
 
@@ -183,7 +183,7 @@ CZ_HD void cz_g1xyzz32_add(cz_g1xyzz32 *r, const cz_g1xyzz32 *a, const cz_g1xyzz
 
 /* r = k·p for a small public k (bucket weights): double-and-add from the top
  * set bit, at most 32 doublings and additions; variable time (k is public). */
-CZ_HD void cz_g1xyzz32_mul_u32(cz_g1xyzz32 *r, const cz_g1xyzz32 *p, uint32_t k)
+CZ_HD_CALL void cz_g1xyzz32_mul_u32(cz_g1xyzz32 *r, const cz_g1xyzz32 *p, uint32_t k)
 {
 	cz_g1xyzz32 acc, base = *p;
 
@@ -214,7 +214,7 @@ CZ_HD int cz_g1jac32_is_inf(const cz_g1jac32 *p)
 }
 
 /* dbl-2009-l (a = 0): 2M + 5S.  Infinity and 2-torsion give Z3 = 0. */
-CZ_HD void cz_g1jac32_dbl(cz_g1jac32 *r, const cz_g1jac32 *p)
+CZ_HD_CALL void cz_g1jac32_dbl(cz_g1jac32 *r, const cz_g1jac32 *p)
 {
 	cz_fp32 a, b, c, d, e, f, t;
 
@@ -242,7 +242,7 @@ CZ_HD void cz_g1jac32_dbl(cz_g1jac32 *r, const cz_g1jac32 *p)
 }
 
 /* madd-2007-bl: 7M + 4S; doubling when a = b. */
-CZ_HD void cz_g1jac32_add_affine(cz_g1jac32 *r, const cz_g1jac32 *a, const cz_g1a32 *b)
+CZ_HD_CALL void cz_g1jac32_add_affine(cz_g1jac32 *r, const cz_g1jac32 *a, const cz_g1a32 *b)
 {
 	cz_fp32 z1z1, u2, s2, h, hh, i, j, rr, v, t, y1;
 

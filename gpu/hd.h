@@ -14,9 +14,26 @@
 
 #if defined(__CUDACC__)
 #define CZ_HD static __host__ __device__ __forceinline__
-#define CZ_UNROLL _Pragma("unroll")
 #else
 #define CZ_HD static inline
+#endif
+
+/* Point formulas are ~15 inlined field multiplications each; inlining them
+ * into every caller makes kernels of 10^5 instructions and crashes cicc
+ * (CUDA 13.0).  On the device they are real calls; inline keeps unused
+ * copies quiet. */
+#if defined(__CUDACC__)
+#define CZ_HD_CALL inline __host__ __device__ __noinline__
+#else
+#define CZ_HD_CALL static inline
+#endif
+/* nvcc's device pass unrolls with its own pragma; its host pass (EDG, then
+ * g++) accepts neither spelling, and its host copies are not hot. */
+#if defined(__CUDA_ARCH__)
+#define CZ_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define CZ_UNROLL
+#else
 #define CZ_UNROLL _Pragma("GCC unroll 32")
 #endif
 

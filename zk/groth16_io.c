@@ -110,6 +110,8 @@ int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_po
 		rc = load_points(k, z, pool, e);
 		if (!rc)
 			rc = load_coefs(k, z, e);
+		if (!rc)
+			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 		cz_zkey_close(z);
 	}
 	if (rc)

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu/cuda.c — the "cuda" backend: the device stage of a partition on an
+ * NVIDIA GPU (gpu/cuda_dev.cu and the kernels it drives), with the G2 MSM
+ * (B2) on host cores at the same time, as the device cannot do G2 yet and
+ * host cores are idle while it works.
+ *
+ * prove(): start B2 on a thread (cz_msm_g2 on the device's host pool), run
+ * the device part (NTTs, h, MSMs A, B1, C, H), join.  A device error fails
+ * the partition with a negative code and, if sticky, takes the device out of
+ * service (later calls fail at once); the engine's finalizer verifies every
+ * proof, so a device fault can cost a partition, never a bad proof.
+ *
+ * Built only with CZ_HAVE_CUDA (gpu/gpu.mk); without it this file is empty
+ * and the backend table has no "cuda" row.
+ */
+#ifdef CZ_HAVE_CUDA
+#include "gpu/backend.h"
+#include "gpu/cuda_pvt.h"
+#include "lib/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cz_device {
+	struct cz_cuda_dev *cu;
+	struct cz_pool *pool;   /* host threads for B2 */
+	char desc[256];
+};
+
+static int cuda_count(void)
+{
+	char why[256];
+	int n = cz_cuda_count(why, sizeof(why));
+
+	if (n <= 0)
+		fprintf(stderr, "cuzk: cuda: %s\n", why);
+	return n;
+}
+
+static struct cz_device *cuda_open(unsigned index, const struct cz_backend_opts *o, char *err,
+				   size_t cap)
+{
+	struct cz_device *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		snprintf(err, cap, "cuda device %u: out of memory", index);
+		return NULL;
+	}
+	d->cu = cz_cuda_open(index, err, cap);
+	if (!d->cu) {
+		free(d);
+		return NULL;
+	}
+	d->pool = cz_pool_create(o->threads);
+	if (!d->pool) {
+		snprintf(err, cap, "cuda device %u: cannot start host threads", index);
+		cz_cuda_close(d->cu);
+		free(d);
+		return NULL;
+	}
+	snprintf(d->desc, sizeof(d->desc), "cuda %u: %s; G2 on %u host threads", index,
+		 cz_cuda_describe(d->cu), cz_pool_nthreads(d->pool));
+	return d;
+}
+
+struct b2_job {
+	const struct cz_groth16_key *key;
+	const cz_scalar *w;
+	cz_g2_jac *out;
+	struct cz_pool *pool;
+	int rc;
+};
+
+static void *b2_main(void *v)
+{
+	struct b2_job *j = v;
+	j->rc = cz_msm_g2(j->out, j->key->b2, j->w, j->key->nvars, j->pool);
+	return NULL;
+}
+
+static int cuda_prove(struct cz_device *d, struct cz_dev_work *w)
+{
+	const struct cz_groth16_key *k = w->key;
+	struct b2_job job = { k, w->w, &w->out.b2, d->pool, 0 };
+	struct cz_cuda_g16 in = {
+		.key_id = k, .nvars = k->nvars, .npc = k->npub + 1, .log2n = k->log2n,
+		.a = k->a, .b1 = k->b1, .c = k->c, .h = k->h, .w = w->w,
+		.pa = w->a, .pb = w->b, .pc = w->c,
+	};
+	struct cz_cuda_g16_out out;
+	pthread_t t;
+	int threaded = !pthread_create(&t, NULL, b2_main, &job);
+
+	if (!threaded)
+		b2_main(&job);  /* no thread: B2 first, then the device */
+	int rc = cz_cuda_groth16(d->cu, &in, &out);
+	if (threaded)
+		pthread_join(t, NULL);
+	if (rc)
+		return rc;
+	if (job.rc)
+		return -ENOMEM;
+	w->out.a = out.a;
+	w->out.b1 = out.b1;
+	w->out.c = out.c;
+	w->out.h = out.h;
+	return 0;
+}
+
+static void cuda_close(struct cz_device *d)
+{
+	if (!d)
+		return;
+	cz_cuda_close(d->cu);
+	cz_pool_destroy(d->pool);
+	free(d);
+}
+
+static const char *cuda_describe(struct cz_device *d)
+{
+	return d->desc;
+}
+
+const struct cz_backend cz_backend_cuda = {
+	.name = "cuda", .count = cuda_count, .open = cuda_open, .prove = cuda_prove,
+	.close = cuda_close, .describe = cuda_describe, .computes = 1,
+};
+#else
+/* Without nvcc there is no CUDA backend; ISO C wants something in a file. */
+typedef int cz_cuda_backend_absent;
+#endif

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu/cuda_pvt.h — the C interface of the CUDA side (the gpu/ .cu files), for the
+ * backend (gpu/cuda.c), the selftests and tools/gpu-check.  Only built with
+ * CZ_HAVE_CUDA.  Design statement: gpu/cuda_dev.cu.
+ *
+ * Every function returns 0 or a negative errno: -ENODEV (no such device, or
+ * it is out of service after a sticky error), -ENOMEM (device memory),
+ * -EINVAL (sizes), -EIO (a CUDA error; if it was sticky the device is now out
+ * of service and says so on stderr).  Calls on one device serialize on its
+ * lock; calls on different devices run in parallel.
+ */
+#ifndef CZ_GPU_CUDA_PVT_H
+#define CZ_GPU_CUDA_PVT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/g1.h"
+#include "zk/msm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cz_cuda_dev;
+
+/* Devices present; 0 with the reason in why (no driver, no device). */
+int cz_cuda_count(char *why, size_t cap);
+struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t cap);
+void cz_cuda_close(struct cz_cuda_dev *d);
+/* "NVIDIA H200 (0000:3b:00.0), 139.8 GiB, 132 SMs" */
+const char *cz_cuda_describe(const struct cz_cuda_dev *d);
+/* Nonzero once a sticky error took the device out of service. */
+int cz_cuda_dead(const struct cz_cuda_dev *d);
+
+/* zk/ntt.h's transforms on n = 2^log2n host elements, in place, through the
+ * device (copy in, transform, copy out).  log2n <= 27. */
+enum { CZ_CUDA_NTT_FORWARD, CZ_CUDA_NTT_INVERSE, CZ_CUDA_NTT_COSET_FORWARD,
+       CZ_CUDA_NTT_COSET_INVERSE, CZ_CUDA_NTT_TO_ODD_COSET };
+int cz_cuda_ntt(struct cz_cuda_dev *d, unsigned log2n, cz_fr *a, int op);
+
+/* r = Σ s[i]·bases[i] through the device; window 0 picks c automatically. */
+int cz_cuda_msm_g1(struct cz_cuda_dev *d, cz_g1_jac *r, const cz_g1_affine *bases,
+		   const cz_scalar *s, size_t n, unsigned window);
+
+/* The device part of one Groth16 partition: the G1 MSMs A, B1, C, H and the
+ * three odd-coset NTTs with h = a·b - c.  Key points stay resident, cached
+ * by key_id (the key's address) and checked against a fingerprint. */
+struct cz_cuda_g16 {
+	const void *key_id;
+	uint32_t nvars, npc, log2n;     /* npc = npub + 1 */
+	const cz_g1_affine *a, *b1, *c, *h;  /* nvars, nvars, nvars - npc, n */
+	const cz_scalar *w;             /* nvars, standard form */
+	const cz_fr *pa, *pb, *pc;      /* n each, from synthesis */
+};
+struct cz_cuda_g16_out {
+	cz_g1_jac a, b1, c, h;
+	double ms_h2d, ms_ntt, ms_msm;  /* device time, for gpu-check */
+};
+int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
+		    struct cz_cuda_g16_out *out);
+/* The device's field and point arithmetic on n inputs, for the tests: it
+ * isolates an arithmetic fault from a pipeline fault.  Per input: Fr and Fp
+ * a + b, a - b, a·b, a², and the XYZZ mixed sum p + q; and whether the
+ * inline-PTX multiplication (gpu/field32_impl.h) agrees with the portable one. */
+struct cz_cuda_arith_in {
+	cz_fr fa, fb;
+	cz_fp pa, pb;
+	cz_g1_xyzz p;
+	cz_g1_affine q;
+};
+struct cz_cuda_arith_out {
+	cz_fr fr[4];
+	cz_fp fp[4];
+	cz_g1_xyzz sum;
+	uint64_t ptx_bad;       /* bit set: the inline-PTX mul differs from the portable one */
+};
+int cz_cuda_arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
+		  struct cz_cuda_arith_out *out, size_t n);
+/* Drops the resident copy of a key (before freeing it). */
+void cz_cuda_forget_key(struct cz_cuda_dev *d, const void *key_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
