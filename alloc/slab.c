@@ -10,9 +10,10 @@
  * faults on first touch (262144 faults per GiB of 4 KiB pages), and
  * malloc_trim(0), called to give memory back, walks every arena (0.1 s at
  * 1 GiB of heap, over 1 s at 8 GiB).  Here a buffer is recycled, not
- * returned: get/put are a few nanoseconds, pages are faulted once when a
- * slab is created and never again, and memory goes back to the OS only
- * when the control plane asks (cz_slab_shrink), never on the hot path.
+ * returned: get/put cost nanoseconds (see COSTS and BUFFER CACHES), pages
+ * are faulted once when a slab is created and never again, and memory goes
+ * back to the OS only when the control plane asks (cz_slab_shrink), never
+ * on the hot path.
  *
  * MEMORY SOURCES (alloc/region.c).  An arena owns one region: a memfd
  * mapped shared, so another process can map it from the fd.  First choice

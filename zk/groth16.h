@@ -15,10 +15,12 @@
 #ifndef CZ_GROTH16_H
 #define CZ_GROTH16_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "zk/g1.h"
 #include "zk/g2.h"
 #include "zk/msm.h"
-#include "zk/snarkjs_json.h"
 
 struct cz_pool;
 struct cz_ntt_domain;
@@ -51,7 +53,27 @@ struct cz_groth16_key {
 	uint32_t *row_off;      /* n + 1: row i's coefficients are [row_off[i], row_off[i+1]) */
 };
 
-/* struct cz_groth16_proof and struct cz_groth16_vk: with their JSON forms. */
+/* A proof; zk/snarkjs_json.h reads and writes its proof.json form,
+ * zk/groth16_io.h its 192-byte compressed form. */
+struct cz_groth16_proof {
+	cz_g1_affine a;   /* pi_a */
+	cz_g2_affine b;   /* pi_b */
+	cz_g1_affine c;   /* pi_c */
+};
+
+/* The verification key; zk/snarkjs_json.h reads and writes vk.json
+ * (cz_groth16_vk_free, cz_groth16_vk_set_alphabeta are there too). */
+struct cz_groth16_vk {
+	uint32_t n_public;        /* public inputs, not counting the constant 1 */
+	cz_g1_affine alpha1;
+	cz_g2_affine beta2, gamma2, delta2;
+	cz_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_groth16_vk_free) */
+	/* snarkjs's e(alpha1, beta2)^3 in its Fp12 order (c0.c0.c0, c0.c0.c1,
+	 * c0.c1.c0, ... c1.c2.c1); written only if have_alphabeta. */
+	bool have_alphabeta;
+	cz_fp alphabeta[12];
+};
+
 
 /* The device stage's results. */
 struct cz_groth16_msms {

@@ -63,8 +63,13 @@ static int check_flags(const uint8_t *in, size_t len, bool compressed)
 	return 1;
 }
 
-/* A big-endian Fp value whose first byte may carry flags. */
-static bool fp_from_be_masked(cz_fp *r, const uint8_t *in, bool first)
+/* One big-endian coordinate; the first of a point may carry the flags. */
+static void fp_to_be(uint8_t out[CZ_FP_BYTES], const cz_fp *a)
+{
+	cz_fp_to_bytes_be(out, a);
+}
+
+static bool fp_from_be(cz_fp *r, const uint8_t *in, bool first)
 {
 	uint8_t b[CZ_FP_BYTES];
 
@@ -74,81 +79,7 @@ static bool fp_from_be_masked(cz_fp *r, const uint8_t *in, bool first)
 	return cz_fp_from_bytes_be(r, b);
 }
 
-/* ---- G1 --------------------------------------------------------------- */
-
-void cz_g1_to_compressed(uint8_t out[CZ_G1_COMPRESSED_BYTES], const cz_g1_affine *p)
-{
-	if (cz_g1_affine_is_inf(p)) {
-		memset(out, 0, CZ_G1_COMPRESSED_BYTES);
-		out[0] = FLAG_COMPRESSED | FLAG_INFINITY;
-		return;
-	}
-	cz_fp_to_bytes_be(out, &p->x);
-	out[0] |= FLAG_COMPRESSED;
-	if (cz_fp_lexicographically_largest(&p->y))
-		out[0] |= FLAG_SIGN;
-}
-
-void cz_g1_to_uncompressed(uint8_t out[CZ_G1_UNCOMPRESSED_BYTES], const cz_g1_affine *p)
-{
-	if (cz_g1_affine_is_inf(p)) {
-		memset(out, 0, CZ_G1_UNCOMPRESSED_BYTES);
-		out[0] = FLAG_INFINITY;
-		return;
-	}
-	cz_fp_to_bytes_be(out, &p->x);
-	cz_fp_to_bytes_be(out + CZ_FP_BYTES, &p->y);
-}
-
-int cz_g1_from_compressed(cz_g1_affine *r, const uint8_t in[CZ_G1_COMPRESSED_BYTES])
-{
-	int f = check_flags(in, CZ_G1_COMPRESSED_BYTES, true);
-	cz_fp y2;
-
-	if (f < 0)
-		return f;
-	if (f == 1) {
-		r->x = cz_fp_zero;
-		r->y = cz_fp_zero;
-		return 0;
-	}
-	if (!fp_from_be_masked(&r->x, in, true))
-		return CZ_EPOINT_RANGE;
-	cz_fp_sqr(&y2, &r->x);
-	cz_fp_mul(&y2, &y2, &r->x);
-	cz_fp_add(&y2, &y2, &cz_bls12_381_g1_b);
-	if (!cz_fp_sqrt(&r->y, &y2))
-		return CZ_EPOINT_CURVE;
-	if (cz_fp_lexicographically_largest(&r->y) != !!(in[0] & FLAG_SIGN))
-		cz_fp_neg(&r->y, &r->y);
-	if (!cz_g1_affine_in_subgroup(r))
-		return CZ_EPOINT_SUBGROUP;
-	return 0;
-}
-
-int cz_g1_from_uncompressed(cz_g1_affine *r, const uint8_t in[CZ_G1_UNCOMPRESSED_BYTES])
-{
-	int f = check_flags(in, CZ_G1_UNCOMPRESSED_BYTES, false);
-
-	if (f < 0)
-		return f;
-	if (f == 1) {
-		r->x = cz_fp_zero;
-		r->y = cz_fp_zero;
-		return 0;
-	}
-	if (!fp_from_be_masked(&r->x, in, true) || !fp_from_be_masked(&r->y, in + CZ_FP_BYTES, false))
-		return CZ_EPOINT_RANGE;
-	/* (0, 0) is our infinity, but with the flag clear it is just off-curve. */
-	if (cz_g1_affine_is_inf(r) || !cz_g1_affine_on_curve(r))
-		return CZ_EPOINT_CURVE;
-	if (!cz_g1_affine_in_subgroup(r))
-		return CZ_EPOINT_SUBGROUP;
-	return 0;
-}
-
-/* ---- G2 --------------------------------------------------------------- */
-
+/* c1 first, then c0. */
 static void fp2_to_be(uint8_t out[2 * CZ_FP_BYTES], const cz_fp2 *a)
 {
 	cz_fp_to_bytes_be(out, &a->c1);
@@ -157,75 +88,21 @@ static void fp2_to_be(uint8_t out[2 * CZ_FP_BYTES], const cz_fp2 *a)
 
 static bool fp2_from_be(cz_fp2 *r, const uint8_t in[2 * CZ_FP_BYTES], bool first)
 {
-	return fp_from_be_masked(&r->c1, in, first) && fp_from_be_masked(&r->c0, in + CZ_FP_BYTES, false);
+	return fp_from_be(&r->c1, in, first) && fp_from_be(&r->c0, in + CZ_FP_BYTES, false);
 }
 
-void cz_g2_to_compressed(uint8_t out[CZ_G2_COMPRESSED_BYTES], const cz_g2_affine *p)
-{
-	if (cz_g2_affine_is_inf(p)) {
-		memset(out, 0, CZ_G2_COMPRESSED_BYTES);
-		out[0] = FLAG_COMPRESSED | FLAG_INFINITY;
-		return;
-	}
-	fp2_to_be(out, &p->x);
-	out[0] |= FLAG_COMPRESSED;
-	if (cz_fp2_lexicographically_largest(&p->y))
-		out[0] |= FLAG_SIGN;
-}
+#define G g1
+#define GU G1
+#define F fp
+#include "zk/point_codec_tmpl_pvt.h"
+#undef G
+#undef GU
+#undef F
 
-void cz_g2_to_uncompressed(uint8_t out[CZ_G2_UNCOMPRESSED_BYTES], const cz_g2_affine *p)
-{
-	if (cz_g2_affine_is_inf(p)) {
-		memset(out, 0, CZ_G2_UNCOMPRESSED_BYTES);
-		out[0] = FLAG_INFINITY;
-		return;
-	}
-	fp2_to_be(out, &p->x);
-	fp2_to_be(out + 2 * CZ_FP_BYTES, &p->y);
-}
-
-int cz_g2_from_compressed(cz_g2_affine *r, const uint8_t in[CZ_G2_COMPRESSED_BYTES])
-{
-	int f = check_flags(in, CZ_G2_COMPRESSED_BYTES, true);
-	cz_fp2 y2;
-
-	if (f < 0)
-		return f;
-	if (f == 1) {
-		r->x = cz_fp2_zero;
-		r->y = cz_fp2_zero;
-		return 0;
-	}
-	if (!fp2_from_be(&r->x, in, true))
-		return CZ_EPOINT_RANGE;
-	cz_fp2_sqr(&y2, &r->x);
-	cz_fp2_mul(&y2, &y2, &r->x);
-	cz_fp2_add(&y2, &y2, &cz_bls12_381_g2_b);
-	if (!cz_fp2_sqrt(&r->y, &y2))
-		return CZ_EPOINT_CURVE;
-	if (cz_fp2_lexicographically_largest(&r->y) != !!(in[0] & FLAG_SIGN))
-		cz_fp2_neg(&r->y, &r->y);
-	if (!cz_g2_affine_in_subgroup(r))
-		return CZ_EPOINT_SUBGROUP;
-	return 0;
-}
-
-int cz_g2_from_uncompressed(cz_g2_affine *r, const uint8_t in[CZ_G2_UNCOMPRESSED_BYTES])
-{
-	int f = check_flags(in, CZ_G2_UNCOMPRESSED_BYTES, false);
-
-	if (f < 0)
-		return f;
-	if (f == 1) {
-		r->x = cz_fp2_zero;
-		r->y = cz_fp2_zero;
-		return 0;
-	}
-	if (!fp2_from_be(&r->x, in, true) || !fp2_from_be(&r->y, in + 2 * CZ_FP_BYTES, false))
-		return CZ_EPOINT_RANGE;
-	if (cz_g2_affine_is_inf(r) || !cz_g2_affine_on_curve(r))
-		return CZ_EPOINT_CURVE;
-	if (!cz_g2_affine_in_subgroup(r))
-		return CZ_EPOINT_SUBGROUP;
-	return 0;
-}
+#define G g2
+#define GU G2
+#define F fp2
+#include "zk/point_codec_tmpl_pvt.h"
+#undef G
+#undef GU
+#undef F

@@ -18,6 +18,7 @@
 
 #include <json.h>
 
+#include "zk/outfile.h"
 #include "zk/pairing.h"
 
 #define MAX_FILE (64u << 20) /* JSON files here are small; refuse silly sizes */
@@ -31,9 +32,11 @@ void cz_groth16_vk_free(struct cz_groth16_vk *vk)
 /* snarkjs prints Fp12 as [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]],
  * each an Fp2 [c0, c1]: the same tower as ours (Fp12 = Fp6[w], Fp6 =
  * Fp2[v]), flattened in that order.  Its pairing (wasmcurves) raises the
- * Miller loop to 3·(p^12 - 1)/r, so its vk_alphabeta_12 is e(alpha, beta)^3
- * (found and checked against snarkjs's export in zk_formats); we write the
- * same.  No verifier reads this field back. */
+ * Miller loop to 3·(p^12 - 1)/r (a cheaper addition chain for the hard
+ * part), so its vk_alphabeta_12 is e(alpha, beta)^3: the fixtures' vk.json
+ * match e^3 and no other small power, conjugate or Frobenius image (checked
+ * in zk_formats).  We write the same, for byte compatibility with snarkjs's
+ * export; no verifier reads this field back. */
 void cz_groth16_vk_set_alphabeta(struct cz_groth16_vk *vk)
 {
 	cz_fp12 e, e2;
@@ -756,37 +759,13 @@ char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 
 static int write_text(const char *path, char *text, char *err)
 {
-	char tmp[4096];
-	FILE *fp;
-	size_t n;
-	bool bad;
+	int rc;
 
 	if (!text)
 		return -ENOMEM;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		free(text);
-		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
-	}
-	fp = fopen(tmp, "wb");
-	if (!fp) {
-		int e = errno;
-		free(text);
-		return cz_errf(err, -e, "%s: %s", tmp, strerror(e));
-	}
-	n = strlen(text);
-	bad = fwrite(text, 1, n, fp) != n;
+	rc = cz_outfile_write(path, text, strlen(text), err);
 	free(text);
-	if (fclose(fp) != 0 || bad) {
-		int e = errno ? errno : EIO;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: write failed: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
-	}
-	return 0;
+	return rc;
 }
 
 int cz_proof_json_write(const char *path, const struct cz_groth16_proof *p, char err[CZ_ERRLEN])

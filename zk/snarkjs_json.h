@@ -23,27 +23,10 @@
 #include <stddef.h>
 
 #include "zk/fr.h"
-#include "zk/g1.h"
-#include "zk/g2.h"
+#include "zk/groth16.h"
 #include "zk/iden3bin.h" /* CZ_ERRLEN */
 
-struct cz_groth16_proof {
-	cz_g1_affine a;   /* pi_a */
-	cz_g2_affine b;   /* pi_b */
-	cz_g1_affine c;   /* pi_c */
-};
-
-struct cz_groth16_vk {
-	uint32_t n_public;        /* public inputs, not counting the constant 1 */
-	cz_g1_affine alpha1;
-	cz_g2_affine beta2, gamma2, delta2;
-	cz_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_groth16_vk_free) */
-	/* snarkjs's e(alpha1, beta2)^3 in its Fp12 order (c0.c0.c0, c0.c0.c1,
-	 * c0.c1.c0, ... c1.c2.c1); written only if have_alphabeta. */
-	bool have_alphabeta;
-	cz_fp alphabeta[12];
-};
-
+/* struct cz_groth16_proof and struct cz_groth16_vk: zk/groth16.h. */
 void cz_groth16_vk_free(struct cz_groth16_vk *vk);
 /* Computes alphabeta as snarkjs does, e(alpha1, beta2)^3 (its pairing's
  * final exponent is 3·(p^12 - 1)/r), and sets have_alphabeta, so the

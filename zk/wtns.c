@@ -3,6 +3,7 @@
  * zk/wtns.c — .wtns reader and writer (format in wtns.h).
  */
 #include "zk/wtns.h"
+#include "zk/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -130,14 +131,12 @@ static void sec_hdr(uint8_t *b, uint32_t type, uint64_t size)
 int cz_wtns_write(const char *path, const cz_fr *vals, uint32_t n, char err[CZ_ERRLEN])
 {
 	uint8_t hdr[12 + 12 + 4 + CZ_FR_BYTES + 4 + 12], b[CZ_FR_BYTES];
-	char tmp[4096];
+	struct cz_outfile o;
 	cz_fr m1;
-	FILE *fp;
 	bool bad = false;
 	uint32_t i;
+	int rc;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
 	memcpy(hdr, "wtns", 4);
 	le32(hdr + 4, 2);
 	le32(hdr + 8, 2);
@@ -151,23 +150,13 @@ int cz_wtns_write(const char *path, const cz_fr *vals, uint32_t n, char err[CZ_E
 	le32(hdr + 28 + CZ_FR_BYTES, n);
 	sec_hdr(hdr + 32 + CZ_FR_BYTES, 2, (uint64_t)n * CZ_FR_BYTES);
 
-	fp = fopen(tmp, "wb");
-	if (!fp)
-		return cz_errf(err, -errno, "%s: %s", tmp, strerror(errno));
-	bad = fwrite(hdr, 1, sizeof(hdr), fp) != sizeof(hdr);
+	rc = cz_outfile_open(&o, path, err);
+	if (rc)
+		return rc;
+	bad = fwrite(hdr, 1, sizeof(hdr), o.fp) != sizeof(hdr);
 	for (i = 0; i < n && !bad; i++) {
 		cz_fr_to_bytes_le(b, &vals[i]);
-		bad = fwrite(b, 1, sizeof(b), fp) != sizeof(b);
+		bad = fwrite(b, 1, sizeof(b), o.fp) != sizeof(b);
 	}
-	if (fclose(fp) != 0 || bad) {
-		int e = errno ? errno : EIO;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: write failed: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
-	}
-	return 0;
+	return cz_outfile_commit(&o, bad, err);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/pool.h"
+#include "zk/outfile.h"
 #include "zk/r1cs.h"
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
@@ -588,20 +589,20 @@ int cz_zkey_write(const char *path, const struct cz_zkey_parts *k, char err[CZ_E
 {
 	static const uint8_t zero_hash[64];
 	uint64_t nc = (uint64_t)k->n_vars - k->n_public - 1;
-	char tmp[4096];
+	struct cz_outfile o;
 	struct wr w = { 0 };
 	uint64_t i;
+	int rc;
 
 	if (k->n_public >= k->n_vars || !k->domain_size ||
 	    (k->domain_size & (k->domain_size - 1)) || k->domain_size <= k->n_public)
 		return cz_errf(err, -EINVAL,
 			       "%s: inconsistent counts: nVars %u, nPublic %u, domainSize %u", path,
 			       k->n_vars, k->n_public, k->domain_size);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return cz_errf(err, -ENAMETOOLONG, "%s: path too long", path);
-	w.fp = fopen(tmp, "wb");
-	if (!w.fp)
-		return cz_errf(err, -errno, "%s: %s", tmp, strerror(errno));
+	rc = cz_outfile_open(&o, path, err);
+	if (rc)
+		return rc;
+	w.fp = o.fp;
 
 	put(&w, "zkey", 4);
 	put_u32(&w, 1);
@@ -658,17 +659,5 @@ int cz_zkey_write(const char *path, const struct cz_zkey_parts *k, char err[CZ_E
 		put_u32(&w, 0);
 	}
 
-	if (fflush(w.fp) != 0)
-		w.bad = true;
-	if (fclose(w.fp) != 0 || w.bad) {
-		int e = errno ? errno : EIO;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: write failed: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		remove(tmp);
-		return cz_errf(err, -e, "%s: rename from %s: %s", path, tmp, strerror(e));
-	}
-	return 0;
+	return cz_outfile_commit(&o, w.bad, err);
 }

@@ -175,7 +175,7 @@ static int write_key(const struct cz_groth16_key *k, const char *zkey, const cha
 	printf("wrote %s (proving key: domain 2^%u, %u signals, %u public)\n", zkey, k->log2n,
 	       k->nvars, k->npub);
 	cz_groth16_vk_from_key(&vk, k);             /* borrows k->ic */
-	cz_cli_vk_alphabeta(&vk);
+	cz_groth16_vk_set_alphabeta(&vk);
 	if ((rc = cz_vk_json_write(vkpath, &vk, err)))
 		return rc;
 	printf("wrote %s (verification key)\n", vkpath);

@@ -16,6 +16,7 @@
 #include "lib/pool.h"
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
+#include "zk/outfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static int write_outputs(const struct cz_groth16_key *k, const cz_scalar *w,
 		rc = cz_public_json_write(public_path, pub, k->npub, err);
 	if (!rc && bin_path) {
 		cz_proof_bin(bin, p);
-		rc = cz_cli_write_atomic(bin_path, bin, sizeof(bin), err);
+		rc = cz_outfile_write(bin_path, bin, sizeof(bin), err);
 	}
 	free(pub);
 	return rc;

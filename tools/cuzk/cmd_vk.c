@@ -36,7 +36,7 @@ int cz_cmd_vk(int argc, char **argv)
 			rc = cz_errf(err, -EINVAL, "%s: IC[%u]: not in the prime-order subgroup",
 				     argv[1], i);
 	if (!rc) {
-		cz_cli_vk_alphabeta(&vk);
+		cz_groth16_vk_set_alphabeta(&vk);
 		rc = cz_vk_json_write(argv[2], &vk, err);
 	}
 	cz_groth16_vk_free(&vk);
