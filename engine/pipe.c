@@ -76,6 +76,8 @@ int cz_pipe_create(struct cz_pipe *p, unsigned nout, char *err, size_t cap)
 /* Closing a bell ends current and future waits on it at once. */
 void cz_pipe_stop(struct cz_pipe *p)
 {
+	if (!p->out)
+		return;         /* never created: the engine failed to start */
 	atomic_store(&p->stop, 1);
 	cz_ring_bell_close(p->bell);
 	for (unsigned i = 0; i < p->nout; i++)
@@ -84,6 +86,8 @@ void cz_pipe_stop(struct cz_pipe *p)
 
 void cz_pipe_finish(struct cz_pipe *p)
 {
+	if (!p->out)
+		return;
 	atomic_store(&p->fin_stop, 1);
 	cz_ring_bell_close(cz_ring_cons_bell(p->done));
 }
