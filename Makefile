@@ -43,6 +43,7 @@ endif
 all: $(B)/libcuzk.a $(BINS) $(TESTS)
 
 -include gpu/gpu.mk
+-include selftests/fuzz/fuzz.mk
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -72,7 +73,9 @@ check-asan:
 check-tsan:
 	$(MAKE) B=build-tsan SAN="-fsanitize=thread" OPT=-O1 CZ_TSAN=1 check
 
-demo: all
+demo:
+	tools/install-deps.sh
+	$(MAKE) all
 	tools/demo.sh
 
 clean:

@@ -101,12 +101,14 @@ static void accept_one(struct cz_ctl_server *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	struct conn *c = NULL;
-	for (int i = 0; i < MAX_CONN && !c; i++) {
+	/* Reap every finished connection thread now, so their stacks go back to
+	 * the thread library's cache instead of piling up until slots run out. */
+	for (int i = 0; i < MAX_CONN; i++) {
 		if (s->conns[i].used && s->conns[i].fd < 0) {
-			pthread_join(s->conns[i].tid, NULL);   /* finished: reuse */
+			pthread_join(s->conns[i].tid, NULL);
 			s->conns[i].used = 0;
 		}
-		if (!s->conns[i].used)
+		if (!s->conns[i].used && !c)
 			c = &s->conns[i];
 	}
 	if (c) {

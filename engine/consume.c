@@ -1,50 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/consume.c — consumers: take the lowest-keyed ready partition, run
- * its device stage under the device lock, hand it to the finalizer.
+ * engine/consume.c — consumers: take the next partition from their own
+ * depth-1 ring (filled in key order by the pipe's order thread), run its
+ * device stage under the device lock, hand it to the finalizer.
  *
- * Hot path per partition: one lock/unlock of the ready heap (shared only
- * with synthesis workers), the device lock (shared only with this device's
- * other consumers, and held only while computing), and one lock-free push.
- * While one consumer computes, the next has already popped its partition and
- * waits on the device lock, so the device starts again the moment it is free.
+ * Hot path per partition: one slot-state CAS to dequeue, the device lock
+ * (shared only with this device's other consumers, held only while
+ * computing), one CAS to enqueue on the done ring; no lock that the control
+ * plane or the finalizer takes.  While one consumer computes, the other has
+ * its next partition and waits on the device lock, so the device starts
+ * again the moment it is free.
  */
 #include "engine/engine_pvt.h"
 
 #include <stdio.h>
-
-void cz_ready_push(struct cz_engine *e, struct cz_part *p)
-{
-	pthread_mutex_lock(&e->rlock);
-	int rc = cz_pq_push(&e->ready, p->key, p);
-	cz_part_set(p, CZ_PART_READY);
-	cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
-	pthread_cond_signal(&e->rcv);
-	pthread_mutex_unlock(&e->rlock);
-	if (rc) {
-		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", p->idx);
-		cz_part_set(p, CZ_PART_FAILED);
-		cz_done_push(e, p);
-	}
-}
-
-static struct cz_part *ready_pop(struct cz_engine *e, struct cz_consumer *c)
-{
-	struct cz_part *p;
-
-	pthread_mutex_lock(&e->rlock);
-	while (!(p = cz_pq_pop(&e->ready)) && !e->rstop) {
-		cz_trace(CZ_EV_IDLE, 0, 0);
-		pthread_cond_wait(&e->rcv, &e->rlock);
-	}
-	pthread_mutex_unlock(&e->rlock);
-	if (p) {
-		cz_trace(CZ_EV_POP, p->job->seq, p->idx);
-		atomic_store(&c->cur_job, p->job->seq);
-		atomic_store(&c->cur_part, p->idx);
-	}
-	return p;
-}
 
 static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
 {
@@ -55,6 +24,8 @@ static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
 	cz_trace(CZ_EV_LOCK_WAIT, p->job->seq, p->idx);
 	pthread_mutex_lock(&d->lock);
 	cz_trace(CZ_EV_LOCK_GOT, p->job->seq, p->idx);
+	atomic_store(&c->cur_job, p->job->seq);
+	atomic_store(&c->cur_part, p->idx);
 	atomic_store(&c->busy, 1);
 	uint64_t t0 = cz_trace_now();
 	cz_trace(CZ_EV_COMPUTE_START, p->job->seq, p->idx);
@@ -77,12 +48,16 @@ void *cz_consume_main(void *v)
 	struct cz_part *p;
 	char role[32];
 
-	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / c->e->ndev);
+	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / e->ndev);
 	cz_trace_thread(role, c->idx);
-	while ((p = ready_pop(e, c))) {
+	for (;;) {
+		cz_trace(CZ_EV_IDLE, 0, 0);
+		if (!(p = cz_pipe_take(&e->pipe, c->idx)))
+			break;
+		cz_trace(CZ_EV_POP, p->job->seq, p->idx);
 		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE)
 			prove(e, c, p);
-		cz_done_push(e, p);
+		cz_pipe_done(&e->pipe, CZ_OWNER_CONSUMER + c->idx, p);
 	}
 	return NULL;
 }

@@ -33,27 +33,35 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 
 	if (!p)
 		return 0;
+	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
 		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
+		j->in_heap--;
+		cz_job_compact_locked(j);   /* p may be gone after this */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
 		cz_pq_pop(&e->queued);
+		j->in_heap--;
 		cz_part_set(p, CZ_PART_CANCELLED);
 		cz_job_part_terminal_locked(e, p);
 		return 1;
 	}
-	if (!e->synth_idle)
+	if (!e->synth_idle || e->inflight == CZ_PIPE_INFLIGHT)
 		return 0;
 	uint64_t need = p->job->circ->part_bytes;
-	if (need > e->budget - e->reserved) {
-		if (e->reserved == 0 || need > e->budget) {
+	int rc = cz_budget_try_reserve(e->budget, need);
+	if (rc) {
+		struct cz_budget_stat st;
+		cz_budget_stat(e->budget, &st);
+		if (rc == -E2BIG || st.reserved == 0) {
 			/* Cannot ever fit: fail rather than wait forever. */
 			char why[200];
 			snprintf(why, sizeof(why), "partition needs %llu bytes, more than the free budget "
 				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
-				 (unsigned long long)(e->budget - e->reserved), (unsigned long long)e->budget);
+				 (unsigned long long)st.free, (unsigned long long)st.limit);
 			cz_pq_pop(&e->queued);
+			j->in_heap--;
 			fail_locked(e, p, why);
 			return 1;
 		}
@@ -68,11 +76,11 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 		cz_trace(CZ_EV_BUDGET_GOT, p->job->seq, p->idx);
 		*waiting = false;
 	}
-	e->reserved += need;
-	if (e->reserved > e->high_water)
-		e->high_water = e->reserved;
 	p->reserved = need;
+	p->dispatched = true;
+	e->inflight++;
 	cz_pq_pop(&e->queued);
+	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
 	e->synth_idle--;
@@ -118,9 +126,9 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 		p->work.key = k;
 		return 0;
 	}
-	p->mem = malloc((size_t)k->nvars * sizeof(cz_scalar) + 4 * n * sizeof(cz_fr));
+	p->mem = cz_slab_get(c->cache);    /* a few ns: a magazine round */
 	if (!p->mem) {
-		snprintf(p->err, sizeof(p->err), "partition %u: out of memory", p->idx);
+		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
 	cz_scalar *w = p->mem;
@@ -132,7 +140,7 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
-	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n);
+	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n, NULL);
 	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = w, .a = abc, .b = abc + n,
 					.c = abc + 2 * n, .h = (cz_scalar *)(abc + 3 * n) };
 	return 0;
@@ -141,9 +149,10 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 void *cz_synth_main(void *v)
 {
 	struct cz_engine *e = v;
-	static _Atomic unsigned nth;
 
-	cz_trace_thread("synth", atomic_fetch_add(&nth, 1));
+	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
+
+	cz_trace_thread("synth", worker - 1);
 	pthread_mutex_lock(&e->lock);
 	e->synth_idle++;
 	pthread_cond_signal(&e->dispatch_cv);
@@ -159,13 +168,17 @@ void *cz_synth_main(void *v)
 
 		int rc = 0;
 		if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
-			cz_done_push(e, p);     /* the finalizer marks it cancelled */
+			cz_pipe_done(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			rc = synthesize(e, p);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
-			if (!rc)
-				cz_ready_push(e, p);
+			if (!rc) {
+				cz_part_set(p, CZ_PART_READY);
+				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
+				cz_pipe_ready(&e->pipe, worker, p, e->arena && p->mem ?
+					      cz_slab_off(e->arena, p->mem) : 0);
+			}
 		}
 
 		pthread_mutex_lock(&e->lock);

@@ -7,23 +7,26 @@
  * lowest key goes first, so the oldest job's lowest partition is always next
  * and a critical job overtakes everything that has not yet started.
  *
- *   submit ──► queued (heap) ──dispatcher──► synth workers ──► ready (heap)
- *                 │  budget reserved here,          │            │
- *                 │  in key order, by one thread     │      consumers (≥ 2 per
- *                 ▼                                  │      device; the device
- *            cancel drops                            │      lock covers compute)
- *                                                    ▼            │
- *                         finalizer ◄── done stack (lock-free) ◄──┘
- *                         (assemble, verify, free, release budget,
- *                          write the job's proofs with io_uring)
+ *   submit ──► queued (heap) ──dispatcher──► synth workers ──mp──► inbox ring
+ *                 │  budget reserved here,                              │
+ *                 │  in key order, by one thread          order thread: min-heap
+ *                 ▼                                       by key, feeds depth-1
+ *            cancel drops                                 rings, one per consumer
+ *                                                                       │
+ *                         finalizer ◄──sc── done ring ◄──mp── consumers (≥ 2 per
+ *                         (assemble, verify, free,           device; the device
+ *                          release budget, write the          lock covers compute)
+ *                          job's proofs with io_uring)
+ * The rings (ring/, engine/pipe.c) live in one shared region and partition
+ * buffers in a slab arena on hugepages (alloc/), so consumers can later move
+ * into processes of their own.
  *
  * Invariants:
  * - Budget is taken only by the dispatcher, for the queue's head, before the
  *   partition is popped: nothing races for memory, nothing wakes everyone,
  *   and reserved bytes never exceed the budget (the head waits instead).
- * - Consumers touch only the ready heap's lock (shared with synthesis
- *   workers), their device lock, and a lock-free push to the finalizer: no
- *   lock they take is held by the control plane or the finalizer.
+ * - Consumers touch only their ring, their device lock and the done ring:
+ *   no lock they take is held by the control plane or the finalizer.
  * - A partition reaches exactly one terminal state (done, failed,
  *   cancelled), and its memory and budget come back at that moment; a job
  *   is answered only when all of its partitions are terminal.
@@ -66,7 +69,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		return -ENODEV;
 	}
 	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail) {
+	if (e->ndev > (unsigned)avail && e->be->computes) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}
@@ -88,6 +91,11 @@ static int start_threads(struct cz_engine *e)
 {
 	e->nsynth = e->cfg.synth_workers ? e->cfg.synth_workers : 1;
 	e->ncons = e->ndev * (e->cfg.consumers_per_device ? e->cfg.consumers_per_device : 2);
+	char err[256];
+	if (cz_pipe_create(&e->pipe, e->ncons, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return -ENOMEM;
+	}
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
 	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
@@ -132,14 +140,24 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
-	e->budget = c->mem_budget;
+	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
+	/* Buffers: a region of budget + 1/8 (slab rounding), populated as
+	 * slabs are made; hugepages where reserved, else a logged fallback. */
+	if (e->budget && e->be->computes)
+		e->arena = cz_slab_arena_create(c->mem_budget + c->mem_budget / 8 + (64u << 20),
+						CZ_REGION_NODE_NONE, 0, 0);
+	if (!e->budget || (e->be->computes && !e->arena)) {
+		snprintf(err, cap, "cannot reserve %llu bytes of buffer space",
+			 (unsigned long long)c->mem_budget);
+		cz_budget_destroy(e->budget);
+		free(e);
+		return NULL;
+	}
 	pthread_mutex_init(&e->lock, NULL);
-	pthread_mutex_init(&e->rlock, NULL);
 	pthread_cond_init(&e->dispatch_cv, NULL);
 	pthread_cond_init(&e->synth_cv, NULL);
 	pthread_cond_init(&e->job_cv, NULL);
-	pthread_cond_init(&e->rcv, NULL);
 	cz_trace_thread("control", 0);
 	if (start_devices(e, err, cap) || start_threads(e)) {
 		if (!*err)
@@ -170,18 +188,17 @@ void cz_engine_destroy(struct cz_engine *e)
 	for (unsigned i = 0; e->synth && i < e->nsynth; i++)
 		if (e->synth[i])
 			pthread_join(e->synth[i], NULL);
-	/* Synthesis has stopped: consumers drain what is ready, then stop. */
-	pthread_mutex_lock(&e->rlock);
-	e->rstop = true;
-	pthread_cond_broadcast(&e->rcv);
-	pthread_mutex_unlock(&e->rlock);
+	/* Synthesis has stopped: consumers finish the partition they run (what
+	 * waits in the rings is dropped with its job), then the finalizer
+	 * drains the done ring. */
+	cz_pipe_stop(&e->pipe);
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
-	atomic_store(&e->fstop, 1);
-	cz_done_push(e, NULL);
+	cz_pipe_finish(&e->pipe);
 	if (e->finalizer)
 		pthread_join(e->finalizer, NULL);
+	cz_pipe_destroy(&e->pipe);
 	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);
@@ -190,18 +207,12 @@ void cz_engine_destroy(struct cz_engine *e)
 	while (e->jobs) {
 		struct cz_job *j = e->jobs;
 		e->jobs = j->next;
-		for (uint32_t i = 0; i < j->nparts; i++) {
-			if (j->parts[i].wfd >= 0)
-				close(j->parts[i].wfd);
-			free(j->parts[i].mem);
-			free(j->parts[i].pub);
-		}
-		free(j->parts);
-		free(j);
+		cz_job_free(j);
 	}
 	cz_circuits_free(e);
+	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */
+	cz_budget_destroy(e->budget);
 	cz_pq_free(&e->queued);
-	cz_pq_free(&e->ready);
 	free(e->devs);
 	free(e->cons);
 	free(e->synth);

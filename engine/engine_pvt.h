@@ -6,7 +6,10 @@
 #ifndef CZ_ENGINE_PVT_H
 #define CZ_ENGINE_PVT_H
 
+#include "alloc/budget.h"
+#include "alloc/slab.h"
 #include "engine/engine.h"
+#include "engine/pipe.h"
 #include "engine/pq.h"
 #include "engine/trace.h"
 #include "gpu/backend.h"
@@ -31,6 +34,7 @@ struct cz_circuit {
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
+	struct cz_slab_cache *cache;  /* of part_bytes objects (computing backends) */
 	uint32_t partitions;    /* expected witnesses per job, 0 = any */
 	int jobs;               /* active jobs using it (unload waits for 0) */
 	struct cz_circuit *next;
@@ -41,15 +45,15 @@ struct cz_part {
 	uint32_t idx;
 	_Atomic int state;      /* enum cz_part_state; read lock-free by status */
 	int wfd;                /* witness (owned; -1 once read) */
+	bool dispatched;        /* counted in the engine's inflight */
 	struct cz_key key;
-	void *mem;              /* one block: w, a, b, c, h */
+	void *mem;              /* one slab object: w, a, b, c, h */
 	uint64_t reserved;      /* budget bytes held */
 	struct cz_dev_work work;
 	struct cz_groth16_proof proof;
 	cz_fr *pub;             /* public inputs (Montgomery), kept for the output files */
 	_Atomic int consumer;   /* proving on consumer #, or -1 */
 	char err[320];
-	struct cz_part *next_done;  /* completion list link */
 	uint64_t t_done;
 };
 
@@ -60,10 +64,11 @@ struct cz_job {
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
 	char circ_name[64];
 	uint32_t nparts, nterminal, nfailed;
-	struct cz_part *parts;
+	uint32_t in_heap;       /* partitions still referenced by the queued heap */
+	struct cz_part *parts;  /* NULL once finished and compacted */
+	uint8_t *final;         /* partition states after compaction */
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
-	char outdir[PATH_MAX + 80];
 	uint64_t t_submit, t_finish;
 	struct cz_job *next;
 };
@@ -96,24 +101,19 @@ struct cz_engine {
 	struct cz_pq queued;            /* partitions not yet dispatched */
 	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
 	unsigned handoff_n, handoff_head, synth_idle;
-	uint64_t budget, reserved, high_water, budget_waits;
+	struct cz_budget *budget;       /* keys and partition buffers */
+	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
+	uint64_t budget_waits;          /* times the dispatcher waited for budget */
+	unsigned inflight;              /* dispatched, not yet terminal */
+	_Atomic unsigned synth_ids;     /* hands out synthesis worker numbers */
 	struct cz_circuit *circuits;
 	struct cz_job *jobs;
 	uint64_t next_seq;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
 	bool stopping;
 
-	/* Synthesis → consumers: ordered by key; shared with nothing else. */
-	pthread_mutex_t rlock;
-	pthread_cond_t rcv;
-	struct cz_pq ready;
-	bool rstop;
-
-	/* Consumers → finalizer: a lock-free stack drained in one exchange. */
-	_Atomic(struct cz_part *) done_head;
-	_Atomic uint32_t fwake;         /* futex word: bumped by each push */
-	_Atomic int fsleeping;
-	_Atomic int fstop;
+	/* Synthesis → order → consumers → finalizer: rings (engine/pipe.c). */
+	struct cz_pipe pipe;
 
 	pthread_t dispatcher, finalizer, *synth;
 	unsigned nsynth, ncons, ndev;
@@ -121,15 +121,17 @@ struct cz_engine {
 	struct cz_devslot *devs;
 };
 
+/* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
+ * from here (the engine caps each kind below 2048). */
+#define CZ_OWNER_CONSUMER 2048u
+
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_synth_main(void *e);
 /* engine/consume.c */
 void *cz_consume_main(void *c);
-void cz_ready_push(struct cz_engine *e, struct cz_part *p);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
-void cz_done_push(struct cz_engine *e, struct cz_part *p);
 void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 /* engine/output.c */
 int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap);
@@ -137,6 +139,9 @@ int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap
 void cz_part_set(struct cz_part *p, enum cz_part_state s);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
+void cz_job_compact_locked(struct cz_job *j);
+void cz_job_free(struct cz_job *j);
+int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
 const char *cz_prio_name(enum cz_prio p);
 /* engine/keys.c */

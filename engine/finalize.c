@@ -4,61 +4,16 @@
  * and verifies each partition's proof, returns its memory and budget, and
  * writes a job's output once all its partitions are done.
  *
- * Consumers hand partitions over through a lock-free stack (one CAS, ~20 ns)
- * and wake the finalizer with a futex only when it sleeps, so a slow
- * finalizer (verification, fsync) never holds up a device.
+ * Consumers hand partitions over through the pipe's done ring (one CAS; a
+ * futex wake only when the finalizer sleeps), so a slow finalizer
+ * (verification, fsync) never holds up a device.
  */
 #include "engine/engine_pvt.h"
 #include "zk/groth16_io.h"
 
-#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-static void futex_wait(_Atomic uint32_t *w, uint32_t v)
-{
-	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *w)
-{
-	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* p == NULL only wakes the finalizer (used at shutdown). */
-void cz_done_push(struct cz_engine *e, struct cz_part *p)
-{
-	if (p) {
-		struct cz_part *head = atomic_load_explicit(&e->done_head, memory_order_relaxed);
-		do
-			p->next_done = head;
-		/* P1: release the partition's results; pairs with F1. */
-		while (!atomic_compare_exchange_weak_explicit(&e->done_head, &head, p,
-							      memory_order_seq_cst, memory_order_relaxed));
-	}
-	atomic_fetch_add(&e->fwake, 1);
-	/* P2: seq_cst after the push: either the finalizer sees the push (F2)
-	 * or we see it sleeping here. */
-	if (atomic_load(&e->fsleeping))
-		futex_wake(&e->fwake);
-}
-
-static struct cz_part *take_all(struct cz_engine *e)
-{
-	/* F1: pairs with P1; the list comes oldest-last, so reverse it. */
-	struct cz_part *l = atomic_exchange_explicit(&e->done_head, NULL, memory_order_acquire);
-	struct cz_part *r = NULL;
-	while (l) {
-		struct cz_part *n = l->next_done;
-		l->next_done = r;
-		r = l;
-		l = n;
-	}
-	return r;
-}
 
 static void finish_one(struct cz_engine *e, struct cz_part *p)
 {
@@ -124,26 +79,10 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 void *cz_finalize_main(void *v)
 {
 	struct cz_engine *e = v;
+	struct cz_part *p;
 
 	cz_trace_thread("finalizer", 0);
-	for (;;) {
-		uint32_t seen = atomic_load(&e->fwake);
-		struct cz_part *l = take_all(e);
-		if (!l) {
-			if (atomic_load(&e->fstop))
-				break;
-			atomic_store(&e->fsleeping, 1);
-			/* F2: seq_cst: pairs with P2 */
-			if (!atomic_load(&e->done_head))
-				futex_wait(&e->fwake, seen);
-			atomic_store(&e->fsleeping, 0);
-			continue;
-		}
-		while (l) {
-			struct cz_part *n = l->next_done;
-			finish_one(e, l);
-			l = n;
-		}
-	}
+	while ((p = cz_pipe_done_take(&e->pipe)))
+		finish_one(e, p);
 	return NULL;
 }

@@ -26,9 +26,11 @@ void cz_part_set(struct cz_part *p, enum cz_part_state s)
 	atomic_store_explicit(&p->state, (int)s, memory_order_release);
 }
 
+/* Under the engine lock, so the dispatcher cannot miss the wake-up between
+ * its failed try_reserve and its wait. */
 void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
-	e->reserved -= bytes;
+	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
 }
 
@@ -37,6 +39,45 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 	j->t_finish = cz_trace_now();
 	j->circ->jobs--;
 	pthread_cond_broadcast(&e->job_cv);
+	cz_job_compact_locked(j);
+}
+
+/* A finished job keeps only its partitions' final states (a byte each), so
+ * the history of finished jobs costs a few hundred bytes per job and the
+ * daemon's memory stays flat.  Not while the queued heap still points at a
+ * cancelled partition: the dispatcher's pop of the last one compacts. */
+void cz_job_compact_locked(struct cz_job *j)
+{
+	if (!j->parts || j->in_heap || j->nterminal != j->nparts ||
+	    atomic_load(&j->state) == CZ_JOB_ACTIVE)
+		return;
+	uint8_t *f = malloc(j->nparts);
+	if (!f)
+		return;         /* keep the full record */
+	for (uint32_t i = 0; i < j->nparts; i++) {
+		f[i] = (uint8_t)atomic_load(&j->parts[i].state);
+		free(j->parts[i].pub);
+	}
+	free(j->parts);
+	j->parts = NULL;
+	j->final = f;
+}
+
+int cz_job_part_state(const struct cz_job *j, uint32_t i)
+{
+	return j->parts ? atomic_load(&j->parts[i].state) : j->final[i];
+}
+
+void cz_job_free(struct cz_job *j)
+{
+	for (uint32_t i = 0; j->parts && i < j->nparts; i++) {
+		if (j->parts[i].wfd >= 0)
+			close(j->parts[i].wfd);
+		free(j->parts[i].pub);
+	}
+	free(j->parts);
+	free(j->final);
+	free(j);
 }
 
 /* The partition reached its terminal state: give back what it holds. */
@@ -45,8 +86,15 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	struct cz_job *j = p->job;
 	int st = atomic_load(&p->state);
 
-	free(p->mem);
-	p->mem = NULL;
+	if (p->mem) {
+		cz_slab_put(j->circ->cache, p->mem);
+		p->mem = NULL;
+	}
+	if (p->dispatched) {
+		p->dispatched = false;
+		e->inflight--;
+		pthread_cond_signal(&e->dispatch_cv);
+	}
 	if (p->reserved) {
 		cz_budget_release_locked(e, p->reserved);
 		p->reserved = 0;

@@ -22,6 +22,8 @@ struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 
 static void circuit_free(struct cz_circuit *c)
 {
+	if (c->cache)
+		cz_slab_cache_destroy(c->cache);
 	cz_ntt_domain_destroy(c->dom);
 	cz_groth16_key_free(&c->key);
 	free(c);
@@ -58,7 +60,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (cz_groth16_key_load(&c->key, path, err, sizeof(err))) {
+	if (cz_groth16_key_load(&c->key, path, NULL, err, sizeof(err))) {
 		free(c);
 		return cz_resp_err("%s", err);
 	}
@@ -72,18 +74,23 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	c->part_bytes = (uint64_t)c->key.nvars * sizeof(cz_scalar) + (4ull << c->key.log2n) * sizeof(cz_fr);
 
 	json_object *r = NULL;
+	struct cz_budget_stat st;
 	pthread_mutex_lock(&e->lock);
+	cz_budget_stat(e->budget, &st);
 	if (cz_circuit_find(e, name))
 		r = cz_resp_err("circuit '%s' is already loaded (unload it first)", name);
-	else if (c->key_bytes + c->part_bytes > e->budget - e->reserved)
+	else if (c->key_bytes + c->part_bytes > st.free)
 		r = cz_resp_err("%s: the key (%llu bytes) and one partition (%llu bytes) do not fit the free "
 				"budget (%llu of %llu bytes; raise --mem-budget)", path,
 				(unsigned long long)c->key_bytes, (unsigned long long)c->part_bytes,
-				(unsigned long long)(e->budget - e->reserved), (unsigned long long)e->budget);
+				(unsigned long long)st.free, (unsigned long long)st.limit);
+	else if (e->arena && !(c->cache = cz_slab_cache_create(e->arena, name, c->part_bytes, 0)))
+		r = cz_resp_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
+				(unsigned long long)c->part_bytes);
+	else if (cz_budget_try_reserve(e->budget, c->key_bytes))
+		r = cz_resp_err("%s: the key (%llu bytes) does not fit the free budget", path,
+				(unsigned long long)c->key_bytes);
 	if (!r) {
-		e->reserved += c->key_bytes;
-		if (e->reserved > e->high_water)
-			e->high_water = e->reserved;
 		c->next = e->circuits;
 		e->circuits = c;
 	}

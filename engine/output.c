@@ -118,20 +118,21 @@ int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap
 	int rc = -ENOMEM, dfd = -1;
 	char tmp[96];
 
-	snprintf(j->outdir, sizeof(j->outdir), "%s/proofs/%s", e->state_dir, j->id);
+	char dir[PATH_MAX + 80];
+	snprintf(dir, sizeof(dir), "%s/proofs/%s", e->state_dir, j->id);
 	if (!f || render(j, f)) {
 		snprintf(err, cap, "out of memory rendering proofs");
 		goto out;
 	}
-	if (mkdir(j->outdir, 0750) && errno != EEXIST) {
+	if (mkdir(dir, 0750) && errno != EEXIST) {
 		rc = -errno;
-		snprintf(err, cap, "mkdir %s: %s", j->outdir, strerror(errno));
+		snprintf(err, cap, "mkdir %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	dfd = open(j->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		rc = -errno;
-		snprintf(err, cap, "open %s: %s", j->outdir, strerror(errno));
+		snprintf(err, cap, "open %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	for (unsigned i = 0; i < nf; i++) {
@@ -139,7 +140,7 @@ int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap
 		f[i].fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 		if (f[i].fd < 0) {
 			rc = -errno;
-			snprintf(err, cap, "create %s/%s: %s", j->outdir, tmp, strerror(errno));
+			snprintf(err, cap, "create %s/%s: %s", dir, tmp, strerror(errno));
 			goto out;
 		}
 	}
@@ -149,13 +150,13 @@ int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap
 		snprintf(tmp, sizeof(tmp), ".%s.tmp", f[i].name);
 		if (renameat(dfd, tmp, dfd, f[i].name)) {
 			rc = -errno;
-			snprintf(err, cap, "rename %s/%s: %s", j->outdir, f[i].name, strerror(errno));
+			snprintf(err, cap, "rename %s/%s: %s", dir, f[i].name, strerror(errno));
 			goto out;
 		}
 	}
 	if (fsync(dfd)) {
 		rc = -errno;
-		snprintf(err, cap, "fsync %s: %s", j->outdir, strerror(errno));
+		snprintf(err, cap, "fsync %s: %s", dir, strerror(errno));
 	}
 out:
 	for (unsigned i = 0; f && i < nf; i++) {

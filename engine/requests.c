@@ -66,13 +66,6 @@ static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 	return NULL;
 }
 
-static void job_free(struct cz_job *j)
-{
-	for (uint32_t i = 0; i < j->nparts; i++)
-		free(j->parts[i].pub);
-	free(j->parts);
-	free(j);
-}
 
 /* Drops the oldest finished jobs beyond KEEP_FINISHED (memory stays flat). */
 static void jobs_trim_locked(struct cz_engine *e)
@@ -80,10 +73,11 @@ static void jobs_trim_locked(struct cz_engine *e)
 	unsigned kept = 0;
 	for (struct cz_job **pp = &e->jobs; *pp;) {
 		struct cz_job *j = *pp;
-		bool fin = atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts;
+		bool fin = atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts &&
+			   !j->in_heap;
 		if (fin && ++kept > KEEP_FINISHED) {
 			*pp = j->next;
-			job_free(j);
+			cz_job_free(j);
 			continue;
 		}
 		pp = &j->next;
@@ -203,8 +197,17 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		struct cz_part *p = &j->parts[i];
 		p->key.hi = (uint64_t)prio << 56 | j->seq;
 		p->key.lo = i;
-		cz_pq_push(&e->queued, p->key, p);   /* the heap grows in 64-entry steps */
+		if (!cz_pq_push(&e->queued, p->key, p)) {   /* the heap grows in 64-entry steps */
+			j->in_heap++;
+			continue;
+		}
+		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
+		cz_part_set(p, CZ_PART_FAILED);
+		cz_job_part_terminal_locked(e, p);
 	}
+	char jid[sizeof(j->id)];
+	uint64_t seq = j->seq;
+	snprintf(jid, sizeof(jid), "%s", j->id);
 	j->next = e->jobs;
 	e->jobs = j;
 	jobs_trim_locked(e);
@@ -213,8 +216,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	pthread_mutex_unlock(&e->lock);
 
 	r = cz_resp_ok();
-	json_object_object_add(r, "job", json_object_new_string(j->id));
-	json_object_object_add(r, "seq", json_object_new_int64((int64_t)j->seq));
+	json_object_object_add(r, "job", json_object_new_string(jid));
+	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
 	return r;
 }
@@ -225,16 +228,21 @@ static const char *job_state_name(int s)
 	return s >= 0 && s <= CZ_JOB_CANCELLED ? n[s] : "?";
 }
 
-static json_object *job_result_locked(const struct cz_job *j)
+static json_object *job_result_locked(const struct cz_engine *e, const struct cz_job *j)
 {
+	char dir[PATH_MAX + 80];
 	int st = atomic_load(&j->state);
 	json_object *r = st == CZ_JOB_DONE ? cz_resp_ok() : cz_resp_err("job %s %s%s%s", j->id,
 					   job_state_name(st), *j->err ? ": " : "", j->err);
 	json_object_object_add(r, "job", json_object_new_string(j->id));
 	json_object_object_add(r, "state", json_object_new_string(job_state_name(st)));
-	if (st == CZ_JOB_DONE)
-		json_object_object_add(r, "dir", json_object_new_string(j->outdir));
+	if (st == CZ_JOB_DONE) {
+		snprintf(dir, sizeof(dir), "%s/proofs/%s", e->state_dir, j->id);
+		json_object_object_add(r, "dir", json_object_new_string(dir));
+	}
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
+	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
+	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
 	return r;
 }
 
@@ -267,7 +275,7 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req)
 			break;
 		}
 		if (atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts) {
-			r = job_result_locked(j);
+			r = job_result_locked(e, j);
 			break;
 		}
 		if (e->stopping) {
@@ -335,7 +343,7 @@ static json_object *status_job(const struct cz_job *j)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
 	for (uint32_t i = 0; i < j->nparts; i++)
 		json_object_array_add(parts, json_object_new_string(
-			cz_part_state_name(atomic_load(&j->parts[i].state))));
+			cz_part_state_name(cz_job_part_state(j, i))));
 	json_object_object_add(o, "partitions", parts);
 	return o;
 }
@@ -346,14 +354,17 @@ json_object *cz_req_status(struct cz_engine *e)
 	json_object *cons = json_object_new_array(), *b = json_object_new_object();
 	json_object *cnt = json_object_new_object();
 
+	struct cz_budget_stat st;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
 		json_object_array_add(jobs, status_job(j));
-	json_object_object_add(b, "budget", json_object_new_int64((int64_t)e->budget));
-	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)e->reserved));
-	json_object_object_add(b, "free", json_object_new_int64((int64_t)(e->budget - e->reserved)));
-	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)e->high_water));
+	cz_budget_stat(e->budget, &st);
+	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
+	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
+	json_object_object_add(b, "free", json_object_new_int64((int64_t)st.free));
+	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)st.high_water));
 	json_object_object_add(b, "waits", json_object_new_int64((int64_t)e->budget_waits));
+	json_object_object_add(b, "inflight", json_object_new_int((int)e->inflight));
 	json_object_object_add(cnt, "jobs_submitted", json_object_new_int64((int64_t)e->next_seq - 1));
 	json_object_object_add(cnt, "jobs_done", json_object_new_int64((int64_t)e->jobs_done));
 	json_object_object_add(cnt, "jobs_failed", json_object_new_int64((int64_t)e->jobs_failed));

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define CAP (1u << 15)
@@ -21,6 +22,7 @@
 
 struct tbuf {
 	_Atomic uint64_t head;
+	_Atomic int live;       /* a thread owns it; 0 after that thread exits */
 	char role[32];
 	uint32_t unit;
 	struct cz_trace_ev ev[CAP];
@@ -30,6 +32,37 @@ static struct tbuf *bufs[MAXBUF];
 static _Atomic unsigned nbufs;
 static _Thread_local struct tbuf *mine;
 static _Thread_local uint16_t mine_idx;
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+/* A thread's buffer outlives it (its events stay for the dump); the next
+ * thread of the same role takes it over, so short-lived connection threads
+ * do not use up buffers. */
+static void on_exit_thread(void *v)
+{
+	atomic_store(&((struct tbuf *)v)->live, 0);
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, on_exit_thread);
+}
+
+static int adopt(const char *role, uint32_t unit)
+{
+	unsigned nb = atomic_load(&nbufs);
+	for (unsigned i = 0; i < nb && i < MAXBUF; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		int dead = 0;
+		if (b && b->unit == unit && !strcmp(b->role, role) &&
+		    atomic_compare_exchange_strong(&b->live, &dead, 1)) {
+			mine = b;
+			mine_idx = (uint16_t)i;
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static const char *const names[CZ_EV__COUNT] = {
 	"submit", "dispatch", "budget_wait", "budget_got", "synth_start", "synth_end",
@@ -53,18 +86,28 @@ void cz_trace_thread(const char *role, uint32_t unit)
 {
 	if (mine)
 		return;
+	pthread_once(&exit_once, make_key);
+	if (adopt(role, unit)) {
+		pthread_setspecific(exit_key, mine);
+		return;
+	}
 	unsigned i = atomic_fetch_add(&nbufs, 1);
 	if (i >= MAXBUF)
 		return;         /* more threads than buffers: this one goes untraced */
-	struct tbuf *b = calloc(1, sizeof(*b));
-	if (!b)
+	/* Populated now: a buffer's pages are resident from the start, so the
+	 * daemon's RSS does not creep up as events fill it. */
+	struct tbuf *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (b == MAP_FAILED)
 		return;
 	snprintf(b->role, sizeof(b->role), "%s", role);
 	b->unit = unit;
+	atomic_init(&b->live, 1);
 	mine_idx = (uint16_t)i;
 	/* R0: publish the initialized buffer; pairs with the acquire in dump (D0). */
 	__atomic_store_n(&bufs[i], b, __ATOMIC_RELEASE);
 	mine = b;
+	pthread_setspecific(exit_key, b);
 }
 
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)

@@ -12,9 +12,10 @@ struct cz_device {
 	char desc[48];
 };
 
+/* One by default; --devices asks for as many fake ones as wanted. */
 static int null_count(void)
 {
-	return 1 << 10;
+	return 1;
 }
 
 static struct cz_device *null_open(unsigned index, const struct cz_backend_opts *o, char *err,

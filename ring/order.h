@@ -43,7 +43,8 @@ unsigned cz_ring_order_pump(struct cz_ring_order *q, struct cz_ring *inbox,
  * Sleep until a pump would do something: the inbox has elements (and the
  * heap room), or the heap has elements and an out ring room.  Needs one bell
  * shared by the inbox's consumer side and every out ring's producer side
- * (cz_ring_init_bells); -EINVAL otherwise.  0 or -ETIMEDOUT.
+ * (cz_ring_init_bells); -EINVAL otherwise.  0, -ETIMEDOUT, or -EPIPE once
+ * that bell is closed (cz_ring_bell_close).
  */
 int cz_ring_order_wait(struct cz_ring_order *q, struct cz_ring *inbox,
 		       struct cz_ring *const *outs, unsigned nout, int64_t timeout_ns);

@@ -6,8 +6,11 @@
  * word together with the position, so every claimed slot names its owner
  * atomically: there is no window in which a slot is claimed but anonymous.
  * Recovery therefore needs no log — it scans the count state words once:
- *   PCLAIM(p, dead) -> SKIP(p)           consumers step over it
+ *   PCLAIM(p, dead, len) -> SKIP(p), and SKIP(q) for each q in (p, p+len)
+ *                           still EMPTY(q) (published members are kept)
  *   CCLAIM(p, dead) -> EMPTY(p + count)  after copying the element out
+ * Members before the head: a producer seeing the head SKIP must find no
+ * EMPTY member behind it.
  * Each change is a CAS from the exact word read, so a recovery racing a
  * second recovery of the same owner repairs every slot once.
  * Cost: O(count) loads, paid only when a process died.
@@ -35,6 +38,14 @@ int cz_ring_recover(struct cz_ring *r, unsigned dead, void *out, unsigned max, u
 			continue;
 		uint64_t pos = v >> ST_TAG_SHIFT;
 		if (st_kind(v) == S_PCLAIM) {
+			for (unsigned j = 1; j < st_len(v); j++) {
+				uint64_t e = st_make(pos + j, 0, S_EMPTY);
+				/* Release: pairs with A2, as below. */
+				if (atomic_compare_exchange_strong_explicit(
+					    &st[(pos + j) & r->mask], &e, st_make(pos + j, 0, S_SKIP),
+					    memory_order_release, memory_order_relaxed))
+					skipped++;
+			}
 			/* Release: pairs with A2 — consumers that see SKIP see nothing else. */
 			if (atomic_compare_exchange_strong_explicit(&st[i], &v, st_make(pos, 0, S_SKIP),
 								    memory_order_release,
@@ -58,7 +69,6 @@ int cz_ring_recover(struct cz_ring *r, unsigned dead, void *out, unsigned max, u
 	/* Wake everyone on both sides: a consumer may be asleep in front of a
 	 * slot that is now SKIP, a producer in front of one that is now EMPTY. */
 	if (skipped || got) {
-		ring_smp_mb();  /* F1 for both bells */
 		cz_ring_bell_ring(cz_ring_cons_bell(r), UINT32_MAX);
 		cz_ring_bell_ring(cz_ring_prod_bell(r), UINT32_MAX);
 	}

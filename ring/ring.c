@@ -16,7 +16,9 @@
  *
  * (bracketed states exist only in mp / mc mode, where the transition into
  * them is a CAS that decides among competitors; sp / sc write plain release
- * stores.)  A producer at position p may write slot p & mask only when its
+ * stores.  An mp producer claims a run of up to 32 positions with one CAS on
+ * the first, which records owner and length; the rest stay EMPTY until
+ * published, and no other producer can reach them: see enqueue().)  A producer at position p may write slot p & mask only when its
  * state is EMPTY(p); a consumer may read it only when it is FULL(p).  Because
  * the tag names the lap, a slow thread holding a stale position sees a tag
  * in the future and moves on, and a fast one sees a tag in the past and
@@ -37,6 +39,12 @@
  *      pairs with F2 (waiter: full barrier after sleepers++, before its last
  *      emptiness check): either the waker sees the sleeper or the sleeper
  *      sees the element.  The same pair guards the producer-side bell.
+ *      Where the kernel allows, the pair is asymmetric: F2 is
+ *      membarrier(GLOBAL_EXPEDITED), which forces a full barrier on every
+ *      running thread of every attached process, and F1 shrinks to a
+ *      compiler barrier.  The waker's barrier drained the store buffer
+ *      after every burst and cost 60% of single-thread SPSC time; the
+ *      sleeper pays instead, once per sleep, about as much as the futex.
  *   W3 (waker: release bump of the futex word) pairs with A3 (waiter:
  *      acquire load of the word before the check): a waiter whose snapshot
  *      already includes the bump also sees the element; one whose snapshot
@@ -58,22 +66,31 @@
  * key order.  Why the short rings bound inversion: an item is committed to a
  * consumer only when that consumer has room in a ring of depth d, so at any
  * time at most d items per consumer are committed ahead of anything still in
- * the heap; a late critical item enters the heap at the dispatcher's next
- * pump (the inbox is drained whole before every pop, so its FIFO depth does
- * not matter) and becomes the next item committed, to whichever consumer
- * frees a slot first: it waits behind at most d - 1 committed items plus
- * the one that consumer is running.  With several consumers, items go to the
- * least-loaded ring; global start order equals pop order up to the at most
- * d items each consumer holds.  A deep FIFO would instead let a critical item
- * wait behind everything enqueued before it.
+ * the heap.  A late critical item enters the heap at the dispatcher's next
+ * pop (the inbox is drained whole before every pop, so its FIFO depth does
+ * not matter; at most one normal item is popped while it arrives) and is the
+ * next item committed, to whichever consumer frees a slot first; there it
+ * waits behind at most d - 1 items of the same ring plus the one that
+ * consumer is running.  So its consumer runs at most d + 1 normal items
+ * after its arrival (selftests/ring_order.c checks this bound).  With several
+ * consumers, items go to the least-loaded ring; the order in which work
+ * starts equals pop order up to the at most d items each consumer holds.  A
+ * deep FIFO would instead let a critical item wait behind everything
+ * enqueued before it.  The heap must hold everything outstanding (inbox
+ * capacity plus work in flight): when it is full the dispatcher stops
+ * draining the inbox, and order falls back to the inbox's FIFO.
  *
  * FAILURE MODES.  A process that dies mid-operation:
- *   - mp producer after claiming a slot: the slot stays PCLAIM and consumers
- *     stop there (FIFO).  cz_ring_recover(dead) turns it into SKIP, which
- *     consumers step over (recover.c).
- *   - mc consumer after claiming: the slot stays CCLAIM and producers stop
- *     there a lap later.  cz_ring_recover(dead) copies the element out for
- *     the caller to re-enqueue and frees the slot.
+ *   - mp producer after claiming a run (up to 32 slots, recorded in its
+ *     first slot): the head stays PCLAIM and consumers stop there (FIFO).
+ *     cz_ring_recover(dead) turns the run's unpublished slots into SKIP,
+ *     which consumers step over (recover.c); elements it had published are
+ *     delivered.
+ *   - mc consumer after claiming: the slots stay CCLAIM and producers stop
+ *     there a lap later.  cz_ring_recover(dead) copies the elements out for
+ *     the caller to re-enqueue and frees the slots.  (Elements the consumer
+ *     had already copied and released when it died were in its own memory
+ *     and are gone with it; the engine re-issues a dead prover's work.)
  *   - sp producer / sc consumer: nothing is claimed; a successor continues
  *     from the stale tail/head and steps over slots whose tag is ahead.
  *   - a dead waiter leaves sleepers too high: wakers then make a syscall
@@ -87,7 +104,7 @@
 #include <signal.h>
 #include <string.h>
 
-void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
+void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos, unsigned n);
 
 #define HDR_BYTES ((sizeof(struct cz_ring) + 63) & ~(size_t)63)
 
@@ -123,12 +140,6 @@ size_t cz_ring_bytes(uint32_t count, uint32_t esize)
 		return 0;
 	size_t states = ((size_t)count * 8 + 63) & ~(size_t)63;
 	return HDR_BYTES + states + (size_t)count * esize;
-}
-
-void cz_ring_bell_init(struct cz_ring_bell *b)
-{
-	atomic_init(&b->word, 0);
-	atomic_init(&b->sleepers, 0);
 }
 
 int cz_ring_init_bells(void *mem, size_t bytes, uint32_t count, uint32_t esize,
@@ -173,11 +184,18 @@ struct cz_ring *cz_ring_attach(void *mem, size_t bytes)
 {
 	struct cz_ring *r = mem;
 
+	/* The acquire pairs with the release of the magic in init. */
 	if (!mem || (uintptr_t)mem % CZ_RING_ALIGN || bytes < HDR_BYTES ||
 	    atomic_load_explicit((_Atomic uint64_t *)&r->magic, memory_order_acquire) != RING_MAGIC ||
 	    r->version != RING_VERSION || cz_ring_bytes(r->count, r->esize) != r->bytes ||
 	    r->bytes > bytes || r->mask != r->count - 1) {
 		errno = EINVAL;
+		return NULL;
+	}
+	/* A waker in this process must be reachable by sleepers' membarrier. */
+	if ((cz_ring_cons_bell(r)->asym || cz_ring_prod_bell(r)->asym) &&
+	    !ring_membarrier_register()) {
+		errno = ENOTSUP;
 		return NULL;
 	}
 	return r;
@@ -208,6 +226,7 @@ bool cz_ring_nonempty(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->head, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A2 (as in dequeue): pairs with W1; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
@@ -229,71 +248,164 @@ bool cz_ring_nonfull(const struct cz_ring *r)
 	uint64_t pos = atomic_load_explicit((_Atomic uint64_t *)&r->tail, memory_order_relaxed);
 
 	for (uint32_t i = 0; i <= r->count; i++, pos++) {
+		/* A1 (as in enqueue): pairs with R2; after F2 in a waiter. */
 		uint64_t v = atomic_load_explicit(&st[pos & r->mask], memory_order_acquire);
 		int64_t d = st_dist(v, pos);
 		if (d < 0)
 			return false;
 		if (d == 0 && st_kind(v) == S_EMPTY)
 			return true;
+		if (d == 0 && st_kind(v) == S_PCLAIM)
+			pos += st_len(v) - 1;  /* a run another producer holds */
 	}
 	return false;
 }
 
+/* Element copy: the 64-byte descriptor is the common case and gets an
+ * inlined fixed-size copy (four 16-byte moves) instead of a libc call. */
+static inline __attribute__((always_inline)) void copy_elt(void *dst, const void *src, uint32_t esize)
+{
+	if (esize == 64)
+		__builtin_memcpy(dst, src, 64);
+	else
+		memcpy(dst, src, esize);
+}
+
+/*
+ * Both sides work in chunks of up to CHUNK slots and three phases: claim
+ * (scan the state words; CAS them in mp/mc), copy, then publish or free.
+ * Touching a chunk's state words together, instead of interleaving them
+ * with the copies, keeps each state cache line in one core's hands for a
+ * whole chunk when producer and consumer run close behind each other,
+ * and lets the compiler keep the copies tight.
+ */
+#define CHUNK 32
+
 /*
  * Producer side; mp is a compile-time constant in each caller, so this
- * specialises into the sp and mp paths.  Cost per element: sp, one acquire
- * load, the copy and one release store (plain moves on x86); mp adds one
- * CAS.  Per burst: one full barrier (F1) and a load of sleepers, plus one
- * CAS-max of tail in mp.
+ * specialises into the sp and mp paths.  Cost per element: one acquire
+ * load, the copy and one release store (plain moves on x86).  Per run of
+ * up to CHUNK: in mp one CAS on the run head and one CAS-max of tail.  Per
+ * burst: F1 (a compiler barrier, or a full one without membarrier) and a
+ * load of sleepers.
  */
 static inline __attribute__((always_inline)) unsigned
 enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const bool mp)
 {
 	_Atomic uint64_t *st = ring_states(r);
-	const uint32_t esize = r->esize, count = r->count;
+	char *data = (char *)r + r->data_off;
+	const uint32_t esize = r->esize, mask = r->mask;
 	uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	unsigned k = 0;
-	(void)count;
 
+	if (mp && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos, 0);
 	while (k < n) {
-		_Atomic uint64_t *s = &st[pos & r->mask];
-		/* A1: pairs with R2 — the last consumer of this slot finished reading. */
-		uint64_t v = atomic_load_explicit(s, memory_order_acquire);
-		int64_t d = st_dist(v, pos);
+		uint64_t first;
+		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
+		bool full = false;
 
-		if (d == 0 && st_kind(v) == S_EMPTY) {
-			if (mp) {
-				/* Claim among producers; the winner's owner id is in the word, so
-				 * a claim is never anonymous (recover.c relies on it).  Failure
-				 * reloads the same position. */
-				if (!atomic_compare_exchange_weak_explicit(
-					    s, &v, st_make(pos, owner, S_PCLAIM),
-					    memory_order_relaxed, memory_order_relaxed))
-					continue;
-				if (cz_ring_test_hook)
-					cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos);
+		if (mp) {
+			/*
+			 * Claim a run with one CAS.  Invariant: no producer's position is
+			 * past the lowest unclaimed one (positions are passed only when
+			 * claimed, and tail is a lower bound), so when the slot at pos is
+			 * EMPTY(pos) nobody else can be at pos + 1 ...: free slots behind
+			 * it are ours to take by claiming pos for the whole run.  The run
+			 * head records owner and length, so the claim is never anonymous
+			 * (recover.c) and other producers jump over it.
+			 */
+			for (;;) {
+				_Atomic uint64_t *s = &st[pos & mask];
+				/* A1: pairs with R2 — the slot's last reader is done. */
+				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+				int64_t d = st_dist(v, pos);
+
+				if (d == 0 && st_kind(v) == S_EMPTY) {
+					unsigned len = 1;
+					/* A1 for each member, as above. */
+					while (len < want &&
+					       atomic_load_explicit(&st[(pos + len) & mask],
+								    memory_order_acquire) ==
+						       st_make(pos + len, 0, S_EMPTY))
+						len++;
+					/* Failure reloads the same position. */
+					if (!atomic_compare_exchange_weak_explicit(
+						    s, &v, st_make_run(pos, owner, len),
+						    memory_order_relaxed, memory_order_relaxed))
+						continue;
+					if (cz_ring_test_hook)
+						cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos, len);
+					first = pos;
+					m = len;
+					pos += len;
+					/* Move the others past our run before we copy. */
+					ring_advance(&r->tail, pos);
+					break;
+				} else if (d < 0) {
+					full = true;  /* previous lap not consumed yet */
+					break;
+				} else if (d == 0 && st_kind(v) == S_PCLAIM) {
+					pos += st_len(v);  /* another producer's run */
+				} else {
+					/* Published, or our position is stale (preempted while
+					 * others went on): positions below tail are all
+					 * claimed, so jump there rather than step over what may
+					 * be many laps. */
+					pos = ring_catch_up(&r->tail, pos);
+				}
 			}
-			memcpy(ring_slot(r, pos), (const char *)objs + (size_t)k * esize, esize);
-			/* W1: pairs with A2 — the bytes above are visible before FULL is. */
-			atomic_store_explicit(s, st_make(pos, 0, S_FULL), memory_order_release);
-			k++;
-			pos++;
-		} else if (d < 0) {
-			break;  /* previous lap not consumed yet: full */
 		} else {
-			pos++;  /* taken by another producer, or our position is stale */
+			first = pos;
+			while (m < want) {
+				_Atomic uint64_t *s = &st[pos & mask];
+				/* A1: pairs with R2 — the slot's last reader is done. */
+				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+				int64_t d = st_dist(v, pos);
+
+				if (d == 0 && st_kind(v) == S_EMPTY) {
+					m++;
+					pos++;
+				} else if (d < 0) {
+					full = true;  /* previous lap not consumed yet */
+					break;
+				} else if (!m) {
+					/* Stale tail left by a predecessor that died: skip. */
+					first = ++pos;
+				} else {
+					break;  /* finish this contiguous run first */
+				}
+			}
 		}
+		for (unsigned i = 0; i < m; i++)  /* copy */
+			copy_elt(data + (size_t)((first + i) & mask) * esize,
+				 (const char *)objs + (size_t)(k + i) * esize, esize);
+		/* Publish.  W1: pairs with A2 — the bytes above are visible before
+		 * FULL is.  Last to first: a run's head, which holds the claim,
+		 * goes last, so until the whole run is out the claim is on record
+		 * (consumers wait at the head anyway). */
+		for (unsigned i = m; i-- > 0;) {
+			atomic_store_explicit(&st[(first + i) & mask], st_make(first + i, 0, S_FULL),
+					      memory_order_release);
+			if (mp && cz_ring_test_hook)
+				cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
+		}
+		k += m;
+		if (full)
+			break;
 	}
+	/* tail and head are hints that only shorten scans: no ordering needed,
+	 * the slot states carry it. */
 	if (mp)
 		ring_advance(&r->tail, pos);
 	else
 		atomic_store_explicit(&r->tail, pos, memory_order_relaxed);
 	if (k) {
-		/* F1: pairs with F2 in cz_ring_bell_wait — publish before reading sleepers. */
-		ring_smp_mb();
 		struct cz_ring_bell *b = ring_bell_at(r, r->cons_bell_off);
+		/* F1: pairs with F2 in cz_ring_bell_wait — publish before reading sleepers. */
+		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, k);
+			ring_bell_wake(b, k);
 	}
 	return k;
 }
@@ -303,60 +415,78 @@ static inline __attribute__((always_inline)) unsigned
 dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc)
 {
 	_Atomic uint64_t *st = ring_states(r);
-	const uint32_t esize = r->esize, count = r->count;
+	char *data = (char *)r + r->data_off;
+	const uint32_t esize = r->esize, count = r->count, mask = r->mask;
 	uint64_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
 	unsigned k = 0, freed = 0;
 
+	if (mc && cz_ring_test_hook)
+		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos, 0);
 	while (k < n) {
-		_Atomic uint64_t *s = &st[pos & r->mask];
-		/* A2: pairs with W1 — the element's bytes are visible. */
-		uint64_t v = atomic_load_explicit(s, memory_order_acquire);
-		int64_t d = st_dist(v, pos);
-		unsigned kind = st_kind(v);
+		uint64_t ps[CHUNK];
+		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
+		bool empty = false;
 
-		if (d == 0 && kind == S_FULL) {
-			if (mc) {
-				if (!atomic_compare_exchange_weak_explicit(
-					    s, &v, st_make(pos, owner, S_CCLAIM),
-					    memory_order_relaxed, memory_order_relaxed))
-					continue;
-				if (cz_ring_test_hook)
-					cz_ring_test_hook(r, CZ_RING_HOOK_CCLAIM, pos);
-			}
-			memcpy((char *)objs + (size_t)k * esize, ring_slot(r, pos), esize);
-			/* R2: pairs with A1 — our read completes before a producer reuses the slot. */
-			atomic_store_explicit(s, st_make(pos + count, 0, S_EMPTY), memory_order_release);
-			k++;
-			freed++;
-			pos++;
-		} else if (d == 0 && kind == S_SKIP) {
-			uint64_t e = st_make(pos + count, 0, S_EMPTY);
-			if (mc) {
-				/* R2 as above (nothing to read, but keep the pairing uniform). */
-				if (!atomic_compare_exchange_weak_explicit(s, &v, e, memory_order_release,
-									   memory_order_relaxed))
-					continue;
+		while (m < want) {  /* claim */
+			_Atomic uint64_t *s = &st[pos & mask];
+			/* A2: pairs with W1 — the element's bytes are visible. */
+			uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+			int64_t d = st_dist(v, pos);
+			unsigned kind = st_kind(v);
+
+			if (d == 0 && kind == S_FULL) {
+				if (mc) {
+					if (!atomic_compare_exchange_weak_explicit(
+						    s, &v, st_make(pos, owner, S_CCLAIM),
+						    memory_order_relaxed, memory_order_relaxed))
+						continue;
+					if (cz_ring_test_hook)
+						cz_ring_test_hook(r, CZ_RING_HOOK_CCLAIM, pos, 1);
+				}
+				ps[m++] = pos++;
+			} else if (d == 0 && kind == S_SKIP) {
+				uint64_t e = st_make(pos + count, 0, S_EMPTY);
+				/* R2 (nothing to read, but keep the pairing uniform). */
+				if (mc) {
+					if (!atomic_compare_exchange_weak_explicit(
+						    s, &v, e, memory_order_release, memory_order_relaxed))
+						continue;
+				} else {
+					atomic_store_explicit(s, e, memory_order_release);
+				}
+				freed++;
+				pos++;
+			} else if (d == 0 && kind == S_CCLAIM) {
+				pos++;  /* claimed by another consumer */
+			} else if (d > 0) {
+				pos = ring_catch_up(&r->head, pos);  /* stale, as above */
 			} else {
-				atomic_store_explicit(s, e, memory_order_release);  /* R2 */
+				empty = true;  /* EMPTY/PCLAIM at our position, or an older lap */
+				break;
 			}
-			freed++;
-			pos++;
-		} else if (d > 0 || (d == 0 && kind == S_CCLAIM)) {
-			pos++;  /* taken by another consumer, or our position is stale */
-		} else {
-			break;  /* EMPTY/PCLAIM at our position, or an older lap: empty */
 		}
+		for (unsigned i = 0; i < m; i++)  /* copy */
+			copy_elt((char *)objs + (size_t)(k + i) * esize,
+				 data + (size_t)(ps[i] & mask) * esize, esize);
+		for (unsigned i = 0; i < m; i++)  /* free */
+			/* R2: pairs with A1 — our read completes before a producer reuses the slot. */
+			atomic_store_explicit(&st[ps[i] & mask], st_make(ps[i] + count, 0, S_EMPTY),
+					      memory_order_release);
+		k += m;
+		freed += m;
+		if (empty)
+			break;
 	}
 	if (mc)
 		ring_advance(&r->head, pos);
 	else
 		atomic_store_explicit(&r->head, pos, memory_order_relaxed);
 	if (freed) {
-		/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
-		ring_smp_mb();
 		struct cz_ring_bell *b = ring_bell_at(r, r->prod_bell_off);
+		/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
+		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			cz_ring_bell_ring(b, freed);
+			ring_bell_wake(b, freed);
 	}
 	return k;
 }
@@ -368,6 +498,10 @@ unsigned cz_ring_sp_enqueue_burst(struct cz_ring *r, const void *objs, unsigned 
 
 unsigned cz_ring_mp_enqueue_burst(struct cz_ring *r, unsigned owner, const void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {  /* 0 wraps: one compare for both ends */
+		errno = EINVAL;
+		return 0;
+	}
 	return enqueue(r, owner, objs, n, true);
 }
 
@@ -378,6 +512,10 @@ unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n)
 
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n)
 {
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {
+		errno = EINVAL;
+		return 0;
+	}
 	return dequeue(r, owner, objs, n, true);
 }
 

@@ -10,17 +10,20 @@
  *
  * Function names carry the mode in a fixed position, as in DPDK:
  *   cz_ring_sp_enqueue_burst   one producer at a time (no atomic RMW)
- *   cz_ring_mp_enqueue_burst   any number of producers (one CAS per item)
+ *   cz_ring_mp_enqueue_burst   any number of producers (one CAS per run of up to 32)
  *   cz_ring_sc_dequeue_burst   one consumer at a time
  *   cz_ring_mc_dequeue_burst   any number of consumers
- * All four work on the same layout; which ones a ring may mix is the
- * caller's contract (sp with sp only after the previous sp is gone, etc.).
+ * All four work on the same layout.  The caller's contract: a ring's
+ * producers are either one sp at a time (a successor only after its
+ * predecessor is gone) or any number of mp, never a mix (an sp producer
+ * does not see mp run claims); the same for consumers, sc or mc.
  * The mp/mc calls take an owner id (1..CZ_RING_OWNER_MAX) naming the
- * calling thread or process, which is recorded in a claimed slot so that
+ * calling thread or process, which is recorded in a claim so that
  * cz_ring_recover() can undo the claims of one that died.
  *
  * Burst calls move up to n elements and return how many they moved
- * (0 when the ring is full / empty); they never block.  To block, pair them
+ * (0 when the ring is full / empty, or with errno = EINVAL for an owner id
+ * out of range); they never block.  To block, pair them
  * with cz_ring_wait_nonempty() / cz_ring_wait_nonfull(), which spin briefly
  * and then sleep on a futex word in the shared memory.
  */
@@ -36,7 +39,7 @@
 #define CZ_RING_ALIGN     64      /* the memory given to init/attach must be this aligned */
 #define CZ_RING_COUNT_MAX (1u << 24)
 #define CZ_RING_ESIZE_MAX 1024u
-#define CZ_RING_OWNER_MAX 65535u  /* owner ids are 1..65535; 0 means "none" */
+#define CZ_RING_OWNER_MAX 4095u   /* owner ids are 1..4095; 0 means "none" */
 
 /*
  * The descriptor the engine passes around: 64 bytes, one cache line.
@@ -68,7 +71,10 @@ int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
  */
 struct cz_ring_bell {
 	_Alignas(64) _Atomic uint32_t word;  /* the futex word; bumped on every ring */
-	_Atomic uint32_t sleepers;           /* threads between "registered" and "woke up" */
+	_Atomic uint32_t sleepers;           /* sleeps not yet accounted for (bell.c) */
+	uint32_t asym;                       /* 1: wakers skip the full barrier, sleepers
+					      * issue membarrier() instead (bell.c) */
+	_Atomic uint32_t closed;             /* set by cz_ring_bell_close() */
 };
 
 struct cz_ring;
@@ -83,13 +89,17 @@ int cz_ring_init(void *mem, size_t bytes, uint32_t count, uint32_t esize);
 
 /* Same, with the ring's consumer-side and producer-side bells placed
  * elsewhere in the same mapping (NULL = the ring's own).  The bells must be
- * initialised (zeroed, or cz_ring_bell_init) and live as long as the ring. */
+ * initialised (cz_ring_bell_init, or zeroed: then they use the symmetric
+ * barrier protocol) and live as long as the ring. */
 int cz_ring_init_bells(void *mem, size_t bytes, uint32_t count, uint32_t esize,
 		       struct cz_ring_bell *cons_bell, struct cz_ring_bell *prod_bell);
 void cz_ring_bell_init(struct cz_ring_bell *b);
 
 /* Validates a ring initialised by any process and returns it (mem itself),
- * or NULL with errno = EINVAL (not a ring, or bigger than bytes). */
+ * or NULL with errno = EINVAL (not a ring, or bigger than bytes) or ENOTSUP
+ * (its bells use membarrier() and this process cannot register for it).
+ * Every process that uses a ring calls this once, even one that inherited
+ * the mapping through fork: it registers the process for membarrier(). */
 struct cz_ring *cz_ring_attach(void *mem, size_t bytes);
 
 uint32_t cz_ring_capacity(const struct cz_ring *r);
@@ -107,20 +117,29 @@ unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n);
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n);
 
 /* Block until the ring is nonempty / nonfull or timeout_ns passes (<0: no
- * limit).  0, or -ETIMEDOUT.  Spins briefly first, then sleeps on the bell. */
+ * limit).  0, -ETIMEDOUT, or -EPIPE when the bell is closed and the
+ * condition does not hold (cz_ring_bell_close: shutdown).  Spins briefly
+ * first, then sleeps. */
 int cz_ring_wait_nonempty(struct cz_ring *r, int64_t timeout_ns);
 int cz_ring_wait_nonfull(struct cz_ring *r, int64_t timeout_ns);
 
 struct cz_ring_bell *cz_ring_cons_bell(struct cz_ring *r);
 struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
 
-/* Wait on a bell until ready(arg) holds.  ready must read state that the
+/* Wait on a bell until ready(arg) holds: 0, -ETIMEDOUT, or -EPIPE once the
+ * bell is closed (and ready() false).  ready must read state that the
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
-/* Called after publishing: wakes up to nwake sleepers; no syscall (one
- * full barrier and a load) when nobody sleeps. */
+/* Called after publishing what ready() reads: wakes up to nwake sleepers,
+ * which re-check ready() and sleep again if it does not hold yet; no syscall
+ * (a barrier and a load) when nobody sleeps.  The rings call it themselves;
+ * callers need it only for conditions of their own. */
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
+/* Closes the bell: every wait on it, now or later, returns -EPIPE instead
+ * of sleeping (unless its condition holds).  How a daemon stops its
+ * waiters; cz_ring_bell_init() reopens. */
+void cz_ring_bell_close(struct cz_ring_bell *b);
 /* Sleeper count (tests and benches use it to know a waiter is asleep). */
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b);
 
@@ -142,11 +161,20 @@ int cz_ring_recover(struct cz_ring *r, unsigned dead_owner, void *out, unsigned 
  * where the supervisor holds them.) */
 bool cz_ring_owner_dead(pid_t pid);
 
-/* Test hook: when set, called right after an mp producer claims a slot
- * (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM), before the data is copied.  Tests use it to stop a
- * process deterministically mid-operation; costs one load and a branch. */
-enum { CZ_RING_HOOK_PCLAIM = 1, CZ_RING_HOOK_CCLAIM = 2 };
-extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos);
+/* Test hook: when set, called right after an mp producer claims a run of n
+ * slots from pos (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
+ * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied; after an mp
+ * producer publishes position pos with n more of its run to go
+ * (CZ_RING_HOOK_PUBLISH); and when an mp/mc call has read its starting
+ * position from the tail/head hint (CZ_RING_HOOK_HINT, n = 0).  Tests use
+ * it to stop a thread or process deterministically mid-operation; costs one
+ * load and a branch. */
+enum {
+	CZ_RING_HOOK_PCLAIM = 1,
+	CZ_RING_HOOK_CCLAIM = 2,
+	CZ_RING_HOOK_HINT = 3,
+	CZ_RING_HOOK_PUBLISH = 4,
+};
+extern void (*cz_ring_test_hook)(struct cz_ring *r, int where, uint64_t pos, unsigned n);
 
 #endif /* CZ_RING_H */

@@ -44,13 +44,18 @@ struct cz_ring {
 };
 
 /*
- * A slot's state word: | tag: 45 bits | owner: 16 bits | kind: 3 bits |
- * tag is the ring position (mod 2^45) the state refers to, so a word can
- * never be mistaken for the same state one lap earlier or later.
+ * A slot's state word: | tag: 43 | len: 6 | owner: 12 | kind: 3 |
+ * tag is the ring position (mod 2^43) the state refers to, so a word can
+ * never be mistaken for the same state one lap earlier or later (a thread
+ * would have to sleep through 2^42 positions, hours at full speed).  len is
+ * set only in PCLAIM: the number of positions the claim covers (a run).
  */
 #define ST_KIND_BITS  3
-#define ST_OWNER_BITS 16
-#define ST_TAG_SHIFT  (ST_KIND_BITS + ST_OWNER_BITS)
+#define ST_OWNER_BITS 12
+#define ST_LEN_BITS   6
+#define ST_LEN_SHIFT  (ST_KIND_BITS + ST_OWNER_BITS)
+#define ST_TAG_SHIFT  (ST_LEN_SHIFT + ST_LEN_BITS)
+_Static_assert(CZ_RING_OWNER_MAX < (1u << ST_OWNER_BITS), "owner ids fit the state word");
 
 enum {
 	S_EMPTY = 0,   /* free for the producer of position tag */
@@ -65,8 +70,21 @@ static inline uint64_t st_make(uint64_t pos, unsigned owner, unsigned kind)
 	return pos << ST_TAG_SHIFT | (uint64_t)owner << ST_KIND_BITS | kind;
 }
 
+/* A producer's claim of positions [pos, pos + len), recorded in the first. */
+static inline uint64_t st_make_run(uint64_t pos, unsigned owner, unsigned len)
+{
+	return st_make(pos, owner, S_PCLAIM) | (uint64_t)len << ST_LEN_SHIFT;
+}
+
 static inline unsigned st_kind(uint64_t st) { return st & ((1u << ST_KIND_BITS) - 1); }
-static inline unsigned st_owner(uint64_t st) { return (st >> ST_KIND_BITS) & 0xffff; }
+static inline unsigned st_owner(uint64_t st)
+{
+	return (st >> ST_KIND_BITS) & ((1u << ST_OWNER_BITS) - 1);
+}
+static inline unsigned st_len(uint64_t st)
+{
+	return (st >> ST_LEN_SHIFT) & ((1u << ST_LEN_BITS) - 1);
+}
 
 /* Signed distance tag(st) - pos in the 45-bit position space. */
 static inline int64_t st_dist(uint64_t st, uint64_t pos)
@@ -105,6 +123,27 @@ static inline void ring_smp_mb(void)
 #endif
 }
 
+/* The waker's half of F1/F2.  With an asymmetric bell the sleeper's
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) makes every running thread of
+ * every registered process execute a full barrier, so the waker needs only
+ * to keep the compiler from moving its load of sleepers above its stores:
+ * that removes a store-buffer drain from every burst (bell.c). */
+static inline void ring_wake_fence(const struct cz_ring_bell *b)
+{
+	if (b->asym)
+		__asm__ volatile("" ::: "memory");
+	else
+		ring_smp_mb();
+}
+
+/* Bumps the futex word and wakes up to nwake sleepers; the caller has
+ * issued F1 and seen sleepers != 0. */
+void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
+
+/* Registers this process for global expedited membarrier (once per pid);
+ * false when the kernel or a sandbox does not allow it. */
+bool ring_membarrier_register(void);
+
 static inline void ring_cpu_relax(void)
 {
 #if defined(__x86_64__)
@@ -122,6 +161,14 @@ static inline void ring_advance(_Atomic uint64_t *a, uint64_t v)
 	       !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
 						      memory_order_relaxed))
 		;
+}
+
+/* The next position for a thread whose position pos turned out stale: the
+ * hint if it is ahead (everything below it is taken), else pos + 1. */
+static inline uint64_t ring_catch_up(_Atomic uint64_t *hint, uint64_t pos)
+{
+	uint64_t h = atomic_load_explicit(hint, memory_order_relaxed);
+	return (int64_t)(h - pos) > 0 ? h : pos + 1;
 }
 
 #endif /* CZ_RING_PVT_H */

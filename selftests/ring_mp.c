@@ -209,15 +209,113 @@ static void run(const char *what, unsigned nprod, unsigned ncons, int procs, uin
 	arena_free(&a);
 }
 
+/*
+ * Stale positions: an mp producer and an mc consumer are held (by the test
+ * hook) right after reading their starting position, while 4096 laps go
+ * through the ring.  When released they must find their way to the current
+ * position: the producer's element arrives after everything before it, once;
+ * the consumer takes the next element, not an old one.
+ */
+static _Thread_local int tl_hold;    /* this thread stops at its next hint */
+static _Atomic int held, release_held;
+
+static void hold_hook(struct cz_ring *r, int where, uint64_t pos, unsigned n)
+{
+	(void)r, (void)pos, (void)n;
+	if (where != CZ_RING_HOOK_HINT || !tl_hold)
+		return;
+	tl_hold = 0;
+	atomic_store(&held, 1);
+	while (!atomic_load(&release_held))
+		usleep(100);
+}
+
+struct stale_arg {
+	struct cz_ring *r;
+	int consumer;
+	unsigned got;
+	struct cz_ring_desc d;
+};
+
+static void *stale_thread(void *v)
+{
+	struct stale_arg *a = v;
+	tl_hold = 1;
+	if (a->consumer) {
+		a->got = cz_ring_mc_dequeue_burst(a->r, 9, &a->d, 1);
+	} else {
+		rt_desc(&a->d, 5, 0);
+		a->got = cz_ring_mp_enqueue_burst(a->r, 9, &a->d, 1);
+	}
+	return NULL;
+}
+
+static void t_stale(void)
+{
+	static _Alignas(64) char mem[16384];
+	cz_ring_init(mem, sizeof(mem), 64, 64);
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	struct cz_ring_desc d[64];
+	uint64_t bad = 0, seq = 0;
+	const uint64_t laps = 4096;
+
+	cz_ring_test_hook = hold_hook;
+	for (int who = 0; who < 2; who++) {
+		struct stale_arg a = { r, who, 0, { 0 } };
+		pthread_t t;
+		atomic_store(&held, 0);
+		atomic_store(&release_held, 0);
+		if (who) {  /* give the consumer something to be stale about */
+			rt_desc(&d[0], 1, seq++);
+			bad += cz_ring_mp_enqueue_burst(r, 1, d, 1) != 1;
+		}
+		pthread_create(&t, NULL, stale_thread, &a);
+		while (!atomic_load(&held))
+			usleep(100);
+		if (who) {  /* take the element it was about to take */
+			bad += cz_ring_mc_dequeue_burst(r, 2, d, 1) != 1 || !rt_desc_is(&d[0], 1, seq - 1);
+		}
+		for (uint64_t l = 0; l < laps; l++) {
+			for (int i = 0; i < 64; i++)
+				rt_desc(&d[i], 1, seq + (uint64_t)i);
+			bad += cz_ring_mp_enqueue_burst(r, 1, d, 64) != 64;
+			bad += cz_ring_mc_dequeue_burst(r, 2, d, 64) != 64;
+			for (int i = 0; i < 64; i++)
+				bad += !rt_desc_is(&d[i], 1, seq + (uint64_t)i);
+			seq += 64;
+		}
+		if (who) {  /* one more element, for the stale consumer */
+			rt_desc(&d[0], 1, seq++);
+			bad += cz_ring_mp_enqueue_burst(r, 1, d, 1) != 1;
+		}
+		int64_t t0 = rt_now_ns();
+		atomic_store(&release_held, 1);
+		pthread_join(t, NULL);
+		int64_t took = rt_now_ns() - t0;
+		if (who) {
+			bad += a.got != 1 || !rt_desc_is(&a.d, 1, seq - 1);
+		} else {
+			bad += a.got != 1;
+			bad += cz_ring_mc_dequeue_burst(r, 2, d, 64) != 1 || !rt_desc_is(&d[0], 5, 0);
+		}
+		bad += cz_ring_nonempty(r);
+		ct_diag("stale %s caught up in %.0f us", who ? "consumer" : "producer", took / 1e3);
+	}
+	cz_ring_test_hook = NULL;
+	ct_ok(!bad, "stale positions: a producer and a consumer held for %llu laps resume at the "
+	      "current position, nothing lost or repeated", (unsigned long long)laps);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6);
+	ct_plan(7);
 	run("MPSC threads", 4, 1, 0, 64, 300000 / RT_SCALE);
 	run("MPSC threads, tiny ring", 3, 1, 0, 2, 30000 / RT_SCALE);
 	run("MPMC threads", 3, 3, 0, 32, 200000 / RT_SCALE);
 	run("MPSC processes", 3, 1, 1, 16, 300000 / RT_SCALE);
 	run("MPMC processes", 2, 2, 1, 8, 150000 / RT_SCALE);
 	run("MPMC threads, 8x8", 8, 8, 0, 64, 40000 / RT_SCALE);
+	t_stale();
 	return ct_exit();
 }

@@ -220,7 +220,7 @@ static void *wake_thread(void *v)
 	return NULL;
 }
 
-static void t_wakeup(int procs)
+static void t_wakeup(int procs, int sym)
 {
 	const uint64_t n = (procs ? 2000 : 3000) / (RT_SANITIZED ? 4 : 1);
 	size_t rb = cz_ring_bytes(16, 64), bytes = rb + 4096;
@@ -230,6 +230,9 @@ static void t_wakeup(int procs)
 	struct cz_ring *r = cz_ring_attach(mem, rb);
 	struct wake_area *w = (struct wake_area *)(mem + rb);
 	struct wake_thread a = { r, w, n };
+	int asym = cz_ring_cons_bell(r)->asym;
+	if (sym)  /* the symmetric protocol: full barriers on both sides */
+		cz_ring_cons_bell(r)->asym = cz_ring_prod_bell(r)->asym = 0;
 	uint64_t unslept = 0;
 	pid_t pid = 0;
 	pthread_t t;
@@ -270,8 +273,9 @@ static void t_wakeup(int procs)
 		pthread_join(t, NULL);
 	}
 	ct_ok(atomic_load(&w->got) >= n && !atomic_load(&w->late) && unslept < n / 10,
-	      "wake-up (%s): %llu times a sleeping consumer got one element within 1 s "
-	      "(%llu late, %llu not seen asleep)", procs ? "processes" : "threads",
+	      "wake-up (%s, %s barriers): %llu times a sleeping consumer got one element "
+	      "within 1 s (%llu late, %llu not seen asleep)", procs ? "processes" : "threads",
+	      sym || !asym ? "symmetric" : "membarrier",
 	      (unsigned long long)n, (unsigned long long)atomic_load(&w->late),
 	      (unsigned long long)unslept);
 	ct_diag("slowest wake-up %.1f us", atomic_load(&w->max_ns) / 1e3);
@@ -360,18 +364,59 @@ static void t_idle(void)
 	      "idle: a 300 ms wait on an empty ring times out and uses %.2f ms of CPU", cpu_ns / 1e6);
 }
 
+/* Closing a bell ends waits on it: one asleep with no time limit returns
+ * -EPIPE promptly, later ones at once, but a ring with elements still
+ * reports them first. */
+static void *forever_waiter(void *v)
+{
+	return (void *)(intptr_t)cz_ring_wait_nonempty(v, -1);
+}
+
+static void t_close(void)
+{
+	static _Alignas(64) char mem[8192];
+	cz_ring_init(mem, sizeof(mem), 8, 64);
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	struct cz_ring_bell *b = cz_ring_cons_bell(r);
+	pthread_t t;
+	void *res;
+	int ok = 1;
+
+	pthread_create(&t, NULL, forever_waiter, r);
+	int64_t until = rt_now_ns() + 2 * SEC;
+	while (!cz_ring_bell_sleepers(b) && rt_now_ns() < until)
+		sched_yield();
+	ok &= cz_ring_bell_sleepers(b) == 1;
+	int64_t t0 = rt_now_ns();
+	cz_ring_bell_close(b);
+	pthread_join(t, &res);
+	int64_t took = rt_now_ns() - t0;
+	ok &= (intptr_t)res == -EPIPE && took < SEC;
+	ok &= cz_ring_wait_nonempty(r, SEC) == -EPIPE;
+	struct cz_ring_desc d;
+	rt_desc(&d, 1, 0);
+	ok &= cz_ring_sp_enqueue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, SEC) == 0;
+	ok &= cz_ring_wait_nonfull(r, SEC) == 0;  /* the other bell is open */
+	cz_ring_bell_init(b);
+	ok &= cz_ring_sc_dequeue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, 1000000) == -ETIMEDOUT;
+	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE after %.0f us; later "
+	      "waits return at once, unless elements are there; init reopens", took / 1e3);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(9);
+	ct_plan(11);
 	t_geometry();
 	t_model();
 	t_threads();
 	t_processes();
-	t_wakeup(0);
-	t_wakeup(1);
+	t_wakeup(0, 0);
+	t_wakeup(1, 0);
+	t_wakeup(1, 1);
 	t_wakeup_full();
 	t_idle();
+	t_close();
 	ct_ok(cz_ring_owner_dead(getpid()) == 0, "owner_dead: a live pid reads as alive");
 	return ct_exit();
 }

@@ -28,8 +28,8 @@
 #ifndef RT_SANITIZED
 #define RT_SANITIZED 0
 #endif
-/* Divide stress counts by this under sanitizers (they are 5-20x slower). */
-#define RT_SCALE (RT_SANITIZED ? 10 : 1)
+/* Divide stress counts by this under sanitizers (they are 3-20x slower). */
+#define RT_SCALE (RT_SANITIZED ? 4 : 1)
 
 /* A fresh shared-memory file of bytes, mapped once; *fd keeps it for remaps. */
 static inline void *rt_shm(size_t bytes, int *fd)

@@ -30,7 +30,7 @@
 #define FC_CAT(a, b) FC_CAT2(a, b)
 #define FT_F(name) FC_CAT(FT_PFX, name)
 
-#define FIELD_CHECKS 25
+#define FIELD_CHECKS 29
 #define NRAND 2000
 
 static mpz_t fc_m, fc_R, fc_Rinv, fc_half;
@@ -176,6 +176,76 @@ static void fc_arith(const char *path)
 	mpz_clears(x, y, w, t, NULL);
 }
 
+/* Lazy reduction: the wide product of the residues, redc and wide_sub. */
+static void fc_wide(const char *path)
+{
+	mpz_t x, y, w, t, mR;
+	FT a, b, r;
+	FC_CAT(FT_PFX, wide) p, q, d;
+	uint64_t l[2 * FT_LIMBS];
+	int bad[3] = { 0 };
+	mpz_inits(x, y, w, t, mR, NULL);
+	mpz_set_ui(mR, 0), mpz_setbit(mR, 64 * FT_LIMBS), mpz_mul(mR, mR, fc_m);
+	for (int i = 0; i < NRAND; i++) {
+		fc_value(x, i < NEDGE ? i : NEDGE);
+		fc_value(y, i < NEDGE ? NEDGE - 1 - i : NEDGE);
+		fc_set(&a, x);
+		fc_set(&b, y);
+		/* mul_wide: the product of the Montgomery residues as integers */
+		FT_F(mul_wide)(&p, &a, &b);
+		mpz_mul(w, x, fc_R), mpz_mod(w, w, fc_m);
+		mpz_mul(t, y, fc_R), mpz_mod(t, t, fc_m);
+		mpz_mul(w, w, t);
+		memset(l, 0, sizeof(l));
+		mpz_export(l, NULL, -1, 8, 0, 0, w);
+		bad[0] += memcmp(l, p.l, sizeof(l)) != 0;
+		/* redc of that is the Montgomery product */
+		FT_F(redc)(&r, &p);
+		mpz_mul(w, x, y), mpz_mod(w, w, fc_m);
+		bad[1] += !fc_eq(&r, w);
+		/* redc of any t < m·R, including m·R - 1: t·R^-1 mod m */
+		for (int j = 0; j < 2 * FT_LIMBS; j++)
+			l[j] = fc_rand64();
+		mpz_import(t, 2 * FT_LIMBS, -1, 8, 0, 0, l);
+		mpz_mod(t, t, mR);
+		if (i == 0)
+			mpz_sub_ui(t, mR, 1);
+		if (i == 1)
+			mpz_set_ui(t, 0);
+		memset(q.l, 0, sizeof(q.l));
+		mpz_export(q.l, NULL, -1, 8, 0, 0, t);
+		FT_F(redc)(&r, &q);
+		mpz_mul(w, t, fc_Rinv), mpz_mod(w, w, fc_m);
+		mpz_mul(w, w, fc_Rinv), mpz_mod(w, w, fc_m); /* r's value is M·R^-1 */
+		bad[1] += !fc_eq(&r, w);
+		/* wide_sub: p - q mod m·R, in [0, m·R) */
+		FT_F(wide_sub)(&d, &p, &q);
+		mpz_import(w, 2 * FT_LIMBS, -1, 8, 0, 0, p.l);
+		mpz_sub(w, w, t), mpz_mod(w, w, mR);
+		memset(l, 0, sizeof(l));
+		mpz_export(l, NULL, -1, 8, 0, 0, w);
+		bad[2] += memcmp(l, d.l, sizeof(l)) != 0;
+		FT_F(wide_sub)(&d, &q, &p);
+		mpz_neg(w, w), mpz_mod(w, w, mR);
+		memset(l, 0, sizeof(l));
+		mpz_export(l, NULL, -1, 8, 0, 0, w);
+		bad[2] += memcmp(l, d.l, sizeof(l)) != 0;
+		/* wide_add: p + q mod m·R (q near m·R for i == 0) */
+		FT_F(wide_add)(&d, &p, &q);
+		mpz_import(w, 2 * FT_LIMBS, -1, 8, 0, 0, p.l);
+		mpz_add(w, w, t), mpz_mod(w, w, mR);
+		memset(l, 0, sizeof(l));
+		mpz_export(l, NULL, -1, 8, 0, 0, w);
+		bad[2] += memcmp(l, d.l, sizeof(l)) != 0;
+	}
+	ct_ok(!bad[0], "%s: mul_wide = the 2N-limb product of the residues (GMP) (%d bad)", path,
+	      bad[0]);
+	ct_ok(!bad[1], "%s: redc(t) = t/R mod m for products and any t < m*R (%d bad)", path,
+	      bad[1]);
+	ct_ok(!bad[2], "%s: wide_sub, wide_add = a -/+ b mod m*R (%d bad)", path, bad[2]);
+	mpz_clears(x, y, w, t, mR, NULL);
+}
+
 static void fc_inverse(const char *path)
 {
 	mpz_t x, w;
@@ -200,6 +270,33 @@ static void fc_inverse(const char *path)
 	}
 	ct_ok(!bad[0], "%s: inv matches GMP on %d values, inv(0) = 0 (%d bad)", path, n, bad[0]);
 	ct_ok(!bad[1], "%s: inv_vartime matches GMP, inv_vartime(0) = 0 (%d bad)", path, bad[1]);
+
+	/* inv_vartime's approximated binary GCD on structured values (powers of
+	 * two, 2^k - 1, m - 2^k, small numbers) and many random ones; it must
+	 * never need its Fermat fallback. */
+	unsigned long fb0 = cz_field_inv_fallback_count();
+	int nv = 0;
+	for (int i = 0; i < 20000; i++) {
+		int k = i % (64 * FT_LIMBS);
+		switch (i / (64 * FT_LIMBS)) {
+		case 0: mpz_set_ui(x, 0), mpz_setbit(x, (mp_bitcnt_t)k); break;
+		case 1: mpz_set_ui(x, 0), mpz_setbit(x, (mp_bitcnt_t)k + 1), mpz_sub_ui(x, x, 1); break;
+		case 2: mpz_set_ui(w, 0), mpz_setbit(w, (mp_bitcnt_t)k), mpz_sub(x, fc_m, w); break;
+		case 3: mpz_set_ui(x, (unsigned long)k + 1); break;
+		default: fc_value(x, NEDGE);
+		}
+		mpz_mod(x, x, fc_m);
+		if (!mpz_sgn(x))
+			continue;
+		fc_set(&a, x);
+		mpz_invert(w, x, fc_m);
+		FT_F(inv_vartime)(&r, &a);
+		bad[3] += !fc_eq(&r, w);
+		nv++;
+	}
+	unsigned long fb = cz_field_inv_fallback_count() - fb0;
+	ct_ok(!bad[3] && !fb, "%s: inv_vartime on %d structured and random values (%d bad, %lu fallbacks)",
+	      path, nv, bad[3], fb);
 
 	/* batch_inv with zeros sprinkled in, out-of-place and in place */
 	enum { NB = 257 };
@@ -450,7 +547,8 @@ static void fc_encodings(const char *path)
 static void field_checks(const char *path)
 {
 	fc_arith(path);        /* 8 */
-	fc_inverse(path);      /* 3 */
+	fc_wide(path);         /* 3 */
+	fc_inverse(path);      /* 4 */
 	fc_sqrt_legendre(path); /* 2 */
 	fc_pow(path);          /* 1 */
 	fc_small(path);        /* 4 */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "zk/r1cs.h"
 #include "zk/snarkjs_json.h"
@@ -36,6 +37,14 @@ static double now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -274,11 +283,14 @@ static void check_circuit(const char *circ)
 		text = cz_vk_json_format(&vkj, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json rewritten byte-identical", circ);
 		free(text);
-		/* From the zkey, with snarkjs's e(alpha, beta) borrowed. */
-		vk.have_alphabeta = true;
-		memcpy(vk.alphabeta, vkj.alphabeta, sizeof(vk.alphabeta));
+		/* From the zkey, with snarkjs's e(alpha, beta)^3 computed: equals its export. */
+		cz_groth16_vk_set_alphabeta(&vk);
+		eq = true;
+		for (int k = 0; k < 12; k++)
+			eq = eq && cz_fp_eq(&vk.alphabeta[k], &vkj.alphabeta[k]);
+		ct_ok(eq, "%s: e(alpha1, beta2)^3 equals vk.json's vk_alphabeta_12", circ);
 		text = cz_vk_json_format(&vk, err);
-		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey byte-identical", circ);
+		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey alone byte-identical", circ);
 		free(text);
 		cz_groth16_vk_free(&vk);
 		cz_groth16_vk_free(&vkj);
@@ -739,6 +751,21 @@ static void json_mutants(void)
 	expect_err(PUB("p7.json", "[\"1\"] x"), err, mp, "public.json trailing garbage",
 		   "malformed JSON", NULL);
 	ct_ok(!PUB("p8.json", "[]") && nv == 0, "public.json [] is zero inputs");
+	expect_err(PUB("p9.json", "[123456789012345678901234567890]"), err, mp,
+		   "public.json integer beyond 2^53", "public[0]", "decimal string");
+	expect_err(PUB("p10.json", "[1.5]"), err, mp, "public.json float", "public[0]",
+		   "expected a decimal string");
+	{
+		cz_fr five;
+
+		rc = cz_public_json_read(mutant(mp, sizeof(mp), "p11.json", "[5, \"007\"]", 10), &vals,
+					 &nv, err);
+		cz_fr_from_u64(&five, 5);
+		ct_ok(rc == 0 && nv == 2 && cz_fr_eq(&vals[0], &five),
+		      "public.json small JSON integer and leading zeros accepted (%s)", rc ? err : "ok");
+		free(vals);
+		vals = NULL;
+	}
 #undef PUB
 
 #define PROOF(name, text) (rc = cz_proof_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &pf, err), rc != 0)
@@ -819,6 +846,217 @@ out:
 	free(vk);
 }
 
+
+/* ---- a synthetic, larger key: writer -> reader, the pooled checks ---- */
+
+static void g1_multiples(cz_g1_affine *out, size_t n, uint64_t start)
+{
+	cz_g1_jac *j = malloc(n * sizeof(*j)), g, acc;
+	uint64_t k = start;
+
+	cz_g1_jac_from_affine(&g, &cz_g1_generator);
+	cz_g1_mul_vartime(&acc, &g, &k, 1);
+	for (size_t i = 0; i < n; i++) {
+		j[i] = acc;
+		cz_g1_jac_add(&acc, &acc, &g);
+	}
+	cz_g1_jac_batch_to_affine(out, j, n);
+	free(j);
+}
+
+static void g2_multiples(cz_g2_affine *out, size_t n, uint64_t start)
+{
+	cz_g2_jac *j = malloc(n * sizeof(*j)), g, acc;
+	uint64_t k = start;
+
+	cz_g2_jac_from_affine(&g, &cz_g2_generator);
+	cz_g2_mul_vartime(&acc, &g, &k, 1);
+	for (size_t i = 0; i < n; i++) {
+		j[i] = acc;
+		cz_g2_jac_add(&acc, &acc, &g);
+	}
+	cz_g2_jac_batch_to_affine(out, j, n);
+	free(j);
+}
+
+static void synthetic_key(void)
+{
+	enum { NV = 300, NP = 2, DOM = 2048, NC = 5 };
+	char zp[512], err[CZ_ERRLEN];
+	struct cz_zkey_parts kp = { 0 };
+	cz_g1_affine *ic = malloc((NP + 1) * sizeof(*ic)), *a = malloc(NV * sizeof(*a)),
+		     *b1 = malloc(NV * sizeof(*b1)), *c = malloc(NV * sizeof(*c)),
+		     *h = malloc(DOM * sizeof(*h)), *rd = malloc(DOM * sizeof(*rd)), g1bad;
+	cz_g2_affine *b2 = malloc(NV * sizeof(*b2)), *rd2 = malloc(NV * sizeof(*rd2)), g2bad;
+	struct cz_zkey_coef co[NC], cr[NC];
+	struct cz_zkey *z;
+	bool eq;
+	double t0, dt1, dt2;
+	int i;
+
+	g1_multiples(ic, NP + 1, 1000);
+	g1_multiples(a, NV, 2000);
+	g1_multiples(b1, NV, 3000);
+	g1_multiples(c, NV - NP - 1, 4000);
+	g1_multiples(h, DOM, 5000);
+	g2_multiples(b2, NV, 6000);
+	b1[7].x = cz_fp_zero; /* points at infinity survive the round trip */
+	b1[7].y = cz_fp_zero;
+	b2[7].x = cz_fp2_zero;
+	b2[7].y = cz_fp2_zero;
+	for (i = 0; i < NC; i++) {
+		co[i].matrix = (uint32_t)i & 1;
+		co[i].constraint = (uint32_t)i * 3;
+		co[i].signal = (uint32_t)(NV - 1 - i);
+		cz_fr_from_u64(&co[i].value, (uint64_t)i * 0x1234567u + 1);
+		if (i == 4)
+			cz_fr_neg(&co[i].value, &co[i].value);
+	}
+	kp.n_vars = NV;
+	kp.n_public = NP;
+	kp.domain_size = DOM;
+	kp.alpha1 = a[1];
+	kp.beta1 = a[2];
+	kp.delta1 = a[3];
+	kp.beta2 = b2[1];
+	kp.gamma2 = b2[2];
+	kp.delta2 = b2[3];
+	kp.ic = ic;
+	kp.coefs = co;
+	kp.n_coefs = NC;
+	kp.a = a;
+	kp.b1 = b1;
+	kp.b2 = b2;
+	kp.c = c;
+	kp.h = h;
+	snprintf(zp, sizeof(zp), "%s/synthetic.zkey", tmp_dir);
+	err[0] = 0;
+	ct_ok(cz_zkey_write(zp, &kp, err) == 0, "synthetic key (nVars %d, domain %d) written %s", NV,
+	      DOM, err);
+
+	t0 = now_s();
+	z = cz_zkey_open(zp, err);
+	dt1 = now_s() - t0;
+	if (ct_ok(z != NULL, "synthetic key opens with every check, on the pool (%s)", z ? "ok" : err)) {
+		eq = z->n_vars == NV && z->n_public == NP && z->domain_size == DOM &&
+		     g2_eq(&z->gamma2, &b2[2]) && g1_eq(&z->delta1, &a[3]) &&
+		     cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err) == 0;
+		for (i = 0; eq && i < DOM; i++)
+			eq = g1_eq(&rd[i], &h[i]);
+		eq = eq && cz_zkey_g1(z, CZ_ZKEY_B1, 0, NV, rd, err) == 0;
+		for (i = 0; eq && i < NV; i++)
+			eq = g1_eq(&rd[i], &b1[i]);
+		eq = eq && cz_zkey_g2(z, CZ_ZKEY_B2, 0, NV, rd2, err) == 0;
+		for (i = 0; eq && i < NV; i++)
+			eq = g2_eq(&rd2[i], &b2[i]);
+		eq = eq && cz_zkey_coefs(z, 0, NC, cr, err) == 0;
+		for (i = 0; eq && i < NC; i++)
+			eq = cr[i].matrix == co[i].matrix && cr[i].constraint == co[i].constraint &&
+			     cr[i].signal == co[i].signal && cz_fr_eq(&cr[i].value, &co[i].value);
+		ct_ok(eq, "synthetic key reads back what was written (H, B1, B2 with infinity, coefficients)");
+		t0 = cpu_s();
+		for (i = 0; i < 10; i++)
+			cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err);
+		dt1 = (cpu_s() - t0) / (10.0 * DOM);
+		t0 = cpu_s();
+		for (i = 0; i < 10; i++)
+			cz_zkey_g2(z, CZ_ZKEY_B2, 0, NV, rd2, err);
+		dt2 = (cpu_s() - t0) / (10.0 * NV);
+		ct_diag("conversion with range and curve checks (CPU time): G1 %.2f us/point, G2 %.2f us/point",
+			dt1 * 1e6, dt2 * 1e6);
+		{
+			struct cz_pool *pool = cz_pool_create(4);
+			cz_g1_affine *rp = malloc(DOM * sizeof(*rp));
+			cz_g2_affine *rp2 = malloc(NV * sizeof(*rp2));
+
+			eq = pool && rp && rp2 && cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, DOM, rp, pool, err) == 0 &&
+			     cz_zkey_g2_pool(z, CZ_ZKEY_B2, 0, NV, rp2, pool, err) == 0 &&
+			     cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err) == 0;
+			for (i = 0; eq && i < DOM; i++)
+				eq = g1_eq(&rp[i], &rd[i]);
+			for (i = 0; eq && i < NV; i++)
+				eq = g2_eq(&rp2[i], &b2[i]);
+			ct_ok(eq, "pooled conversion equals the serial one (H, B2)");
+			ct_ok(cz_zkey_g1_pool(z, CZ_ZKEY_H, 10, DOM, rp, pool, err) != 0 && strstr(err, "out of"),
+			      "pooled conversion past the section rejected: %s", err);
+			free(rp);
+			free(rp2);
+			cz_pool_destroy(pool);
+		}
+		ct_ok(cz_zkey_g1(z, CZ_ZKEY_H, DOM - 1, 2, rd, err) != 0 && strstr(err, "out of"),
+		      "accessor range past the section rejected: %s", err);
+		ct_ok(cz_zkey_g1(z, CZ_ZKEY_B2, 0, 1, rd, err) != 0 && strstr(err, "not a G1"),
+		      "G1 accessor on the G2 section rejected: %s", err);
+		cz_zkey_close(z);
+	}
+
+	/* Two bad points in H: the lowest index is reported, whatever the threads did. */
+	if (g1_off_subgroup(&g1bad) && g2_off_subgroup(&g2bad)) {
+		h[1500] = g1bad;
+		h[700] = g1bad;
+		ct_ok(cz_zkey_write(zp, &kp, err) == 0, "synthetic key with H[700], H[1500] outside G1");
+		z = cz_zkey_open(zp, err);
+		cz_zkey_close(z);
+		expect_err(z == NULL, err, zp, "first bad H point", "section 9 (H): point 700",
+			   "not in the prime-order subgroup");
+		/* Off the curve at 1900 and 300, converted on a pool: 300 is named. */
+		cz_fp_add(&h[1900].x, &h[1900].x, &cz_fp_one);
+		cz_fp_add(&h[300].x, &h[300].x, &cz_fp_one);
+		z = cz_zkey_write(zp, &kp, err) == 0 ? cz_zkey_open_flags(zp, 0, err) : NULL;
+		if (ct_ok(z != NULL, "synthetic key with H[300], H[1900] off the curve opens header-only")) {
+			struct cz_pool *pool = cz_pool_create(4);
+
+			expect_err(cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, DOM, rd, pool, err) != 0, err, zp,
+				   "pooled conversion of a bad H", "section 9 (H): point 300",
+				   "not on the curve");
+			cz_pool_destroy(pool);
+			cz_zkey_close(z);
+		}
+	}
+
+	/* Cost of the subgroup checks, per point, in CPU time (the machine is
+	 * shared), next to a full 255-bit scalar multiplication (r·P = O, the
+	 * naive check) in the same run. */
+	{
+		cz_g1_jac pj, q;
+		cz_g2_jac pj2, q2;
+		cz_fr k;
+		double m1, m2;
+
+		cz_fr_neg(&k, &cz_fr_one);
+		t0 = cpu_s();
+		for (i = 0; i < 200; i++)
+			eq = cz_g1_affine_in_subgroup(&h[i + 1]);
+		dt1 = (cpu_s() - t0) / 200;
+		t0 = cpu_s();
+		for (i = 0; i < 50; i++)
+			eq = cz_g2_affine_in_subgroup(&b2[i + 10]);
+		dt2 = (cpu_s() - t0) / 50;
+		cz_g1_jac_from_affine(&pj, &h[1]);
+		cz_g2_jac_from_affine(&pj2, &b2[10]);
+		t0 = cpu_s();
+		for (i = 0; i < 50; i++)
+			cz_g1_mul(&q, &pj, &k);
+		m1 = (cpu_s() - t0) / 50;
+		t0 = cpu_s();
+		for (i = 0; i < 20; i++)
+			cz_g2_mul(&q2, &pj2, &k);
+		m2 = (cpu_s() - t0) / 20;
+		ct_diag("subgroup check (CPU time, one thread): G1 %.0f us/point (full scalar mul %.0f us), "
+			"G2 %.0f us/point (full scalar mul %.0f us); a 2^27-constraint key "
+			"(~5.4e8 G1 + 1.3e8 G2 points) would need ~%.0f core-hours",
+			dt1 * 1e6, m1 * 1e6, dt2 * 1e6, m2 * 1e6, (5.4e8 * dt1 + 1.3e8 * dt2) / 3600);
+	}
+	free(ic);
+	free(a);
+	free(b1);
+	free(c);
+	free(h);
+	free(rd);
+	free(b2);
+	free(rd2);
+}
+
 int main(void)
 {
 	const char *d = getenv("CZ_DATA_DIR");
@@ -841,6 +1079,7 @@ int main(void)
 	}
 	for (size_t i = 0; i < sizeof(circuits) / sizeof(circuits[0]); i++)
 		check_circuit(circuits[i]);
+	synthetic_key();
 	zkey_mutants();
 	wtns_r1cs_mutants();
 	json_mutants();

@@ -132,6 +132,23 @@ static void g1_grouped(cz_g1_jac *r, const cz_g1_affine *b, const uint16_t *whic
 	free(sum);
 }
 
+static void g2_grouped(cz_g2_jac *r, const cz_g2_affine *b, const uint16_t *which,
+		       const cz_scalar *vals, size_t m, size_t n)
+{
+	cz_g2_jac *sum = malloc(m * sizeof(*sum)), t;
+	for (size_t v = 0; v < m; v++)
+		cz_g2_jac_set_inf(&sum[v]);
+	for (size_t i = 0; i < n; i++)
+		cz_g2_jac_add_affine(&sum[which[i]], &sum[which[i]], &b[i]);
+	cz_g2_jac_set_inf(r);
+	for (size_t v = 0; v < m; v++) {
+		cz_fr f = to_fr(&vals[v]);
+		cz_g2_mul(&t, &sum[v], &f);
+		cz_g2_jac_add(r, r, &t);
+	}
+	free(sum);
+}
+
 /* ---- checks ------------------------------------------------------------- */
 
 static struct cz_pool *pools[4]; /* pools[t]: t threads; pools[1] = NULL (no pool) */
@@ -154,19 +171,21 @@ static int g2_check(const cz_g2_affine *b, const cz_scalar *k, size_t n, unsigne
 	return cz_g2_jac_eq(&got, want);
 }
 
-/* Plans worth forcing: batch-affine with a roomy batch, XYZZ, and
- * batch-affine in tiny windows and batches (queue and side buckets busy). */
+/* Plans worth forcing: batch-affine with a roomy batch (lane reduction),
+ * XYZZ, batch-affine in tiny windows and batches (queue and side buckets
+ * busy), and tiny batches with lanes (side buckets next to lanes). */
 static const struct cz_msm_tune tunes[] = {
 	{ 0, 0, 0, 0 },
-	{ 10, 0, 1, 64 },
+	{ 11, 0, 1, 64 },
 	{ 8, 0, 2, 0 },
 	{ 4, 0, 1, 4 },
 	{ 3, 3, 1, 2 },
+	{ 12, 2, 1, 2 },
 };
 #define NTUNES (sizeof(tunes) / sizeof(tunes[0]))
 
 /* Runs the automatic plan at 1..3 threads and each forced plan at one
- * thread (plan 4 splits points into 3 chunks); one TAP point. */
+ * thread (plans 4 and 5 split points into chunks); one TAP point. */
 static void g1_case(const char *what, const cz_g1_affine *b, const cz_scalar *k, size_t n)
 {
 	cz_g1_jac want;
@@ -178,7 +197,7 @@ static void g1_case(const char *what, const cz_g1_affine *b, const cz_scalar *k,
 			if (!ok)
 				ct_diag("g1 %s: plan %u at %u threads differs", what, t, th);
 		}
-	ct_ok(ok, "g1 %s (n=%zu): auto plan at 1-3 threads and 4 forced plans equal the naive sum", what, n);
+	ct_ok(ok, "g1 %s (n=%zu): auto plan at 1-3 threads and 5 forced plans equal the naive sum", what, n);
 }
 
 static void g2_case(const char *what, const cz_g2_affine *b, const cz_scalar *k, size_t n)
@@ -192,7 +211,7 @@ static void g2_case(const char *what, const cz_g2_affine *b, const cz_scalar *k,
 			if (!ok)
 				ct_diag("g2 %s: plan %u at %u threads differs", what, t, th);
 		}
-	ct_ok(ok, "g2 %s (n=%zu): auto plan at 1-3 threads and 4 forced plans equal the naive sum", what, n);
+	ct_ok(ok, "g2 %s (n=%zu): auto plan at 1-3 threads and 5 forced plans equal the naive sum", what, n);
 }
 
 #define MAXN 1000
@@ -204,7 +223,7 @@ int main(void)
 	static cz_scalar k[MAXN];
 	static const size_t sizes[] = { 1, 2, 3, 17, 100, 1000 };
 
-	ct_plan(6 + 1 + 10 + 4 + 4 + 2);
+	ct_plan(6 + 1 + 10 + 4 + 1 + 4 + 2);
 	pools[2] = cz_pool_create(2);
 	pools[3] = cz_pool_create(3);
 	g1_points(b1, MAXN);
@@ -238,7 +257,9 @@ int main(void)
 		for (unsigned th = 1; th <= 3 && ok; th++)
 			ok = g1_check(b, kk, n, th, NULL, &want);
 		ok = ok && g1_check(b, kk, n, 2, &(struct cz_msm_tune){ 13, 3, 1, 0 }, &want);
-		ct_ok(ok, "g1 2^14 points, 256 distinct scalars: 1-3 threads and 3 chunks equal the grouped sum");
+		/* 255 = 17·15: a 15-bit top window with 29677 buckets, partial lane */
+		ok = ok && g1_check(b, kk, n, 2, &(struct cz_msm_tune){ 15, 2, 1, 0 }, &want);
+		ct_ok(ok, "g1 2^14 points, 256 distinct scalars: 1-3 threads, c = 13 and 15 in chunks equal the grouped sum");
 		free(b);
 		free(kk);
 		free(which);
@@ -301,6 +322,30 @@ int main(void)
 		for (size_t i = 0; i < sizes2[s]; i++)
 			k[i] = scalar_rand();
 		g2_case("random", b2, k, sizes2[s]);
+	}
+	/* 2^12 G2 points, 64 distinct scalars: full batches, lanes, norms. */
+	{
+		size_t nn = 1u << 12, m = 64;
+		cz_g2_affine *b = malloc(nn * sizeof(*b));
+		cz_scalar *kk = malloc(nn * sizeof(*kk)), vals[64];
+		uint16_t *which = malloc(nn * sizeof(*which));
+		cz_g2_jac want;
+		int ok = 1;
+		g2_points(b, nn);
+		for (size_t v = 0; v < m; v++)
+			vals[v] = scalar_rand();
+		for (size_t i = 0; i < nn; i++) {
+			which[i] = (uint16_t)(rnd() % m);
+			kk[i] = vals[which[i]];
+		}
+		g2_grouped(&want, b, which, vals, m, nn);
+		for (unsigned th = 1; th <= 3 && ok; th++)
+			ok = g2_check(b, kk, nn, th, NULL, &want);
+		ok = ok && g2_check(b, kk, nn, 2, &(struct cz_msm_tune){ 12, 2, 1, 0 }, &want);
+		ct_ok(ok, "g2 2^12 points, 64 distinct scalars: 1-3 threads and c = 12 in chunks equal the grouped sum");
+		free(b);
+		free(kk);
+		free(which);
 	}
 	n = 100;
 	for (size_t i = 0; i < n; i++)

@@ -2,7 +2,7 @@
 # Installs what cuzk's build and tests need on Debian (run as root, or with sudo).
 # One list, used by .ci/run, `make demo` and the README.
 set -e
-PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev clang libclang-rt-14-dev"
+PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev clang libclang-rt-14-dev python3 time"
 # node and npm (for the snarkjs interop tests) come with the machine image; install only when absent.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""
@@ -13,4 +13,10 @@ if [ -n "$missing" ]; then
 	SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+# snarkjs and circom2, pinned by tools/fixtures/package-lock.json: the snarkjs interop tests
+# (selftests/e2e_cli.c) and the fixture generator need them.
+fixtures="$(cd "$(dirname "$0")" && pwd)/fixtures"
+if [ ! -d "$fixtures/node_modules/snarkjs" ]; then
+	npm ci --prefix "$fixtures" --no-audit --no-fund
 fi

@@ -16,9 +16,18 @@
  *   q = t[0]·(-m^-1) mod 2^64;  t += q·m   (the same two chains; t[0] -> 0)
  * Bounds: with m < 2^(64N-1), t stays < 2m after each row and the partial
  * sums fit N+1 limbs, so the last carry of each chain folds into t[N]
- * without overflow.  The caller subtracts m once (fi_reduce_once).
+ * without overflow.  Last, t - m replaces t unless it borrows (cmovc), and
+ * the result goes straight to r (read a and b first, so r may alias them).
  * m points to the modulus limbs followed by -m^-1 mod 2^64.
- * Cost: 2N^2 mulx and ~4N^2 adds; about 30 ns for N = 6 at 3 GHz.
+ * Cost: 2N^2 mulx and ~4N^2 adds; N = 6: ~120 cycles in a dependent chain,
+ * ~100 per multiplication when independent ones overlap (the adcx/adox
+ * ports, p0 and p6 on recent Intel cores, are the bound).
+ *
+ * For lazy reduction (Fp2 multiplication: three products, two reductions)
+ * there are also the plain 2N-limb product (the same product rows, storing
+ * the finished low limb after each) and the Montgomery reduction of a
+ * 2N-limb t < m·R: the reduction rows on t's low half give
+ * s = (t_lo + q·m)/R <= m, then s + t_hi < 2m and one subtraction.
  */
 #ifndef CZ_FIELD_X86_H
 #define CZ_FIELD_X86_H
@@ -27,14 +36,17 @@
 #include <stdint.h>
 
 extern bool cz_field_adx_on;
+/* inv_vartime results that needed the Fermat fallback (tests expect 0). */
+extern _Atomic unsigned long cz_field_inv_fallbacks;
 
 #if defined(__x86_64__)
 
-static inline void cz_x86_mont_mul4(uint64_t r[4], const uint64_t a[4],
-				      const uint64_t b[4], const uint64_t *m)
+/* r = a·b·2^(-64·4) mod m, fully reduced; r may alias a or b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t *m)
 {
 	uint64_t t0, t1, t2, t3, t4, lo, hi;
-	__asm__(
+	__asm__ volatile(
 		"movq 0(%[b]), %%rdx\n\t"
 		"mulxq 0(%[a]), %[t0], %[t1]\n\t"
 		"mulxq 8(%[a]), %[lo], %[t2]\n\t"
@@ -160,22 +172,217 @@ static inline void cz_x86_mont_mul4(uint64_t r[4], const uint64_t a[4],
 		"adcxq %[hi], %[t2]\n\t"
 		"movq $0, %[lo]\n\t"
 		"adoxq %[lo], %[t2]\n\t"
+		"movq %[rp], %[b]\n\t"
+		"movq %[t4], %[t3]\n\t"
+		"movq %[t0], %[lo]\n\t"
+		"movq %[t1], %[hi]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"subq 0(%[m]), %[t4]\n\t"
+		"sbbq 8(%[m]), %[t0]\n\t"
+		"sbbq 16(%[m]), %[t1]\n\t"
+		"sbbq 24(%[m]), %[t2]\n\t"
+		"cmovcq %[t3], %[t4]\n\t"
+		"cmovcq %[lo], %[t0]\n\t"
+		"cmovcq %[hi], %[t1]\n\t"
+		"cmovcq %%rdx, %[t2]\n\t"
+		"movq %[t4], 0(%[b])\n\t"
+		"movq %[t0], 8(%[b])\n\t"
+		"movq %[t1], 16(%[b])\n\t"
+		"movq %[t2], 24(%[b])\n\t"
 		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-		  [lo] "=&r"(lo), [hi] "=&r"(hi)
-		: [a] "r"(a), [b] "r"(b), [m] "r"(m), "m"(*(const uint64_t(*)[4])a),
-		  "m"(*(const uint64_t(*)[4])b), "m"(*(const uint64_t(*)[5])m)
-		: "rdx", "cc");
-	r[0] = t4;
-	r[1] = t0;
-	r[2] = t1;
-	r[3] = t2;
+		  [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+&r"(a), [b] "+&r"(b)
+		: [m] "r"(m), [rp] "m"(r)
+		: "rdx", "cc", "memory"); /* reads a, b, m; writes r */
 }
 
-static inline void cz_x86_mont_mul6(uint64_t r[6], const uint64_t a[6],
-				      const uint64_t b[6], const uint64_t *m)
+/* r = a·b as a 2·4-limb integer (no reduction); r must not overlap a, b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mul_wide4(uint64_t r[8], const uint64_t a[4], const uint64_t b[4])
+{
+	uint64_t t0, t1, t2, t3, t4, lo, hi;
+	__asm__ volatile(
+		"movq 0(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[t0], %[t1]\n\t"
+		"mulxq 8(%[a]), %[lo], %[t2]\n\t"
+		"addq %[lo], %[t1]\n\t"
+		"mulxq 16(%[a]), %[lo], %[t3]\n\t"
+		"adcq %[lo], %[t2]\n\t"
+		"mulxq 24(%[a]), %[lo], %[t4]\n\t"
+		"adcq %[lo], %[t3]\n\t"
+		"adcq $0, %[t4]\n\t"
+		"movq %[t0], 0(%[r])\n\t"
+		"xorl %k[t0], %k[t0]\n\t"
+		"movq 8(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq %[t1], 8(%[r])\n\t"
+		"xorl %k[t1], %k[t1]\n\t"
+		"movq 16(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq %[t2], 16(%[r])\n\t"
+		"xorl %k[t2], %k[t2]\n\t"
+		"movq 24(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"movq %[t3], 24(%[r])\n\t"
+		"movq %[t4], 32(%[r])\n\t"
+		"movq %[t0], 40(%[r])\n\t"
+		"movq %[t1], 48(%[r])\n\t"
+		"movq %[t2], 56(%[r])\n\t"
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+		  [lo] "=&r"(lo), [hi] "=&r"(hi)
+		: [a] "r"(a), [b] "r"(b), [r] "r"(r)
+		: "rdx", "cc", "memory"); /* reads a, b; writes r */
+}
+
+/* r = t·2^(-64·4) mod m for t < m·2^(64·4), fully reduced. */
+static inline __attribute__((always_inline)) void
+cz_x86_redc4(uint64_t r[4], const uint64_t t[8], const uint64_t *m)
+{
+	uint64_t t0, t1, t2, t3, t4, lo, hi;
+	__asm__ volatile(
+		"movq 0(%[tp]), %[t0]\n\t"
+		"movq 8(%[tp]), %[t1]\n\t"
+		"movq 16(%[tp]), %[t2]\n\t"
+		"movq 24(%[tp]), %[t3]\n\t"
+		"xorl %k[t4], %k[t4]\n\t"
+		"movq %[t0], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"movq %[t1], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq %[t3], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"addq 32(%[tp]), %[t4]\n\t"
+		"adcq 40(%[tp]), %[t0]\n\t"
+		"adcq 48(%[tp]), %[t1]\n\t"
+		"adcq 56(%[tp]), %[t2]\n\t"
+		"movq %[t4], %[t3]\n\t"
+		"movq %[t0], %[lo]\n\t"
+		"movq %[t1], %[hi]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"subq 0(%[m]), %[t4]\n\t"
+		"sbbq 8(%[m]), %[t0]\n\t"
+		"sbbq 16(%[m]), %[t1]\n\t"
+		"sbbq 24(%[m]), %[t2]\n\t"
+		"cmovcq %[t3], %[t4]\n\t"
+		"cmovcq %[lo], %[t0]\n\t"
+		"cmovcq %[hi], %[t1]\n\t"
+		"cmovcq %%rdx, %[t2]\n\t"
+		"movq %[t4], 0(%[r])\n\t"
+		"movq %[t0], 8(%[r])\n\t"
+		"movq %[t1], 16(%[r])\n\t"
+		"movq %[t2], 24(%[r])\n\t"
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+		  [lo] "=&r"(lo), [hi] "=&r"(hi), [tp] "+&r"(t)
+		: [m] "r"(m), [r] "r"(r)
+		: "rdx", "cc", "memory"); /* reads t, m; writes r */
+}
+
+/* r = a·b·2^(-64·6) mod m, fully reduced; r may alias a or b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t *m)
 {
 	uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
-	__asm__(
+	__asm__ volatile(
 		"movq 0(%[b]), %%rdx\n\t"
 		"mulxq 0(%[a]), %[t0], %[t1]\n\t"
 		"mulxq 8(%[a]), %[lo], %[t2]\n\t"
@@ -437,23 +644,379 @@ static inline void cz_x86_mont_mul6(uint64_t r[6], const uint64_t a[6],
 		"adcxq %[hi], %[t4]\n\t"
 		"movq $0, %[lo]\n\t"
 		"adoxq %[lo], %[t4]\n\t"
+		"movq %[rp], %[b]\n\t"
+		"movq %[t6], %[t5]\n\t"
+		"movq %[t0], %[lo]\n\t"
+		"movq %[t1], %[hi]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"movq %[t3], %[a]\n\t"
+		"movq %[t4], 40(%[b])\n\t"
+		"subq 0(%[m]), %[t6]\n\t"
+		"sbbq 8(%[m]), %[t0]\n\t"
+		"sbbq 16(%[m]), %[t1]\n\t"
+		"sbbq 24(%[m]), %[t2]\n\t"
+		"sbbq 32(%[m]), %[t3]\n\t"
+		"sbbq 40(%[m]), %[t4]\n\t"
+		"cmovcq %[t5], %[t6]\n\t"
+		"cmovcq %[lo], %[t0]\n\t"
+		"cmovcq %[hi], %[t1]\n\t"
+		"cmovcq %%rdx, %[t2]\n\t"
+		"cmovcq %[a], %[t3]\n\t"
+		"cmovcq 40(%[b]), %[t4]\n\t"
+		"movq %[t6], 0(%[b])\n\t"
+		"movq %[t0], 8(%[b])\n\t"
+		"movq %[t1], 16(%[b])\n\t"
+		"movq %[t2], 24(%[b])\n\t"
+		"movq %[t3], 32(%[b])\n\t"
+		"movq %[t4], 40(%[b])\n\t"
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [t6] "=&r"(t6),
+		  [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+&r"(a), [b] "+&r"(b)
+		: [m] "r"(m), [rp] "m"(r)
+		: "rdx", "cc", "memory"); /* reads a, b, m; writes r */
+}
+
+/* r = a·b as a 2·6-limb integer (no reduction); r must not overlap a, b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mul_wide6(uint64_t r[12], const uint64_t a[6], const uint64_t b[6])
+{
+	uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+	__asm__ volatile(
+		"movq 0(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[t0], %[t1]\n\t"
+		"mulxq 8(%[a]), %[lo], %[t2]\n\t"
+		"addq %[lo], %[t1]\n\t"
+		"mulxq 16(%[a]), %[lo], %[t3]\n\t"
+		"adcq %[lo], %[t2]\n\t"
+		"mulxq 24(%[a]), %[lo], %[t4]\n\t"
+		"adcq %[lo], %[t3]\n\t"
+		"mulxq 32(%[a]), %[lo], %[t5]\n\t"
+		"adcq %[lo], %[t4]\n\t"
+		"mulxq 40(%[a]), %[lo], %[t6]\n\t"
+		"adcq %[lo], %[t5]\n\t"
+		"adcq $0, %[t6]\n\t"
+		"movq %[t0], 0(%[r])\n\t"
+		"xorl %k[t0], %k[t0]\n\t"
+		"movq 8(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 32(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 40(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq %[t1], 8(%[r])\n\t"
+		"xorl %k[t1], %k[t1]\n\t"
+		"movq 16(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 32(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 40(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq %[t2], 16(%[r])\n\t"
+		"xorl %k[t2], %k[t2]\n\t"
+		"movq 24(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 32(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 40(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"movq %[t3], 24(%[r])\n\t"
+		"xorl %k[t3], %k[t3]\n\t"
+		"movq 32(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 32(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 40(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"movq %[t4], 32(%[r])\n\t"
+		"xorl %k[t4], %k[t4]\n\t"
+		"movq 40(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 32(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 40(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"movq %[t5], 40(%[r])\n\t"
+		"movq %[t6], 48(%[r])\n\t"
+		"movq %[t0], 56(%[r])\n\t"
+		"movq %[t1], 64(%[r])\n\t"
+		"movq %[t2], 72(%[r])\n\t"
+		"movq %[t3], 80(%[r])\n\t"
+		"movq %[t4], 88(%[r])\n\t"
 		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [t6] "=&r"(t6),
 		  [lo] "=&r"(lo), [hi] "=&r"(hi)
-		: [a] "r"(a), [b] "r"(b), [m] "r"(m), "m"(*(const uint64_t(*)[6])a),
-		  "m"(*(const uint64_t(*)[6])b), "m"(*(const uint64_t(*)[7])m)
-		: "rdx", "cc");
-	r[0] = t6;
-	r[1] = t0;
-	r[2] = t1;
-	r[3] = t2;
-	r[4] = t3;
-	r[5] = t4;
+		: [a] "r"(a), [b] "r"(b), [r] "r"(r)
+		: "rdx", "cc", "memory"); /* reads a, b; writes r */
+}
+
+/* r = t·2^(-64·6) mod m for t < m·2^(64·6), fully reduced. */
+static inline __attribute__((always_inline)) void
+cz_x86_redc6(uint64_t r[6], const uint64_t t[12], const uint64_t *m)
+{
+	uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+	__asm__ volatile(
+		"movq 0(%[tp]), %[t0]\n\t"
+		"movq 8(%[tp]), %[t1]\n\t"
+		"movq 16(%[tp]), %[t2]\n\t"
+		"movq 24(%[tp]), %[t3]\n\t"
+		"movq 32(%[tp]), %[t4]\n\t"
+		"movq 40(%[tp]), %[t5]\n\t"
+		"xorl %k[t6], %k[t6]\n\t"
+		"movq %[t0], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"movq %[t1], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq %[t3], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"movq %[t4], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"movq %[t5], %%rdx\n\t"
+		"imulq 48(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 32(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 40(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"addq 48(%[tp]), %[t6]\n\t"
+		"adcq 56(%[tp]), %[t0]\n\t"
+		"adcq 64(%[tp]), %[t1]\n\t"
+		"adcq 72(%[tp]), %[t2]\n\t"
+		"adcq 80(%[tp]), %[t3]\n\t"
+		"adcq 88(%[tp]), %[t4]\n\t"
+		"movq %[t6], %[t5]\n\t"
+		"movq %[t0], %[lo]\n\t"
+		"movq %[t1], %[hi]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"movq %[t3], %[tp]\n\t"
+		"movq %[t4], 40(%[r])\n\t"
+		"subq 0(%[m]), %[t6]\n\t"
+		"sbbq 8(%[m]), %[t0]\n\t"
+		"sbbq 16(%[m]), %[t1]\n\t"
+		"sbbq 24(%[m]), %[t2]\n\t"
+		"sbbq 32(%[m]), %[t3]\n\t"
+		"sbbq 40(%[m]), %[t4]\n\t"
+		"cmovcq %[t5], %[t6]\n\t"
+		"cmovcq %[lo], %[t0]\n\t"
+		"cmovcq %[hi], %[t1]\n\t"
+		"cmovcq %%rdx, %[t2]\n\t"
+		"cmovcq %[tp], %[t3]\n\t"
+		"cmovcq 40(%[r]), %[t4]\n\t"
+		"movq %[t6], 0(%[r])\n\t"
+		"movq %[t0], 8(%[r])\n\t"
+		"movq %[t1], 16(%[r])\n\t"
+		"movq %[t2], 24(%[r])\n\t"
+		"movq %[t3], 32(%[r])\n\t"
+		"movq %[t4], 40(%[r])\n\t"
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [t6] "=&r"(t6),
+		  [lo] "=&r"(lo), [hi] "=&r"(hi), [tp] "+&r"(t)
+		: [m] "r"(m), [r] "r"(r)
+		: "rdx", "cc", "memory"); /* reads t, m; writes r */
 }
 
 #define CZ_X86_MUL4 cz_x86_mont_mul4
 #define CZ_X86_SQR4(r, a, m) cz_x86_mont_mul4(r, a, a, m)
 #define CZ_X86_MUL6 cz_x86_mont_mul6
 #define CZ_X86_SQR6(r, a, m) cz_x86_mont_mul6(r, a, a, m)
+#define CZ_X86_MUL_WIDE4 cz_x86_mul_wide4
+#define CZ_X86_REDC4 cz_x86_redc4
+#define CZ_X86_MUL_WIDE6 cz_x86_mul_wide6
+#define CZ_X86_REDC6 cz_x86_redc6
 
 #endif /* __x86_64__ */
 #endif

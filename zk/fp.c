@@ -11,6 +11,7 @@
 #define FIELD_N CZ_FP_LIMBS
 #define FIELD_PFX cz_fp
 #define FIELD_T cz_fp
+#define FIELD_WIDE_T cz_fp_wide
 #define FIELD_BYTES CZ_FP_BYTES
 #define FIELD_MOD BLS12_381_P
 #define FIELD_ONE BLS12_381_P_ONE
@@ -21,5 +22,7 @@
 #ifdef CZ_X86_MUL6
 #define FIELD_ADX_MUL CZ_X86_MUL6
 #define FIELD_ADX_SQR CZ_X86_SQR6
+#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE6
+#define FIELD_ADX_REDC CZ_X86_REDC6
 #endif
 #include "zk/field_impl.h"

@@ -19,6 +19,8 @@
 #define CZ_FP_BYTES 48
 
 typedef struct { uint64_t l[CZ_FP_LIMBS]; } cz_fp;
+/* An unreduced product of two elements (2N limbs), for lazy reduction. */
+typedef struct { uint64_t l[2 * CZ_FP_LIMBS]; } cz_fp_wide;
 
 extern const cz_fp cz_fp_zero;  /* 0 */
 extern const cz_fp cz_fp_one;   /* 1 (i.e. R mod p) */
@@ -43,6 +45,19 @@ bool cz_fp_is_one(const cz_fp *a);
 /* y > (m-1)/2 for the standard representative y (zcash's sign flag). */
 bool cz_fp_lexicographically_largest(const cz_fp *a);
 
+/* Lazy reduction: mul_wide gives the 2N-limb integer product of the
+ * Montgomery residues; redc(t) = t/R mod m for any t < m·R (so sums and
+ * differences of a few products can share one reduction); wide_sub and
+ * wide_add are a -/+ b mod m·R, which keeps the result < m·R. */
+void cz_fp_mul_wide(cz_fp_wide *r, const cz_fp *a, const cz_fp *b);
+void cz_fp_redc(cz_fp *r, const cz_fp_wide *t);
+void cz_fp_wide_sub(cz_fp_wide *r, const cz_fp_wide *a, const cz_fp_wide *b);
+void cz_fp_wide_add(cz_fp_wide *r, const cz_fp_wide *a, const cz_fp_wide *b);
+/* The extension by u^2 = -1: (r0 + r1 u) = (a0 + a1 u)(b0 + b1 u), and the
+ * square; lazy-reduced Karatsuba (Fp2 uses these).  Outputs may alias. */
+void cz_fp_ext2_mul(cz_fp *r0, cz_fp *r1, const cz_fp *a0, const cz_fp *a1, const cz_fp *b0, const cz_fp *b1);
+void cz_fp_ext2_sqr(cz_fp *r0, cz_fp *r1, const cz_fp *a0, const cz_fp *a1);
+
 void cz_fp_from_u64(cz_fp *r, uint64_t v);
 /* raw = standard-form limbs; to_mont fails (false) if raw >= p. */
 bool cz_fp_to_mont(cz_fp *r, const uint64_t raw[CZ_FP_LIMBS]);
@@ -63,5 +78,7 @@ size_t cz_fp_to_dec(char *s, size_t cap, const cz_fp *a);
  * the CPU has BMI2 and ADX.  Tests force each path in turn. */
 bool cz_fp_have_adx(void);
 void cz_field_force_portable(bool on);  /* all fields; for tests and benches */
+/* How often inv_vartime fell back to Fermat (a bug if ever non-zero). */
+unsigned long cz_field_inv_fallback_count(void);
 
 #endif

@@ -3,7 +3,8 @@
  * zk/fp2.c — Fp2 = Fp[u]/(u^2 + 1), built on the public Fp API.
  *
  * u^2 + 1 is irreducible because p ≡ 3 (mod 4), which also gives the cheap
- * square root below.  Multiplication is Karatsuba (3 Fp mul), squaring the
+ * square root below.  Multiplication is Karatsuba with lazy reduction (three
+ * 2N-limb products, two reductions: ~2.5 Fp mul), squaring the
  * complex method (2 Fp mul), inversion goes through the norm a0^2 + a1^2
  * (one Fp inversion, constant time).  sqrt is variable time (public data).
  */
@@ -45,29 +46,17 @@ void cz_fp2_conj(cz_fp2 *r, const cz_fp2 *a)
 	cz_fp_neg(&r->c1, &a->c1);
 }
 
-/* (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
+/* Karatsuba with lazy reduction, in zk/field_impl.h so the kernels inline:
+ * three 2N-limb products, two reductions (~2.5 Fp mul). */
 void cz_fp2_mul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-	cz_fp v0, v1, sa, sb;
-	cz_fp_mul(&v0, &a->c0, &b->c0);
-	cz_fp_mul(&v1, &a->c1, &b->c1);
-	cz_fp_add(&sa, &a->c0, &a->c1);
-	cz_fp_add(&sb, &b->c0, &b->c1);
-	cz_fp_mul(&sa, &sa, &sb);
-	cz_fp_sub(&sa, &sa, &v0);
-	cz_fp_sub(&r->c1, &sa, &v1);
-	cz_fp_sub(&r->c0, &v0, &v1);
+	cz_fp_ext2_mul(&r->c0, &r->c1, &a->c0, &a->c1, &b->c0, &b->c1);
 }
 
-/* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2a0a1 u */
+/* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2a0a1 u: two Fp mul */
 void cz_fp2_sqr(cz_fp2 *r, const cz_fp2 *a)
 {
-	cz_fp s, d, m;
-	cz_fp_add(&s, &a->c0, &a->c1);
-	cz_fp_sub(&d, &a->c0, &a->c1);
-	cz_fp_mul(&m, &a->c0, &a->c1);
-	cz_fp_mul(&r->c0, &s, &d);
-	cz_fp_dbl(&r->c1, &m);
+	cz_fp_ext2_sqr(&r->c0, &r->c1, &a->c0, &a->c1);
 }
 
 void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b)
@@ -100,12 +89,14 @@ void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
 
 bool cz_fp2_is_zero(const cz_fp2 *a)
 {
-	return cz_fp_is_zero(&a->c0) & cz_fp_is_zero(&a->c1);
+	bool z0 = cz_fp_is_zero(&a->c0), z1 = cz_fp_is_zero(&a->c1);
+	return z0 & z1; /* both evaluated: no early exit */
 }
 
 bool cz_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
 {
-	return cz_fp_eq(&a->c0, &b->c0) & cz_fp_eq(&a->c1, &b->c1);
+	bool e0 = cz_fp_eq(&a->c0, &b->c0), e1 = cz_fp_eq(&a->c1, &b->c1);
+	return e0 & e1;
 }
 
 void cz_fp2_frobenius(cz_fp2 *r, const cz_fp2 *a)
@@ -116,8 +107,9 @@ void cz_fp2_frobenius(cz_fp2 *r, const cz_fp2 *a)
 bool cz_fp2_lexicographically_largest(const cz_fp2 *a)
 {
 	bool c1z = cz_fp_is_zero(&a->c1);
-	return cz_fp_lexicographically_largest(&a->c1) |
-	       (c1z & cz_fp_lexicographically_largest(&a->c0));
+	bool l1 = cz_fp_lexicographically_largest(&a->c1);
+	bool l0 = cz_fp_lexicographically_largest(&a->c0);
+	return l1 | (c1z & l0);
 }
 
 /* a^e over Fp2, e public, left to right. */

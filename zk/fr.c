@@ -11,6 +11,7 @@
 #define FIELD_N CZ_FR_LIMBS
 #define FIELD_PFX cz_fr
 #define FIELD_T cz_fr
+#define FIELD_WIDE_T cz_fr_wide
 #define FIELD_BYTES CZ_FR_BYTES
 #define FIELD_MOD BLS12_381_R
 #define FIELD_ONE BLS12_381_R_ONE
@@ -21,6 +22,8 @@
 #ifdef CZ_X86_MUL4
 #define FIELD_ADX_MUL CZ_X86_MUL4
 #define FIELD_ADX_SQR CZ_X86_SQR4
+#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE4
+#define FIELD_ADX_REDC CZ_X86_REDC4
 #endif
 #include "zk/field_impl.h"
 

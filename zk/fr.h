@@ -19,6 +19,8 @@
 #define CZ_FR_BYTES 32
 
 typedef struct { uint64_t l[CZ_FR_LIMBS]; } cz_fr;
+/* An unreduced product of two elements (2N limbs), for lazy reduction. */
+typedef struct { uint64_t l[2 * CZ_FR_LIMBS]; } cz_fr_wide;
 
 extern const cz_fr cz_fr_zero;  /* 0 */
 extern const cz_fr cz_fr_one;   /* 1 (i.e. R mod r) */
@@ -42,6 +44,19 @@ bool cz_fr_is_odd(const cz_fr *a);                 /* of the standard representa
 bool cz_fr_is_one(const cz_fr *a);
 /* y > (m-1)/2 for the standard representative y (zcash's sign flag). */
 bool cz_fr_lexicographically_largest(const cz_fr *a);
+
+/* Lazy reduction: mul_wide gives the 2N-limb integer product of the
+ * Montgomery residues; redc(t) = t/R mod m for any t < m·R (so sums and
+ * differences of a few products can share one reduction); wide_sub and
+ * wide_add are a -/+ b mod m·R, which keeps the result < m·R. */
+void cz_fr_mul_wide(cz_fr_wide *r, const cz_fr *a, const cz_fr *b);
+void cz_fr_redc(cz_fr *r, const cz_fr_wide *t);
+void cz_fr_wide_sub(cz_fr_wide *r, const cz_fr_wide *a, const cz_fr_wide *b);
+void cz_fr_wide_add(cz_fr_wide *r, const cz_fr_wide *a, const cz_fr_wide *b);
+/* The extension by u^2 = -1: (r0 + r1 u) = (a0 + a1 u)(b0 + b1 u), and the
+ * square; lazy-reduced Karatsuba (Fp2 uses these).  Outputs may alias. */
+void cz_fr_ext2_mul(cz_fr *r0, cz_fr *r1, const cz_fr *a0, const cz_fr *a1, const cz_fr *b0, const cz_fr *b1);
+void cz_fr_ext2_sqr(cz_fr *r0, cz_fr *r1, const cz_fr *a0, const cz_fr *a1);
 
 void cz_fr_from_u64(cz_fr *r, uint64_t v);
 /* raw = standard-form limbs; to_mont fails (false) if raw >= r. */

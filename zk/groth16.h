@@ -46,8 +46,9 @@ struct cz_groth16_key {
 	cz_g2_affine *b2;       /* nvars */
 	cz_g1_affine *c;        /* nvars − npub − 1: the private signals only */
 	cz_g1_affine *h;        /* n */
-	struct cz_groth16_coef *coefs;
+	struct cz_groth16_coef *coefs;  /* sorted by row once indexed */
 	size_t ncoefs;
+	uint32_t *row_off;      /* n + 1: row i's coefficients are [row_off[i], row_off[i+1]) */
 };
 
 /* struct cz_groth16_proof and struct cz_groth16_vk: with their JSON forms. */
@@ -64,11 +65,16 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
+/* Sorts the coefficients by row and builds row_off, so that synthesis can
+ * split the rows among threads.  0 or -ENOMEM (the key then stays usable,
+ * with serial synthesis). */
+int cz_groth16_key_index(struct cz_groth16_key *k);
 void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
 
-/* a, b, c: n elements each.  w: nvars elements, standard form. */
+/* a, b, c: n elements each.  w: nvars elements, standard form.  Rows are
+ * split among the pool's threads when the key is indexed (pool may be NULL). */
 void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
-		      cz_fr *a, cz_fr *b, cz_fr *c);
+		      cz_fr *a, cz_fr *b, cz_fr *c, struct cz_pool *pool);
 /* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
 int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain *d,
 		      const cz_scalar *w, cz_fr *a, cz_fr *b, cz_fr *c, cz_scalar *hbuf,

@@ -22,7 +22,27 @@ static void fr_rr(cz_fr *rr)
 	cz_fr_to_mont(rr, cz_fr_one.l);         /* one's limbs are R mod r */
 }
 
-static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, char *e)
+/* Drops a converted section's file pages from this process's RSS: without
+ * it the key is resident twice at the end of the load (the mapping and the
+ * copy), and peak RSS is 2× the .zkey instead of 1×.  Only for our own
+ * read-only file mapping (a caller's buffer is left alone); the pages stay
+ * in the page cache.  point_bytes: the file's size of one point (G1: x, y). */
+#define G1B (2 * CZ_FP_BYTES)
+static void release(const struct cz_zkey *z, enum cz_zkey_section sec, size_t point_bytes)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)z->sec[sec], b = a + z->count[sec] * point_bytes;
+
+	if (!z->f.mapped || !z->sec[sec])
+		return;
+	a = (a + pg - 1) & ~(pg - 1);   /* whole pages inside the section only */
+	b &= ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, struct cz_pool *pool,
+		       char *e)
 {
 	uint64_t nv = k->nvars, n = 1ull << k->log2n, npc = (uint64_t)k->npub + 1;
 	size_t g1 = sizeof(cz_g1_affine);
@@ -38,12 +58,14 @@ static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, char *
 		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
 	int rc;
 	if ((rc = cz_zkey_g1(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_A, 0, nv, k->a, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_B1, 0, nv, k->b1, e)) ||
-	    (rc = cz_zkey_g2(z, CZ_ZKEY_B2, 0, nv, k->b2, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_C, 0, nv - npc, k->c, e)) ||
-	    (rc = cz_zkey_g1(z, CZ_ZKEY_H, 0, n, k->h, e)))
+	    (rc = cz_zkey_g1_pool(z, CZ_ZKEY_A, 0, nv, k->a, pool, e)) ||
+	    (release(z, CZ_ZKEY_A, G1B), rc = cz_zkey_g1_pool(z, CZ_ZKEY_B1, 0, nv, k->b1, pool, e)) ||
+	    (release(z, CZ_ZKEY_B1, G1B), rc = cz_zkey_g2_pool(z, CZ_ZKEY_B2, 0, nv, k->b2, pool, e)) ||
+	    (release(z, CZ_ZKEY_B2, 2 * G1B),
+	     rc = cz_zkey_g1_pool(z, CZ_ZKEY_C, 0, nv - npc, k->c, pool, e)) ||
+	    (release(z, CZ_ZKEY_C, G1B), rc = cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
 		return rc;
+	release(z, CZ_ZKEY_H, G1B);
 	return 0;
 }
 
@@ -71,7 +93,8 @@ static int load_coefs(struct cz_groth16_key *k, const struct cz_zkey *z, char *e
 	return 0;
 }
 
-int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, char *err, size_t cap)
+int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_pool *pool,
+			char *err, size_t cap)
 {
 	char e[CZ_ERRLEN] = "";
 	struct cz_zkey *z = cz_zkey_open_flags(path, CZ_ZKEY_CHECK_COEFS, e);
@@ -84,9 +107,11 @@ int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, char *err, s
 		k->log2n = z->log2_domain;
 		k->alpha1 = z->alpha1, k->beta1 = z->beta1, k->delta1 = z->delta1;
 		k->beta2 = z->beta2, k->gamma2 = z->gamma2, k->delta2 = z->delta2;
-		rc = load_points(k, z, e);
+		rc = load_points(k, z, pool, e);
 		if (!rc)
 			rc = load_coefs(k, z, e);
+		if (!rc)
+			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 		cz_zkey_close(z);
 	}
 	if (rc)

@@ -15,7 +15,8 @@
  * range.  (Subgroup checks of the bulk points are skipped: they would cost
  * one scalar multiplication per point, and a bad point cannot make an
  * accepted proof, since every proof is verified against the header's key.) */
-int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, char *err, size_t cap);
+int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_pool *pool,
+			char *err, size_t cap);   /* pool: converts points on its threads (or NULL) */
 int cz_groth16_key_save(const struct cz_groth16_key *k, const char *path, char *err, size_t cap);
 
 /* Size of a BLS12-381 .wtns file holding nvars values. */

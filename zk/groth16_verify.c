@@ -71,6 +71,8 @@ void cz_groth16_key_free(struct cz_groth16_key *k)
 	free(k->c);
 	free(k->h);
 	free(k->coefs);
+	free(k->row_off);
+	k->row_off = NULL;
 	k->ic = k->a = k->b1 = k->c = k->h = NULL;
 	k->b2 = NULL;
 	k->coefs = NULL;

@@ -6,10 +6,11 @@
  * single largest cost of a Groth16 proof (A, B, C and the H query).
  *
  * Algorithm (Pippenger with signed windows):
- *  - Each scalar is recoded into nwin = ceil(256/c) signed c-bit digits in
- *    [-2^(c-1), 2^(c-1)) (zk/msm_pvt.h: add a constant H, read windows; no
- *    carry chain, so any window's digit is found from k alone).  Digit d adds
- *    ±P to bucket |d|: 2^(c-1) buckets per window instead of 2^c - 1.
+ *  - Each scalar is recoded into nwin = ceil(255/c) c-bit digits, signed in
+ *    [-2^(c-1), 2^(c-1)) except the top one (zk/msm_pvt.h: add a constant
+ *    H, read windows; no carry chain, so any window's digit is found from k
+ *    alone).  Digit d adds ±P to bucket |d|: 2^(c-1) buckets per window
+ *    instead of 2^c - 1; the top window has as many as its largest digit.
  *  - Scalars 0 are skipped; scalars 1 (witnesses are full of 0/1) are summed
  *    once, not once per window: round-robin over 256 buckets so a batch never
  *    collides, then the buckets are added up.
@@ -22,8 +23,9 @@
  *    Equal points become a doubling, opposite points empty the bucket.
  *  - For small windows (few buckets, batches would collide) buckets are XYZZ.
  *  - Each window's buckets are summed by the running-sum trick,
- *    Σ_j j·B_j = Σ_j (B_top + ... + B_j), and windows are combined by Horner
- *    (c doublings per window).
+ *    Σ_j j·B_j = Σ_j (B_top + ... + B_j), made batch-affine by cutting the
+ *    buckets into lanes that advance together (zk/msm_tmpl_pvt.h,
+ *    reduce_lanes); windows are combined by Horner (c doublings each).
  *  - Threads: the work is nwin × nchunks tasks (window, point range), each
  *    with its own buckets and running sum; their results are added per
  *    window.  nchunks > 1 only when windows alone would leave threads idle
@@ -33,30 +35,42 @@
  *   batch-affine add   5M + 1S + inv/batch     (prefix product 1M, back pass
  *                                                2M, λ 1M, x3 1S, y3 1M)
  *   XYZZ mixed add     8M + 2S                  (the alternative bucket kind)
- *   running sum        one mixed + one full XYZZ add per bucket ~ 24M
- *   per window task    m·(add) + 2^(c-1)·24M,   m = points in the range
+ *   running sum        two batch-affine adds per bucket in lanes ~ 16M
+ *                      (classic XYZZ: one mixed + one full add ~ 24M)
+ *   per window task    m·(add) + 2^(c-1)·16M,   m = points in the range
  *   total              ceil(nwin·nchunks / T) · task
- * With n = 2^20, c = 16: 16 windows × (2^20·6.3M + 2^15·24M) ≈ 118·10^6 M,
- * about 6.5 field multiplications per point per window; the bucket
- * additions dominate (> 85%), the running sums are ~10%.
- * GLV (two 128-bit halves) leaves the point-window count unchanged
- * (2n points × half the windows) and only halves the running sums, ~5% here,
- * so it is not used.
+ * Measured (thread CPU time, M = 45 ns): a batch-affine add with its share
+ * of recoding and queueing is 345 ns ~ 7.7M.  With n = 2^16, c = 13:
+ * 20 windows × (2^16·7.7M + 2^12·16M) ≈ 11.4·10^6 M ≈ 0.51 s (measured
+ * 0.47 s); the bucket additions are ~85%, the running sums ~12%.  perf:
+ * Fp mul/sqr ~65% of cycles, Fp sub ~19% (6 per add), our own code ~9%.
+ * Not done, and why: GLV (two 128-bit halves) leaves the point-window count
+ * unchanged (2n points × half the windows) and only halves the running
+ * sums, ~5% at 2^16 and less above.  A fixed-base table (2^(j·c)·P for
+ * every window j, one shared bucket set) saves the same running sums and
+ * allows c + 3, ~25% at 2^16 but ~10% at 2^20 for nwin× the key's memory,
+ * so it does not pay at Filecoin sizes.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any
  * task's allocation; the result is then infinity.  Not constant time.
  */
 #include "zk/msm_pvt.h"
+#include "zk/fr.h"
 
 #include <string.h>
 
-/* Relative costs, in M (see above); G2 scales all by about the same factor. */
-#define COST_AFF 6.6
-#define COST_INV 150.0
-#define COST_XYZZ_MADD 10.0
-#define COST_BUCKET 24.0
+/* Relative costs, in M, measured (thread CPU time) with the mulx/adx Fp:
+ * M = 45 ns, a batch-affine add 345 ns, XYZZ mixed add 460 ns, inversion
+ * 9.5 us.  G2 scales all by about the same factor. */
+#define COST_AFF 7.3
+#define COST_INV 210.0
+#define COST_XYZZ_MADD 10.2
+#define COST_BUCKET 24.0       /* classic running sum */
+#define COST_BUCKET_LANES 16.0 /* batch-affine lanes, 1024 buckets or more */
 #define COST_SCAN 0.4      /* classify, recode, skip: per point and window */
+#define COST_FAR 0.6       /* per add, buckets beyond L2 (> 4 MiB) */
+#define COST_VERY_FAR 1.5  /* per add, buckets beyond 32 MiB */
 #define COST_TASK 2000.0   /* allocation, finish, combine: per task */
 
 static unsigned auto_batch(unsigned c)
@@ -66,27 +80,74 @@ static unsigned auto_batch(unsigned c)
 	return b > 1024 ? 1024 : b;
 }
 
-static double task_cost(size_t m, unsigned c, unsigned batch)
+static double task_cost(size_t m, unsigned batch, double nb, size_t aff_bytes)
 {
 	double add = batch ? COST_AFF + COST_INV / batch : COST_XYZZ_MADD;
-	return (double)m * (add + COST_SCAN) + (double)(1u << (c - 1)) * COST_BUCKET + COST_TASK;
+	double bytes = nb * (double)aff_bytes;
+	add += bytes > 32e6 ? COST_VERY_FAR : bytes > 4e6 ? COST_FAR : 0;
+	double red = batch && nb >= 1024 ? COST_BUCKET_LANES : COST_BUCKET;
+	return (double)m * (add + COST_SCAN) + nb * red + COST_TASK;
+}
+
+/* (r - 1 + h) >> bit, the top window's largest digit; r from Fr itself. */
+static unsigned top_digit_max(const uint64_t h[5], unsigned bit)
+{
+	uint64_t rm1[4], t[5];
+	cz_fr m1;
+	unsigned __int128 s = 0;
+
+	cz_fr_neg(&m1, &cz_fr_one);
+	cz_fr_from_mont(rm1, &m1);
+	for (int i = 0; i < 4; i++) {
+		s += (unsigned __int128)rm1[i] + h[i];
+		t[i] = (uint64_t)s;
+		s >>= 64;
+	}
+	t[4] = (uint64_t)s + h[4];
+	unsigned limb = bit / 64, off = bit % 64;
+	uint64_t v = t[limb] >> off;
+	if (off && limb < 4)
+		v |= t[limb + 1] << (64 - off);
+	return (unsigned)v;
+}
+
+static void plan_window(struct msm_plan *p, unsigned c)
+{
+	p->c = c;
+	p->nwin = (255 + c - 1) / c;
+	memset(p->h, 0, sizeof(p->h));
+	/* H = Σ_{j<nwin-1} 2^(c-1)·2^(j·c): bit j·c + c - 1 for each signed window. */
+	for (unsigned j = 0; j + 1 < p->nwin; j++) {
+		unsigned bit = j * c + c - 1;
+		p->h[bit / 64] |= (uint64_t)1 << (bit % 64);
+	}
+	p->top_nb = top_digit_max(p->h, (p->nwin - 1) * c);
+	if (p->top_nb == 0)
+		p->top_nb = 1;
 }
 
 void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   const struct cz_msm_tune *tune)
+		   size_t aff_bytes, const struct cz_msm_tune *tune)
 {
 	struct cz_msm_tune none = { 0 };
+	struct msm_plan t;
 	double best = -1;
 
 	if (!tune)
 		tune = &none;
+	if (tune->window && (tune->window < MSM_MIN_WINDOW || tune->window > MSM_MAX_WINDOW)) {
+		none = *tune;
+		none.window = 0; /* out of range: choose it */
+		tune = &none;
+	}
 	if (threads == 0)
 		threads = 1;
 	memset(p, 0, sizeof(*p));
+	memset(&t, 0, sizeof(t));
 	for (unsigned c = MSM_MIN_WINDOW; c <= MSM_MAX_WINDOW; c++) {
 		if (tune->window && c != tune->window)
 			continue;
-		unsigned nwin = (256 + c - 1) / c;
+		plan_window(&t, c);
 		unsigned kmax = tune->chunks ? tune->chunks : 4 * threads;
 		for (unsigned k = tune->chunks ? tune->chunks : 1; k <= kmax; k++) {
 			size_t m = (nbig + k - 1) / k;
@@ -98,25 +159,34 @@ void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threa
 					batch = tune->batch ? tune->batch : auto_batch(c);
 					if (batch < 16 && !tune->buckets)
 						continue;
-					if (batch < 1)
-						batch = 1;
 				}
-				double rounds = (double)((nwin * k + threads - 1) / threads);
-				double cost = rounds * task_cost(m, c, batch);
+				/* Rounds of the slowest thread; the top window
+				 * counts with its own bucket count. */
+				double rounds = (double)((t.nwin * k + threads - 1) / threads);
+				double nb = (double)(1u << (c - 1));
+				double top = task_cost(m, batch, t.top_nb, aff_bytes) -
+					     task_cost(m, batch, nb, aff_bytes);
+				double cost = rounds * task_cost(m, batch, nb, aff_bytes) +
+					      (top > 0 ? top * k : 0);
 				if (best < 0 || cost < best) {
 					best = cost;
-					p->c = c;
-					p->nwin = nwin;
-					p->nchunks = k;
-					p->batch = batch;
+					t.nchunks = k;
+					t.batch = batch;
+					*p = t;
 				}
 			}
 		}
 	}
-	/* H = Σ_j 2^(c-1)·2^(j·c): bit j·c + c - 1 for each window j. */
-	for (unsigned j = 0; j < p->nwin; j++) {
-		unsigned bit = j * p->c + p->c - 1;
-		p->h[bit / 64] |= (uint64_t)1 << (bit % 64);
+	/* The top window has top_nb buckets: a batch a quarter of that, or
+	 * XYZZ buckets when the batch would be too short to pay. */
+	p->top_batch = p->batch;
+	if (p->batch && p->top_nb < 4 * p->batch) {
+		p->top_batch = p->top_nb / 4;
+		if (!tune->buckets &&
+		    (p->top_batch < 16 || COST_AFF + COST_INV / p->top_batch > COST_XYZZ_MADD))
+			p->top_batch = 0;
+		if (tune->buckets && p->top_batch == 0)
+			p->top_batch = 1;
 	}
 	/* Scalars 1: one task per thread once there is enough to share. */
 	p->nones = 0;

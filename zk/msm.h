@@ -23,8 +23,9 @@ struct cz_pool;
 
 typedef struct { uint64_t l[4]; } cz_scalar;
 
-/* r = Σ scalars[i]·bases[i], i < n.  pool may be NULL (one thread).
- * Returns 0, or -ENOMEM (r is then left as infinity). */
+/* r = Σ scalars[i]·bases[i], i < n.  pool may be NULL (one thread); the
+ * MSM runs one cz_pool_for loop on it, so it must not be called from inside
+ * a loop of the same pool.  Returns 0, or -ENOMEM (r is then infinity). */
 int cz_msm_g1(cz_g1_jac *r, const cz_g1_affine *bases, const cz_scalar *scalars, size_t n,
 	      struct cz_pool *pool);
 int cz_msm_g2(cz_g2_jac *r, const cz_g2_affine *bases, const cz_scalar *scalars, size_t n,

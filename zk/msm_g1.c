@@ -15,7 +15,9 @@
 #define JAC cz_g1_jac
 #define XYZZ_ADD_AFF cz_g1_xyzz_add_affine
 #define XYZZ_ADD cz_g1_xyzz_add
+#define XYZZ_DBL cz_g1_xyzz_dbl
 #define XYZZ_TO_JAC cz_g1_xyzz_to_jac
+#define JAC_BATCH_TO_AFF cz_g1_jac_batch_to_affine
 #define JAC_SET_INF cz_g1_jac_set_inf
 #define JAC_IS_INF cz_g1_jac_is_inf
 #define JAC_ADD cz_g1_jac_add

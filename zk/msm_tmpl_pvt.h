@@ -4,7 +4,7 @@
  * include directly.  The bucket code, written once over a group; the
  * includer defines:
  *   F, F_ADD, F_SUB, F_DBL, F_NEG, F_MUL, F_SQR, F_INV      the coordinate field
- *   AFF, XYZZ, JAC, XYZZ_ADD_AFF, XYZZ_ADD, XYZZ_TO_JAC,
+ *   AFF, XYZZ, JAC, XYZZ_ADD_AFF, XYZZ_ADD, XYZZ_DBL, XYZZ_TO_JAC, JAC_BATCH_TO_AFF,
  *   JAC_SET_INF, JAC_IS_INF, JAC_ADD, JAC_DBL                the group
  *   MSM_FN, MSM_TUNED_FN                                     the public names
  * and optionally, to batch-invert in a subfield (G2: norms in Fp, see
@@ -20,12 +20,15 @@
 #include "lib/pool.h"
 #include "zk/msm_pvt.h"
 
-#ifndef N /* invert in F itself */
+#ifndef N /* invert in F itself: the "norms" are the denominators */
 #define N F
 #define N_MUL F_MUL
 #define N_INV F_INV
-#define DEN_NORM(n, d) (*(n) = *(d))
+#define DEN_NORM(n, d) ((void)(n), (void)(d))
 #define DEN_INV(t, d, ninv) (*(t) = *(ninv))
+#define NRM(a, i) (&(a)->den[i])
+#else
+#define NRM(a, i) (&(a)->nrm[i])
 #endif
 
 #define ST_HAS 1u   /* bucket holds a point */
@@ -78,7 +81,7 @@ struct acc {
 	uint32_t ne, nq;    /* entries in the batch, in the queue */
 	struct ent *ent;    /* [cap] */
 	F *den;             /* [cap] denominators d_i */
-	N *nrm;             /* [cap] their norms (G1: the same values) */
+	N *nrm;             /* [cap] their norms (unused when N is F) */
 	N *pre;             /* [cap] prefix products of the norms */
 	struct qent *q, *q2;/* [cap] queue and its swap buffer */
 	bool oom;
@@ -138,7 +141,7 @@ static void side_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
 
 /*
  * Executes the batch: bucket_i += point_i for all entries at once.
- * Cost per entry: 5M + 1S and 7 add/sub, plus one inversion per batch
+ * Cost per entry: 5M + 1S and 6 add/sub, plus one inversion per batch
  * (G2: the trick runs on norms in Fp, 7 Fp M instead of 3 Fp2 M = 9).
  */
 static void acc_flush(struct acc *a)
@@ -156,12 +159,12 @@ static void acc_flush(struct acc *a)
 			F_DBL(&a->den[i], &bk->y);
 		else
 			F_SUB(&a->den[i], &e->p->x, &bk->x);
-		DEN_NORM(&a->nrm[i], &a->den[i]);
+		DEN_NORM(NRM(a, i), &a->den[i]);
 		if (i == 0) {
-			acc = a->nrm[0];
+			acc = *NRM(a, 0);
 		} else {
 			a->pre[i] = acc;
-			N_MUL(&acc, &acc, &a->nrm[i]);
+			N_MUL(&acc, &acc, NRM(a, i));
 		}
 	}
 	N_INV(&inv, &acc);
@@ -170,18 +173,19 @@ static void acc_flush(struct acc *a)
 		AFF *bk = &a->bkt[e->b];
 		if (i > 0) {
 			N_MUL(&ni, &inv, &a->pre[i]);  /* 1/n_i */
-			N_MUL(&inv, &inv, &a->nrm[i]); /* 1/(n_0···n_{i-1}) */
+			N_MUL(&inv, &inv, NRM(a, i));  /* 1/(n_0···n_{i-1}) */
 		} else {
 			ni = inv;
 		}
 		DEN_INV(&t, &a->den[i], &ni);      /* 1/d_i */
+		/* For -p, λ' = (y_p + y_b)/d = -λ: x3 is unchanged and
+		 * y3 = λ'·(x3 - x_b) - y_b, which saves negating. */
 		if (e->dbl) {
 			F_SQR(&lam, &bk->x);
 			F_DBL(&d, &lam);
 			F_ADD(&d, &d, &lam);         /* 3x^2 */
 		} else if (e->neg) {
 			F_ADD(&d, &e->p->y, &bk->y);
-			F_NEG(&d, &d);               /* -y_p - y_b */
 		} else {
 			F_SUB(&d, &e->p->y, &bk->y);
 		}
@@ -189,7 +193,10 @@ static void acc_flush(struct acc *a)
 		F_SQR(&x3, &lam);
 		F_SUB(&x3, &x3, &bk->x);
 		F_SUB(&x3, &x3, e->dbl ? &bk->x : &e->p->x);
-		F_SUB(&d, &bk->x, &x3);
+		if (e->neg && !e->dbl)
+			F_SUB(&d, &x3, &bk->x);
+		else
+			F_SUB(&d, &bk->x, &x3);
 		F_MUL(&d, &d, &lam);
 		F_SUB(&bk->y, &d, &bk->y);
 		bk->x = x3;
@@ -264,8 +271,47 @@ static inline void acc_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
 	}
 }
 
+/*
+ * Folds the side buckets back into the affine ones: normalize the used ones
+ * with one batch inversion, then one batch of adds (each bucket at most
+ * once, so no collisions).  Costs ~ one add per used side bucket.
+ */
+static void acc_merge_side(struct acc *a)
+{
+	uint32_t m = 0, k = 0;
+
+	if (!a->side)
+		return;
+	for (uint32_t b = 0; b < a->nb; b++)
+		m += !f_is_zero(&a->side[b].zz);
+	JAC *j = malloc((size_t)m * sizeof(JAC));
+	AFF *p = malloc((size_t)m * sizeof(AFF));
+	if (m && (!j || !p)) {
+		a->oom = true;
+	} else {
+		for (uint32_t b = 0; b < a->nb; b++)
+			if (!f_is_zero(&a->side[b].zz))
+				XYZZ_TO_JAC(&j[k++], &a->side[b]);
+		JAC_BATCH_TO_AFF(p, j, m);
+		k = 0;
+		for (uint32_t b = 0; b < a->nb; b++) {
+			if (f_is_zero(&a->side[b].zz))
+				continue;
+			acc_put(a, b, &p[k++], false);
+			if (a->ne == a->cap)
+				acc_flush(a);
+		}
+		acc_flush(a);
+	}
+	free(j);
+	free(p);
+	free(a->side);
+	a->side = NULL;
+}
+
 /* Settles every pending add; the last stragglers (all aimed at busy, hot
- * buckets) go to the side buckets rather than costing an inversion each. */
+ * buckets) go to the side buckets rather than costing an inversion each,
+ * and the side buckets are folded back: afterwards every bucket is affine. */
 static void acc_finish(struct acc *a)
 {
 	acc_flush(a);
@@ -274,6 +320,7 @@ static void acc_finish(struct acc *a)
 	for (uint32_t i = 0; i < a->nq; i++)
 		side_add(a, a->q[i].b, a->q[i].p, a->q[i].neg);
 	a->nq = 0;
+	acc_merge_side(a);
 }
 
 /* The curve code allows results to alias inputs (zk/curve_impl.h). */
@@ -287,8 +334,9 @@ static inline void xyzz_acc(XYZZ *r, const XYZZ *p)
 	XYZZ_ADD(r, r, p);
 }
 
-/* Σ_b (b+1)·bucket_b by running sums: ~ one mixed and one full add per bucket. */
-static void acc_reduce_weighted(XYZZ *out, const struct acc *a)
+/* Σ_b (b+1)·bucket_b by running sums: ~ one mixed and one full add per
+ * bucket (24M).  For windows too small for lanes. */
+static void reduce_classic(XYZZ *out, const struct acc *a)
 {
 	XYZZ run, tot;
 	bool any = false;
@@ -300,14 +348,88 @@ static void acc_reduce_weighted(XYZZ *out, const struct acc *a)
 			xyzz_acc_aff(&run, &a->bkt[b]);
 			any = true;
 		}
-		if (a->side && !f_is_zero(&a->side[b].zz)) {
-			xyzz_acc(&run, &a->side[b]);
-			any = true;
-		}
 		if (any)
 			xyzz_acc(&tot, &run);
 	}
 	*out = tot;
+}
+
+/*
+ * Σ_b (b+1)·bucket_b for the affine buckets, with the running sums made
+ * batch-affine: the m buckets are cut into L = ceil(m/s) lanes of s (a power
+ * of two); each step advances every lane's run_l += B and tot_l += run_l
+ * as two batches of L independent affine adds (one inversion each).  Then
+ *   Σ = Σ_l tot_l + s·Σ_l l·run_l    (lane l starts at bucket l·s).
+ * Cost: 2m batch-affine adds (~7.5M) + 2s inversions + ~3L XYZZ adds,
+ * against 24M per bucket for reduce_classic; s ~ sqrt(m)/4 balances the
+ * inversions against the lane combine.  Returns -ENOMEM or 0.
+ */
+static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t s)
+{
+	uint32_t m = a->nb, lanes = (m + s - 1) / s;
+	struct acc run, tot;
+	XYZZ r, lr, lt;
+
+	if (acc_init(&run, lanes, lanes))
+		return -ENOMEM;
+	if (acc_init(&tot, lanes, lanes)) {
+		acc_free(&run);
+		return -ENOMEM;
+	}
+	for (uint32_t i = s; i-- > 0;) {
+		for (uint32_t l = 0, b = i; l < lanes && b < m; l++, b += s)
+			if (a->st[b] & ST_HAS)
+				acc_put(&run, l, &a->bkt[b], false);
+		acc_flush(&run); /* one add per lane per step: nothing was queued */
+		for (uint32_t l = 0; l < lanes; l++)
+			if (run.st[l] & ST_HAS)
+				acc_put(&tot, l, &run.bkt[l], false);
+		acc_flush(&tot);
+	}
+	memset(&r, 0, sizeof(r));
+	memset(&lr, 0, sizeof(lr));
+	memset(&lt, 0, sizeof(lt));
+	bool any = false;
+	for (uint32_t l = lanes; l-- > 0;) {
+		if (tot.st[l] & ST_HAS)
+			xyzz_acc_aff(&r, &tot.bkt[l]);
+		if (l == 0)
+			break;
+		if (run.st[l] & ST_HAS) {
+			xyzz_acc_aff(&lr, &run.bkt[l]);
+			any = true;
+		}
+		if (any)
+			xyzz_acc(&lt, &lr); /* lt = Σ_l l·run_l */
+	}
+	for (uint32_t k = s; k > 1; k >>= 1)
+		XYZZ_DBL(&lt, &lt);
+	xyzz_acc(&r, &lt);
+	*out = r;
+	acc_free(&run);
+	acc_free(&tot);
+	return 0;
+}
+
+/* Lane length for m buckets, a power of two near sqrt(m)/4; 0: classic. */
+static uint32_t lane_len(uint32_t m)
+{
+	if (m < 1024)
+		return 0;
+	uint32_t s = 1;
+	while ((uint64_t)(4 * s) * (4 * s) * 2 <= m) /* (4s)^2 <= m/2 */
+		s <<= 1;
+	return s;
+}
+
+static int acc_reduce_weighted(XYZZ *out, const struct acc *a)
+{
+	uint32_t s = lane_len(a->nb);
+
+	if (s)
+		return reduce_lanes(out, a, s);
+	reduce_classic(out, a);
+	return 0;
 }
 
 static void acc_reduce_plain(XYZZ *out, const struct acc *a)
@@ -315,12 +437,9 @@ static void acc_reduce_plain(XYZZ *out, const struct acc *a)
 	XYZZ tot;
 
 	memset(&tot, 0, sizeof(tot));
-	for (uint32_t b = 0; b < a->nb; b++) {
+	for (uint32_t b = 0; b < a->nb; b++)
 		if (a->st[b] & ST_HAS)
 			xyzz_acc_aff(&tot, &a->bkt[b]);
-		if (a->side && !f_is_zero(&a->side[b].zz))
-			xyzz_acc(&tot, &a->side[b]);
-	}
 	*out = tot;
 }
 
@@ -339,46 +458,11 @@ static void range_of(size_t n, size_t parts, size_t k, size_t *lo, size_t *hi)
 	*hi = *lo + n / parts + (k < n % parts);
 }
 
-/* Window w over points [lo, hi), batch-affine buckets. */
-static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
-{
-	const struct msm_plan *p = &j->plan;
-	struct acc a;
-	uint32_t bi[BLOCK];
-	size_t pi[BLOCK];
-	uint8_t sg[BLOCK];
-
-	if (acc_init(&a, 1u << (p->c - 1), p->batch))
-		return -ENOMEM;
-	for (size_t i = lo; i < hi;) {
-		unsigned m = 0;
-		for (; i < hi && m < BLOCK; i++) {
-			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
-				continue;
-			int32_t d = msm_digit(&j->sc[i], p, w);
-			if (!d)
-				continue;
-			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
-			sg[m] = d < 0;
-			pi[m] = i;
-			__builtin_prefetch(&a.bkt[bi[m]]);
-			m++;
-		}
-		for (unsigned t = 0; t < m; t++)
-			acc_add(&a, bi[t], &j->bases[pi[t]], sg[t]);
-	}
-	acc_finish(&a);
-	acc_reduce_weighted(out, &a);
-	int rc = a.oom ? -ENOMEM : 0;
-	acc_free(&a);
-	return rc;
-}
-
 /* Window w over points [lo, hi), XYZZ buckets (small windows). */
 static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
 {
 	const struct msm_plan *p = &j->plan;
-	uint32_t nb = 1u << (p->c - 1);
+	uint32_t nb = w + 1 == p->nwin ? p->top_nb : 1u << (p->c - 1);
 	XYZZ *bk = calloc(nb, sizeof(XYZZ));
 	XYZZ run, tot;
 	AFF t;
@@ -415,6 +499,52 @@ static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *ou
 	return 0;
 }
 
+/* Window w over points [lo, hi), batch-affine buckets. */
+static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *out)
+{
+	const struct msm_plan *p = &j->plan;
+	struct acc a;
+	uint32_t bi[BLOCK];
+	size_t pi[BLOCK];
+	uint8_t sg[BLOCK];
+
+	uint32_t nb = 1u << (p->c - 1), batch = p->batch;
+
+	if (w + 1 == p->nwin) { /* the top window: as many buckets as digits */
+		nb = p->top_nb;
+		batch = p->top_batch;
+		if (!batch)
+			return window_xyzz(j, w, lo, hi, out);
+	}
+	if (acc_init(&a, nb, batch))
+		return -ENOMEM;
+	for (size_t i = lo; i < hi;) {
+		unsigned m = 0;
+		for (; i < hi && m < BLOCK; i++) {
+			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
+				continue;
+			int32_t d = msm_digit(&j->sc[i], p, w);
+			if (!d)
+				continue;
+			bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
+			sg[m] = d < 0;
+			pi[m] = i;
+			/* a bucket spans two cache lines: fetch both */
+			__builtin_prefetch(&a.bkt[bi[m]]);
+			__builtin_prefetch((const char *)&a.bkt[bi[m] + 1] - 1);
+			m++;
+		}
+		for (unsigned t = 0; t < m; t++)
+			acc_add(&a, bi[t], &j->bases[pi[t]], sg[t]);
+	}
+	acc_finish(&a);
+	int rc = acc_reduce_weighted(out, &a);
+	if (a.oom)
+		rc = -ENOMEM;
+	acc_free(&a);
+	return rc;
+}
+
 /* Σ of the bases whose scalar is 1, over [lo, hi): round-robin buckets,
  * so consecutive adds never share a bucket and batches never stall. */
 static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
@@ -445,6 +575,7 @@ static void job_task(void *arg, size_t t)
 	XYZZ r;
 	int rc;
 
+	memset(&r, 0, sizeof(r)); /* infinity, should the task fail */
 	if (t < nwt) {
 		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
 		if (p->batch)
@@ -474,7 +605,7 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	}
 	if (!nbig && !nones)
 		return 0;
-	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), tune);
+	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
 	const struct msm_plan *p = &j.plan;
 	size_t nwt = nbig ? (size_t)p->nwin * p->nchunks : 0;
 	if (!nbig)

@@ -2,10 +2,10 @@
 /*
  * zk/ntt.c — NTT domains and the public transforms (see zk/ntt.h).
  *
- * Design.  Every transform is built from one kernel, the forward DFT, done
- * as an in-place radix-2 decimation in frequency (natural order in,
- * bit-reversed out, zk/ntt_dif.c) followed by a bit-reversal permutation
- * (zk/ntt_perm.c).  The others reuse it:
+ * Design.  Every transform is built from one kernel, the forward DFT done
+ * as in-place radix-2 Cooley-Tukey butterflies with natural order in and
+ * bit-reversed order out (zk/ntt_kernel.c), followed by a bit-reversal
+ * permutation (zk/ntt_perm.c).  The others reuse it:
  *
  *   inverse        DFT^-1(a)[k] = (1/n) DFT(a)[(n-k) mod n]: forward, then one
  *                  pass that reverses indices and scales by 1/n.
@@ -13,22 +13,25 @@
  *   coset_inverse  forward, then a[k] <- a[(n-k) mod n] * g^-k / n.
  *   to_odd_coset   forward, a[k] <- a[(n-k) mod n] * g^k / n, forward.
  *
- * Cache blocking.  The DIF's first L-B stages (strides >= 2^B) run as passes
- * of up to K stages each: a pass gathers 2^K rows of 4 adjacent columns
- * (32 KiB at K = 8) into a buffer, does its K stages there and scatters them
- * back, so every pass streams the array once.  The last B stages run inside
+ * Cache blocking.  The first L-B levels (strides >= 2^B) run as passes of up
+ * to K levels each: a pass gathers 2^K rows of 4 adjacent columns (32 KiB at
+ * K = 8) into a buffer, does its K levels there and scatters them back, so
+ * every pass streams the array once.  The last B levels run inside
  * contiguous blocks of 2^B elements (128 KiB at B = 12), which stay in L2.
  * n = 2^20 thus costs three streaming passes (one radix-2^8 pass, the
  * blocks, the permutation) instead of twenty.
  *
- * Cost, in Fr multiplications per element: forward (L-1)/2 (one per
- * butterfly, none in the last stage, whose twiddle is 1); inverse (L+1)/2;
- * coset_forward and coset_inverse (L+3)/2; to_odd_coset L+1.
+ * Cost, in Fr multiplications per element (L = log2 n): forward L/2 - 1
+ * (one per butterfly, none in each level's block 0, whose twiddle is 1);
+ * inverse L/2; coset_forward and coset_inverse L/2 + 1; to_odd_coset L.
+ * Each butterfly also costs one addition and one subtraction.
  *
- * Twiddles.  tw[j] = omega_n^j for j < n/2, computed once per domain: n/2
- * multiplications and 16n bytes (4 GiB at n = 2^28, half the data).  Stage
- * with half-size h uses tw[j * n/(2h)].  The blocks use a compact copy of
- * the roots they need (btw, 2^B entries) so their stride is 1.
+ * Twiddles.  tw[k] = omega_n^rev(k) for k < n/2 (rev over L-1 bits),
+ * computed once per domain: n/2 multiplications and 16n bytes (4 GiB at
+ * n = 2^28, half the data).  With the twiddles in bit-reversed order the
+ * level with m blocks uses exactly tw[0 .. m), one per block, so every pass
+ * reads the table sequentially and the columns of a pass share their
+ * twiddles; no per-level copies are needed.
  *
  * Roots.  omega_{2^k} is snarkjs's (cz_fr_root_of_unity: 5^((r-1)/2^32)
  * squared 32-k times), not the generator-7 root of other libraries: both
@@ -79,22 +82,21 @@ struct cz_ntt_domain *cz_ntt_domain_create_tuned(unsigned log2n, unsigned block_
 	d->block_log2 = b < log2n ? b : log2n;
 	d->radix_log2 = k < 8 ? k : 8;  /* the pass buffer holds 2^8 rows */
 	d->tw = alloc_fr(n > 1 ? n / 2 : 1);
-	d->btw = alloc_fr((size_t)1 << d->block_log2);
-	if (!d->tw || !d->btw) {
+	if (!d->tw) {
 		cz_ntt_domain_destroy(d);
 		errno = ENOMEM;
 		return NULL;
 	}
 
-	cz_fr w;
-	cz_fr_root_of_unity(&w, log2n);
+	/* tw[m + k] = tw[k] * omega_{4m} for k < m: rev(m + k) = rev(k) + n/4m. */
 	d->tw[0] = cz_fr_one;
-	for (size_t j = 1; j < n / 2; j++)
-		cz_fr_mul(&d->tw[j], &d->tw[j - 1], &w);
-	d->btw[0] = cz_fr_zero;  /* unused */
-	for (size_t h = 1; h < ((size_t)1 << d->block_log2); h <<= 1)
-		for (size_t j = 0; j < h; j++)
-			d->btw[h + j] = d->tw[j * (n / (2 * h))];
+	for (unsigned lvl = 0; lvl + 1 < log2n; lvl++) {
+		size_t m = (size_t)1 << lvl;
+		cz_fr z;
+		cz_fr_root_of_unity(&z, lvl + 2);
+		for (size_t i = 0; i < m; i++)
+			cz_fr_mul(&d->tw[m + i], &d->tw[i], &z);
+	}
 
 	cz_fr nn;
 	cz_fr_from_u64(&nn, n);
@@ -114,7 +116,6 @@ void cz_ntt_domain_destroy(struct cz_ntt_domain *d)
 	if (!d)
 		return;
 	free(d->tw);
-	free(d->btw);
 	free(d);
 }
 
@@ -143,14 +144,17 @@ static void par_chunk(void *arg, size_t c)
 		p->body(p->job, lo, hi);
 }
 
-void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size_t lo, size_t hi),
-		void *job)
+/* Waking the pool costs tens of microseconds: a few thousand multiplications. */
+#define PAR_MIN_MULS 4096
+
+void cz_ntt_par(struct cz_pool *pool, size_t units, size_t muls,
+		void (*body)(void *job, size_t lo, size_t hi), void *job)
 {
 	size_t t = cz_pool_nthreads(pool);
 
 	if (units == 0)
 		return;
-	if (t <= 1 || units == 1) {
+	if (t <= 1 || units == 1 || muls < PAR_MIN_MULS) {
 		body(job, 0, units);
 		return;
 	}
@@ -162,7 +166,7 @@ void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size
 
 void cz_ntt_forward(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool)
 {
-	cz_ntt_dif(d, a, pool);
+	cz_ntt_kernel(d, a, pool);
 	cz_ntt_bitrev(d, a, pool);
 }
 

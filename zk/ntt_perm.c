@@ -79,7 +79,8 @@ void cz_ntt_bitrev(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool
 		return;
 	}
 	struct bitrev_job j = { .a = a, .log2n = L };
-	cz_ntt_par(pool, (size_t)1 << (L - 2 * TILE_LOG2), bitrev_tiles, &j);
+	/* copies only: count a multiplication per 8 elements */
+	cz_ntt_par(pool, (size_t)1 << (L - 2 * TILE_LOG2), d->n / 8, bitrev_tiles, &j);
 }
 
 static void pow_u64(cz_fr *r, const cz_fr *z, uint64_t e)
@@ -110,7 +111,7 @@ void cz_ntt_scale_pow(const struct cz_ntt_domain *d, cz_fr *a, const cz_fr *z,
 		      struct cz_pool *pool)
 {
 	struct scale_job j = { .a = a, .n = d->n, .z = z };
-	cz_ntt_par(pool, d->n, scale_pow_range, &j);
+	cz_ntt_par(pool, d->n, 2 * d->n, scale_pow_range, &j);
 }
 
 /*
@@ -150,5 +151,5 @@ void cz_ntt_reverse_scale(const struct cz_ntt_domain *d, cz_fr *a, const cz_fr *
 			  const cz_fr *z, const cz_fr *zinv, struct cz_pool *pool)
 {
 	struct scale_job j = { .a = a, .n = d->n, .c = c, .z = z, .zinv = zinv };
-	cz_ntt_par(pool, d->n / 2 + 1, reverse_scale_range, &j);
+	cz_ntt_par(pool, d->n / 2 + 1, z ? 2 * d->n : d->n, reverse_scale_range, &j);
 }

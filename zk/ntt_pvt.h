@@ -11,20 +11,21 @@
 struct cz_ntt_domain {
 	unsigned log2n;        /* L */
 	size_t n;              /* 2^L */
-	unsigned block_log2;   /* B: the last B DIF stages run inside blocks of 2^B */
-	unsigned radix_log2;   /* K_max: the stages before them, at most K_max per pass */
-	cz_fr *tw;             /* tw[j] = omega_n^j, 0 <= j < n/2 (one entry when n = 1) */
-	cz_fr *btw;            /* btw[h + j] = omega_{2h}^j, h = 1, 2, 4 .. 2^(B-1), j < h */
+	unsigned block_log2;   /* B: the last B levels run inside blocks of 2^B */
+	unsigned radix_log2;   /* K_max: the levels before them, at most K_max per pass */
+	cz_fr *tw;             /* tw[k] = omega_n^rev_{L-1}(k), k < n/2 (one entry when n = 1) */
 	cz_fr n_inv;           /* 1/n */
 	cz_fr g, g_inv;        /* the coset shift omega_{2n} and its inverse */
 };
 
-/* Runs body(job, lo, hi) over [0, units) cut into a few chunks per thread. */
-void cz_ntt_par(struct cz_pool *pool, size_t units, void (*body)(void *job, size_t lo, size_t hi),
-		void *job);
+/* Runs body(job, lo, hi) over [0, units) cut into a few chunks per thread;
+ * on the calling thread alone when the loop's cost (about `muls` field
+ * multiplications) would not pay for waking the pool. */
+void cz_ntt_par(struct cz_pool *pool, size_t units, size_t muls,
+		void (*body)(void *job, size_t lo, size_t hi), void *job);
 
-/* Decimation in frequency: natural order in, bit-reversed order out. */
-void cz_ntt_dif(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
+/* The forward DFT, natural order in, bit-reversed order out. */
+void cz_ntt_kernel(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
 /* a[i] <-> a[bitreverse_L(i)]. */
 void cz_ntt_bitrev(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
 /* a[k] <- a[k] * z^k. */

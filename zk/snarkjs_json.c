@@ -18,12 +18,41 @@
 
 #include <json.h>
 
+#include "zk/pairing.h"
+
 #define MAX_FILE (64u << 20) /* JSON files here are small; refuse silly sizes */
 
 void cz_groth16_vk_free(struct cz_groth16_vk *vk)
 {
 	free(vk->ic);
 	vk->ic = NULL;
+}
+
+/* snarkjs prints Fp12 as [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]],
+ * each an Fp2 [c0, c1]: the same tower as ours (Fp12 = Fp6[w], Fp6 =
+ * Fp2[v]), flattened in that order.  Its pairing (wasmcurves) raises the
+ * Miller loop to 3·(p^12 - 1)/r, so its vk_alphabeta_12 is e(alpha, beta)^3
+ * (found and checked against snarkjs's export in zk_formats); we write the
+ * same.  No verifier reads this field back. */
+void cz_groth16_vk_set_alphabeta(struct cz_groth16_vk *vk)
+{
+	cz_fp12 e, e2;
+	const cz_fp6 *h[2];
+
+	cz_pairing(&e, &vk->alpha1, &vk->beta2);
+	cz_fp12_sqr(&e2, &e);
+	cz_fp12_mul(&e, &e2, &e);
+	h[0] = &e.c0;
+	h[1] = &e.c1;
+	for (int i = 0; i < 2; i++) {
+		const cz_fp2 *c[3] = { &h[i]->c0, &h[i]->c1, &h[i]->c2 };
+
+		for (int j = 0; j < 3; j++) {
+			vk->alphabeta[(i * 3 + j) * 2] = c[j]->c0;
+			vk->alphabeta[(i * 3 + j) * 2 + 1] = c[j]->c1;
+		}
+	}
+	vk->have_alphabeta = true;
 }
 
 /* ---- reading ---- */
@@ -127,9 +156,15 @@ static int get_dec(struct jctx *c, struct json_object *o, const char *path, char
 	size_t i, n;
 
 	if (json_object_is_type(o, json_type_int)) {
+		/* json-c clamps integers beyond 64 bits; accept only those that are
+		 * exact in every JSON reader (snarkjs itself writes strings). */
 		int64_t v = json_object_get_int64(o);
 		if (v < 0)
 			return cz_errf(c->err, -EINVAL, "%s: %s: negative number", c->name, path);
+		if (v > (INT64_C(1) << 53))
+			return cz_errf(c->err, -EINVAL,
+				       "%s: %s: integer beyond 2^53, write it as a decimal string",
+				       c->name, path);
 		snprintf(out, cap, "%" PRId64, v);
 		return 0;
 	}

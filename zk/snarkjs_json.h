@@ -10,8 +10,9 @@
  * field element (< p), every point on its curve and in its prime-order
  * subgroup (a verifier must not accept anything else), public inputs < r,
  * and a "curve" other than bls12381 or "protocol" other than groth16 is an
- * error.  vk_alphabeta_12 is ignored when read (it is e(alpha, beta), which
- * a verifier recomputes) and written only when the caller supplies it.
+ * error.  vk_alphabeta_12 (snarkjs's e(alpha, beta)^3) is read when present
+ * (range-checked only; a verifier must not trust it) and written when
+ * have_alphabeta is set.
  *
  * Errors: 0 or a negative errno; err[CZ_ERRLEN] names the file and the
  * JSON path of the bad field ("proof.json: pi_b[1][0]: value >= p").
@@ -37,13 +38,17 @@ struct cz_groth16_vk {
 	cz_g1_affine alpha1;
 	cz_g2_affine beta2, gamma2, delta2;
 	cz_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_groth16_vk_free) */
-	/* e(alpha1, beta2) in snarkjs's Fp12 order (c0.c0.c0, c0.c0.c1,
+	/* snarkjs's e(alpha1, beta2)^3 in its Fp12 order (c0.c0.c0, c0.c0.c1,
 	 * c0.c1.c0, ... c1.c2.c1); written only if have_alphabeta. */
 	bool have_alphabeta;
 	cz_fp alphabeta[12];
 };
 
 void cz_groth16_vk_free(struct cz_groth16_vk *vk);
+/* Computes alphabeta as snarkjs does, e(alpha1, beta2)^3 (its pairing's
+ * final exponent is 3·(p^12 - 1)/r), and sets have_alphabeta, so the
+ * vk.json written is the one snarkjs exports.  One pairing, a few ms. */
+void cz_groth16_vk_set_alphabeta(struct cz_groth16_vk *vk);
 
 int cz_proof_json_read(const char *path, struct cz_groth16_proof *p, char err[CZ_ERRLEN]);
 int cz_proof_json_write(const char *path, const struct cz_groth16_proof *p, char err[CZ_ERRLEN]);

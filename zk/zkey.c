@@ -284,43 +284,87 @@ int cz_zkey_coefs(const struct cz_zkey *z, uint64_t first, size_t n, struct cz_z
 	return 0;
 }
 
-/* Full-key point checks, in chunks on a pool.  The first failure (lowest
- * chunk) is reported, so the message does not depend on thread timing. */
-#define CHECK_CHUNK 256
-
-struct check_job {
+/* Point conversion and checks over a range, in chunks, serially or on a
+ * pool.  The lowest failing index is reported (the point is decoded again
+ * for the message), so the error does not depend on thread timing. */
+struct conv_job {
 	const struct cz_zkey *z;
 	int sec;
+	uint64_t first, n;        /* the range, in points */
+	uint64_t chunk;           /* points per pool index */
 	bool subgroup;
+	void *out;                /* n converted points, or NULL to check only */
 	_Atomic uint64_t bad;     /* lowest failing point index, or UINT64_MAX */
 };
 
-static void check_chunk(void *arg, size_t ci)
+static void conv_chunk(void *arg, size_t ci)
 {
-	struct check_job *j = arg;
-	uint64_t i = (uint64_t)ci * CHECK_CHUNK;
-	uint64_t end = i + CHECK_CHUNK;
+	struct conv_job *j = arg;
+	uint64_t i = (uint64_t)ci * j->chunk;
+	uint64_t end = i + j->chunk < j->n ? i + j->chunk : j->n;
 	const uint8_t *base = j->z->sec[j->sec];
 	bool g2 = is_g2_sec(j->sec);
 
-	if (end > j->z->count[j->sec])
-		end = j->z->count[j->sec];
 	for (; i < end; i++) {
-		cz_g1_affine p1;
-		cz_g2_affine p2;
-		int e = g2 ? dec_g2(&p2, base + i * G2_BYTES, j->subgroup)
-			   : dec_g1(&p1, base + i * G1_BYTES, j->subgroup);
+		uint64_t idx = j->first + i;
+		cz_g1_affine p1, *o1 = j->out ? (cz_g1_affine *)j->out + i : &p1;
+		cz_g2_affine p2, *o2 = j->out ? (cz_g2_affine *)j->out + i : &p2;
+		int e = g2 ? dec_g2(o2, base + idx * G2_BYTES, j->subgroup)
+			   : dec_g1(o1, base + idx * G1_BYTES, j->subgroup);
 
 		if (e) {
 			uint64_t cur = atomic_load(&j->bad);
 
 			/* Keep the lowest index (a failed CAS reloads cur). */
-			while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i))
+			while (idx < cur && !atomic_compare_exchange_weak(&j->bad, &cur, idx))
 				;
 			return;
 		}
 	}
 }
+
+static int conv_run(struct conv_job *j, struct cz_pool *pool, char *err)
+{
+	uint64_t chunks = (j->n + j->chunk - 1) / j->chunk, i;
+
+	atomic_init(&j->bad, UINT64_MAX);
+	if (pool && chunks > 1)
+		cz_pool_for(pool, (size_t)chunks, conv_chunk, j);
+	else
+		for (uint64_t c = 0; c < chunks; c++)
+			conv_chunk(j, (size_t)c);
+	i = atomic_load(&j->bad);
+	if (i != UINT64_MAX) {
+		cz_g1_affine p1;
+		cz_g2_affine p2;
+		int e = is_g2_sec(j->sec) ? dec_g2(&p2, j->z->sec[j->sec] + i * G2_BYTES, j->subgroup)
+					  : dec_g1(&p1, j->z->sec[j->sec] + i * G1_BYTES, j->subgroup);
+
+		return point_fail(j->z, j->sec, i, e, err);
+	}
+	return 0;
+}
+
+int cz_zkey_g1_pool(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
+		    cz_g1_affine *out, struct cz_pool *pool, char err[CZ_ERRLEN])
+{
+	struct conv_job j = { .z = z, .sec = sec, .first = first, .n = n, .chunk = 1024, .out = out };
+	int rc = range_check(z, sec, first, n, false, err);
+
+	return rc ? rc : conv_run(&j, pool, err);
+}
+
+int cz_zkey_g2_pool(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
+		    cz_g2_affine *out, struct cz_pool *pool, char err[CZ_ERRLEN])
+{
+	struct conv_job j = { .z = z, .sec = sec, .first = first, .n = n, .chunk = 512, .out = out };
+	int rc = range_check(z, sec, first, n, true, err);
+
+	return rc ? rc : conv_run(&j, pool, err);
+}
+
+/* Full-key checks: small chunks, since a subgroup check costs ~100 us. */
+#define CHECK_CHUNK 256
 
 static int check_points(const struct cz_zkey *z, bool subgroup, char *err)
 {
@@ -330,29 +374,12 @@ static int check_points(const struct cz_zkey *z, bool subgroup, char *err)
 	int rc = 0;
 
 	for (k = 0; k < sizeof(order) / sizeof(order[0]) && !rc; k++) {
-		int sec = order[k];
-		uint64_t chunks = (z->count[sec] + CHECK_CHUNK - 1) / CHECK_CHUNK;
-		struct check_job j = { .z = z, .sec = sec, .subgroup = subgroup };
+		struct conv_job j = { .z = z, .sec = order[k], .n = z->count[order[k]],
+				      .chunk = CHECK_CHUNK, .subgroup = subgroup };
 
-		atomic_init(&j.bad, UINT64_MAX);
-		if (chunks > 1 && !pool)
+		if (j.n > CHECK_CHUNK && !pool)
 			pool = cz_pool_create(0);
-		if (pool && chunks > 1) {
-			cz_pool_for(pool, (size_t)chunks, check_chunk, &j);
-		} else {
-			for (uint64_t c = 0; c < chunks; c++)
-				check_chunk(&j, (size_t)c);
-		}
-		if (atomic_load(&j.bad) != UINT64_MAX) {
-			/* Re-decode the reported point for a deterministic message. */
-			uint64_t i = atomic_load(&j.bad);
-			cz_g1_affine p1;
-			cz_g2_affine p2;
-			int e = is_g2_sec(sec) ? dec_g2(&p2, z->sec[sec] + i * G2_BYTES, subgroup)
-					       : dec_g1(&p1, z->sec[sec] + i * G1_BYTES, subgroup);
-
-			rc = point_fail(z, sec, i, e, err);
-		}
+		rc = conv_run(&j, pool, err);
 	}
 	if (pool)
 		cz_pool_destroy(pool);

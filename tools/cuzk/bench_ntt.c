@@ -3,6 +3,9 @@
  * `cuzk bench ntt [--log2 N] [--threads T] [--iters I] [--json]`: forward,
  * inverse and the coset round trip (coset_forward then coset_inverse), in ms,
  * the best of I runs (default 3) each.  Without --log2: 2^16, 2^18, 2^20.
+ * The baseline, ntt_forward_plain, is the textbook in-place loop (the same
+ * butterflies level by level over the whole array, no blocking, so one
+ * thread); speedup = its time / ntt_forward's.
  */
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
@@ -51,8 +54,17 @@ static int bench_one(const struct cz_bench_opts *o, unsigned log2, struct cz_poo
 		cz_fr_from_u64(&a[i], i * 0x9e3779b97f4a7c15ULL);
 	snprintf(extra, sizeof(extra), o->json ? "\"log2\": %u" : "log2=%u", log2);
 	cz_bench_report(o, "ntt_domain", n, 1, setup, extra);
-	cz_bench_report(o, "ntt_forward", n, threads,
-			best_of(iters, d, a, pool, cz_ntt_forward, NULL), extra);
+	double fwd = best_of(iters, d, a, pool, cz_ntt_forward, NULL);
+	cz_bench_report(o, "ntt_forward", n, threads, fwd, extra);
+	struct cz_ntt_domain *base = cz_ntt_domain_create_tuned(log2, log2 ? log2 : 1, 1);
+	if (base) {
+		double tb = best_of(iters, base, a, NULL, cz_ntt_forward, NULL);
+		char ex2[96];
+		snprintf(ex2, sizeof(ex2), o->json ? "%s, \"speedup\": %.3f" : "%s speedup=%.3f",
+			 extra, tb / fwd);
+		cz_bench_report(o, "ntt_forward_plain", n, 1, tb, ex2);
+		cz_ntt_domain_destroy(base);
+	}
 	cz_bench_report(o, "ntt_inverse", n, threads,
 			best_of(iters, d, a, pool, cz_ntt_inverse, NULL), extra);
 	cz_bench_report(o, "ntt_coset_roundtrip", n, threads,

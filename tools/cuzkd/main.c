@@ -62,25 +62,36 @@ struct opts {
 	const char *socket;
 	const char *loads[32];
 	int nloads;
+	char *owned[64];        /* strings copied from the config file */
+	int nowned;
 };
 
+/* Config-file strings die with their JSON object: keep a copy. */
+static const char *keep(struct opts *o, const char *s, int copy)
+{
+	if (!copy || o->nowned == 64)
+		return s;
+	return o->owned[o->nowned++] = strdup(s);
+}
+
 /* One option, from the command line or the config file. */
-static int set_opt(struct opts *o, const char *name, const char *val)
+static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 {
 	struct cz_engine_config *c = &o->cfg;
 	int bad = 0;
 	if (!strcmp(name, "socket"))
-		o->socket = strdup(val);
+		o->socket = keep(o, val, copy);
 	else if (!strcmp(name, "state-dir"))
-		c->state_dir = strdup(val);
+		c->state_dir = keep(o, val, copy);
 	else if (!strcmp(name, "backend"))
-		c->backend = strdup(val);
+		c->backend = keep(o, val, copy);
 	else if (!strcmp(name, "devices"))
-		bad = parse_uint(val, &c->devices);
+		bad = parse_uint(val, &c->devices) || c->devices > 32;
 	else if (!strcmp(name, "consumers-per-device"))
-		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device;
+		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device ||
+		      c->consumers_per_device > 64;
 	else if (!strcmp(name, "synth-workers"))
-		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers;
+		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers || c->synth_workers > 1024;
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
 	else if (!strcmp(name, "null-delay-ms"))
@@ -93,7 +104,7 @@ static int set_opt(struct opts *o, const char *name, const char *val)
 		if (o->nloads == 32 || !strchr(val, '='))
 			bad = 1;
 		else
-			o->loads[o->nloads++] = strdup(val);
+			o->loads[o->nloads++] = keep(o, val, 1);
 	} else {
 		fprintf(stderr, "cuzkd: unknown option '%s'\n", name);
 		return -1;
@@ -116,9 +127,9 @@ static int load_config(struct opts *o, const char *path)
 	json_object_object_foreach(c, k, v) {
 		if (json_object_is_type(v, json_type_array)) {
 			for (size_t i = 0; i < json_object_array_length(v) && !rc; i++)
-				rc = set_opt(o, k, json_object_get_string(json_object_array_get_idx(v, i)));
+				rc = set_opt(o, k, json_object_get_string(json_object_array_get_idx(v, i)), 1);
 		} else if (!rc) {
-			rc = set_opt(o, k, json_object_get_string(v));
+			rc = set_opt(o, k, json_object_get_string(v), 1);
 		}
 	}
 	json_object_put(c);
@@ -144,7 +155,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (ch != 0)
 			return -1;
-		int rc = !strcmp(lo[idx].name, "config") ? load_config(o, optarg) : set_opt(o, lo[idx].name, optarg);
+		int rc = !strcmp(lo[idx].name, "config") ? load_config(o, optarg) : set_opt(o, lo[idx].name, optarg, 0);
 		if (rc)
 			return -1;
 	}
@@ -235,5 +246,7 @@ int main(int argc, char **argv)
 	cz_engine_destroy(e);
 	unlink(o.socket);
 	fprintf(stderr, "cuzkd: stopped\n");
+	for (int i = 0; i < o.nowned; i++)
+		free(o.owned[i]);
 	return 0;
 }
