@@ -11,13 +11,12 @@
 # Device code: real sm_90 (H100/H200) plus compute_90 PTX, which the driver
 # JIT-compiles for newer GPUs.  CUDA_ARCH overrides the list.
 
-ifneq ($(CUDA),no)
-NVCC ?=
-ifeq ($(NVCC),)
+ifeq ($(CUDA),no)
+NVCC :=
+else ifeq ($(NVCC),)
 NVCC := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) \
                     $(shell command -v nvcc 2>/dev/null) \
                     $(wildcard /usr/local/cuda/bin/nvcc))
-endif
 endif
 
 ifneq ($(NVCC),)
