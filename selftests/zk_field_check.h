@@ -21,6 +21,7 @@
 
 #include "selftests/cz_test.h"
 #include "zk/fp.h" /* cz_fp_have_adx, cz_field_force_portable: all fields */
+#include "zk/field_inline.h" /* the _inl forms of every operation */
 
 #include <gmp.h>
 #include <stdint.h>
@@ -30,7 +31,7 @@
 #define FC_CAT(a, b) FC_CAT2(a, b)
 #define FT_F(name) FC_CAT(FT_PFX, name)
 
-#define FIELD_CHECKS 29
+#define FIELD_CHECKS 31
 #define NRAND 2000
 
 static mpz_t fc_m, fc_R, fc_Rinv, fc_half;
@@ -174,6 +175,61 @@ static void fc_arith(const char *path)
 	ct_ok(!bad[6], "%s: mul/sub with the output aliasing an input (%d bad)", path, bad[6]);
 	ct_ok(!bad[7], "%s: is_zero and eq agree with GMP (%d bad)", path, bad[7]);
 	mpz_clears(x, y, w, t, NULL);
+}
+
+/* The inlinable forms (zk/field_inline.h) against GMP, including every
+ * output/input aliasing pattern a formula uses (r = a op r, r = r op r). */
+static void fc_inline(const char *path)
+{
+	mpz_t x, y, w;
+	FT a, b, r;
+	int bad[6] = { 0 }, badal = 0;
+	mpz_inits(x, y, w, NULL);
+	for (int i = 0; i < NRAND; i++) {
+		fc_value(x, i % (NEDGE + 40) < NEDGE ? i % (NEDGE + 40) : NEDGE);
+		fc_value(y, (i / 5) % 3 == 0 ? i / 5 % NEDGE : NEDGE);
+		fc_set(&a, x);
+		fc_set(&b, y);
+		FT_F(add_inl)(&r, &a, &b);
+		mpz_add(w, x, y), mpz_mod(w, w, fc_m);
+		bad[0] += !fc_eq(&r, w);
+		r = b, FT_F(add_inl)(&r, &a, &r);
+		badal += !fc_eq(&r, w);
+		FT_F(sub_inl)(&r, &a, &b);
+		mpz_sub(w, x, y), mpz_mod(w, w, fc_m);
+		bad[1] += !fc_eq(&r, w);
+		r = b, FT_F(sub_inl)(&r, &a, &r);
+		badal += !fc_eq(&r, w);
+		r = a, FT_F(sub_inl)(&r, &r, &b);
+		badal += !fc_eq(&r, w);
+		r = a, FT_F(sub_inl)(&r, &r, &r);
+		badal += !fc_eq(&r, (mpz_set_ui(w, 0), w));
+		FT_F(dbl_inl)(&r, &a);
+		mpz_mul_2exp(w, x, 1), mpz_mod(w, w, fc_m);
+		bad[2] += !fc_eq(&r, w);
+		r = a, FT_F(dbl_inl)(&r, &r);
+		badal += !fc_eq(&r, w);
+		FT_F(neg_inl)(&r, &a);
+		mpz_neg(w, x), mpz_mod(w, w, fc_m);
+		bad[3] += !fc_eq(&r, w);
+		r = a, FT_F(neg_inl)(&r, &r);
+		badal += !fc_eq(&r, w);
+		FT_F(mul_inl)(&r, &a, &b);
+		mpz_mul(w, x, y), mpz_mod(w, w, fc_m);
+		bad[4] += !fc_eq(&r, w);
+		r = b, FT_F(mul_inl)(&r, &a, &r);
+		badal += !fc_eq(&r, w);
+		FT_F(sqr_inl)(&r, &a);
+		mpz_mul(w, x, x), mpz_mod(w, w, fc_m);
+		bad[5] += !fc_eq(&r, w);
+		r = a, FT_F(sqr_inl)(&r, &r);
+		badal += !fc_eq(&r, w);
+	}
+	ct_ok(!bad[0] && !bad[1] && !bad[2] && !bad[3] && !bad[4] && !bad[5],
+	      "%s: inline add/sub/dbl/neg/mul/sqr match GMP on %d pairs (bad %d %d %d %d %d %d)",
+	      path, NRAND, bad[0], bad[1], bad[2], bad[3], bad[4], bad[5]);
+	ct_ok(!badal, "%s: inline ops with the output aliasing inputs (%d bad)", path, badal);
+	mpz_clears(x, y, w, NULL);
 }
 
 /* Lazy reduction: the wide product of the residues, redc and wide_sub. */
@@ -547,6 +603,7 @@ static void fc_encodings(const char *path)
 static void field_checks(const char *path)
 {
 	fc_arith(path);        /* 8 */
+	fc_inline(path);       /* 2 */
 	fc_wide(path);         /* 3 */
 	fc_inverse(path);      /* 4 */
 	fc_sqrt_legendre(path); /* 2 */

@@ -27,6 +27,10 @@
  *   CI_F            the coordinate field type
  *   CI_F_ADD SUB DBL NEG MUL SQR INV (constant time) IS_ZERO EQ
  *   CI_F_ZERO CI_F_ONE  pointers to the constants 0 and 1
+ *   CI_F_MUL_LAZY CI_F_SQR_LAZY  optional: products that may stay unreduced
+ *                   (Fp: < 2p, zk/field_inline.h), used only where the
+ *                   result feeds nothing but further products; default: the
+ *                   reduced ones
  *   CI_B CI_B3      pointers to b and 3b
  *   CI_AFF CI_JAC CI_XYZZ  the point types
  *   CI_NAME(n)      the public name of function n (e.g. cz_g1_##n)
@@ -37,6 +41,11 @@
 
 #include <stdint.h>
 #include <string.h>
+
+#ifndef CI_F_MUL_LAZY
+#define CI_F_MUL_LAZY CI_F_MUL
+#define CI_F_SQR_LAZY CI_F_SQR
+#endif
 
 typedef CI_F ci_f;
 typedef CI_AFF ci_aff;
@@ -417,8 +426,8 @@ void CI_NAME(xyzz_dbl)(ci_xyzz *r, const ci_xyzz *p)
 	ci_f u, v, w, s, m, t;
 
 	CI_F_DBL(&u, &p->y);
-	CI_F_SQR(&v, &u);
-	CI_F_MUL(&w, &u, &v);
+	CI_F_SQR_LAZY(&v, &u);     /* V, W feed only products */
+	CI_F_MUL_LAZY(&w, &u, &v);
 	CI_F_MUL(&s, &p->x, &v);
 	CI_F_SQR(&m, &p->x);
 	CI_F_DBL(&t, &m);
@@ -481,7 +490,7 @@ void CI_NAME(xyzz_add_affine)(ci_xyzz *r, const ci_xyzz *a, const ci_aff *b)
 			CI_NAME(xyzz_set_inf)(r);
 		return;
 	}
-	CI_F_SQR(&pp, &p);
+	CI_F_SQR_LAZY(&pp, &p);    /* PP feeds only products */
 	CI_F_MUL(&ppp, &p, &pp);
 	CI_F_MUL(&q, &a->x, &pp);
 	CI_F_MUL(&t, &a->y, &ppp); /* Y1·PPP, before Y1 is overwritten */
@@ -522,12 +531,12 @@ void CI_NAME(xyzz_add)(ci_xyzz *r, const ci_xyzz *a, const ci_xyzz *b)
 			CI_NAME(xyzz_set_inf)(r);
 		return;
 	}
-	CI_F_SQR(&pp, &p);
+	CI_F_SQR_LAZY(&pp, &p);    /* PP and the two T feed only products */
 	CI_F_MUL(&ppp, &p, &pp);
 	CI_F_MUL(&q, &u1, &pp);
-	CI_F_MUL(&t, &a->zz, &b->zz);
+	CI_F_MUL_LAZY(&t, &a->zz, &b->zz);
 	CI_F_MUL(&r->zz, &t, &pp);
-	CI_F_MUL(&t, &a->zzz, &b->zzz);
+	CI_F_MUL_LAZY(&t, &a->zzz, &b->zzz);
 	CI_F_MUL(&r->zzz, &t, &ppp);
 	CI_F_SQR(&t, &rr);
 	CI_F_SUB(&t, &t, &ppp);

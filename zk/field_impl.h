@@ -14,6 +14,8 @@
  *   FIELD_ADX_MUL, FIELD_ADX_SQR, FIELD_ADX_MUL_WIDE, FIELD_ADX_REDC
  *                optional: the x86-64 mulx/adx kernels for this limb count
  *                (zk/field_x86.h)
+ *   FIELD_X86_ADD, FIELD_X86_DBL, FIELD_X86_SUB, FIELD_X86_NEG
+ *                optional: the x86-64 add/sub kernels (zk/field_x86_add.h)
  *
  * Invariants: every element is the fully reduced Montgomery residue a·R mod m
  * (so equality is limb equality and zero is all-zero limbs).  The modulus must
@@ -32,10 +34,12 @@
  *
  * Measured on this project's Intel Xeon build machine (3.0 GHz), dependent
  * chains, adx path (`cuzk bench fp|fr`):
- *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 19,
+ *   Fp  mul 120 cycles (40 ns; ~100 when independent ones overlap), add 11
+ *       and sub 12 (x86 kernels; 19-20 as C),
  *       inv (Fermat) 57k cycles (19 µs), inv_vartime 10k (3.3 µs),
  *       Fp2 mul 355, portable C mul ~175
- *   Fr  mul 67 cycles (22 ns; ~49 overlapped), inv 21k, inv_vartime 5.6k
+ *   Fr  mul 67 cycles (22 ns; ~49 overlapped), add/sub 8, inv 21k,
+ *       inv_vartime 5.6k
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -152,7 +156,7 @@ static inline uint64_t fi_or(const uint64_t a[FN])
 	return o;
 }
 
-static inline void fi_add(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+static inline void fi_add_c(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
 {
 	uint64_t t[FN];
 	unsigned char c = 0;
@@ -162,7 +166,7 @@ static inline void fi_add(uint64_t r[FN], const uint64_t a[FN], const uint64_t b
 	fi_reduce_once(r, t, c);
 }
 
-static inline void fi_sub(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
+static inline void fi_sub_c(uint64_t r[FN], const uint64_t a[FN], const uint64_t b[FN])
 {
 	uint64_t t[FN];
 	unsigned char bw = 0, c = 0;
@@ -175,7 +179,7 @@ static inline void fi_sub(uint64_t r[FN], const uint64_t a[FN], const uint64_t b
 		r[j] = fi_adc(t[j], fi_p[j] & mask, &c);
 }
 
-static inline void fi_neg(uint64_t r[FN], const uint64_t a[FN])
+static inline void fi_neg_c(uint64_t r[FN], const uint64_t a[FN])
 {
 	uint64_t nz = fi_or(a);
 	uint64_t mask = (uint64_t)0 - (uint64_t)((nz | (0 - nz)) >> 63); /* a != 0 */
@@ -184,6 +188,23 @@ static inline void fi_neg(uint64_t r[FN], const uint64_t a[FN])
 	for (int j = 0; j < FN; j++)
 		r[j] = fi_sbb(fi_p[j], a[j], &bw) & mask;
 }
+
+/* The x86-64 kernels (zk/field_x86_add.h) when the instance names them: one
+ * straight carry chain per step instead of GCC's CF save/restore per limb
+ * (Fp sub 6.6 -> ~3 ns in a dependent chain).  Base x86-64 only, so they
+ * serve the portable path as well; the C versions above stay the oracle's
+ * twin on other targets.  Inputs fully reduced. */
+#if defined(__x86_64__) && defined(FIELD_X86_ADD)
+#define fi_add(r, a, b) FIELD_X86_ADD(r, a, b, fi_p)
+#define fi_dbl(r, a) FIELD_X86_DBL(r, a, fi_p)
+#define fi_sub(r, a, b) FIELD_X86_SUB(r, a, b, fi_p)
+#define fi_neg(r, a) FIELD_X86_NEG(r, a, fi_p)
+#else
+#define fi_add fi_add_c
+#define fi_dbl(r, a) fi_add_c(r, a, a)
+#define fi_sub fi_sub_c
+#define fi_neg fi_neg_c
+#endif
 
 /* ---- Montgomery multiplication ----------------------------------------- */
 
@@ -460,7 +481,7 @@ static bool fi_is_one(const uint64_t a[FN])
 
 void F(add)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_add(r->l, a->l, b->l); }
 void F(sub)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_sub(r->l, a->l, b->l); }
-void F(dbl)(FIELD_T *r, const FIELD_T *a) { fi_add(r->l, a->l, a->l); }
+void F(dbl)(FIELD_T *r, const FIELD_T *a) { fi_dbl(r->l, a->l); }
 void F(neg)(FIELD_T *r, const FIELD_T *a) { fi_neg(r->l, a->l); }
 void F(mul)(FIELD_T *r, const FIELD_T *a, const FIELD_T *b) { fi_mul(r->l, a->l, b->l); }
 void F(sqr)(FIELD_T *r, const FIELD_T *a) { fi_sqr(r->l, a->l); }

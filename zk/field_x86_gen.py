@@ -4,6 +4,8 @@
 # limb counts, as pasted into zk/field_x86.h (the algorithm is described
 # there): Montgomery multiplication, the plain 2N-limb product and the
 # Montgomery reduction of a 2N-limb value (lazy reduction, Fp2).
+# zk/field_x86_gen.py --lazy N... prints the unreduced multiplication
+# (output < 2m), pasted after them.
 import sys
 
 
@@ -106,6 +108,32 @@ cz_x86_mont_mul{N}(uint64_t r[{N}], const uint64_t a[{N}], const uint64_t b[{N}]
 '''
 
 
+def mont_mul_lazy(N):
+    """mont_mul without the final subtraction: r < 2m (see zk/field_inline.h
+    for the bound with operands < 2m)."""
+    k = Kernel(N)
+    for i in range(N):
+        k.product_row(i)
+        k.reduce_row(i)
+    k.e("movq %[rp], %[b]")
+    for j in range(N):
+        k.e("movq %s, %d(%%[b])" % (k.T(N, j), 8 * j))
+    return f'''/* r = a·b·2^(-64·{N}) mod m, NOT reduced: r < 2m when a, b < 2m and
+ * m < 2^(64·{N})/4 (an operand for mul only); r may alias a or b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mont_mul_lazy{N}(uint64_t r[{N}], const uint64_t a[{N}], const uint64_t b[{N}], const uint64_t *m)
+{{
+\tuint64_t {k.decl()}, lo, hi;
+\t__asm__ volatile(
+\t\t{k.body()}
+\t\t: {k.outs()},
+\t\t  [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+&r"(a), [b] "+&r"(b)
+\t\t: [m] "r"(m), [rp] "m"(r)
+\t\t: "rdx", "cc", "memory"); /* reads a, b, m; writes r */
+}}
+'''
+
+
 def mul_wide(N):
     k = Kernel(N)
     for i in range(N):
@@ -161,6 +189,11 @@ cz_x86_redc{N}(uint64_t r[{N}], const uint64_t t[{2 * N}], const uint64_t *m)
 }}
 '''
 
+
+if sys.argv[1:2] == ["--lazy"]:
+    for n in sys.argv[2:]:
+        print(mont_mul_lazy(int(n)))
+    sys.exit(0)
 
 for n in sys.argv[1:]:
     n = int(n)

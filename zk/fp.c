@@ -7,6 +7,7 @@
 #include "zk/fp.h"
 #include "zk/bls12_381.h"
 #include "zk/field_x86.h"
+#include "zk/field_x86_add.h"
 
 #define FIELD_N CZ_FP_LIMBS
 #define FIELD_PFX cz_fp
@@ -24,5 +25,11 @@
 #define FIELD_ADX_SQR CZ_X86_SQR6
 #define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE6
 #define FIELD_ADX_REDC CZ_X86_REDC6
+#endif
+#ifdef CZ_X86_ADD6
+#define FIELD_X86_ADD CZ_X86_ADD6
+#define FIELD_X86_DBL CZ_X86_DBL6
+#define FIELD_X86_SUB CZ_X86_SUB6
+#define FIELD_X86_NEG CZ_X86_NEG6
 #endif
 #include "zk/field_impl.h"

@@ -9,6 +9,7 @@
  * (one Fp inversion, constant time).  sqrt is variable time (public data).
  */
 #include "zk/fp2.h"
+#include "zk/field_inline.h"
 #include "zk/bls12_381.h"
 
 #include <string.h>
@@ -18,32 +19,32 @@ const cz_fp2 cz_fp2_one = { { BLS12_381_P_ONE }, { { 0 } } };
 
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-	cz_fp_add(&r->c0, &a->c0, &b->c0);
-	cz_fp_add(&r->c1, &a->c1, &b->c1);
+	cz_fp_add_inl(&r->c0, &a->c0, &b->c0);
+	cz_fp_add_inl(&r->c1, &a->c1, &b->c1);
 }
 
 void cz_fp2_sub(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-	cz_fp_sub(&r->c0, &a->c0, &b->c0);
-	cz_fp_sub(&r->c1, &a->c1, &b->c1);
+	cz_fp_sub_inl(&r->c0, &a->c0, &b->c0);
+	cz_fp_sub_inl(&r->c1, &a->c1, &b->c1);
 }
 
 void cz_fp2_dbl(cz_fp2 *r, const cz_fp2 *a)
 {
-	cz_fp_dbl(&r->c0, &a->c0);
-	cz_fp_dbl(&r->c1, &a->c1);
+	cz_fp_dbl_inl(&r->c0, &a->c0);
+	cz_fp_dbl_inl(&r->c1, &a->c1);
 }
 
 void cz_fp2_neg(cz_fp2 *r, const cz_fp2 *a)
 {
-	cz_fp_neg(&r->c0, &a->c0);
-	cz_fp_neg(&r->c1, &a->c1);
+	cz_fp_neg_inl(&r->c0, &a->c0);
+	cz_fp_neg_inl(&r->c1, &a->c1);
 }
 
 void cz_fp2_conj(cz_fp2 *r, const cz_fp2 *a)
 {
 	r->c0 = a->c0;
-	cz_fp_neg(&r->c1, &a->c1);
+	cz_fp_neg_inl(&r->c1, &a->c1);
 }
 
 /* Karatsuba with lazy reduction, in zk/field_impl.h so the kernels inline:
@@ -61,16 +62,16 @@ void cz_fp2_sqr(cz_fp2 *r, const cz_fp2 *a)
 
 void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b)
 {
-	cz_fp_mul(&r->c0, &a->c0, b);
-	cz_fp_mul(&r->c1, &a->c1, b);
+	cz_fp_mul_inl(&r->c0, &a->c0, b);
+	cz_fp_mul_inl(&r->c1, &a->c1, b);
 }
 
 /* (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
 void cz_fp2_mul_nonres(cz_fp2 *r, const cz_fp2 *a)
 {
 	cz_fp t;
-	cz_fp_sub(&t, &a->c0, &a->c1);
-	cz_fp_add(&r->c1, &a->c0, &a->c1);
+	cz_fp_sub_inl(&t, &a->c0, &a->c1);
+	cz_fp_add_inl(&r->c1, &a->c0, &a->c1);
 	r->c0 = t;
 }
 
@@ -78,13 +79,13 @@ void cz_fp2_mul_nonres(cz_fp2 *r, const cz_fp2 *a)
 void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
 {
 	cz_fp n, t;
-	cz_fp_sqr(&n, &a->c0);
-	cz_fp_sqr(&t, &a->c1);
-	cz_fp_add(&n, &n, &t);
+	cz_fp_sqr_inl(&n, &a->c0);
+	cz_fp_sqr_inl(&t, &a->c1);
+	cz_fp_add_inl(&n, &n, &t);
 	cz_fp_inv(&n, &n);
-	cz_fp_mul(&r->c0, &a->c0, &n);
-	cz_fp_mul(&t, &a->c1, &n);
-	cz_fp_neg(&r->c1, &t);
+	cz_fp_mul_inl(&r->c0, &a->c0, &n);
+	cz_fp_mul_inl(&t, &a->c1, &n);
+	cz_fp_neg_inl(&r->c1, &t);
 }
 
 bool cz_fp2_is_zero(const cz_fp2 *a)
@@ -133,7 +134,7 @@ static void fp2_pow(cz_fp2 *r, const cz_fp2 *a, const uint64_t *e, size_t elimbs
 static void p_exponent(uint64_t e[CZ_FP_LIMBS], uint64_t k, unsigned s)
 {
 	cz_fp m1;
-	cz_fp_neg(&m1, &cz_fp_one);
+	cz_fp_neg_inl(&m1, &cz_fp_one);
 	cz_fp_from_mont(e, &m1); /* p - 1 */
 	unsigned __int128 t = (unsigned __int128)e[0] + 1 - k;
 	e[0] = (uint64_t)t; /* p - k; k <= 3 and p's low limb is large: no borrow */
@@ -165,7 +166,7 @@ bool cz_fp2_sqrt(cz_fp2 *r, const cz_fp2 *a)
 	cz_fp2_neg(&m1, &cz_fp2_one);
 	if (cz_fp2_eq(&alpha, &m1)) {
 		/* u·(x0_0 + x0_1 u) = -x0_1 + x0_0 u */
-		cz_fp_neg(&x.c0, &x0.c1);
+		cz_fp_neg_inl(&x.c0, &x0.c1);
 		x.c1 = x0.c0;
 	} else {
 		cz_fp2_add(&t, &alpha, &cz_fp2_one);

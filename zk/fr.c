@@ -7,6 +7,7 @@
 #include "zk/fr.h"
 #include "zk/bls12_381.h"
 #include "zk/field_x86.h"
+#include "zk/field_x86_add.h"
 
 #define FIELD_N CZ_FR_LIMBS
 #define FIELD_PFX cz_fr
@@ -24,6 +25,12 @@
 #define FIELD_ADX_SQR CZ_X86_SQR4
 #define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE4
 #define FIELD_ADX_REDC CZ_X86_REDC4
+#endif
+#ifdef CZ_X86_ADD4
+#define FIELD_X86_ADD CZ_X86_ADD4
+#define FIELD_X86_DBL CZ_X86_DBL4
+#define FIELD_X86_SUB CZ_X86_SUB4
+#define FIELD_X86_NEG CZ_X86_NEG4
 #endif
 #include "zk/field_impl.h"
 

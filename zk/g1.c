@@ -16,14 +16,17 @@
 #include "zk/g1.h"
 
 #include "zk/bls12_381_curve.h"
+#include "zk/field_inline.h"
 
 #define CI_F cz_fp
-#define CI_F_ADD cz_fp_add
-#define CI_F_SUB cz_fp_sub
-#define CI_F_DBL cz_fp_dbl
-#define CI_F_NEG cz_fp_neg
-#define CI_F_MUL cz_fp_mul
-#define CI_F_SQR cz_fp_sqr
+#define CI_F_ADD cz_fp_add_inl
+#define CI_F_SUB cz_fp_sub_inl
+#define CI_F_DBL cz_fp_dbl_inl
+#define CI_F_NEG cz_fp_neg_inl
+#define CI_F_MUL cz_fp_mul_inl
+#define CI_F_SQR cz_fp_sqr_inl
+#define CI_F_MUL_LAZY cz_fp_mul_lazy
+#define CI_F_SQR_LAZY cz_fp_sqr_lazy
 #define CI_F_INV cz_fp_inv
 #define CI_F_IS_ZERO cz_fp_is_zero
 #define CI_F_EQ cz_fp_eq

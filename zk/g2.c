@@ -15,12 +15,13 @@
 #include "zk/g2.h"
 
 #include "zk/bls12_381_curve.h"
+#include "zk/field_inline.h"
 
 #define CI_F cz_fp2
-#define CI_F_ADD cz_fp2_add
-#define CI_F_SUB cz_fp2_sub
-#define CI_F_DBL cz_fp2_dbl
-#define CI_F_NEG cz_fp2_neg
+#define CI_F_ADD cz_fp2_add_inl
+#define CI_F_SUB cz_fp2_sub_inl
+#define CI_F_DBL cz_fp2_dbl_inl
+#define CI_F_NEG cz_fp2_neg_inl
 #define CI_F_MUL cz_fp2_mul
 #define CI_F_SQR cz_fp2_sqr
 #define CI_F_INV cz_fp2_inv

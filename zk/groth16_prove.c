@@ -8,6 +8,7 @@
  * MSMs dominate.  finalize is a handful of scalar multiplications.
  */
 #include "zk/groth16.h"
+#include "zk/field_inline.h"
 #include "zk/ntt.h"
 #include "lib/pool.h"
 
@@ -31,8 +32,8 @@ static void synth_coef(const struct cz_groth16_coef *cf, const cz_scalar *w, cz_
 	cz_fr *dst = cf->matrix ? &b[cf->row] : &a[cf->row];
 	cz_fr x, wv;
 	memcpy(&wv, &w[cf->var], sizeof(wv));
-	cz_fr_mul(&x, &cf->value, &wv);
-	cz_fr_add(dst, dst, &x);
+	cz_fr_mul_inl(&x, &cf->value, &wv);
+	cz_fr_add_inl(dst, dst, &x);
 }
 
 struct synth_arg {
@@ -53,7 +54,7 @@ static void synth_rows(void *v, size_t ci)
 	for (size_t i = k->row_off[lo]; i < k->row_off[hi]; i++)
 		synth_coef(&k->coefs[i], s->w, s->a, s->b);
 	for (size_t i = lo; i < hi; i++)
-		cz_fr_mul(&s->c[i], &s->a[i], &s->b[i]);
+		cz_fr_mul_inl(&s->c[i], &s->a[i], &s->b[i]);
 }
 
 void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
@@ -71,7 +72,7 @@ void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
 	for (size_t i = 0; i < k->ncoefs; i++)
 		synth_coef(&k->coefs[i], w, a, b);
 	for (size_t i = 0; i < n; i++)
-		cz_fr_mul(&c[i], &a[i], &b[i]);
+		cz_fr_mul_inl(&c[i], &a[i], &b[i]);
 }
 
 /* Counting sort by row: stable, O(ncoefs + n). */
@@ -119,8 +120,8 @@ static void dsub_chunk(void *v, size_t ci)
 	size_t end = (ci + 1) * d->chunk < d->n ? (ci + 1) * d->chunk : d->n;
 	for (size_t i = ci * d->chunk; i < end; i++) {
 		cz_fr x;
-		cz_fr_mul(&x, &d->a[i], &d->b[i]);
-		cz_fr_sub(&x, &x, &d->c[i]);
+		cz_fr_mul_inl(&x, &d->a[i], &d->b[i]);
+		cz_fr_sub_inl(&x, &x, &d->c[i]);
 		cz_fr_from_mont(d->h[i].l, &x);
 	}
 }
@@ -187,7 +188,7 @@ void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16
 	cz_g1_jac_add(&pc, &pc, &t);
 	cz_g1_mul(&t, &pb1, r);
 	cz_g1_jac_add(&pc, &pc, &t);
-	cz_fr_mul(&rs, r, s);
+	cz_fr_mul_inl(&rs, r, s);
 	cz_g1_mul(&t, &d1, &rs);
 	cz_g1_jac_neg(&t, &t);
 	cz_g1_jac_add(&pc, &pc, &t);
@@ -209,10 +210,10 @@ static void fr_random(cz_fr *r, const uint8_t b[64])
 	raw[3] &= 0x0fffffffffffffffULL;
 	cz_fr_to_mont(&hi, raw);
 	cz_fr_from_u64(&f, 1ULL << 63);
-	cz_fr_mul(&f, &f, &f);                 /* 2^126 */
-	cz_fr_mul(&f, &f, &f);                 /* 2^252 */
-	cz_fr_mul(&hi, &hi, &f);
-	cz_fr_add(r, &hi, &lo);
+	cz_fr_mul_inl(&f, &f, &f);                 /* 2^126 */
+	cz_fr_mul_inl(&f, &f, &f);                 /* 2^252 */
+	cz_fr_mul_inl(&hi, &hi, &f);
+	cz_fr_add_inl(r, &hi, &lo);
 }
 
 int cz_groth16_blinding(cz_fr *r, cz_fr *s)

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* zk/msm_g1.c — the MSM bucket code (zk/msm_tmpl_pvt.h) instantiated for G1 over Fp. */
 #include "zk/g1.h"
+#include "zk/field_inline.h"
 
 #define F cz_fp
-#define F_ADD cz_fp_add
-#define F_SUB cz_fp_sub
-#define F_DBL cz_fp_dbl
-#define F_NEG cz_fp_neg
-#define F_MUL cz_fp_mul
-#define F_SQR cz_fp_sqr
+#define F_ADD cz_fp_add_inl
+#define F_SUB cz_fp_sub_inl
+#define F_DBL cz_fp_dbl_inl
+#define F_NEG cz_fp_neg_inl
+#define F_MUL cz_fp_mul_inl
+#define F_MUL_LAZY cz_fp_mul_lazy
+#define F_SQR cz_fp_sqr_inl
 #define F_INV cz_fp_inv_vartime /* bucket contents are not secret-independent anyway */
 #define AFF cz_g1_affine
 #define XYZZ cz_g1_xyzz

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* zk/msm_g2.c — the MSM bucket code (zk/msm_tmpl_pvt.h) instantiated for G2 over Fp2. */
 #include "zk/g2.h"
+#include "zk/field_inline.h"
 
 #define F cz_fp2
-#define F_ADD cz_fp2_add
-#define F_SUB cz_fp2_sub
-#define F_DBL cz_fp2_dbl
-#define F_NEG cz_fp2_neg
+#define F_ADD cz_fp2_add_inl
+#define F_SUB cz_fp2_sub_inl
+#define F_DBL cz_fp2_dbl_inl
+#define F_NEG cz_fp2_neg_inl
 #define F_MUL cz_fp2_mul
 #define F_SQR cz_fp2_sqr
 #define F_INV cz_fp2_inv /* unused: N_INV inverts norms */
@@ -33,20 +34,21 @@
 static inline void den_norm(cz_fp *n, const cz_fp2 *d)
 {
 	cz_fp t;
-	cz_fp_sqr(n, &d->c0);
-	cz_fp_sqr(&t, &d->c1);
-	cz_fp_add(n, n, &t);
+	cz_fp_sqr_inl(n, &d->c0);
+	cz_fp_sqr_inl(&t, &d->c1);
+	cz_fp_add_inl(n, n, &t);
 }
 
 static inline void den_inv(cz_fp2 *t, const cz_fp2 *d, const cz_fp *ninv)
 {
-	cz_fp_mul(&t->c0, &d->c0, ninv);
-	cz_fp_mul(&t->c1, &d->c1, ninv);
-	cz_fp_neg(&t->c1, &t->c1);
+	cz_fp_mul_inl(&t->c0, &d->c0, ninv);
+	cz_fp_mul_inl(&t->c1, &d->c1, ninv);
+	cz_fp_neg_inl(&t->c1, &t->c1);
 }
 
 #define N cz_fp
-#define N_MUL cz_fp_mul
+#define N_MUL cz_fp_mul_inl
+#define N_MUL_LAZY cz_fp_mul_lazy
 #define N_INV cz_fp_inv_vartime
 #define DEN_NORM den_norm
 #define DEN_INV den_inv

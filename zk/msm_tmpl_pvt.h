@@ -10,6 +10,10 @@
  * and optionally, to batch-invert in a subfield (G2: norms in Fp, see
  * zk/msm_g2.c), N, N_MUL, N_INV, DEN_NORM(n, d), DEN_INV(t, d, ninv):
  * n = N(d) in the subfield, t = 1/d from d and 1/N(d).
+ * Optional lazy products (default: the reduced ones): F_MUL_LAZY, N_MUL_LAZY
+ * may leave their result unreduced (Fp: < 2p, zk/field_inline.h); they are
+ * used only where the result feeds nothing but further products (the
+ * batch-inversion chains and the slope), so add/sub/eq never see one.
  * Design, cost model and invariants: zk/msm.c.
  */
 #include <errno.h>
@@ -20,15 +24,22 @@
 #include "lib/pool.h"
 #include "zk/msm_pvt.h"
 
+#ifndef F_MUL_LAZY
+#define F_MUL_LAZY F_MUL
+#endif
 #ifndef N /* invert in F itself: the "norms" are the denominators */
 #define N F
 #define N_MUL F_MUL
+#define N_MUL_LAZY F_MUL_LAZY
 #define N_INV F_INV
 #define DEN_NORM(n, d) ((void)(n), (void)(d))
 #define DEN_INV(t, d, ninv) (*(t) = *(ninv))
 #define NRM(a, i) (&(a)->den[i])
 #else
 #define NRM(a, i) (&(a)->nrm[i])
+#ifndef N_MUL_LAZY
+#define N_MUL_LAZY N_MUL
+#endif
 #endif
 
 #define ST_HAS 1u   /* bucket holds a point */
@@ -164,7 +175,10 @@ static void acc_flush(struct acc *a)
 			acc = *NRM(a, 0);
 		} else {
 			a->pre[i] = acc;
-			N_MUL(&acc, &acc, NRM(a, i));
+			if (i + 1 < n)   /* the last one goes to N_INV: reduced */
+				N_MUL_LAZY(&acc, &acc, NRM(a, i));
+			else
+				N_MUL(&acc, &acc, NRM(a, i));
 		}
 	}
 	N_INV(&inv, &acc);
@@ -172,8 +186,8 @@ static void acc_flush(struct acc *a)
 		const struct ent *e = &a->ent[i];
 		AFF *bk = &a->bkt[e->b];
 		if (i > 0) {
-			N_MUL(&ni, &inv, &a->pre[i]);  /* 1/n_i */
-			N_MUL(&inv, &inv, NRM(a, i));  /* 1/(n_0···n_{i-1}) */
+			N_MUL_LAZY(&ni, &inv, &a->pre[i]);  /* 1/n_i */
+			N_MUL_LAZY(&inv, &inv, NRM(a, i));  /* 1/(n_0···n_{i-1}) */
 		} else {
 			ni = inv;
 		}
@@ -189,7 +203,7 @@ static void acc_flush(struct acc *a)
 		} else {
 			F_SUB(&d, &e->p->y, &bk->y);
 		}
-		F_MUL(&lam, &d, &t);
+		F_MUL_LAZY(&lam, &d, &t);   /* feeds only the two products below */
 		F_SQR(&x3, &lam);
 		F_SUB(&x3, &x3, &bk->x);
 		F_SUB(&x3, &x3, e->dbl ? &bk->x : &e->p->x);

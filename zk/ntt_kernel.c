@@ -16,6 +16,7 @@
  * L n/2 - (n - 1) in all, about L/2 - 1 per element.
  */
 #include "zk/ntt_pvt.h"
+#include "zk/field_inline.h"
 
 #include <string.h>
 
@@ -28,11 +29,11 @@ static inline void butterfly(cz_fr *x, cz_fr *y, const cz_fr *w)
 	cz_fr t;
 
 	if (w)
-		cz_fr_mul(&t, y, w);
+		cz_fr_mul_inl(&t, y, w);
 	else
 		t = *y;
-	cz_fr_sub(y, x, &t);
-	cz_fr_add(x, x, &t);
+	cz_fr_sub_inl(y, x, &t);
+	cz_fr_add_inl(x, x, &t);
 }
 
 struct pass_job {

@@ -12,6 +12,7 @@
  * of cache lines, instead of one random line per element.  No arithmetic.
  */
 #include "zk/ntt_pvt.h"
+#include "zk/field_inline.h"
 
 #include <string.h>
 
@@ -102,8 +103,8 @@ static void scale_pow_range(void *arg, size_t lo, size_t hi)
 
 	pow_u64(&f, p->z, lo);
 	for (size_t k = lo; k < hi; k++) {
-		cz_fr_mul(&p->a[k], &p->a[k], &f);
-		cz_fr_mul(&f, &f, p->z);
+		cz_fr_mul_inl(&p->a[k], &p->a[k], &f);
+		cz_fr_mul_inl(&f, &f, p->z);
 	}
 }
 
@@ -128,21 +129,21 @@ static void reverse_scale_range(void *arg, size_t lo, size_t hi)
 	if (p->z) {
 		cz_fr t;
 		pow_u64(&t, p->z, lo);
-		cz_fr_mul(&f, &f, &t);
+		cz_fr_mul_inl(&f, &f, &t);
 		pow_u64(&t, p->z, n - lo);
-		cz_fr_mul(&fd, &fd, &t);
+		cz_fr_mul_inl(&fd, &fd, &t);
 	}
 	for (size_t k = lo; k < hi; k++) {
 		if (k == 0 || 2 * k == n) {
-			cz_fr_mul(&p->a[k], &p->a[k], &f);
+			cz_fr_mul_inl(&p->a[k], &p->a[k], &f);
 		} else {
 			cz_fr x = p->a[k];
-			cz_fr_mul(&p->a[k], &p->a[n - k], &f);
-			cz_fr_mul(&p->a[n - k], &x, &fd);
+			cz_fr_mul_inl(&p->a[k], &p->a[n - k], &f);
+			cz_fr_mul_inl(&p->a[n - k], &x, &fd);
 		}
 		if (p->z) {
-			cz_fr_mul(&f, &f, p->z);
-			cz_fr_mul(&fd, &fd, p->zinv);
+			cz_fr_mul_inl(&f, &f, p->z);
+			cz_fr_mul_inl(&fd, &fd, p->zinv);
 		}
 	}
 }

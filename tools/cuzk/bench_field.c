@@ -3,7 +3,8 @@
  * tools/cuzk/bench_field.c — `cuzk bench fp` and `cuzk bench fr`: the cost of
  * one field operation, on every multiplication path the CPU has.
  *
- * mul, sqr and add run as dependent chains (x = x·y), so the figures are
+ * mul, sqr, add and sub (and the inlinable _inl forms of zk/field_inline.h)
+ * run as dependent chains (x = x·y), so the figures are
  * latencies, which is what curve formulas and NTT butterflies see.
  * --iters N sets the chain length (default 10^7); inversions run N/1000 times.
  *
@@ -14,6 +15,7 @@
  * cycles_per_op = ns_per_op · ghz, the figure that compares across machines.
  */
 #include "tools/cuzk/cmd.h"
+#include "zk/field_inline.h"
 #include "zk/fp.h"
 #include "zk/fp2.h"
 #include "zk/fr.h"
@@ -110,6 +112,10 @@ static void fr_bench_extra(const struct cz_bench_opts *o, const char *path, long
 		TIMED(o, #NAME, "mul", path, n, SLICE, ghz, PFX##_mul(&x, &x, &y));            \
 		TIMED(o, #NAME, "sqr", path, n, SLICE, ghz, PFX##_sqr(&x, &x));                \
 		TIMED(o, #NAME, "add", path, n, SLICE, ghz, PFX##_add(&x, &x, &y));            \
+		TIMED(o, #NAME, "sub", path, n, SLICE, ghz, PFX##_sub(&x, &x, &y));            \
+		TIMED(o, #NAME, "mul_inl", path, n, SLICE, ghz, PFX##_mul_inl(&x, &x, &y));    \
+		TIMED(o, #NAME, "add_inl", path, n, SLICE, ghz, PFX##_add_inl(&x, &x, &y));    \
+		TIMED(o, #NAME, "sub_inl", path, n, SLICE, ghz, PFX##_sub_inl(&x, &x, &y));    \
 		TIMED(o, #NAME, "inv", path, ni, SLICE_INV, ghz, PFX##_inv(&x, &x));               \
 		TIMED(o, #NAME, "inv_vartime", path, ni, SLICE_INV, ghz, PFX##_inv_vartime(&x, &x)); \
 		NAME##_bench_extra(o, path, n, ghz);                                    \
