@@ -44,6 +44,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* For the unknown-backend message: gpu/backend.c's table. */
+#ifdef CZ_HAVE_CUDA
+#define KNOWN_BACKENDS "cpu, null, cuda"
+#else
+#define KNOWN_BACKENDS "cpu, null; cuda needs a build with nvcc"
+#endif
+
 static int mkdirs(const char *path)
 {
 	char buf[PATH_MAX + 16];
@@ -129,7 +136,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	e->cfg = *c;
 	e->be = cz_backend_find(c->backend ? c->backend : "cpu");
 	if (!e->be) {
-		snprintf(err, cap, "unknown backend '%s' (known: cpu, null)", c->backend);
+		snprintf(err, cap, "unknown backend '%s' (known: %s)", c->backend, KNOWN_BACKENDS);
 		free(e);
 		return NULL;
 	}

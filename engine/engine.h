@@ -18,8 +18,8 @@ enum cz_prio { CZ_PRIO_CRITICAL, CZ_PRIO_HIGH, CZ_PRIO_NORMAL, CZ_PRIO_LOW };
 
 struct cz_engine_config {
 	const char *state_dir;          /* proofs go to <state_dir>/proofs/<job>/ */
-	const char *backend;            /* "cpu" or "null" */
-	unsigned devices;               /* 0 = all the backend has (cpu: 1) */
+	const char *backend;            /* "cpu", "null", or "cuda" (built with CUDA) */
+	unsigned devices;               /* 0 = all the backend has (cpu, null: 1) */
 	unsigned consumers_per_device;  /* >= 1; 2 lets one prepare while one computes */
 	unsigned synth_workers;
 	unsigned device_threads;        /* cpu backend: pool threads per device (0 = all CPUs) */

@@ -15,10 +15,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend cpu|null] [--devices N]\n"
-		"             [--consumers-per-device N] [--synth-workers N] [--device-threads N]\n"
-		"             [--mem-budget SIZE] [--null-delay-ms N] [--null-synth-ms N]\n"
-		"             [--load NAME=ZKEY]... [--config FILE]\n"
+		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend cpu|null|cuda]\n"
+		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
+		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
+		"             [--null-synth-ms N] [--load NAME=ZKEY]... [--config FILE]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n");
 }
 
