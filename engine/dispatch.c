@@ -10,6 +10,7 @@
  * strictly in key order and no waiter can be overtaken.
  */
 #include "engine/engine_pvt.h"
+#include "synth/synth.h"
 #include "zk/groth16_io.h"
 
 #include <errno.h>
@@ -144,7 +145,7 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
-	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n, NULL);
+	cz_synth_abc(k, w, abc, abc + n, abc + 2 * n, NULL);
 	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = w, .a = abc, .b = abc + n,
 					.c = abc + 2 * n, .h = (cz_scalar *)(abc + 3 * n) };
 	return 0;

@@ -10,6 +10,7 @@
 #include "selftests/cz_test.h"
 #include "zk/builtin.h"
 #include "zk/cs.h"
+#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/ntt.h"
 
@@ -287,7 +288,7 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	struct cz_ntt_domain *dom = cz_ntt_domain_create(L);
 	struct cz_groth16_msms ref;
 	to_scalars(ws, w, cs.nvars);
-	cz_groth16_synth(&key, ws, abc, abc + n, abc + 2 * n, pool);
+	cz_synth_abc(&key, ws, abc, abc + n, abc + 2 * n, pool);
 	memcpy(abc2, abc, 3 * n * sizeof(cz_fr));
 
 	t0 = now_ms();
@@ -299,7 +300,7 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	int rc = 0;
 	double tdev[2];
 	for (int rep = 0; rep < 2; rep++) {  /* the second run finds the key resident */
-		cz_groth16_synth(&key, ws, abc, abc + n, abc + 2 * n, pool);
+		cz_synth_abc(&key, ws, abc, abc + n, abc + 2 * n, pool);
 		t0 = now_ms();
 		rc |= be->prove(dev, &wk);
 		tdev[rep] = now_ms() - t0;

@@ -6,7 +6,8 @@
  * A proof is three stages, each a function with explicit inputs and outputs
  * in caller-provided buffers (no hidden allocation, no global state), so the
  * daemon can schedule them on different threads and devices:
- *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU)
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU;
+ *             synth/synth.h)
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
@@ -87,16 +88,8 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
-/* Sorts the coefficients by row and builds row_off, so that synthesis can
- * split the rows among threads.  0 or -ENOMEM (the key then stays usable,
- * with serial synthesis). */
-int cz_groth16_key_index(struct cz_groth16_key *k);
 void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
 
-/* a, b, c: n elements each.  w: nvars elements, standard form.  Rows are
- * split among the pool's threads when the key is indexed (pool may be NULL). */
-void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
-		      cz_fr *a, cz_fr *b, cz_fr *c, struct cz_pool *pool);
 /* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
 int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain *d,
 		      const cz_scalar *w, cz_fr *a, cz_fr *b, cz_fr *c, cz_scalar *hbuf,

@@ -7,6 +7,7 @@
  * muls) and MSMs over nvars (A, B1, C: G1; B2: G2) and n (H) points; the
  * MSMs dominate.  finalize is a handful of scalar multiplications.
  */
+#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/field_inline.h"
 #include "zk/ntt.h"
@@ -23,89 +24,6 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* a[row] or b[row] += value·w[var]: value = v·R², w standard, so the
- * Montgomery product is Mont(v·w).  One Fr mul and add per coefficient. */
-static void synth_coef(const struct cz_groth16_coef *cf, const cz_scalar *w, cz_fr *a, cz_fr *b)
-{
-	cz_fr *dst = cf->matrix ? &b[cf->row] : &a[cf->row];
-	cz_fr x, wv;
-	memcpy(&wv, &w[cf->var], sizeof(wv));
-	cz_fr_mul_inl(&x, &cf->value, &wv);
-	cz_fr_add_inl(dst, dst, &x);
-}
-
-struct synth_arg {
-	const struct cz_groth16_key *k;
-	const cz_scalar *w;
-	cz_fr *a, *b, *c;
-	size_t n, chunk;
-};
-
-static void synth_rows(void *v, size_t ci)
-{
-	struct synth_arg *s = v;
-	const struct cz_groth16_key *k = s->k;
-	size_t lo = ci * s->chunk, hi = lo + s->chunk < s->n ? lo + s->chunk : s->n;
-
-	memset(s->a + lo, 0, (hi - lo) * sizeof(cz_fr));
-	memset(s->b + lo, 0, (hi - lo) * sizeof(cz_fr));
-	for (size_t i = k->row_off[lo]; i < k->row_off[hi]; i++)
-		synth_coef(&k->coefs[i], s->w, s->a, s->b);
-	for (size_t i = lo; i < hi; i++)
-		cz_fr_mul_inl(&s->c[i], &s->a[i], &s->b[i]);
-}
-
-void cz_groth16_synth(const struct cz_groth16_key *k, const cz_scalar *w,
-		      cz_fr *a, cz_fr *b, cz_fr *c, struct cz_pool *pool)
-{
-	size_t n = (size_t)1 << k->log2n;
-
-	if (k->row_off) {
-		struct synth_arg s = { k, w, a, b, c, n, 4096 };
-		cz_pool_for(pool, (n + s.chunk - 1) / s.chunk, synth_rows, &s);
-		return;
-	}
-	memset(a, 0, n * sizeof(*a));
-	memset(b, 0, n * sizeof(*b));
-	for (size_t i = 0; i < k->ncoefs; i++)
-		synth_coef(&k->coefs[i], w, a, b);
-	for (size_t i = 0; i < n; i++)
-		cz_fr_mul_inl(&c[i], &a[i], &b[i]);
-}
-
-/* Counting sort by row: stable, O(ncoefs + n). */
-int cz_groth16_key_index(struct cz_groth16_key *k)
-{
-	size_t n = (size_t)1 << k->log2n;
-	uint32_t *off = calloc(n + 1, sizeof(*off));
-	struct cz_groth16_coef *sorted = malloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*sorted));
-
-	if (!off || !sorted || k->ncoefs > UINT32_MAX) {
-		free(off);
-		free(sorted);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < k->ncoefs; i++)
-		off[k->coefs[i].row + 1]++;
-	for (size_t r = 0; r < n; r++)
-		off[r + 1] += off[r];
-	uint32_t *pos = malloc(n * sizeof(*pos));
-	if (!pos) {
-		free(off);
-		free(sorted);
-		return -ENOMEM;
-	}
-	memcpy(pos, off, n * sizeof(*pos));
-	for (size_t i = 0; i < k->ncoefs; i++)
-		sorted[pos[k->coefs[i].row]++] = k->coefs[i];
-	free(pos);
-	free(k->coefs);
-	k->coefs = sorted;
-	free(k->row_off);
-	k->row_off = off;
-	return 0;
 }
 
 struct dsub_arg {
@@ -251,7 +169,7 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 	if (!abc || !h || !d)
 		goto out;
 	t0 = now_ms();
-	cz_groth16_synth(k, w, abc, abc + n, abc + 2 * n, pool);
+	cz_synth_abc(k, w, abc, abc + n, abc + 2 * n, pool);
 	if (t)
 		t->synth = now_ms() - t0;
 	if (cz_groth16_device(k, d, w, abc, abc + n, abc + 2 * n, h, &m, pool, t))
