@@ -5,6 +5,11 @@
  * A test program calls ct_plan(n), then one ct_ok()/ct_skip() per test
  * point, then returns ct_exit().  Exit status: 0 all passed, 1 any failed,
  * 4 everything skipped (the kselftest convention).
+ *
+ * A program that stops before its plan fails: ct_exit() adds a "not ok"
+ * point when fewer (or more) points ran than ct_plan() announced, and
+ * selftests/run.sh counts the points against the "1..N" line on its own, so
+ * a crash or an _exit() that never reaches ct_exit() fails too.
  */
 #ifndef CZ_TEST_H
 #define CZ_TEST_H
@@ -14,9 +19,11 @@
 #include <stdlib.h>
 
 static int ct_n, ct_pass, ct_fail, ct_skipped;
+static int ct_planned = -1;     /* -1 until ct_plan() */
 
 static inline void ct_plan(int n)
 {
+	ct_planned = n;
 	printf("TAP version 13\n1..%d\n", n);
 	fflush(stdout);
 }
@@ -65,6 +72,11 @@ static inline void ct_skip(const char *reason, const char *fmt, ...)
 
 static inline int ct_exit(void)
 {
+	if (ct_planned < 0 || ct_n != ct_planned) {
+		/* The plan is the test's contract: a short run is a failure, not a pass. */
+		printf("not ok %d - plan: %d test points ran, %d planned\n", ct_n + 1, ct_n, ct_planned);
+		ct_fail++;
+	}
 	printf("# %d passed, %d failed, %d skipped\n", ct_pass, ct_fail, ct_skipped);
 	if (ct_fail)
 		return 1;

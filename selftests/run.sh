@@ -2,7 +2,9 @@
 # Runs selftest programs, each under a timeout, and sums their TAP lines.
 # Last line: "N passed, N failed, N skipped"; exits 1 if anything failed.
 # A program that crashes, times out or exits non-zero without a "not ok"
-# line counts as one more failure.  CZ_TEST_TIMEOUT overrides the timeout (s).
+# line counts as one more failure, and so does one whose test points fall
+# short of its "1..N" plan (or that prints no plan): a test that stops early
+# has not passed.  CZ_TEST_TIMEOUT overrides the timeout (s).
 timeout_s=${CZ_TEST_TIMEOUT:-600}
 pass=0 fail=0 skip=0
 log_dir=${B:-build}/selftests-logs
@@ -19,6 +21,12 @@ for t in "$@"; do
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
 	p=$((p - s))
 	extra=""
+	plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$log" | cut -c4-)
+	ran=$(grep -cE '^(not )?ok [0-9]+' "$log" | head -1)
+	if [ -z "$plan" ] || [ "$ran" -lt "$plan" ]; then
+		f=$((f + 1))
+		extra=" (ran $ran of ${plan:-no} planned test points)"
+	fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
 		f=1
 		[ "$rc" -eq 124 ] && extra=" (timed out after ${timeout_s}s)" || extra=" (exit status $rc)"
