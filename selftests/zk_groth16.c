@@ -3,6 +3,7 @@
 #include "zk/builtin.h"
 #include "zk/groth16.h"
 #include "lib/pool.h"
+#include "synth/synth.h"
 #include "selftests/cz_test.h"
 
 #include <string.h>
@@ -30,9 +31,12 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 	ct_ok(cz_cs_check(&cs, w) == -1, "2^%u: the built-in witness satisfies every row", log2n);
 	ok &= ct_ok(cz_groth16_devsetup(&cs, 7, &k, pool) == 0 && k.log2n == log2n, "2^%u: devsetup", log2n);
 
+	size_t n = (size_t)1 << log2n;
 	cz_scalar *ws = malloc(cs.nvars * sizeof(*ws));
+	cz_fr *abc = malloc(3 * n * sizeof(*abc));
 	to_scalars(ws, w, cs.nvars);
-	int rc = cz_groth16_prove(&k, ws, &p, pool, NULL);
+	cz_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	int rc = cz_groth16_prove(&k, ws, abc, abc + n, abc + 2 * n, &p, pool, NULL);
 	ok &= ct_ok(rc == CZ_GROTH16_OK, "2^%u: proof verifies (rc %d)", log2n, rc);
 
 	cz_groth16_vk_from_key(&vk, &k);
@@ -50,9 +54,11 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 
 	/* A wire changed: the witness no longer satisfies the circuit. */
 	ws[1].l[0] ^= 1;
-	rc = cz_groth16_prove(&k, ws, &p, pool, NULL);
+	cz_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	rc = cz_groth16_prove(&k, ws, abc, abc + n, abc + 2 * n, &p, pool, NULL);
 	ct_ok(rc == CZ_GROTH16_UNSAT, "2^%u: unsatisfying witness gives UNSAT, not a proof (rc %d)", log2n, rc);
 
+	free(abc);
 	free(ws);
 	free(w);
 	cz_cs_free(&cs);

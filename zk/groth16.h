@@ -4,14 +4,19 @@
  * so keys from `snarkjs groth16 setup` work unchanged.
  *
  * A proof is three stages, each a function with explicit inputs and outputs
- * in caller-provided buffers (no hidden allocation, no global state), so the
- * daemon can schedule them on different threads and devices:
- *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU;
- *             synth/synth.h)
+ * (no global state), so the daemon can schedule them on different threads
+ * and devices:
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU; the
+ *             layer above this one, synth/synth.h: zk/ never calls it)
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
- * cz_groth16_prove() runs all three and verifies the proof before returning it.
+ * The big buffers (witness, a, b, c, h) are the caller's.  Not every byte
+ * is: each MSM mallocs its own scratch per call (buckets and batch-add
+ * queues, zk/msm_tmpl_pvt.h; a few MiB at n = 2^20) and frees it before it
+ * returns, and cz_groth16_prove allocates h and the NTT domain.
+ * cz_groth16_prove() runs device and finalize on vectors the caller has
+ * synthesized, and verifies the proof before returning it.
  */
 #ifndef CZ_GROTH16_H
 #define CZ_GROTH16_H
@@ -88,6 +93,10 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
+/* Sorts the key's coefficients by row and builds row_off (zk/groth16_key.c);
+ * the key loaders and cz_groth16_devsetup call it.  0 or -ENOMEM (the key
+ * then stays usable, with serial synthesis). */
+int cz_groth16_key_index(struct cz_groth16_key *k);
 void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
 
 /* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
@@ -109,10 +118,12 @@ bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
 		       const struct cz_groth16_proof *p);
 
 enum { CZ_GROTH16_OK = 0, CZ_GROTH16_ENOMEM = -1, CZ_GROTH16_UNSAT = -2 };
-/* Whole proof, verified before it is returned: CZ_GROTH16_UNSAT means the
- * witness does not satisfy the circuit.  t may be NULL. */
-int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
-		     struct cz_groth16_proof *p, struct cz_pool *pool,
+/* The rest of a proof once a, b, c are synthesized (cz_synth_abc, n each;
+ * overwritten): device stage, blinding, finalize, and the verification
+ * before it is returned: CZ_GROTH16_UNSAT means the witness does not
+ * satisfy the circuit.  t may be NULL; t->synth is the caller's to fill. */
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
+		     cz_fr *c, struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t);
 
 struct cz_cs;

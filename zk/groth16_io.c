@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* zk/groth16_io.c — .zkey and .wtns to and from the prover's forms. */
-#include "synth/synth.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
@@ -112,7 +111,7 @@ int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_po
 		if (!rc)
 			rc = load_coefs(k, z, e);
 		if (!rc)
-			cz_synth_index(k);   /* failure only costs parallel synthesis */
+			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 		cz_zkey_close(z);
 	}
 	if (rc)

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/groth16_prove.c — the prover's three stages (see zk/groth16.h).
+ * zk/groth16_prove.c — the prover's device and finalize stages (see
+ * zk/groth16.h; synthesis, the first, is synth/synth.c).
  *
- * Cost at n = 2^20 on one core, as a guide to where time goes: synth is one
- * Fr mul per coefficient (~3 M), the device stage 3 × (2 NTTs + n shift
+ * Cost at n = 2^20 on one core, as a guide to where time goes: synth (not
+ * here) is one Fr mul per coefficient (~3 M), the device stage 3 × (2 NTTs + n shift
  * muls) and MSMs over nvars (A, B1, C: G1; B2: G2) and n (H) points; the
  * MSMs dominate.  finalize is a handful of scalar multiplications.
  */
-#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/field_inline.h"
 #include "zk/ntt.h"
@@ -153,8 +153,8 @@ int cz_groth16_blinding(cz_fr *r, cz_fr *s)
 	return 0;
 }
 
-int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
-		     struct cz_groth16_proof *p, struct cz_pool *pool,
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
+		     cz_fr *c, struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t)
 {
 	size_t n = (size_t)1 << k->log2n;
@@ -163,16 +163,11 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 	int rc = CZ_GROTH16_ENOMEM;
 	double t0;
 
-	cz_fr *abc = malloc(3 * n * sizeof(cz_fr));
 	cz_scalar *h = malloc(n * sizeof(cz_scalar));
 	struct cz_ntt_domain *d = cz_ntt_domain_create(k->log2n);
-	if (!abc || !h || !d)
+	if (!h || !d)
 		goto out;
-	t0 = now_ms();
-	cz_synth_abc(k, w, abc, abc + n, abc + 2 * n, pool);
-	if (t)
-		t->synth = now_ms() - t0;
-	if (cz_groth16_device(k, d, w, abc, abc + n, abc + 2 * n, h, &m, pool, t))
+	if (cz_groth16_device(k, d, w, a, b, c, h, &m, pool, t))
 		goto out;
 	t0 = now_ms();
 	if (cz_groth16_blinding(&r, &s))
@@ -188,6 +183,5 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 out:
 	cz_ntt_domain_destroy(d);
 	free(h);
-	free(abc);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
+#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 
@@ -70,6 +71,7 @@ int cz_bench_prove(const struct cz_bench_opts *o)
 	int iters = o->iters > 0 ? o->iters : 1, ret = 2;
 	double *ms = NULL, *cpu = NULL, t0, c0;
 	cz_scalar *w = NULL;
+	cz_fr *abc = NULL;
 
 	if (o->npos != 2) {
 		fprintf(stderr, "usage: cuzk bench prove ZKEY WTNS [--threads T] [--iters N] [--json]\n");
@@ -96,7 +98,8 @@ int cz_bench_prove(const struct cz_bench_opts *o)
 	w = malloc((size_t)k.nvars * sizeof(*w));
 	ms = malloc((size_t)iters * NSTAGE * sizeof(*ms));
 	cpu = malloc((size_t)iters * sizeof(*cpu));
-	if (!w || !ms || !cpu) {
+	abc = malloc(3 * (size_t)n * sizeof(*abc));
+	if (!w || !ms || !cpu || !abc) {
 		fprintf(stderr, "cuzk bench prove: out of memory\n");
 		goto out;
 	}
@@ -112,7 +115,9 @@ int cz_bench_prove(const struct cz_bench_opts *o)
 		memset(&t, 0, sizeof(t));
 		t0 = cz_bench_now_ms();
 		c0 = cpu_ms();
-		int rc = cz_groth16_prove(&k, w, &p, pool, &t);
+		cz_synth_abc(&k, w, abc, abc + n, abc + 2 * n, pool);
+		t.synth = cz_bench_now_ms() - t0;
+		int rc = cz_groth16_prove(&k, w, abc, abc + n, abc + 2 * n, &p, pool, &t);
 		double total = cz_bench_now_ms() - t0;
 		cpu[i] = cpu_ms() - c0;
 		if (rc) {
@@ -151,6 +156,7 @@ out:
 	cz_pool_destroy(pool);
 	free(ms);
 	free(cpu);
+	free(abc);
 	free(w);
 	cz_groth16_key_free(&k);
 	return ret;
