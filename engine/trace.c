@@ -9,13 +9,13 @@
  * never blocks a writer and never reports a torn event.
  */
 #include "engine/trace.h"
+#include "lib/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define CAP (1u << 15)
 #define MAXBUF 256
@@ -77,9 +77,7 @@ const char *cz_trace_name(enum cz_ev t)
 
 uint64_t cz_trace_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)cz_now_ns();
 }
 
 void cz_trace_thread(const char *role, uint32_t unit)

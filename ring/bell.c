@@ -34,6 +34,7 @@
  * CZ_RING_NO_MEMBARRIER=1 in the environment forces the symmetric protocol.
  */
 #include "ring/ring_pvt.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -51,13 +52,6 @@
  * shared or oversubscribed CPU) every spin is stolen from it: 256 spins
  * halved SPSC throughput there, 32 cost nothing measurable. */
 #define BELL_SPINS 32
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -100,7 +94,7 @@ void cz_ring_bell_init(struct cz_ring_bell *b)
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns)
 {
-	int64_t deadline = timeout_ns < 0 ? INT64_MAX : now_ns() + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : cz_now_ns() + timeout_ns;
 
 	for (int i = 0; i < BELL_SPINS; i++) {
 		if (ready(arg))
@@ -130,7 +124,7 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return -EPIPE;
 		}
-		int64_t left = deadline == INT64_MAX ? -1 : deadline - now_ns();
+		int64_t left = deadline == INT64_MAX ? -1 : deadline - cz_now_ns();
 		if (deadline != INT64_MAX && left <= 0) {
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return -ETIMEDOUT;

@@ -12,19 +12,12 @@
 #include "zk/field_inline.h"
 #include "zk/ntt.h"
 #include "lib/pool.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 struct dsub_arg {
 	const cz_fr *a, *b, *c;
@@ -51,7 +44,7 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 {
 	size_t n = (size_t)1 << k->log2n;
 	size_t npc = (size_t)k->npub + 1;
-	double t0 = now_ms(), t1;
+	double t0 = cz_now_ms(), t1;
 	int rc = 0;
 
 	cz_ntt_to_odd_coset(d, a, pool);
@@ -59,14 +52,14 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 	cz_ntt_to_odd_coset(d, c, pool);
 	struct dsub_arg da = { a, b, c, hbuf, n, 4096 };
 	cz_pool_for(pool, (n + da.chunk - 1) / da.chunk, dsub_chunk, &da);
-	t1 = now_ms();
+	t1 = cz_now_ms();
 	if (t)
 		t->ntt = t1 - t0;
 
 #define TIMED(field, call)                                  \
 	do {                                                \
 		rc |= (call);                               \
-		double t2 = now_ms();                       \
+		double t2 = cz_now_ms();                       \
 		if (t)                                      \
 			t->field = t2 - t1;                 \
 		t1 = t2;                                    \
@@ -169,17 +162,17 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *
 		goto out;
 	if (cz_groth16_device(k, d, w, a, b, c, h, &m, pool, t))
 		goto out;
-	t0 = now_ms();
+	t0 = cz_now_ms();
 	if (cz_groth16_blinding(&r, &s))
 		goto out;
 	cz_groth16_finalize(k, &m, &r, &s, p);
 	if (t)
-		t->finalize = now_ms() - t0;
+		t->finalize = cz_now_ms() - t0;
 
-	t0 = now_ms();
+	t0 = cz_now_ms();
 	rc = cz_groth16_check_proof(k, w, p) ? CZ_GROTH16_OK : CZ_GROTH16_UNSAT;
 	if (t)
-		t->verify = now_ms() - t0;
+		t->verify = cz_now_ms() - t0;
 out:
 	cz_ntt_domain_destroy(d);
 	free(h);
