@@ -389,7 +389,10 @@ static void t_close(void)
 	cz_ring_bell_close(b);
 	pthread_join(t, &res);
 	int64_t took = cz_now_ns() - t0;
-	ok &= (intptr_t)res == -EPIPE && took < SEC;
+	/* No time limit: that it returned at all, with -EPIPE, is the close's
+	 * doing.  How long it took is a figure, not a bound (a loaded machine
+	 * may not run the waiter for a while). */
+	ok &= (intptr_t)res == -EPIPE;
 	ok &= cz_ring_wait_nonempty(r, SEC) == -EPIPE;
 	struct cz_ring_desc d;
 	rt_desc(&d, 1, 0);
@@ -397,8 +400,9 @@ static void t_close(void)
 	ok &= cz_ring_wait_nonfull(r, SEC) == 0;  /* the other bell is open */
 	cz_ring_bell_init(b);
 	ok &= cz_ring_sc_dequeue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, 1000000) == -ETIMEDOUT;
-	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE after %.0f us; later "
-	      "waits return at once, unless elements are there; init reopens", took / 1e3);
+	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE; later "
+	      "waits return at once, unless elements are there; init reopens");
+	ct_diag("close woke the sleeping waiter after %.0f us", took / 1e3);
 }
 
 int main(void)

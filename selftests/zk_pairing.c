@@ -263,7 +263,7 @@ int main(void)
 	mpz_t a, b, c, t;
 	bool ok;
 
-	ct_plan(16);
+	ct_plan(15);
 	mpz_inits(P, R, X, a, b, c, t, NULL);
 	mpz_set_str(X, "-d201000000010000", 16);
 	mpz_pow_ui(R, X, 4);
@@ -491,7 +491,6 @@ int main(void)
 		double t_ml = (cz_thread_cpu_ms() - t0) / n;
 		ct_diag("CPU time: pairing %.3f ms (Miller loop %.3f, final exp %.3f); 4-pair multi-pairing %.3f ms (%.2fx one)",
 			t_one, t_ml, t_one - t_ml, t_four, t_four / t_one);
-		ct_ok(t_one > 0 && t_four > 0, "timing ran");
 	}
 
 	mpz_clears(P, R, X, a, b, c, t, NULL);
