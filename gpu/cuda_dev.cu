@@ -376,7 +376,7 @@ struct arith_out {
 static_assert(sizeof(struct arith_in) == sizeof(struct cz_cuda_arith_in), "arith_in layout");
 static_assert(sizeof(struct arith_out) == sizeof(struct cz_cuda_arith_out), "arith_out layout");
 
-__global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
+static __global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)

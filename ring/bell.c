@@ -58,7 +58,7 @@ static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct ti
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
 }
 
-bool ring_membarrier_register(void)
+bool cz_ring_membarrier_register(void)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static _Atomic pid_t done_pid;
@@ -88,7 +88,7 @@ void cz_ring_bell_init(struct cz_ring_bell *b)
 	atomic_init(&b->word, 0);
 	atomic_init(&b->sleepers, 0);
 	atomic_init(&b->closed, 0);
-	b->asym = ring_membarrier_register();
+	b->asym = cz_ring_membarrier_register();
 }
 
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
@@ -144,7 +144,7 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 	}
 }
 
-void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
+void cz_ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
 {
 	/* Callers issued F1 and saw sleepers != 0.  W3: pairs with A3 — the
 	 * bump is ordered after what they published. */
@@ -162,7 +162,7 @@ void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
 {
 	ring_wake_fence(b);  /* F1: pairs with F2 */
 	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-		ring_bell_wake(b, nwake);
+		cz_ring_bell_wake(b, nwake);
 }
 
 void cz_ring_bell_close(struct cz_ring_bell *b)
@@ -170,7 +170,7 @@ void cz_ring_bell_close(struct cz_ring_bell *b)
 	atomic_store_explicit(&b->closed, 1, memory_order_relaxed);
 	ring_wake_fence(b);  /* F1: pairs with F2 */
 	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-		ring_bell_wake(b, UINT32_MAX);
+		cz_ring_bell_wake(b, UINT32_MAX);
 }
 
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b)

@@ -138,11 +138,11 @@ static inline void ring_wake_fence(const struct cz_ring_bell *b)
 
 /* Bumps the futex word and wakes up to nwake sleepers; the caller has
  * issued F1 and seen sleepers != 0. */
-void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
+void cz_ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
 
 /* Registers this process for global expedited membarrier (once per pid);
  * false when the kernel or a sandbox does not allow it. */
-bool ring_membarrier_register(void);
+bool cz_ring_membarrier_register(void);
 
 static inline void ring_cpu_relax(void)
 {

@@ -157,7 +157,7 @@ uint64_t cz_wtns_file_size(uint32_t nvars)
 
 static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
 {
-	static const uint64_t r[CZ_FR_LIMBS] = BLS12_381_R;
+	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
 
 	if (wt->n != nvars)
 		return cz_errf(e, -EINVAL, "%s: %u witness values, the circuit has nVars = %u",

@@ -49,7 +49,7 @@ static void report(const struct cz_bench_opts *o, const char *grp, const char *w
 		report(o, grp, what, path, per_, best_, mul_ns);                       \
 	} while (0)
 
-static const uint64_t group_r[4] = BLS12_381_R;
+static const uint64_t group_r[4] = CZ_BLS12_381_R;
 
 /* One function per group, stamped from this macro so each chain calls the
  * group's own functions directly.  F is the coordinate field prefix. */
