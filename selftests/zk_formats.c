@@ -251,7 +251,7 @@ static void check_circuit(const char *circ)
 	      "%s: zkey and both witnesses agree", circ);
 
 	/* The .zkey's header and IC equal snarkjs's decimal export. */
-	if (ct_ok(cz_vk_json_read(vp, &vkj, err) == 0, "%s_vk.json parses (%s)", circ, err)) {
+	if (ct_ok(cz_groth16_vk_json_read(vp, &vkj, err) == 0, "%s_vk.json parses (%s)", circ, err)) {
 		bool eq;
 		char *text;
 
@@ -264,7 +264,7 @@ static void check_circuit(const char *circ)
 		ct_ok(eq, "%s: zkey alpha1/beta2/gamma2/delta2/IC[%u] equal vk.json's decimals", circ,
 		      vk.n_public + 1);
 		ct_ok(vkj.have_alphabeta, "%s: vk_alphabeta_12 read", circ);
-		text = cz_vk_json_format(&vkj, err);
+		text = cz_groth16_vk_json_format(&vkj, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json rewritten byte-identical", circ);
 		free(text);
 		/* From the zkey, with snarkjs's e(alpha, beta)^3 computed: equals its export. */
@@ -273,7 +273,7 @@ static void check_circuit(const char *circ)
 		for (int k = 0; k < 12; k++)
 			eq = eq && cz_fp_eq(&vk.alphabeta[k], &vkj.alphabeta[k]);
 		ct_ok(eq, "%s: e(alpha1, beta2)^3 equals vk.json's vk_alphabeta_12", circ);
-		text = cz_vk_json_format(&vk, err);
+		text = cz_groth16_vk_json_format(&vk, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey alone byte-identical", circ);
 		free(text);
 		cz_groth16_vk_free(&vk);
@@ -806,7 +806,7 @@ static void json_mutants(void)
 	}
 #undef PROOF
 
-#define VK(name, text) (rc = cz_vk_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &v, err), \
+#define VK(name, text) (rc = cz_groth16_vk_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &v, err), \
 			cz_groth16_vk_free(&v), rc != 0)
 	{
 		char *m = strdup(vk), *q;

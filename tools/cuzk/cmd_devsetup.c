@@ -176,7 +176,7 @@ static int write_key(const struct cz_groth16_key *k, const char *zkey, const cha
 	       k->nvars, k->npub);
 	cz_groth16_vk_from_key(&vk, k);             /* borrows k->ic */
 	cz_groth16_vk_set_alphabeta(&vk);
-	if ((rc = cz_vk_json_write(vkpath, &vk, err)))
+	if ((rc = cz_groth16_vk_json_write(vkpath, &vk, err)))
 		return rc;
 	printf("wrote %s (verification key)\n", vkpath);
 	return 0;

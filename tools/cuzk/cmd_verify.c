@@ -33,8 +33,8 @@ int cz_cmd_verify(int argc, char **argv)
 		return CZ_EXIT_USAGE;
 	}
 	memset(&vk, 0, sizeof(vk));
-	if (cz_vk_json_read(argv[1], &vk, err) || cz_public_json_read(argv[2], &pub, &npub, err) ||
-	    cz_proof_json_read(argv[3], &p, err)) {
+	if (cz_groth16_vk_json_read(argv[1], &vk, err) ||
+	    cz_public_json_read(argv[2], &pub, &npub, err) || cz_proof_json_read(argv[3], &p, err)) {
 		fprintf(stderr, "cuzk verify: %s\n", err);
 		goto out;
 	}

@@ -37,7 +37,7 @@ int cz_cmd_vk(int argc, char **argv)
 				     argv[1], i);
 	if (!rc) {
 		cz_groth16_vk_set_alphabeta(&vk);
-		rc = cz_vk_json_write(argv[2], &vk, err);
+		rc = cz_groth16_vk_json_write(argv[2], &vk, err);
 	}
 	cz_groth16_vk_free(&vk);
 	if (rc) {
