@@ -132,11 +132,11 @@ void *cz_synth_main(void *e);
 void *cz_consume_main(void *c);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
-void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 /* engine/output.c */
 int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap);
 /* engine/job.c */
 void cz_part_set(struct cz_part *p, enum cz_part_state s);
+void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_compact_locked(struct cz_job *j);

@@ -4,7 +4,8 @@
  * consumers hand a synthesized partition to a backend and get the five MSM
  * results back.  Backends: "cpu" (zk/ on a thread pool), "null" (completes
  * after a fixed delay without computing, like the kernel's null_blk, to test
- * the scheduler at GPU speeds), and later "cuda".
+ * the scheduler at GPU speeds), and "cuda" (NVIDIA GPUs, gpu/cuda.c; built
+ * when nvcc is found, docs/gpu.md).
  */
 #ifndef CZ_BACKEND_H
 #define CZ_BACKEND_H

@@ -11,10 +11,11 @@
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
- * The big buffers (witness, a, b, c, h) are the caller's.  Not every byte
- * is: each MSM mallocs its own scratch per call (buckets and batch-add
- * queues, zk/msm_tmpl_pvt.h; a few MiB at n = 2^20) and frees it before it
- * returns, and cz_groth16_prove allocates h and the NTT domain.
+ * The big buffers (witness, a, b, c, h) are the caller's, but not every
+ * byte: each MSM mallocs its scratch per call (buckets, batch-addition
+ * queues: zk/msm_tmpl_pvt.h) and frees it before it returns, which is why
+ * cz_groth16_device can fail with -ENOMEM; cz_groth16_prove also allocates
+ * h and the NTT domain.
  * cz_groth16_prove() runs device and finalize on vectors the caller has
  * synthesized, and verifies the proof before returning it.
  */
