@@ -35,7 +35,6 @@
  * proof before it is written; the daemon itself keeps serving.
  */
 #include "engine/engine_pvt.h"
-#include "zk/ntt.h"
 
 #include <errno.h>
 #include <stdio.h>

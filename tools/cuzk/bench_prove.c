@@ -18,6 +18,7 @@
 #include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
+#include "zk/iden3bin.h" /* CZ_ERRLEN */
 #include "lib/clock.h"
 
 #include <stdio.h>

@@ -28,6 +28,7 @@
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 #include "zk/r1cs.h"
+#include "zk/snarkjs_json.h"
 
 #include <errno.h>
 #include <stddef.h>

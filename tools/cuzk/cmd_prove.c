@@ -18,6 +18,7 @@
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 #include "zk/outfile.h"
+#include "zk/snarkjs_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

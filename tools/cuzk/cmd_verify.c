@@ -14,6 +14,7 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "zk/groth16.h"
+#include "zk/snarkjs_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

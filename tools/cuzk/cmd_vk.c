@@ -7,6 +7,7 @@
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
+#include "zk/snarkjs_json.h"
 #include "zk/zkey.h"
 
 #include <errno.h>
