@@ -310,11 +310,10 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	      cz_g1_jac_eq(&wk.out.c, &ref.c) && cz_g1_jac_eq(&wk.out.h, &ref.h) &&
 	      cz_g2_jac_eq(&wk.out.b2, &ref.b2),
 	      "2^%u: device stage A, B1, C, H, B2 = zk/ cz_groth16_device", L);
-	cz_fr r, s;
+	struct cz_groth16_secrets sec;
 	struct cz_groth16_proof pr;
-	cz_groth16_blinding(&r, &s);
-	cz_groth16_finalize(&key, &wk.out, &r, &s, &pr);
-	ct_ok(cz_groth16_check_proof(&key, ws, &pr), "2^%u: the proof from the device stage verifies", L);
+	rc = cz_groth16_finish(&key, &wk.out, ws, &pr, &sec, NULL);
+	ct_ok(rc == CZ_GROTH16_OK, "2^%u: the proof from the device stage verifies (rc %d)", L, rc);
 	ROW("# groth16 2^%-2u         device %8.1f ms (first %.1f, key upload incl.)   host %8.1f ms   [setup %.0f ms]\n",
 	    L, tdev[1], tdev[0], tcpu, tsetup);
 
