@@ -60,7 +60,7 @@ int cz_backend_groth16_finish(const struct cz_dev_work *w, cz_fr *pub,
 	if (rc == CZ_GROTH16_ERANDOM)
 		snprintf(err, cap, "getrandom failed drawing the blinding r, s: %s", strerror(errno));
 	else if (rc == CZ_GROTH16_UNSAT)
-		snprintf(err, cap, "witness does not satisfy the circuit (the proof does not verify)");
+		snprintf(err, cap, "witness does not satisfy the circuit");
 	else if (rc)
 		snprintf(err, cap, "finalize failed (%d)", rc);
 	return rc;
