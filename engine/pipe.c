@@ -122,18 +122,22 @@ static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t bu
 		d->csum ^= 1;
 }
 
-/* The partition a descriptor names.  Its checksum covers the pointer, so a
- * mismatch means the pointer cannot be trusted: the partition is looked up
- * by the job and index it names and failed, or, if they name none, the
- * descriptor is dropped with a log line (its partition is lost). */
+/* The partition a descriptor names.  On a checksum mismatch no field is
+ * trusted alone: the in-flight partition named by (job, index) is failed
+ * only if the pointer agrees, so a corrupted name can never hand a second
+ * thread a partition someone else holds.  Otherwise the descriptor is
+ * dropped with a log line, and its partition is lost (its job never ends):
+ * liveness given up for memory safety, on what is already a broken ring. */
 static struct cz_part *part_of(struct cz_pipe *p, const struct cz_ring_desc *d, const char *ring)
 {
+	struct cz_part *ptr = (struct cz_part *)(uintptr_t)d->off[1];
+
 	if (d->csum == cz_ring_desc_csum(d))
-		return (struct cz_part *)(uintptr_t)d->off[1];
+		return ptr;
 	struct cz_part *part = p->lookup ? p->lookup(p->lookup_ctx, d->job_seq, d->part) : NULL;
-	if (!part) {
-		fprintf(stderr, "cuzkd: a descriptor on the %s ring failed its checksum and names no "
-			"partition (job %llu, partition %u): dropped\n", ring,
+	if (part != ptr) {
+		fprintf(stderr, "cuzkd: a descriptor on the %s ring failed its checksum and its fields "
+			"disagree (job %llu, partition %u): dropped\n", ring,
 			(unsigned long long)d->job_seq, d->part);
 		return NULL;
 	}

@@ -32,8 +32,8 @@ struct cz_pipe {
 	pthread_t order;
 	_Atomic int stop;               /* order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
-	/* A descriptor that fails its checksum is not trusted for its pointer:
-	 * its partition is found by (job sequence, index) and failed. */
+	/* A descriptor that fails its checksum: the in-flight partition of
+	 * that (job sequence, index), or NULL (set by the engine). */
 	struct cz_part *(*lookup)(void *ctx, uint64_t job_seq, uint32_t part);
 	void *lookup_ctx;
 };
