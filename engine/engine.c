@@ -169,13 +169,11 @@ static int start_threads(struct cz_engine *e)
 
 struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap)
 {
-	struct cz_engine *e = calloc(1, sizeof(*e));
 	char proofs[PATH_MAX + 8];
 
-	if (cz_engine_config_check(c, err, cap)) {
-		free(e);
-		return NULL;
-	}
+	if (cz_engine_config_check(c, err, cap))
+		return NULL;    /* what the rings and tables below rely on */
+	struct cz_engine *e = calloc(1, sizeof(*e));
 	if (!e) {
 		snprintf(err, cap, "out of memory");
 		return NULL;
