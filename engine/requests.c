@@ -193,6 +193,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	if (!id)
 		snprintf(j->id, sizeof(j->id), "%llu", (unsigned long long)j->seq);
 	c->jobs++;
+	/* Before any drop below, so the trace's queued count never dips. */
+	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
 	for (uint32_t i = 0; i < n; i++) {
 		struct cz_part *p = &j->parts[i];
 		p->key.hi = (uint64_t)prio << 56 | j->seq;
@@ -202,6 +204,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 			continue;
 		}
 		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
+		cz_trace(CZ_EV_DROP, j->seq, i);
 		cz_part_set(p, CZ_PART_FAILED);
 		cz_job_part_terminal_locked(e, p);
 	}
@@ -211,7 +214,6 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	j->next = e->jobs;
 	e->jobs = j;
 	jobs_trim_locked(e);
-	cz_trace(CZ_EV_SUBMIT, j->seq, n);
 	pthread_cond_signal(&e->dispatch_cv);
 	pthread_mutex_unlock(&e->lock);
 
@@ -316,6 +318,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 		for (uint32_t i = 0; i < j->nparts; i++) {
 			struct cz_part *p = &j->parts[i];
 			if (atomic_load(&p->state) == CZ_PART_QUEUED) {
+				cz_trace(CZ_EV_DROP, j->seq, i);
 				cz_part_set(p, CZ_PART_CANCELLED);
 				cz_job_part_terminal_locked(e, p);
 				dropped++;
