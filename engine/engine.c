@@ -108,6 +108,8 @@ static int start_threads(struct cz_engine *e)
 	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
+	if (cz_stat_start(e))
+		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {
 		e->cons[i].e = e;
 		e->cons[i].idx = i;
@@ -206,6 +208,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	if (e->finalizer)
 		pthread_join(e->finalizer, NULL);
 	cz_pipe_destroy(&e->pipe);
+	cz_stat_stop(e);
 	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);

@@ -245,7 +245,8 @@ void cz_trace_scan(struct cz_trace_cursor *cur, uint64_t horizon, cz_trace_fn *f
 				m = (int)i;
 		if (m < 0)
 			return;
-		fn(arg, &next[m]);
+		if (fn)
+			fn(arg, &next[m]);
 		cur->pos[m]++;
 		have[m] = scan_peek(cur, (unsigned)m, horizon, &next[m]);
 	}

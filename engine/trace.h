@@ -62,7 +62,7 @@ int cz_trace_dump(FILE *f, int chrome);
  * event not yet seen through cur with ns < horizon, merged across threads
  * in time order.  Lock-free against writers, allocation-free; events a
  * writer overwrote before they were read are skipped and counted in
- * cur->lost.  One reader per cursor.
+ * cur->lost.  One reader per cursor; fn NULL skips (to start at "now").
  */
 #define CZ_TRACE_MAXBUF 256
 struct cz_trace_cursor {
