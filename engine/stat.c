@@ -70,7 +70,8 @@ struct cz_stat {
 	uint64_t t_start, t_now;        /* accounted up to t_now */
 	int64_t queued, synth, free, backlog;
 	enum disp disp;
-	int *held;              /* per consumer */
+	bool assigns;           /* the trace has assign events */
+	int *held;              /* per consumer: assigned or taken, not started */
 	struct stat_dev *dev;
 };
 
@@ -158,7 +159,22 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 	case CZ_EV_BUDGET_WAIT: s->disp = D_BUDGET; break;
 	case CZ_EV_SYNTH_END: s->synth--; break;
 	case CZ_EV_ENQUEUE: s->free++; break;
+	case CZ_EV_ASSIGN:
+		s->assigns = true;
+		s->free--;
+		if (c < e->ncons)
+			s->held[c]++;
+		break;
+	case CZ_EV_RECLAIM:
+		s->free++;
+		if (c < e->ncons)
+			s->held[c]--;
+		break;
 	case CZ_EV_POP:
+		/* An engine whose order thread traces assign has counted the
+		 * hand-over there; else the pop is the hand-over. */
+		if (s->assigns)
+			break;
 		s->free--;
 		if (c < e->ncons)
 			s->held[c]++;

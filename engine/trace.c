@@ -70,6 +70,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"submit", "dispatch", "budget_wait", "budget_got", "synth_start", "synth_end",
 	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
 	"final_start", "final_end", "output", "idle",
+	"assign", "reclaim",
 	"disp_wait", "drop", "skip",
 };
 
@@ -114,12 +115,24 @@ void cz_trace_thread(const char *role, uint32_t unit)
 	pthread_setspecific(exit_key, b);
 }
 
+static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg);
+
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
 {
-	cz_trace_arg(type, job, part, 0);
+	trace_ev(type, job, part, UINT32_MAX, 0);
+}
+
+void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit)
+{
+	trace_ev(type, job, part, unit, 0);
 }
 
 void cz_trace_arg(enum cz_ev type, uint64_t job, uint32_t part, uint32_t arg)
+{
+	trace_ev(type, job, part, UINT32_MAX, arg);
+}
+
+static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg)
 {
 	struct tbuf *b = mine;
 	if (!b) {
@@ -134,7 +147,7 @@ void cz_trace_arg(enum cz_ev type, uint64_t job, uint32_t part, uint32_t arg)
 	e->part = part;
 	e->type = (uint16_t)type;
 	e->thread = mine_idx;
-	e->unit = b->unit;
+	e->unit = unit == UINT32_MAX ? b->unit : unit;
 	e->arg = arg;
 	/* W1: the event is written before head covers it; pairs with D1. */
 	atomic_store_explicit(&b->head, h + 1, memory_order_release);

@@ -118,6 +118,37 @@ static const struct ev trace_c[] = {
 	{ -1, NULL, 0, 0, NULL, 0, 0 },
 };
 
+/* Trace D: the order thread's assign and reclaim.  j1p1 is given to c0
+ * while device 0 computes (3-6: device 1 idles with work ready on another
+ * device), taken back, given to c1 (7-8 hand-off).  Device 1: 0-2 waiting
+ * for synthesis, 2-3 and 6-7 order latency, 3-6 ready on another device,
+ * 7-8 hand-off latency, busy 8-12: 6 ms at a stretch idle while work was
+ * ready (2-8), over --ready-idle-ms 5.  Device 0: 0-1 synthesis, busy 1-11,
+ * 11-12 nothing submitted. */
+#define O "order"
+static const struct ev trace_d[] = {
+	{ 0, "submit", 1, 2, "control", 0, 2 },
+	{ 0, "dispatch", 1, 0, D, 0, 0 },
+	{ 0, "dispatch", 1, 1, D, 0, 0 },
+	{ 0, "disp_wait", 0, 0, D, 0, 0 },
+	{ 1, "synth_end", 1, 0, S, 0, 0 },
+	{ 1, "enqueue", 1, 0, S, 0, 0 },
+	{ 1, "assign", 1, 0, O, 0, 0 },
+	{ 1, "pop", 1, 0, C0, 0, 0 },
+	{ 1, "compute_start", 1, 0, C0, 0, 0 },
+	{ 2, "synth_end", 1, 1, S, 0, 0 },
+	{ 2, "enqueue", 1, 1, S, 0, 0 },
+	{ 3, "assign", 1, 1, O, 0, 0 },
+	{ 6, "reclaim", 1, 1, O, 0, 0 },
+	{ 7, "assign", 1, 1, O, 1, 0 },
+	{ 8, "pop", 1, 1, C1, 1, 1 },
+	{ 8, "compute_start", 1, 1, C1, 1, 1 },
+	{ 11, "compute_end", 1, 0, C0, 0, 0 },
+	{ 12, "compute_end", 1, 1, C1, 1, 0 },
+	{ -1, NULL, 0, 0, NULL, 0, 0 },
+};
+static const char *const heads_2[] = { "consumer 0.0", "consumer 1.0", NULL };
+
 static int write_trace(const char *path, const char *const *heads, const struct ev *e)
 {
 	FILE *f = fopen(path, "w");
@@ -256,6 +287,27 @@ static void test_c(void)
 	json_object_put(r);
 }
 
+static void test_d(void)
+{
+	char path[PATH_MAX + 16];
+	int st;
+	snprintf(path, sizeof(path), "%s/d.jsonl", dir);
+	write_trace(path, heads_2, trace_d);
+	json_object *r = report(path, &st);
+	json_object *devs = json_object_object_get(r, "devices");
+	json_object *d0 = json_object_array_get_idx(devs, 0), *d1 = json_object_array_get_idx(devs, 1);
+	ct_ok(d0 && d1 && near(num(d0, "busy_ms"), 10) && near(cause(d0, "waiting for synthesis"), 1) &&
+	      near(cause(d0, "nothing submitted"), 1) && near(num(d1, "busy_ms"), 4) &&
+	      near(cause(d1, "waiting for synthesis"), 2) && near(cause(d1, "order latency"), 2) &&
+	      near(cause(d1, "ready on another device"), 3) && near(cause(d1, "hand-off latency"), 1) &&
+	      near(num(r, "unattributed_ms"), 0),
+	      "trace D: assign and reclaim move a partition between free and a consumer's hands as counted by hand");
+	ct_ok(near(num(d1, "ready_idle_max_ms"), 6) && st == 1 &&
+	      strstr(json_object_to_json_string(json_object_object_get(r, "check")), "idle while work ready"),
+	      "trace D: device 1 idled 6 ms at a stretch with work ready; --check --ready-idle-ms 5 exits 1 (%d)", st);
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -264,7 +316,7 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(root, sizeof(root), "%s/../..", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-trace-XXXXXX");
-	ct_plan(11);
+	ct_plan(13);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "temporary directory");
 		return ct_exit();
@@ -272,6 +324,7 @@ int main(int argc, char **argv)
 	test_a();
 	test_b();
 	test_c();
+	test_d();
 	if (!ct_fail) {
 		char cmd[PATH_MAX + 16];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
