@@ -30,6 +30,9 @@
  * - A partition reaches exactly one terminal state (done, failed,
  *   cancelled), and its memory and budget come back at that moment; a job
  *   is answered only when all of its partitions are terminal.
+ * - Every wait is traced (engine/trace.h), so each idle moment of a device
+ *   has one named cause; engine/stat.c keeps those figures live for status
+ *   from the trace itself (docs/trace.md).
  * Failure modes: a bad witness fails its partition and its job (the reason
  * names the partition); an unsatisfying witness is caught by verifying each
  * proof before it is written; the daemon itself keeps serving.

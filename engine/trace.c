@@ -6,7 +6,11 @@
  * stores the event at head % CAP, then publishes head + 1 with a release
  * store (W1).  A dump acquires head (pairs with W1), copies, re-reads head
  * and drops the entries the writer may have overwritten meanwhile, so it
- * never blocks a writer and never reports a torn event.
+ * never blocks a writer and never reports a torn event.  The live reader
+ * (cz_trace_scan, for engine/stat.c) does the same one event at a time,
+ * seqlock-style, and merges the buffers in time order without allocating.
+ * A dump starts with one "thread" record per buffer, so a reader knows
+ * every consumer (and so every device) even if it never ran.
  */
 #include "engine/trace.h"
 

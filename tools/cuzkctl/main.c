@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"                                    one partition per witness; prints the job id\n"
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
-		"  status [--json]                   jobs, partitions, consumers, budget, keys\n"
+		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
 		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
 }
 
