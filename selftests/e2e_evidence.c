@@ -553,6 +553,47 @@ static void extra_backlog(json_object *rep, json_object *st, const struct trace 
 			per_dev, worst));
 }
 
+static json_object *dev_window(json_object *st, int d, const char *w)
+{
+	return json_object_object_get(json_object_array_get_idx(json_object_object_get(st, "devices"), d), w);
+}
+
+/* The live last-10-s window forgets: after 10.6 s with nothing to do, a
+ * device's last_10s has no busy time and is all "nothing submitted", while
+ * since_start keeps the job's busy time unchanged. */
+static void test_window(const char *const *args)
+{
+	struct daemon d;
+	if (!ct_ok(daemon_start(&d, "window", args) == 0, "window: cuzkd starts")) {
+		ct_ok(0, "window: (not run)");
+		return;
+	}
+	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir), -1));
+	submit(&d, "one", "normal");
+	await_ok(&d, "one");
+	usleep(20000);
+	json_object *a = req(&d, "{\"op\":\"status\"}", -1);
+	usleep(10600000);
+	json_object *b = req(&d, "{\"op\":\"status\"}", -1);
+	daemon_stop(&d);
+	int ok = 1;
+	for (int i = 0; i < 2; i++) {
+		double busy_a = num(dev_window(a, i, "since_start"), "busy_ms");
+		double last_a = num(dev_window(a, i, "last_10s"), "busy_ms");
+		double busy_b = num(dev_window(b, i, "since_start"), "busy_ms");
+		json_object *lb = dev_window(b, i, "last_10s");
+		ct_diag("device %d: busy %.1f ms (last 10 s: %.1f); 10.6 s later since start %.1f ms, last 10 s busy %.1f of %.1f ms, "
+			"nothing submitted %.1f ms", i, busy_a, last_a, busy_b, num(lb, "busy_ms"), num(lb, "window_ms"),
+			cause(lb, "nothing submitted"));
+		ok &= busy_a > 0 && fabs(last_a - busy_a) < 0.01 && fabs(busy_b - busy_a) < 0.01 &&
+		      num(lb, "busy_ms") == 0 && num(lb, "window_ms") >= 9000 && num(lb, "window_ms") <= 10000 &&
+		      fabs(cause(lb, "nothing submitted") - num(lb, "window_ms")) < 0.01;
+	}
+	ct_ok(ok, "window: last_10s held the job's busy time, then forgot it; since_start kept it");
+	json_object_put(a);
+	json_object_put(b);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -564,7 +605,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6 * POINTS_PER_SCEN);
+	ct_plan(6 * POINTS_PER_SCEN + 2);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -596,6 +637,7 @@ int main(int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++)
 		scenario(&sc[i]);
+	test_window(null2);
 	cz_groth16_key_free(&key);
 	json_object_put(mid_status);
 	if (!ct_fail) {
