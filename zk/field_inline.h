@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field_inline.h — inlinable Fp, Fr and Fp2 arithmetic for hot loops
+ * zk/field_inline.h — inlinable Fp, Fr and Fp2 arithmetic, for both curves'
+ * fields (BLS12-381 cz_fp/cz_fr, BN254 cz_bn254_fp/cz_bn254_fr), for hot loops
  * (curve formulas, the MSM's batch-affine buckets, NTT butterflies).
  *
  * Why: an Fp subtraction is ~8 instructions of work; as a call it also pays
@@ -29,6 +30,9 @@
 #define CZ_FIELD_INLINE_H
 
 #include "zk/bls12_381.h"
+#include "zk/bn254.h"
+#include "zk/bn254_fp.h"
+#include "zk/bn254_fr.h"
 #include "zk/field_x86.h"
 #include "zk/field_x86_add.h"
 #include "zk/fp.h"
@@ -53,6 +57,16 @@ static const struct {
 	uint64_t p[CZ_FR_LIMBS];
 	uint64_t inv;
 } cz_fr_inl_m = { CZ_BLS12_381_R, CZ_BLS12_381_R_INV };
+
+static const struct {
+	uint64_t p[CZ_BN254_FP_LIMBS];
+	uint64_t inv;
+} cz_bn254_fp_inl_m = { CZ_BN254_P, CZ_BN254_P_INV };
+
+static const struct {
+	uint64_t p[CZ_BN254_FR_LIMBS];
+	uint64_t inv;
+} cz_bn254_fr_inl_m = { CZ_BN254_R, CZ_BN254_R_INV };
 
 /* Stamps the inline set for one field: PFX, limb count N, constants M. */
 #define CZ_FIELD_INLINE_DEF(PFX, T, N, M)                                            \
@@ -89,6 +103,8 @@ static const struct {
 
 CZ_FIELD_INLINE_DEF(cz_fp, cz_fp, 6, cz_fp_inl_m)
 CZ_FIELD_INLINE_DEF(cz_fr, cz_fr, 4, cz_fr_inl_m)
+CZ_FIELD_INLINE_DEF(cz_bn254_fp, cz_bn254_fp, 4, cz_bn254_fp_inl_m)
+CZ_FIELD_INLINE_DEF(cz_bn254_fr, cz_bn254_fr, 4, cz_bn254_fr_inl_m)
 
 /* r = a·b < 2p without the final subtraction (a, b < 2p): an operand for
  * mul/sqr/mul_lazy only.  The portable path gives the reduced product,
@@ -131,6 +147,8 @@ static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 
 CZ_FIELD_INLINE_FWD(cz_fp, cz_fp)
 CZ_FIELD_INLINE_FWD(cz_fr, cz_fr)
+CZ_FIELD_INLINE_FWD(cz_bn254_fp, cz_bn254_fp)
+CZ_FIELD_INLINE_FWD(cz_bn254_fr, cz_bn254_fr)
 
 static inline void cz_fp_mul_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 {
