@@ -91,4 +91,31 @@
  * omega_{2^S}^(2^(S-k)), 0 <= k <= S (a larger k is clamped to S). */
 #define CZ_FIELD_DECLARE_ROOTS(PFX, T) void PFX##_root_of_unity(T *r, unsigned k)
 
+/* Fp2 = Fp[u]/(u^2 + 1) over the field BPFX (zk/fp2_impl.h defines it):
+ * c0 + c1·u, always fully reduced; every function allows r to alias its
+ * inputs.  mul_nonres multiplies by the curve's sextic non-residue xi;
+ * inv(0) = 0; sqrt is false for a non-square; frobenius is a^p = conj(a);
+ * lexicographically_largest is the zcash sign rule (c1, or c0 if c1 = 0);
+ * pow is a^e for a public e. */
+#define CZ_FP2_DECLARE(PFX, BPFX)                                                     \
+	typedef struct { BPFX c0, c1; } PFX;                                          \
+	extern const PFX PFX##_zero;                                                  \
+	extern const PFX PFX##_one;                                                   \
+	void PFX##_add(PFX *r, const PFX *a, const PFX *b);                           \
+	void PFX##_sub(PFX *r, const PFX *a, const PFX *b);                           \
+	void PFX##_dbl(PFX *r, const PFX *a);                                         \
+	void PFX##_neg(PFX *r, const PFX *a);                                         \
+	void PFX##_conj(PFX *r, const PFX *a);                                        \
+	void PFX##_mul(PFX *r, const PFX *a, const PFX *b);                           \
+	void PFX##_sqr(PFX *r, const PFX *a);                                         \
+	void PFX##_mul_fp(PFX *r, const PFX *a, const BPFX *b);                       \
+	void PFX##_mul_nonres(PFX *r, const PFX *a);                                  \
+	void PFX##_inv(PFX *r, const PFX *a);                                         \
+	bool PFX##_sqrt(PFX *r, const PFX *a);                                        \
+	bool PFX##_is_zero(const PFX *a);                                             \
+	bool PFX##_eq(const PFX *a, const PFX *b);                                    \
+	void PFX##_frobenius(PFX *r, const PFX *a);                                   \
+	bool PFX##_lexicographically_largest(const PFX *a);                           \
+	void PFX##_pow(PFX *r, const PFX *a, const uint64_t *e, size_t elimbs)
+
 #endif

@@ -33,6 +33,7 @@
 #include "zk/bn254.h"
 #include "zk/bn254_fp.h"
 #include "zk/bn254_fr.h"
+#include "zk/bn254_fp2.h"
 #include "zk/field_x86.h"
 #include "zk/field_x86_add.h"
 #include "zk/fp.h"
@@ -173,29 +174,30 @@ static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 
 #endif
 
-/* Fp2 = Fp[u]/(u^2 + 1): the linear operations, limb-wise. */
-static inline void cz_fp2_add_inl(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
-{
-	cz_fp_add_inl(&r->c0, &a->c0, &b->c0);
-	cz_fp_add_inl(&r->c1, &a->c1, &b->c1);
-}
+/* Fp2 = Fp[u]/(u^2 + 1): the linear operations, limb-wise, for each curve. */
+#define CZ_FP2_INLINE_DEF(E, B)                                                       \
+	static inline void E##_add_inl(E *r, const E *a, const E *b)                  \
+	{                                                                             \
+		B##_add_inl(&r->c0, &a->c0, &b->c0);                                  \
+		B##_add_inl(&r->c1, &a->c1, &b->c1);                                  \
+	}                                                                             \
+	static inline void E##_sub_inl(E *r, const E *a, const E *b)                  \
+	{                                                                             \
+		B##_sub_inl(&r->c0, &a->c0, &b->c0);                                  \
+		B##_sub_inl(&r->c1, &a->c1, &b->c1);                                  \
+	}                                                                             \
+	static inline void E##_dbl_inl(E *r, const E *a)                              \
+	{                                                                             \
+		B##_dbl_inl(&r->c0, &a->c0);                                          \
+		B##_dbl_inl(&r->c1, &a->c1);                                          \
+	}                                                                             \
+	static inline void E##_neg_inl(E *r, const E *a)                              \
+	{                                                                             \
+		B##_neg_inl(&r->c0, &a->c0);                                          \
+		B##_neg_inl(&r->c1, &a->c1);                                          \
+	}
 
-static inline void cz_fp2_sub_inl(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
-{
-	cz_fp_sub_inl(&r->c0, &a->c0, &b->c0);
-	cz_fp_sub_inl(&r->c1, &a->c1, &b->c1);
-}
-
-static inline void cz_fp2_dbl_inl(cz_fp2 *r, const cz_fp2 *a)
-{
-	cz_fp_dbl_inl(&r->c0, &a->c0);
-	cz_fp_dbl_inl(&r->c1, &a->c1);
-}
-
-static inline void cz_fp2_neg_inl(cz_fp2 *r, const cz_fp2 *a)
-{
-	cz_fp_neg_inl(&r->c0, &a->c0);
-	cz_fp_neg_inl(&r->c1, &a->c1);
-}
+CZ_FP2_INLINE_DEF(cz_fp2, cz_fp)
+CZ_FP2_INLINE_DEF(cz_bn254_fp2, cz_bn254_fp)
 
 #endif
