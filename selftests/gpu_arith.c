@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the CUDA kernels' 32-bit-limb Fr/Fp and G1 XYZZ/Jacobian arithmetic (gpu/field32.h, gpu/g1_32.h), run on the host, equals zk/ on random and edge values. */
+/* Description: the CUDA kernels' 32-bit-limb Fr/Fp (BLS12-381 and BN254) and G1 XYZZ/Jacobian arithmetic (gpu/field32.h, gpu/g1_32.h), run on the host, equals zk/ on random and edge values. */
 #include "gpu/g1_32.h"
 #include "selftests/cz_test.h"
 #include "zk/g1.h"
+#include "zk/bn254.h"
+#include "zk/bn254_fp.h"
+#include "zk/bn254_fr.h"
 
 #include <string.h>
 
 _Static_assert(sizeof(cz_fr32) == sizeof(cz_fr), "cz_fr32 is cz_fr's bytes");
 _Static_assert(sizeof(cz_fp32) == sizeof(cz_fp), "cz_fp32 is cz_fp's bytes");
+_Static_assert(sizeof(cz_bn254_fr32) == sizeof(cz_bn254_fr), "cz_bn254_fr32 is cz_bn254_fr's bytes");
+_Static_assert(sizeof(cz_bn254_fp32) == sizeof(cz_bn254_fp), "cz_bn254_fp32 is cz_bn254_fp's bytes");
 _Static_assert(sizeof(cz_g1a32) == sizeof(cz_g1_affine), "affine layout");
 _Static_assert(sizeof(cz_g1xyzz32) == sizeof(cz_g1_xyzz), "xyzz layout");
 _Static_assert(sizeof(cz_g1jac32) == sizeof(cz_g1_jac), "jacobian layout");
@@ -112,6 +117,8 @@ static uint64_t rnd(void) /* splitmix64: independent of the code under test */
 
 FIELD_TESTS(fr, cz_fr32, CZ_FR_LIMBS, CZ_BLS12_381_R, 0x7fffffffffffffffULL)
 FIELD_TESTS(fp, cz_fp32, CZ_FP_LIMBS, CZ_BLS12_381_P, 0x1fffffffffffffffULL)
+FIELD_TESTS(bn254_fr, cz_bn254_fr32, CZ_BN254_FR_LIMBS, CZ_BN254_R, 0x3fffffffffffffffULL)
+FIELD_TESTS(bn254_fp, cz_bn254_fp32, CZ_BN254_FP_LIMBS, CZ_BN254_P, 0x3fffffffffffffffULL)
 
 /* ---- G1 ----------------------------------------------------------------- */
 
@@ -248,9 +255,11 @@ static void g1_tests(void)
 
 int main(void)
 {
-	ct_plan(12);
+	ct_plan(16);
 	fr_tests("Fr (8 x 32-bit limbs)");
 	fp_tests("Fp (12 x 32-bit limbs)");
+	bn254_fr_tests("BN254 Fr (8 x 32-bit limbs)");
+	bn254_fp_tests("BN254 Fp (8 x 32-bit limbs)");
 	g1_tests();
 	return ct_exit();
 }
