@@ -269,6 +269,30 @@ static void verify_fixtures(void)
 			      "verify accepts snarkjs's %s proof %d", circuits[c], i);
 }
 
+/* snarkjs's bn128 proofs (selftests/data/bn128/): the key's "curve" picks
+ * BN254; a changed public input is INVALID (exit 1); a file of the other
+ * curve is malformed input (exit 2) whose message names both curves. */
+static void verify_bn128(void)
+{
+	static const char *bn = "selftests/data/bn128";
+	int rc;
+
+	for (int c = 0; c < 2; c++)
+		for (int i = 1; i <= 2; i++)
+			ct_ok(cuzk_verify(path(bn, "%s_vk.json", circuits[c]),
+					  path(bn, "%s_public_%d.json", circuits[c], i),
+					  path(bn, "%s_proof_%d.json", circuits[c], i)),
+			      "verify accepts snarkjs's bn128 %s proof %d", circuits[c], i);
+	rc = RUN(cuzk, "verify", path(bn, "mulchain_vk.json"), path(bn, "mulchain_public_2.json"),
+		 path(bn, "mulchain_proof_1.json"));
+	ct_ok(rc == 1 && !strncmp(out, "INVALID", 7),
+	      "bn128: proof 1 with public inputs 2 is INVALID, exit 1 (%d: %s)", rc, out);
+	rc = RUN(cuzk, "verify", path(bn, "mulchain_vk.json"), path(bn, "mulchain_public_1.json"),
+		 path(data_dir, "mulchain_proof_1.json"));
+	ct_ok(rc == 2 && strstr(out, "bls12381/BLS12-381") && strstr(out, "bn128/BN254"),
+	      "a BLS12-381 proof against a bn128 key: exit 2 naming both curves (%d: %s)", rc, out);
+}
+
 /* Writes proof_1 with member key (and its sub-index) replaced. */
 static json_object *load_fixture(const char *c, const char *kind, int i)
 {
@@ -589,12 +613,13 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(74);
+	ct_plan(74 + 6);
 	have_snarkjs = !access(snarkjs_cli, R_OK) && RUN("node", "--version") == 0;
 	if (!have_snarkjs)
 		ct_diag("%s", no_snarkjs);
 
 	verify_fixtures();
+	verify_bn128();
 	verify_rejects("mulchain");
 	verify_rejects("rangehash");
 	prove_fixtures();
