@@ -10,6 +10,7 @@
  * strictly in key order and no waiter can be overtaken.
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 #include "synth/synth.h"
 #include "zk/groth16_io.h"
 
@@ -37,8 +38,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
 		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
-		j->in_heap--;
-		cz_job_compact_locked(j);   /* p may be gone after this */
+		j->in_heap--;               /* the control plane compacts the job */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
@@ -95,6 +95,7 @@ void *cz_dispatch_main(void *v)
 	struct cz_engine *e = v;
 	bool waiting = false;
 
+	cz_thread_name("cz-disp");
 	cz_trace_thread("dispatcher", 0);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stopping) {
@@ -157,6 +158,7 @@ void *cz_synth_main(void *v)
 
 	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
 
+	cz_thread_name("cz-synth%u", worker - 1);
 	cz_trace_thread("synth", worker - 1);
 	pthread_mutex_lock(&e->lock);
 	e->synth_idle++;

@@ -9,6 +9,7 @@
  * (verification, fsync) never holds up a device.
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 #include "zk/groth16_io.h"
 
 #include <stdio.h>
@@ -26,14 +27,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	} else if (st != CZ_PART_FAILED) {
 		cz_part_set(p, CZ_PART_FINALIZING);
 		st = CZ_PART_DONE;
-		uint32_t npub = j->circ->key.npub;
-		p->pub = calloc(npub ? npub : 1, sizeof(cz_fr));
-		for (uint32_t i = 0; p->pub && e->be->computes && i < npub; i++)
-			cz_fr_to_mont(&p->pub[i], p->work.w[1 + i].l);
-		if (!p->pub) {
-			snprintf(p->err, sizeof(p->err), "partition %u: out of memory", p->idx);
-			st = CZ_PART_FAILED;
-		} else if (e->be->computes) {
+		if (e->be->computes) {
 			cz_fr r, s;
 			int rc = cz_groth16_blinding(&r, &s);
 			if (!rc) {
@@ -48,6 +42,10 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 		} else {
 			memset(&p->proof, 0, sizeof(p->proof));
 		}
+		/* Verified: its files go into the job's buffer now, while the
+		 * witness (public inputs) is still at hand. */
+		if (st == CZ_PART_DONE && cz_output_render(p))
+			st = CZ_PART_FAILED;
 	}
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);
@@ -55,25 +53,13 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	pthread_mutex_lock(&e->lock);
 	cz_job_part_terminal_locked(e, p);
 	bool complete = j->nterminal == j->nparts && atomic_load(&j->state) == CZ_JOB_ACTIVE;
+	if (complete)
+		j->writing = true;      /* no compaction until the writer is done */
 	pthread_mutex_unlock(&e->lock);
-	if (!complete)
-		return;
-
-	/* Every partition is done: nobody else touches the job until we mark it. */
-	char err[256] = "";
-	int rc = cz_output_write(e, j, err, sizeof(err));
-	cz_trace(CZ_EV_OUTPUT, j->seq, 0);
-	pthread_mutex_lock(&e->lock);
-	if (rc) {
-		snprintf(j->err, sizeof(j->err), "writing proofs: %s", err);
-		atomic_store(&j->state, CZ_JOB_FAILED);
-		e->jobs_failed++;
-	} else {
-		atomic_store(&j->state, CZ_JOB_DONE);
-		e->jobs_done++;
-	}
-	cz_job_finished_locked(e, j);
-	pthread_mutex_unlock(&e->lock);
+	/* Every partition is done: the writer (engine/output.c) owns the job
+	 * until it marks it, and this thread goes on to the next partition. */
+	if (complete)
+		cz_output_queue(e, j);
 }
 
 void *cz_finalize_main(void *v)
@@ -81,6 +67,7 @@ void *cz_finalize_main(void *v)
 	struct cz_engine *e = v;
 	struct cz_part *p;
 
+	cz_thread_name("cz-final");
 	cz_trace_thread("finalizer", 0);
 	while ((p = cz_pipe_done_take(&e->pipe)))
 		finish_one(e, p);

@@ -807,10 +807,12 @@ size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof
 	return b.len;
 }
 
-size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
+static size_t public_render(char *buf, size_t cap, const cz_fr *mont, const cz_scalar *std,
+			    size_t n)
 {
 	struct rbuf b = { buf, 0, cap };
 	char d[CZ_FR_LIMBS * 20 + 2];
+	cz_fr v;
 
 	if (cap)
 		buf[0] = 0;
@@ -820,12 +822,26 @@ size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
 	}
 	rputs(&b, "[");
 	for (size_t i = 0; i < n; i++) {
-		cz_fr_to_dec(d, sizeof(d), &vals[i]);
+		if (mont)
+			v = mont[i];
+		else if (!std || !cz_fr_to_mont(&v, std[i].l))
+			v = cz_fr_zero;   /* std values were checked < r when read */
+		cz_fr_to_dec(d, sizeof(d), &v);
 		rdec(&b, d, 1, i + 1 == n);
 	}
 	rnl(&b, 0);
 	rputs(&b, "]");
 	return b.len;
+}
+
+size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
+{
+	return public_render(buf, cap, vals, NULL, n);
+}
+
+size_t cz_public_json_render_std(char *buf, size_t cap, const cz_scalar *vals, size_t n)
+{
+	return public_render(buf, cap, NULL, vals, n);
 }
 
 char *cz_proof_json_format(const struct cz_groth16_proof *p, char err[CZ_ERRLEN])

@@ -66,5 +66,7 @@ static inline size_t cz_public_json_max(size_t n)
 }
 size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof *p);
 size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n);
+/* The same from standard-form values (a witness's, w + 1); NULL: n zeros. */
+size_t cz_public_json_render_std(char *buf, size_t cap, const cz_scalar *vals, size_t n);
 
 #endif
