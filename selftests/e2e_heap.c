@@ -29,7 +29,7 @@
 #endif
 
 #define NWIT 16         /* witnesses 0-7 warm up, 8-15 are measured: new values */
-#define WARM_JOBS 25    /* the measured run's shape: as many in flight at once */
+#define WARM_JOBS 4
 #define JOBS 25
 #define PARTS 4         /* JOBS × PARTS = 100 measured partitions */
 
