@@ -26,6 +26,9 @@ TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
 # The heap-call counter the e2e_heap test preloads into cuzkd: never built
 # with a sanitizer (their runtimes must come first; that test skips there).
 SHIM     := $(B)/selftests/heapcount.so
+# The layering check (the #include rules of tools/layers.txt) is one more
+# test program: a script that prints TAP.
+TESTS    += tools/check-layers
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * engine/finalize.c — the finalizer: off the consumers' path, it assembles
- * and verifies each partition's proof, returns its memory and budget, and
- * writes a job's output once all its partitions are done.
+ * and verifies each partition's proof, renders its output files into the
+ * job's buffer, returns its memory and budget, and hands a job whose
+ * partitions are all done to the output writer (engine/output.c), so
+ * writing and fsyncing never queue up verification.  Per partition it makes
+ * no heap call: the public inputs and the rendered files go into buffers
+ * made at submit.
  *
  * Consumers hand partitions over through the pipe's done ring (one CAS; a
  * futex wake only when the finalizer sleeps), so a slow finalizer
- * (verification, fsync) never holds up a device.
+ * (verification) never holds up a device.
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
@@ -27,26 +31,17 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	} else if (st != CZ_PART_FAILED) {
 		cz_part_set(p, CZ_PART_FINALIZING);
 		st = CZ_PART_DONE;
-		if (e->be->computes) {
-			cz_fr r, s;
-			int rc = cz_groth16_blinding(&r, &s);
-			if (!rc) {
-				cz_groth16_finalize(p->work.key, &p->work.out, &r, &s, &p->proof);
-				rc = cz_groth16_check_proof(p->work.key, p->work.w, &p->proof) ? 0 : -1;
-			}
-			if (rc) {
-				snprintf(p->err, sizeof(p->err),
-					 "partition %u: witness does not satisfy the circuit", p->idx);
-				st = CZ_PART_FAILED;
-			}
-		} else {
-			memset(&p->proof, 0, sizeof(p->proof));
+		char why[256] = "";
+		cz_fr *pub = cz_output_pub(j);   /* the job's scratch, made at submit */
+		if (e->be->finish(&p->work, pub, &p->proof, why, sizeof(why))) {
+			snprintf(p->err, sizeof(p->err), "partition %u: %s", p->idx, why);
+			st = CZ_PART_FAILED;
 		}
-		/* Verified: its files go into the job's buffer now, while the
-		 * witness (public inputs) is still at hand. */
-		if (st == CZ_PART_DONE && cz_output_render(p))
+		/* Verified: its files go into the job's buffer now. */
+		if (st == CZ_PART_DONE && cz_output_render(p, pub))
 			st = CZ_PART_FAILED;
 	}
+	cz_part_wipe(p);        /* outside the lock: one pass over the buffer */
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);
 

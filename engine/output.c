@@ -79,7 +79,9 @@ struct cz_output {
 	char dir[BATCH_JOBS][PATH_MAX + 80];
 };
 
-/* ---- the job's buffer: [proof.json, public.json] per partition, then proof.bin ---- */
+/* ---- the job's buffer: [proof.json, public.json] per partition, then
+ * proof.bin, then one partition's public inputs (the finalizer's scratch:
+ * one finalizer takes a job's partitions one at a time) ---- */
 
 static size_t pub_slot(const struct cz_groth16_key *k)
 {
@@ -90,7 +92,8 @@ int cz_output_job_init(struct cz_job *j)
 {
 	j->out_pub = pub_slot(&j->circ->key);
 	size_t per = CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES;
-	j->out = malloc((size_t)j->nparts * per);
+	size_t pub = ((size_t)j->circ->key.npub + 1) * sizeof(cz_fr);
+	j->out = aligned_alloc(64, ((size_t)j->nparts * per + pub + 63) & ~(size_t)63);
 	return j->out ? 0 : -ENOMEM;
 }
 
@@ -105,9 +108,13 @@ static uint8_t *bin_at(const struct cz_job *j, uint32_t k)
 	       (size_t)k * CZ_PROOF_BIN_BYTES;
 }
 
-/* Public inputs straight from the witness (standard form), so nothing is
- * kept per partition; the null backend has no witness: zeros. */
-int cz_output_render(struct cz_part *p)
+cz_fr *cz_output_pub(struct cz_job *j)
+{
+	return (cz_fr *)(j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub +
+							 CZ_PROOF_BIN_BYTES));
+}
+
+int cz_output_render(struct cz_part *p, const cz_fr *pub)
 {
 	struct cz_job *j = p->job;
 	const struct cz_groth16_key *k = &j->circ->key;
@@ -120,7 +127,7 @@ int cz_output_render(struct cz_part *p)
 		return -1;
 	}
 	p->olen[0] = (uint32_t)n;
-	n = cz_public_json_render_std(uj, j->out_pub, p->mem ? p->work.w + 1 : NULL, k->npub);
+	n = cz_public_json_render(uj, j->out_pub, pub, k->npub);
 	if (n >= j->out_pub) {
 		snprintf(p->err, sizeof(p->err), "partition %u: public.json needs %zu bytes, its buffer "
 			 "has %zu (a bug: cz_public_json_max)", p->idx, n + 1, j->out_pub);

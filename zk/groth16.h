@@ -4,14 +4,20 @@
  * so keys from `snarkjs groth16 setup` work unchanged.
  *
  * A proof is three stages, each a function with explicit inputs and outputs
- * in caller-provided buffers (no hidden allocation, no global state), so the
- * daemon can schedule them on different threads and devices:
- *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU;
- *             synth/synth.h)
+ * (no global state), so the daemon can schedule them on different threads
+ * and devices:
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU; the
+ *             layer above this one, synth/synth.h: zk/ never calls it)
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
- * cz_groth16_prove() runs all three and verifies the proof before returning it.
+ * The big buffers (witness, a, b, c, h) are the caller's, but not every
+ * byte: each MSM mallocs its scratch per call (buckets, batch-addition
+ * queues: zk/msm_tmpl_pvt.h) and frees it before it returns, which is why
+ * cz_groth16_device can fail with -ENOMEM; cz_groth16_prove also allocates
+ * h and the NTT domain.
+ * cz_groth16_prove() runs device and finalize on vectors the caller has
+ * synthesized, and verifies the proof before returning it.
  */
 #ifndef CZ_GROTH16_H
 #define CZ_GROTH16_H
@@ -88,6 +94,13 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
+/* Sorts the key's coefficients by row and builds row_off (zk/groth16_key.c);
+ * the key loaders and cz_groth16_devsetup call it.  0 or -ENOMEM (the key
+ * then stays usable, with serial synthesis). */
+int cz_groth16_key_index(struct cz_groth16_key *k);
+/* Bytes the key's arrays hold (points, coefficients, row index): what a
+ * resident key costs, for the daemon's memory budget. */
+uint64_t cz_groth16_key_bytes(const struct cz_groth16_key *k);
 void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
 
 /* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
@@ -97,8 +110,30 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 		      struct cz_groth16_times *t);
 void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
 			 const cz_fr *r, const cz_fr *s, struct cz_groth16_proof *p);
-/* Random r, s from getrandom(2). */
-int cz_groth16_blinding(cz_fr *r, cz_fr *s);
+
+/* The finalize stage's secrets: getrandom(2)'s bytes and the blinding r, s
+ * drawn from them.  Whoever holds one wipes it (cz_groth16_secrets_wipe)
+ * once the proof is assembled: anyone who learns r or s with the proof
+ * can strip the blinding. */
+struct cz_groth16_secrets {
+	uint8_t rnd[128];
+	cz_fr r, s;
+};
+/* r, s from getrandom(2).  0, or CZ_GROTH16_ERANDOM with errno as
+ * getrandom left it (ENOSYS, EPERM under a seccomp filter, ...). */
+int cz_groth16_blinding(struct cz_groth16_secrets *sec);
+/* explicit_bzero: a wipe the compiler cannot drop as a dead store. */
+void cz_groth16_secrets_wipe(struct cz_groth16_secrets *sec);
+/* The finalize stage for a caller that ran the device stage itself (the
+ * daemon): r, s drawn into sec, the proof assembled from m and verified for
+ * w's public inputs, sec wiped whatever the outcome.  The caller provides
+ * sec so that a test can see it wiped.  CZ_GROTH16_OK, CZ_GROTH16_UNSAT
+ * (the proof does not verify: the witness does not satisfy the circuit) or
+ * CZ_GROTH16_ERANDOM (errno from getrandom).  t (may be NULL) gets the
+ * finalize and verify times. */
+int cz_groth16_finish(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
+		      const cz_scalar *w, struct cz_groth16_proof *p,
+		      struct cz_groth16_secrets *sec, struct cz_groth16_times *t);
 
 /* Verifies a proof for the witness's own public inputs (w[1..npub]). */
 bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
@@ -108,11 +143,19 @@ bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
 bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
 		       const struct cz_groth16_proof *p);
 
-enum { CZ_GROTH16_OK = 0, CZ_GROTH16_ENOMEM = -1, CZ_GROTH16_UNSAT = -2 };
-/* Whole proof, verified before it is returned: CZ_GROTH16_UNSAT means the
- * witness does not satisfy the circuit.  t may be NULL. */
-int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
-		     struct cz_groth16_proof *p, struct cz_pool *pool,
+enum {
+	CZ_GROTH16_OK = 0,
+	CZ_GROTH16_ENOMEM = -1,         /* a buffer or the NTT domain */
+	CZ_GROTH16_UNSAT = -2,          /* the witness does not satisfy the circuit */
+	CZ_GROTH16_ERANDOM = -3,        /* getrandom(2) failed drawing r, s; errno says why */
+};
+/* The rest of a proof once a, b, c are synthesized (cz_synth_abc, n each):
+ * device stage, cz_groth16_finish, so the proof is verified before it is
+ * returned.  t may be NULL; t->synth is the caller's to fill.  a, b, c, its
+ * own scratch h and r, s (all derived from w or secret) are wiped before
+ * it returns; w is the caller's to wipe. */
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
+		     cz_fr *c, struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t);
 
 struct cz_cs;

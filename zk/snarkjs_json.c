@@ -445,8 +445,8 @@ static int get_alphabeta(struct jctx *c, struct json_object *o, cz_fp ab[12])
 	return 0;
 }
 
-int cz_vk_json_parse(const char *name, const char *text, size_t len, struct cz_groth16_vk *vk,
-		     char err[CZ_ERRLEN])
+int cz_groth16_vk_json_parse(const char *name, const char *text, size_t len,
+			     struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct jctx c = { name, err };
 	struct json_object *o = parse_text(&c, text, len), *np, *ic, *ab;
@@ -531,7 +531,7 @@ int cz_public_json_read(const char *path, cz_fr **vals, size_t *n, char err[CZ_E
 	return rc;
 }
 
-int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -539,7 +539,7 @@ int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRL
 
 	if (rc)
 		return rc;
-	rc = cz_vk_json_parse(path, text, len, vk, err);
+	rc = cz_groth16_vk_json_parse(path, text, len, vk, err);
 	free(text);
 	return rc;
 }
@@ -807,12 +807,10 @@ size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof
 	return b.len;
 }
 
-static size_t public_render(char *buf, size_t cap, const cz_fr *mont, const cz_scalar *std,
-			    size_t n)
+size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
 {
 	struct rbuf b = { buf, 0, cap };
 	char d[CZ_FR_LIMBS * 20 + 2];
-	cz_fr v;
 
 	if (cap)
 		buf[0] = 0;
@@ -822,26 +820,12 @@ static size_t public_render(char *buf, size_t cap, const cz_fr *mont, const cz_s
 	}
 	rputs(&b, "[");
 	for (size_t i = 0; i < n; i++) {
-		if (mont)
-			v = mont[i];
-		else if (!std || !cz_fr_to_mont(&v, std[i].l))
-			v = cz_fr_zero;   /* std values were checked < r when read */
-		cz_fr_to_dec(d, sizeof(d), &v);
+		cz_fr_to_dec(d, sizeof(d), &vals[i]);
 		rdec(&b, d, 1, i + 1 == n);
 	}
 	rnl(&b, 0);
 	rputs(&b, "]");
 	return b.len;
-}
-
-size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
-{
-	return public_render(buf, cap, vals, NULL, n);
-}
-
-size_t cz_public_json_render_std(char *buf, size_t cap, const cz_scalar *vals, size_t n)
-{
-	return public_render(buf, cap, NULL, vals, n);
 }
 
 char *cz_proof_json_format(const struct cz_groth16_proof *p, char err[CZ_ERRLEN])
@@ -865,7 +849,7 @@ char *cz_public_json_format(const cz_fr *vals, size_t n, char err[CZ_ERRLEN])
 	return finish_text(r, err);
 }
 
-char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+char *cz_groth16_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct json_object *r = json_object_new_object(), *ic;
 
@@ -918,7 +902,7 @@ int cz_public_json_write(const char *path, const cz_fr *vals, size_t n, char err
 	return write_text(path, cz_public_json_format(vals, n, err), err);
 }
 
-int cz_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
-	return write_text(path, cz_vk_json_format(vk, err), err);
+	return write_text(path, cz_groth16_vk_json_format(vk, err), err);
 }
