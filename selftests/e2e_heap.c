@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon. */
+/* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon; an output error names its cause. */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
@@ -452,7 +452,7 @@ static void test_truncate(void)
 	if (!ct_ok(started && load_key(&d) == 0, "truncate: cuzkd (cpu) starts and loads the key")) {
 		if (started)
 			daemon_stop(&d);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			ct_skip("no daemon", "truncate: test %d", i + 2);
 		return;
 	}
@@ -483,6 +483,14 @@ static void test_truncate(void)
 	ct_ok(!bad && failed && strstr(why, "partition 0") && strstr(why, "witness"),
 	      "truncate: a witness cut to 100 bytes after submit fails its partition with a clear error "
 	      "(%s), the daemon is not killed (SIGBUS)", why);
+	/* An output error names its step, file and cause (not "out of memory"):
+	 * the job's directory is taken by a plain file. */
+	char blk[3 * PATH_MAX];
+	snprintf(blk, sizeof(blk), "%s/trunc-state/proofs/blocked", dir);
+	close(open(blk, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	int berr = submit(&d, "blocked", 0, 8, 0) == 0 && await_done(&d, "blocked", why, sizeof(why)) != 0;
+	ct_ok(berr && strstr(why, "writing proofs: open ") && strstr(why, "blocked: Not a directory"),
+	      "output: a job whose directory cannot be made fails with the step, path and cause (%s)", why);
 	int alive = 1;
 	for (int k = 0; k < 6; k++) {
 		char id[16];
@@ -509,7 +517,7 @@ int main(int argc, char **argv)
 	snprintf(shim, sizeof(shim), "%s/heapcount.so", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-heap-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(1 + 1 + 2 * 6 + 4);
+	ct_plan(1 + 1 + 2 * 6 + 5);
 	if (!ct_ok(mkdtemp(dir) && make_fixtures() == 0, "fixtures: a 2^8 dev key and %d witnesses", NWIT + 1))
 		return ct_exit();
 	if (SANITIZED || access(shim, R_OK)) {
