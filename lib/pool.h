@@ -16,7 +16,10 @@
  * device stage keeps the heap out of every partition.  Scratch belongs to
  * the pool's one user at a time: callers that share a pool between threads
  * serialize reserve, loop and use around it (the engine does: one prove per
- * device at a time, under the device lock).
+ * device at a time, under the device lock).  The cost is memory: every slot
+ * holds the largest task ever run (an MSM window's buckets, batch and side
+ * buckets: ~20 MiB per slot for G2 at 2^18, docs/BENCHMARKS.md), for the
+ * pool's life.
  */
 #ifndef CZ_POOL_H
 #define CZ_POOL_H
