@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,7 +35,8 @@
 #define PARTS 4         /* JOBS × PARTS = 100 measured partitions */
 
 static char dir[PATH_MAX], bindir[2 * PATH_MAX], shim[3 * PATH_MAX];
-static uint64_t one_part_budget;   /* the key and 1.5 partitions: one partition in flight */
+static uint64_t one_part_budget;
+static int child_noxfsz;           /* the next daemon ignores SIGXFSZ */   /* the key and 1.5 partitions: one partition in flight */
 
 static int make_fixtures(void)
 {
@@ -220,6 +222,8 @@ static int daemon_start(struct daemon *d, const char *name, const char *const *e
 			setenv("LD_PRELOAD", shim, 1);
 			setenv("CZ_HEAPCOUNT", count, 1);
 		}
+		if (child_noxfsz)   /* past RLIMIT_FSIZE: a short write, then EFBIG, no signal */
+			signal(SIGXFSZ, SIG_IGN);
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
@@ -502,6 +506,30 @@ static void test_truncate(void)
 	ct_ok(daemon_stop(&d) == 0, "truncate: cuzkd stops on SIGTERM with status 0");
 }
 
+/* A write the kernel cuts short is resubmitted for the rest, not reported
+ * as a failure: with RLIMIT_FSIZE set to 1000 bytes once the daemon runs
+ * (its buffer region, a memfd, is made at start), a proof.json (~1.1 kB)
+ * gets a short write of 1000 bytes, the rest is resubmitted and fails with
+ * EFBIG, and the job's error names that (the old writer said "short
+ * write"). */
+static void test_short_write(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", "64M", NULL };
+	char why[512];
+
+	child_noxfsz = 1;
+	int started = daemon_start(&d, "fsize", args, NULL) == 0;
+	child_noxfsz = 0;
+	struct rlimit rl = { 1000, 1000 };
+	int failed = started && load_key(&d) == 0 && prlimit(d.pid, RLIMIT_FSIZE, &rl, NULL) == 0 &&
+		     submit(&d, "short", 0, 8, 0) == 0 && await_done(&d, "short", why, sizeof(why)) != 0;
+	ct_ok(failed && strstr(why, "writing proofs: write ") && strstr(why, ".proof.json: File too large"),
+	      "output: a short write is resubmitted; its rest's error is the job's (%s)", failed ? why : "");
+	if (started)
+		daemon_stop(&d);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -517,7 +545,7 @@ int main(int argc, char **argv)
 	snprintf(shim, sizeof(shim), "%s/heapcount.so", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-heap-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(1 + 1 + 2 * 6 + 5);
+	ct_plan(1 + 1 + 2 * 6 + 5 + 1);
 	if (!ct_ok(mkdtemp(dir) && make_fixtures() == 0, "fixtures: a 2^8 dev key and %d witnesses", NWIT + 1))
 		return ct_exit();
 	if (SANITIZED || access(shim, R_OK)) {
@@ -539,6 +567,7 @@ int main(int argc, char **argv)
 		test_backend("cpu", cpu, cpu_names);
 	}
 	test_truncate();
+	test_short_write();
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
