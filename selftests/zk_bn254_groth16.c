@@ -112,7 +112,17 @@ static void circuit(const char *c)
 		ok &= same_as_file(t, p);
 		free(t);
 	}
-	ct_ok(ok, "%s: proof.json and public.json re-serialise to snarkjs's bytes", c);
+	/* and rendered into a buffer, without allocating */
+	for (int i = 0; i < 2; i++) {
+		char buf[CZ_PROOF_JSON_MAX], pb[1024];
+		size_t n = cz_bn254_proof_json_render(buf, sizeof(buf), &pf[i]);
+		snprintf(p, sizeof(p), "%s/%s_proof_%d.json", data_dir, c, i + 1);
+		ok &= n < sizeof(buf) && same_as_file(buf, p);
+		n = cz_bn254_public_json_render(pb, sizeof(pb), pub[i], npub[i]);
+		snprintf(p, sizeof(p), "%s/%s_public_%d.json", data_dir, c, i + 1);
+		ok &= n < cz_public_json_max(npub[i]) && same_as_file(pb, p);
+	}
+	ct_ok(ok, "%s: proof.json and public.json re-serialise (format and render) to snarkjs's bytes", c);
 
 	/* vk_alphabeta_12 = e(alpha, beta)^lambda, and the whole vk.json */
 	struct cz_bn254_groth16_vk mine = vk;

@@ -41,7 +41,9 @@
  *   _parse: the same over text in memory (NUL not required); name is used
  *        in messages.  For fuzzing, tests, and the daemon's socket.
  *   _format: serialised text (malloc'd, NUL-terminated, free()), as the
- *        writers store it. */
+ *        writers store it.
+ *   _render: the same text rendered into a caller's buffer with no
+ *        allocation (below). */
 #define CZ_SNARKJS_JSON_DECLARE(P, PROOF, VK, FR)                                     \
 	void P##groth16_vk_free(struct VK *vk);                                       \
 	void P##groth16_vk_set_alphabeta(struct VK *vk);                              \
@@ -63,7 +65,9 @@
 				     struct VK *vk, char err[CZ_ERRLEN]);             \
 	char *P##proof_json_format(const struct PROOF *p, char err[CZ_ERRLEN]);       \
 	char *P##public_json_format(const FR *vals, size_t n, char err[CZ_ERRLEN]);   \
-	char *P##groth16_vk_json_format(const struct VK *vk, char err[CZ_ERRLEN])
+	char *P##groth16_vk_json_format(const struct VK *vk, char err[CZ_ERRLEN]);    \
+	size_t P##proof_json_render(char *buf, size_t cap, const struct PROOF *p);    \
+	size_t P##public_json_render(char *buf, size_t cap, const FR *vals, size_t n)
 
 /* The curve a snarkjs JSON file names in its "curve" member: bls12381 (or
  * no member: BLS12-381, as the readers take it) or bn128 (BN254); -EINVAL
@@ -72,5 +76,16 @@ int cz_snarkjs_json_curve(const char *path, enum cz_curve *curve, char err[CZ_ER
 
 /* struct cz_groth16_proof and struct cz_groth16_vk: zk/groth16.h. */
 CZ_SNARKJS_JSON_DECLARE(cz_, cz_groth16_proof, cz_groth16_vk, cz_fr);
+
+/* P##proof_json_render, P##public_json_render: the same text as the
+ * _format functions, rendered into a caller's buffer with no allocation
+ * (the daemon renders into buffers made at submit).  Return the text's length (without the NUL, like snprintf); when that is
+ * >= cap the text was cut.  At most CZ_PROOF_JSON_MAX and
+ * cz_public_json_max(n) bytes with the NUL. */
+#define CZ_PROOF_JSON_MAX 3072
+static inline size_t cz_public_json_max(size_t n)
+{
+	return 8 + n * (CZ_FR_LIMBS * 20 + 6);   /* 78 digits, quotes, comma, indent (both curves' r) */
+}
 
 #endif

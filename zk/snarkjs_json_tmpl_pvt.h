@@ -727,6 +727,130 @@ static char *finish_text(struct json_object *root, char *err)
 	return o.s;
 }
 
+/* ---- rendering into a caller's buffer: the same layout, no allocation ---- */
+
+struct rbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void rput(struct rbuf *b, const char *s, size_t n)
+{
+	if (b->len < b->cap) {
+		size_t k = b->cap - 1 - b->len < n ? b->cap - 1 - b->len : n;
+		memcpy(b->p + b->len, s, k);
+		b->p[b->len + k] = 0;
+	}
+	b->len += n;
+}
+
+static void rputs(struct rbuf *b, const char *s)
+{
+	rput(b, s, strlen(s));
+}
+
+static void rnl(struct rbuf *b, int depth)
+{
+	static const char sp[] = "\n        ";
+	rput(b, sp, 1 + (size_t)depth);   /* depth <= 8 here */
+}
+
+static void rdec(struct rbuf *b, const char *d, int depth, bool last)
+{
+	rnl(b, depth);
+	rputs(b, "\"");
+	rputs(b, d);
+	rputs(b, last ? "\"" : "\",");
+}
+
+static void rfp(struct rbuf *b, const sj_fp *a, int depth, bool last)
+{
+	char d[sizeof(sj_fp) / 8 * 20 + 2];
+	F1(to_dec)(d, sizeof(d), a);
+	rdec(b, d, depth, last);
+}
+
+static void rg1(struct rbuf *b, const sj_g1 *p, int depth)
+{
+	bool inf = G1(affine_is_inf)(p);
+	rputs(b, "[");
+	rfp(b, inf ? &F1(zero) : &p->x, depth + 1, false);
+	rfp(b, inf ? &F1(one) : &p->y, depth + 1, false);
+	rfp(b, inf ? &F1(zero) : &F1(one), depth + 1, true);
+	rnl(b, depth);
+	rputs(b, "]");
+}
+
+static void rfp2(struct rbuf *b, const sj_fp2 *a, int depth, bool last)
+{
+	rnl(b, depth);
+	rputs(b, "[");
+	rfp(b, &a->c0, depth + 1, false);
+	rfp(b, &a->c1, depth + 1, true);
+	rnl(b, depth);
+	rputs(b, last ? "]" : "],");
+}
+
+static void rg2(struct rbuf *b, const sj_g2 *p, int depth)
+{
+	bool inf = G2(affine_is_inf)(p);
+	rputs(b, "[");
+	rfp2(b, inf ? &F2(zero) : &p->x, depth + 1, false);
+	rfp2(b, inf ? &F2(one) : &p->y, depth + 1, false);
+	rfp2(b, inf ? &F2(zero) : &F2(one), depth + 1, true);
+	rnl(b, depth);
+	rputs(b, "]");
+}
+
+size_t SJ(proof_json_render)(char *buf, size_t cap, const struct SJ_PROOF *p)
+{
+	struct rbuf b = { buf, 0, cap };
+
+	if (cap)
+		buf[0] = 0;
+	rputs(&b, "{");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_a\": ");
+	rg1(&b, &p->a, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_b\": ");
+	rg2(&b, &p->b, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_c\": ");
+	rg1(&b, &p->c, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"protocol\": \"groth16\",");
+	rnl(&b, 1);
+	rputs(&b, "\"curve\": \"" SJ_CURVE_TAG "\"");
+	rnl(&b, 0);
+	rputs(&b, "}");
+	return b.len;
+}
+
+size_t SJ(public_json_render)(char *buf, size_t cap, const sj_fr *vals, size_t n)
+{
+	struct rbuf b = { buf, 0, cap };
+	char d[sizeof(sj_fr) / 8 * 20 + 2];
+
+	if (cap)
+		buf[0] = 0;
+	if (!n) {
+		rputs(&b, "[]");
+		return b.len;
+	}
+	rputs(&b, "[");
+	for (size_t i = 0; i < n; i++) {
+		FR(to_dec)(d, sizeof(d), &vals[i]);
+		rdec(&b, d, 1, i + 1 == n);
+	}
+	rnl(&b, 0);
+	rputs(&b, "]");
+	return b.len;
+}
+
 char *SJ(proof_json_format)(const struct SJ_PROOF *p, char err[CZ_ERRLEN])
 {
 	struct json_object *r = json_object_new_object();
