@@ -92,7 +92,7 @@ static void GC(g1_tests)(void)
 	ct_ok(!bad_jadd, "%s Jacobian + affine (madd-2007-bl) = zk/ on %d random pairs (%d bad)", GNAME, NP, bad_jadd);
 	ct_ok(!bad_jdbl, "%s Jacobian doubling = zk/ on %d random points (%d bad)", GNAME, NP, bad_jdbl);
 	ct_ok(!bad_conv, "%s XYZZ -> Jacobian = zk/ on %d random points (%d bad)", GNAME, NP, bad_conv);
-	ct_ok(!bad_mul, "%s XYZZ small-scalar multiple = ZG(mul_vartime) on %d points (%d bad)", GNAME, NP, bad_mul);
+	ct_ok(!bad_mul, "%s XYZZ small-scalar multiple = zk/'s mul_vartime on %d points (%d bad)", GNAME, NP, bad_mul);
 
 	/* Edges: infinity on either side, P + P (doubling path), P + (-P). */
 	for (int i = 0; i < 20; i++) {
