@@ -30,19 +30,20 @@ static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
 /* Returns 1 if the head was dispatched or dropped, 0 to wait. */
 static int dispatch_one(struct cz_engine *e, bool *waiting)
 {
-	struct cz_part *p = cz_pq_peek(&e->queued);
+	struct cz_qent *top = cz_heap_peek(&e->queued);
 
-	if (!p)
+	if (!top)
 		return 0;
+	struct cz_part *p = top->part;
 	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
-		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
+		cz_heap_pop(&e->queued, NULL);      /* cancelled in place by cz_req_cancel */
 		j->in_heap--;
 		cz_job_compact_locked(j);   /* p may be gone after this */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
-		cz_pq_pop(&e->queued);
+		cz_heap_pop(&e->queued, NULL);
 		j->in_heap--;
 		cz_part_set(p, CZ_PART_CANCELLED);
 		cz_job_part_terminal_locked(e, p);
@@ -61,7 +62,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 			snprintf(why, sizeof(why), "partition needs %llu bytes, more than the free budget "
 				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
 				 (unsigned long long)st.free, (unsigned long long)st.limit);
-			cz_pq_pop(&e->queued);
+			cz_heap_pop(&e->queued, NULL);
 			j->in_heap--;
 			fail_locked(e, p, why);
 			return 1;
@@ -80,7 +81,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	p->reserved = need;
 	p->dispatched = true;
 	e->inflight++;
-	cz_pq_pop(&e->queued);
+	cz_heap_pop(&e->queued, NULL);
 	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;

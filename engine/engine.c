@@ -161,6 +161,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
+	cz_heap_init_grow(&e->queued, sizeof(struct cz_qent));
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->dispatch_cv, NULL);
 	pthread_cond_init(&e->synth_cv, NULL);
@@ -219,7 +220,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_circuits_free(e);
 	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */
 	cz_budget_destroy(e->budget);
-	cz_pq_free(&e->queued);
+	cz_heap_free(&e->queued);
 	free(e->devs);
 	free(e->cons);
 	free(e->synth);

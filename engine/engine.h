@@ -8,13 +8,13 @@
 #ifndef CZ_ENGINE_H
 #define CZ_ENGINE_H
 
+#include "lib/key.h"          /* enum cz_prio */
+
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define CZ_ENGINE_MAX_PARTS 200   /* witnesses per job */
-
-enum cz_prio { CZ_PRIO_CRITICAL, CZ_PRIO_HIGH, CZ_PRIO_NORMAL, CZ_PRIO_LOW };
 
 struct cz_engine_config {
 	const char *state_dir;          /* proofs go to <state_dir>/proofs/<job>/ */

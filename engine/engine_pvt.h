@@ -10,9 +10,9 @@
 #include "alloc/slab.h"
 #include "engine/engine.h"
 #include "engine/pipe.h"
-#include "engine/pq.h"
 #include "engine/trace.h"
 #include "gpu/backend.h"
+#include "lib/heap.h"
 #include "zk/groth16.h"
 
 #include <limits.h>
@@ -57,6 +57,12 @@ struct cz_part {
 	uint64_t t_done;
 };
 
+/* An element of the engine's queue (lib/heap.h: the key first). */
+struct cz_qent {
+	struct cz_key key;
+	struct cz_part *part;
+};
+
 struct cz_job {
 	uint64_t seq;
 	char id[64];            /* the caller's id, or the sequence number */
@@ -98,7 +104,7 @@ struct cz_engine {
 	pthread_cond_t dispatch_cv;     /* queue, budget or workers changed */
 	pthread_cond_t synth_cv;        /* work handed to synthesis */
 	pthread_cond_t job_cv;          /* a job reached a terminal state */
-	struct cz_pq queued;            /* partitions not yet dispatched */
+	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
 	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
 	unsigned handoff_n, handoff_head, synth_idle;
 	struct cz_budget *budget;       /* keys and partition buffers */
@@ -143,7 +149,6 @@ void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
-const char *cz_prio_name(enum cz_prio p);
 /* engine/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);

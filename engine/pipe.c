@@ -106,9 +106,7 @@ void cz_pipe_destroy(struct cz_pipe *p)
 static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t buf_off)
 {
 	memset(d, 0, sizeof(*d));
-	d->job_seq = part->job->seq;
-	d->part = part->idx;
-	d->prio = (uint16_t)part->job->prio;
+	d->key = part->key;
 	d->off[0] = buf_off;
 	d->off[1] = (uint64_t)(uintptr_t)part;
 	d->csum = cz_ring_desc_csum(d);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ring/order.h — the ordered dispatcher: a min-heap of descriptors keyed by
- * (prio, job_seq, part), in shared memory, between one deep producer ring
+ * their struct cz_key (prio, job seq, part; lib/key.h), in shared memory, between one deep producer ring
  * (the inbox) and short per-consumer rings.  The ordering argument is at
  * the top of ring/ring.c.
  *
