@@ -85,7 +85,6 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	if (!e->devs)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ndev; i++) {
-		pthread_mutex_init(&e->devs[i].lock, NULL);
 		e->devs[i].dev = e->be->open(i, &o, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
@@ -99,7 +98,7 @@ static int start_threads(struct cz_engine *e)
 	e->nsynth = e->cfg.synth_workers ? e->cfg.synth_workers : 1;
 	e->ncons = e->ndev * (e->cfg.consumers_per_device ? e->cfg.consumers_per_device : 2);
 	char err[256];
-	if (cz_pipe_create(&e->pipe, e->ncons, err, sizeof(err))) {
+	if (cz_pipe_create(&e->pipe, e->ncons, e->ndev, err, sizeof(err))) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -ENOMEM;
 	}
@@ -200,6 +199,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
 	cz_pipe_stop(&e->pipe);
+	for (unsigned i = 0; e->devs && i < e->ndev; i++)
+		cz_devslot_close(&e->devs[i]);
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
@@ -207,11 +208,9 @@ void cz_engine_destroy(struct cz_engine *e)
 	if (e->finalizer)
 		pthread_join(e->finalizer, NULL);
 	cz_pipe_destroy(&e->pipe);
-	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
+	for (unsigned i = 0; e->devs && i < e->ndev; i++)
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);
-		pthread_mutex_destroy(&e->devs[i].lock);
-	}
 	while (e->jobs) {
 		struct cz_job *j = e->jobs;
 		e->jobs = j->next;

@@ -89,9 +89,13 @@ struct cz_consumer {
 	_Atomic uint64_t busy_ns, proved;
 };
 
+/* A device and its lock: a ticket lock, so consumers get the device in
+ * the order they asked for it (engine/consume.c). */
 struct cz_devslot {
 	struct cz_device *dev;
-	pthread_mutex_t lock;   /* covers the device's compute only */
+	_Atomic uint32_t next;          /* tickets handed out */
+	_Atomic uint32_t serving;       /* the ticket that holds the device */
+	struct cz_ring_bell bell;       /* waiters sleep here (zeroed: symmetric barriers) */
 };
 
 struct cz_engine {
@@ -130,12 +134,14 @@ struct cz_engine {
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
  * from here (the engine caps each kind below 2048). */
 #define CZ_OWNER_CONSUMER 2048u
+#define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
 
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_synth_main(void *e);
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+void cz_devslot_close(struct cz_devslot *d);     /* waiters for the device give up */
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
 void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);

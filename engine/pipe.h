@@ -6,6 +6,10 @@
  *   synthesis workers ─mp─► inbox ─► order (min-heap by key) ─► out[c] (depth 1) ─► consumer c
  *   consumers ─mp─► done ─sc─► finalizer
  *
+ * out[c] has two mc consumers: consumer c, which takes its partition only
+ * once it holds the device, and the order thread, which may take it back
+ * before that (see the top of pipe.c for when and why).
+ *
  * A descriptor names its partition by the in-process pointer (off[1]) and
  * its buffer by the offset in the slab arena (off[0]), so that consumers in
  * another process (a later step) need only the offsets.
@@ -23,26 +27,55 @@
 
 struct cz_part;
 
+/* One consumer's line in the shared region: what the order thread needs to
+ * know about it, and a label for its trace. */
+struct cz_pipe_cons {
+	_Alignas(64) _Atomic uint32_t busy;  /* 1 from claiming a partition to compute end */
+	_Atomic uint32_t hint_part;          /* last given to it (a trace label only) */
+	_Atomic uint64_t hint_seq;
+};
+
 struct cz_pipe {
 	struct cz_region reg;
-	struct cz_ring_bell *bell;      /* inbox consumer side + every out's producer side */
+	struct cz_ring_bell *bell;      /* inbox consumer side + every out's producer side,
+					 * + consumers going free: the order thread sleeps here */
 	struct cz_ring *inbox, *done, **out;
 	struct cz_ring_order *q;
-	unsigned nout;
+	struct cz_pipe_cons *cons;      /* nout lines, in the region */
+	unsigned nout, ndev;            /* consumer c drives device c % ndev */
+	/* The order thread's own: */
+	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
+	uint64_t *dev_tick, tick;       /* when each device was last given work */
 	pthread_t order;
 	_Atomic int stop;               /* order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
 };
 
-int cz_pipe_create(struct cz_pipe *p, unsigned nout, char *err, size_t cap);
+int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap);
 void cz_pipe_destroy(struct cz_pipe *p);    /* after cz_pipe_stop and joining users */
 void cz_pipe_stop(struct cz_pipe *p);       /* wakes everyone; takers get NULL */
 void cz_pipe_finish(struct cz_pipe *p);     /* after consumers are joined */
 
 /* Synthesis worker `owner` (>= 1): the partition is ready for a device. */
 void cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off);
-/* Consumer c: the next partition in key order; NULL once stopped. */
-struct cz_part *cz_pipe_take(struct cz_pipe *p, unsigned c);
+
+/*
+ * Consumer c, in this order:
+ *   cz_pipe_wait     until the order thread has given it a partition (0), or
+ *                    the pipe stopped (-1);
+ *   (take the device: engine/consume.c)
+ *   cz_pipe_claim    the partition now in its ring (marks c busy), or NULL if
+ *                    the order thread took it back meanwhile (to give c a
+ *                    lower key, or another device an idle moment's work):
+ *                    release the device and wait again;
+ *   (compute, release the device)
+ *   cz_pipe_release  c is free: the order thread may give it the next;
+ *   cz_pipe_done     to the finalizer.
+ * hint_* say which partition c most likely holds while it waits (trace).
+ */
+int cz_pipe_wait(struct cz_pipe *p, unsigned c);
+struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c);
+void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* Consumer `owner` (>= 1): the device work is done (or skipped). */
 void cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once drained. */

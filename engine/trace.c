@@ -68,6 +68,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"submit", "dispatch", "budget_wait", "budget_got", "synth_start", "synth_end",
 	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
 	"final_start", "final_end", "output", "idle",
+	"assign", "reclaim",
 };
 
 const char *cz_trace_name(enum cz_ev t)
@@ -112,6 +113,11 @@ void cz_trace_thread(const char *role, uint32_t unit)
 
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
 {
+	cz_trace_unit(type, job, part, UINT32_MAX);
+}
+
+void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit)
+{
 	struct tbuf *b = mine;
 	if (!b) {
 		cz_trace_thread("control", 0);
@@ -125,7 +131,7 @@ void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
 	e->part = part;
 	e->type = (uint16_t)type;
 	e->thread = mine_idx;
-	e->unit = b->unit;
+	e->unit = unit == UINT32_MAX ? b->unit : unit;
 	/* W1: the event is written before head covers it; pairs with D1. */
 	atomic_store_explicit(&b->head, h + 1, memory_order_release);
 }

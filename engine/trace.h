@@ -16,6 +16,8 @@ enum cz_ev {
 	CZ_EV_SYNTH_START, CZ_EV_SYNTH_END, CZ_EV_ENQUEUE, CZ_EV_POP,
 	CZ_EV_LOCK_WAIT, CZ_EV_LOCK_GOT, CZ_EV_COMPUTE_START, CZ_EV_COMPUTE_END,
 	CZ_EV_FINAL_START, CZ_EV_FINAL_END, CZ_EV_OUTPUT, CZ_EV_IDLE,
+	CZ_EV_ASSIGN,           /* order thread: partition given to consumer `unit` */
+	CZ_EV_RECLAIM,          /* order thread: taken back from consumer `unit` (swap, or an idle device) */
 	CZ_EV__COUNT
 };
 
@@ -32,6 +34,9 @@ struct cz_trace_ev {
 /* Registers the calling thread's buffer under a role name ("consumer 0.1"). */
 void cz_trace_thread(const char *role, uint32_t unit);
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part);
+/* The same, naming another unit than the caller's (the consumer the order
+ * thread gives a partition to). */
+void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit);
 uint64_t cz_trace_now(void);
 const char *cz_trace_name(enum cz_ev type);
 /* JSON lines, one event each, in time order (chrome: Chrome trace format). */

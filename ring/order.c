@@ -89,18 +89,21 @@ int cz_ring_order_pop(struct cz_ring_order *q, struct cz_ring_desc *d)
 	return rc;
 }
 
-static void drain(struct cz_ring_order *q, struct cz_ring *inbox)
+unsigned cz_ring_order_drain(struct cz_ring_order *q, struct cz_ring *inbox)
 {
 	struct cz_ring_desc buf[32];
+	unsigned moved = 0;
 
 	while (q->n < q->cap) {
 		unsigned room = q->cap - q->n, want = room < 32 ? room : 32;
 		unsigned got = cz_ring_sc_dequeue_burst(inbox, buf, want);
 		for (unsigned i = 0; i < got; i++)
 			cz_ring_order_push(q, &buf[i]);
+		moved += got;
 		if (got < want)
 			break;
 	}
+	return moved;
 }
 
 unsigned cz_ring_order_pump(struct cz_ring_order *q, struct cz_ring *inbox,
@@ -109,7 +112,7 @@ unsigned cz_ring_order_pump(struct cz_ring_order *q, struct cz_ring *inbox,
 	unsigned moved = 0;
 
 	for (;;) {
-		drain(q, inbox);  /* before every pop: a late urgent element goes first */
+		cz_ring_order_drain(q, inbox);  /* before every pop: a late urgent element goes first */
 		const struct cz_ring_desc *top = cz_ring_order_peek(q);
 		if (!top)
 			break;

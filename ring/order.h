@@ -29,6 +29,10 @@ int cz_ring_order_push(struct cz_ring_order *q, const struct cz_ring_desc *d);
 int cz_ring_order_pop(struct cz_ring_order *q, struct cz_ring_desc *d);
 const struct cz_ring_desc *cz_ring_order_peek(const struct cz_ring_order *q);
 
+/* Moves the inbox's elements (sc) into the heap while it has room; returns
+ * how many.  For dispatchers with a policy of their own (engine/pipe.c). */
+unsigned cz_ring_order_drain(struct cz_ring_order *q, struct cz_ring *inbox);
+
 /*
  * One dispatching step: drain the inbox (sc) into the heap, then move the
  * smallest keys into the out rings (sp; the least-loaded ring first),

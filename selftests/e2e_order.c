@@ -348,26 +348,26 @@ static void check_inversions(struct daemon *d, const char *what, int ncons)
 static void check_backlog(struct daemon *d, unsigned ndev, int per_dev)
 {
 	static struct trace t;
-	int prios[7] = { 2, 2, 2, 2, 2, 0 };
-	char ids[5][16];
+	int prios[7] = { 2, 2, 2, 2, 2, 2, 0 };
+	char ids[6][16];
 	int ok = 1;
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		snprintf(ids[i], sizeof(ids[i]), "b%d", i);
 		ok &= submit(d, ids[i], "normal", 6);
 	}
-	/* Let synthesis (5 ms, 3 workers) make the backlog ready: the devices
-	 * take 30 x 20 ms / 2 to work through it. */
+	/* 36 partitions; let synthesis (5 ms, 3 workers) make them ready: the
+	 * devices take 36 x 20 ms / 2 to work through them, so some 30 wait. */
 	usleep(60000);
 	ok &= submit(d, "crit", "critical", 6);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		ok &= await_done(d, ids[i]);
 	ok &= await_done(d, "crit");
 	/* This daemon also ran the scenario: 5 jobs before these. */
 	int all[12];
 	memcpy(all, scen_prio, sizeof(scen_prio));
-	memcpy(all + 5, prios, 6 * sizeof(int));
-	ok = trace_read(d, &t, all, 11) == 0 && ok;
-	int64_t crit = t.seqs[10], ready = -1;
+	memcpy(all + 5, prios, 7 * sizeof(int));
+	ok = trace_read(d, &t, all, 12) == 0 && ok;
+	int64_t crit = t.seqs[11], ready = -1;
 	for (int i = 0; ok && i < t.np; i++)
 		if (t.p[i].seq == crit && t.p[i].ready >= 0 && (ready < 0 || t.p[i].ready < ready))
 			ready = t.p[i].ready;
