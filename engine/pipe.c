@@ -36,13 +36,22 @@
  *  4. with the heap empty, an idle device takes the lowest held partition
  *     of a consumer that waits behind a computing one elsewhere, so no
  *     device idles while another device's consumer holds waiting work.
+ * And the re-check before every start, by the consumer that now holds a
+ * device (take_lower): if another consumer holds a lower key it has not
+ * started (it waits behind a compute on its device, or its thread has not
+ * been scheduled yet), this one takes it and gives its own back to the
+ * heap through the inbox.  The order thread alone cannot see a consumer
+ * that is merely slow to wake; on the loaded 2-core machine one such stall
+ * let 5 higher keys start on the other device before the fix.
  * Why this keeps order: only the heap's minimum is ever given out, and a
- * swap only lowers what a consumer holds; so while b waits in the heap no
- * key above b is given out, and once b is the minimum it is given at the
- * next pump.  What can still start above b after b is ready: partitions
- * held before b arrived (at most one per consumer, fewer after swaps), and,
- * while b waits for its device behind one compute, the starts of devices
- * that free sooner.  selftests/e2e_order.c counts this from the trace.
+ * swap or a take-over only lowers what a consumer holds or starts; so while
+ * b waits in the heap no key above b is given out, once b is the minimum
+ * it is given at the next pump, and once held it is started by the first
+ * device to start anything that is not lower.  What can still start above
+ * b after b is ready: partitions claimed before b was given out (at most
+ * one per consumer: the bound), and those started while b is still in the
+ * inbox or heap because the order thread has not run.  selftests/e2e_order.c
+ * counts this from the trace.
  * Consumers take a device in FIFO order of arrival (a ticket lock,
  * engine/consume.c), so one that just finished cannot re-take the device
  * before its waiting peer.
@@ -150,6 +159,7 @@ static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 	p->held[c] = *d;
 	atomic_store_explicit(&p->cons[c].hint_seq, d->key.seq, memory_order_relaxed);
 	atomic_store_explicit(&p->cons[c].hint_part, d->key.part, memory_order_relaxed);
+	atomic_store_explicit(&p->cons[c].hint_prio, d->key.prio, memory_order_relaxed);
 	p->dev_tick[c % p->ndev] = ++p->tick;
 	cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 	/* c is free (its ring empty) and only this thread produces into it. */
@@ -384,6 +394,49 @@ int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 	return -1;
 }
 
+/* The key consumer o was last given.  The hint is stored before the
+ * enqueue that publishes the slot (W1 in ring.c), so a reader that saw the
+ * ring nonempty reads this key or a later one; the dequeue says which. */
+static struct cz_key hint(const struct cz_pipe *p, unsigned o)
+{
+	return (struct cz_key){
+		.seq = atomic_load_explicit(&p->cons[o].hint_seq, memory_order_relaxed),
+		.part = atomic_load_explicit(&p->cons[o].hint_part, memory_order_relaxed),
+		.prio = atomic_load_explicit(&p->cons[o].hint_prio, memory_order_relaxed),
+	};
+}
+
+/*
+ * The re-check before a start.  Another consumer may hold a lower key that
+ * it has not started: it waits behind a compute on its own device, or its
+ * thread has not run yet (on a loaded machine, for tens of ms).  Take that
+ * one (mc dequeue from its ring, racing its own claim) and give ours back
+ * to the order thread through the inbox, which re-heaps it.  Costs a load
+ * per consumer when there is nothing to take.
+ */
+static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
+{
+	for (unsigned o = 0; o < p->nout; o++) {
+		if (o == c || busy(p, o) || !holds(p, o))
+			continue;
+		struct cz_key k = hint(p, o);
+		struct cz_ring_desc x;
+		if (cz_key_cmp(&k, &d->key) >= 0 ||
+		    !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &x, 1))
+			continue;
+		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
+		if (cz_key_cmp(&x.key, &d->key) < 0) {
+			struct cz_ring_desc t = *d;
+			*d = x;
+			x = t;
+		}
+		/* x is the higher: back to the heap (room: see the top) */
+		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
+		while (!cz_ring_mp_enqueue_burst(p->inbox, CZ_OWNER_CONSUMER + c, &x, 1))
+			cz_ring_wait_nonfull(p->inbox, WAIT_NS);
+	}
+}
+
 /* busy goes up before the dequeue, so the order thread never sees c free
  * (empty ring, not busy) while c is taking its partition; it is seq_cst,
  * and the order thread's reads are too. */
@@ -394,8 +447,10 @@ struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
 	/* Lost to the order thread: a swap refills the ring within a few
 	 * hundred ns, so look again briefly before giving up the device. */
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
-		if (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_CONSUMER + c, &d, 1))
+		if (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_CONSUMER + c, &d, 1)) {
+			take_lower(p, c, &d);
 			return part_of(&d);
+		}
 		__builtin_ia32_pause();
 	}
 	cz_pipe_release(p, c);

@@ -27,12 +27,14 @@
 
 struct cz_part;
 
-/* One consumer's line in the shared region: what the order thread needs to
- * know about it, and a label for its trace. */
+/* One consumer's line in the shared region: whether it computes, and the
+ * key the order thread last gave it (what its ring holds, while nonempty;
+ * other consumers read it to find a lower key to take over). */
 struct cz_pipe_cons {
 	_Alignas(64) _Atomic uint32_t busy;  /* 1 from claiming a partition to compute end */
-	_Atomic uint32_t hint_part;          /* last given to it (a trace label only) */
+	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
+	_Atomic uint32_t hint_prio;
 };
 
 struct cz_pipe {
@@ -64,8 +66,10 @@ void cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint
  *   cz_pipe_wait     until the order thread has given it a partition (0), or
  *                    the pipe stopped (-1);
  *   (take the device: engine/consume.c)
- *   cz_pipe_claim    the partition now in its ring (marks c busy), or NULL if
- *                    the order thread took it back meanwhile (to give c a
+ *   cz_pipe_claim    the lowest key held and not started: the partition in
+ *                    its ring, or a lower one another consumer holds (ours
+ *                    goes back to the order thread); marks c busy.  NULL if
+ *                    the order thread took ours back meanwhile (to give c a
  *                    lower key, or another device an idle moment's work):
  *                    release the device and wait again;
  *   (compute, release the device)
