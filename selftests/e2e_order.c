@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: order at the device, from the real cuzkd's trace: inversions (a higher key started after a lower one had been ready >= 1 ms) stay within one per consumer on 2 null devices and on the cpu backend; a critical job behind a 30-partition backlog starts on each device after at most one partition per consumer; with synthesis slower than the devices both devices get work. */
+/* Description: order at the device, from the real cuzkd's trace: inversions (a higher key started after a lower one had been ready >= 1 ms) stay within one per consumer on 2 null devices and on the cpu backend; a critical job behind a 30-partition backlog starts on each device after at most one partition per consumer; with synthesis slower than the devices, and with a budget for 2.5 partitions, both devices get work. */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
@@ -420,6 +420,62 @@ static void check_spread(struct daemon *d, unsigned ndev)
 	      18 / (2 * (int)ndev), least);
 }
 
+/* The budget-bound run of the issue: memory for the key and 2.5
+ * partitions, so partitions reach the devices one or two at a time; both
+ * devices must get work (before: device 1 proved 3 of 30).  The partition's
+ * size is measured, not computed: the budget's high water after a lone
+ * one-partition job, less the key. */
+static int64_t part_bytes(int64_t *key_bytes)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--null-delay-ms", "1", NULL };
+	int64_t hw = -1;
+	*key_bytes = -1;
+	if (daemon_start(&d, "probe", nul) || !load_key(&d))
+		return -1;
+	if (submit(&d, "one", "normal", 1) && await_done(&d, "one")) {
+		json_object *s = req(&d, "{\"op\":\"status\"}");
+		hw = int_of(json_object_object_get(s, "budget"), "high_water");
+		*key_bytes = int_of(json_object_array_get_idx(json_object_object_get(s, "circuits"), 0), "key_bytes");
+		json_object_put(s);
+	}
+	daemon_stop(&d);
+	return hw > *key_bytes && *key_bytes > 0 ? hw - *key_bytes : -1;
+}
+
+static void check_budget(unsigned ndev)
+{
+	static struct trace t;
+	static const int prios[5] = { 2, 2, 2, 2, 2 };
+	struct daemon d;
+	int64_t kb, pb = part_bytes(&kb);
+	char budget[32];
+	snprintf(budget, sizeof(budget), "%lld", (long long)(kb + pb * 5 / 2));
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--null-synth-ms", "5", "--synth-workers", "3", "--mem-budget", budget, NULL };
+	int ok = pb > 0 && daemon_start(&d, "budget", nul) == 0 && load_key(&d);
+	char ids[5][16];
+	for (int i = 0; ok && i < 5; i++) {
+		snprintf(ids[i], sizeof(ids[i]), "m%d", i);
+		ok &= submit(&d, ids[i], "normal", 6);
+	}
+	for (int i = 0; ok && i < 5; i++)
+		ok &= await_done(&d, ids[i]);
+	ok = ok && trace_read(&d, &t, prios, 5) == 0 && all_started(&t, 30);
+	if (pb > 0)
+		daemon_stop(&d);
+	int per[8] = { 0 }, least = 1 << 30;
+	for (int i = 0; i < t.np; i++)
+		if (t.p[i].dev >= 0 && t.p[i].dev < 8)
+			per[t.p[i].dev]++;
+	for (unsigned dv = 0; dv < ndev; dv++) {
+		ct_diag("budget for 2.5 partitions (%s bytes): device %u proved %d of 30", budget, dv, per[dv]);
+		least = per[dv] < least ? per[dv] : least;
+	}
+	ct_ok(ok && least >= 30 / (2 * (int)ndev), "budget for 2.5 partitions: every device proved at least %d of 30 (least: %d)",
+	      30 / (2 * (int)ndev), least);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -430,7 +486,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-order-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(10);
+	ct_plan(11);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -456,6 +512,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	check_spread(&d, 2);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd (slow synthesis) stops with status 0");
+	check_budget(2);
 
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];
