@@ -11,10 +11,12 @@
  *                 │  budget reserved here,                              │
  *                 │  in key order, by one thread          order thread: min-heap
  *                 ▼                                       by key, feeds depth-1
- *            cancel drops                                 rings, one per consumer
+ *            cancel drops                                 rings, one per consumer,
+ *                                                         only to consumers that
+ *                                                         hold nothing (pipe.c)
  *                                                                       │
  *                         finalizer ◄──sc── done ring ◄──mp── consumers (≥ 2 per
- *                         (assemble, verify, free,           device; the device
+ *                         (assemble, verify, free,           device; a FIFO ticket
  *                          release budget, write the          lock covers compute)
  *                          job's proofs with io_uring)
  * The rings (ring/, engine/pipe.c) live in one shared region and partition
