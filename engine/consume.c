@@ -3,7 +3,9 @@
  * engine/consume.c — consumers: wait until the order thread gives them a
  * partition (engine/pipe.c says which consumer gets which, and why that
  * keeps order), take the device in FIFO order, claim the partition, run its
- * device stage, hand it to the finalizer.
+ * device stage, then, still holding the device, run the partitions this
+ * device's other consumers hold (the explicit hand-off), and hand each to
+ * the finalizer.
  *
  * The partition stays in the consumer's depth-1 ring until the consumer
  * holds the device, so that until that moment the order thread can still
@@ -12,14 +14,24 @@
  *
  * The device lock is a ticket lock.  With a plain mutex the consumer that
  * just finished re-took the lock ~15 us later, before its woken peer ran
- * (one consumer waited 607 ms while the other took it 17 times); tickets
- * serve consumers in the order they asked.
+ * (one consumer waited 607 ms while the other took it 17 times, its
+ * partition with it); tickets serve consumers in the order they asked.
+ * But a FIFO hand-off to a sleeping peer costs its wake-up at every start
+ * (p50 40 us, p99 1.3-3 ms on the loaded 2-core machine, tools/bench-
+ * daemon.sh null).  So the consumer that finishes keeps the device and takes
+ * the peer's waiting partition itself (cz_pipe_next: the lowest held on this
+ * device, checked against every other held one): the partition order is
+ * the same, the device starts again in a few us, and the peer, now free,
+ * is given the next partition by the order thread meanwhile.  The ticket
+ * still orders consumers that claim their own.
  *
- * Hot path per partition: one fetch-add for a ticket and one load (the
- * device is usually free by then or its holder wakes us); one CAS to claim
- * the ring slot; at release one fetch-add and a bell ring (a barrier and a
- * load, a futex wake only if the peer sleeps, ~2 us); one CAS on the done
- * ring.  No lock that the control plane or the finalizer takes.
+ * Hot path per partition, chained: a load per consumer to find the lowest
+ * held key, one CAS to take it from its ring (and a futex wake of the
+ * order thread, ~2 us, if it sleeps), one CAS on the done ring (and a wake
+ * of the finalizer).  Unchained: one fetch-add for a ticket and one load,
+ * one CAS to claim; at release one fetch-add and a bell ring (a barrier and
+ * a load, a futex wake only if someone sleeps).  No lock that the control
+ * plane or the finalizer takes.
  */
 #include "engine/engine_pvt.h"
 
@@ -105,15 +117,19 @@ void *cz_consume_main(void *v)
 			dev_unlock(d);
 			continue;
 		}
-		cz_trace(CZ_EV_POP, p->job->seq, p->idx);
-		cz_trace(CZ_EV_LOCK_GOT, p->job->seq, p->idx);
-		atomic_store(&p->consumer, (int)c->idx);
-		cz_part_set(p, CZ_PART_PROVING);
-		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE)
-			prove(e, c, p);
+		do {
+			cz_trace(CZ_EV_POP, p->job->seq, p->idx);
+			cz_trace(CZ_EV_LOCK_GOT, p->job->seq, p->idx);
+			atomic_store(&p->consumer, (int)c->idx);
+			cz_part_set(p, CZ_PART_PROVING);
+			if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE)
+				prove(e, c, p);
+			struct cz_part *next = cz_pipe_next(pipe, c->idx);
+			cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, p);
+			p = next;
+		} while (p);
 		dev_unlock(d);
 		cz_pipe_release(pipe, c->idx);
-		cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, p);
 	}
 	return NULL;
 }

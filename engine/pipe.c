@@ -54,7 +54,9 @@
  * counts this from the trace.
  * Consumers take a device in FIFO order of arrival (a ticket lock,
  * engine/consume.c), so one that just finished cannot re-take the device
- * before its waiting peer.
+ * before its waiting peer; and one that finishes while a peer on its device
+ * holds the next partition runs that partition itself (cz_pipe_next), the
+ * explicit hand-off that spares the device the peer's wake-up.
  *
  * Cost: a pump step reads each consumer's line and ring state, O(consumers)
  * per partition given (a few ns each); a swap or a steal adds one CAS on a
@@ -454,6 +456,42 @@ struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
 		__builtin_ia32_pause();
 	}
 	cz_pipe_release(p, c);
+	return NULL;
+}
+
+/* Of the consumers holding a partition they have not claimed, on device
+ * dev (same) or on the other devices that are computing (!same), the one
+ * holding the lowest key, or -1. */
+static int lowest_held(const struct cz_pipe *p, unsigned c, bool same)
+{
+	unsigned dev = c % p->ndev;
+	int best = -1;
+	struct cz_key bk = { 0 };
+	for (unsigned o = 0; o < p->nout; o++) {
+		bool computing;
+		if (o == c || (o % p->ndev == dev) != same || busy(p, o) || !holds(p, o) ||
+		    (!same && (dev_load(p, o % p->ndev, &computing), !computing)))
+			continue;
+		struct cz_key k = hint(p, o);
+		if (best < 0 || cz_key_cmp(&k, &bk) < 0) {
+			best = (int)o;
+			bk = k;
+		}
+	}
+	return best;
+}
+
+struct cz_part *cz_pipe_next(struct cz_pipe *p, unsigned c)
+{
+	struct cz_ring_desc d;
+	for (int pass = 0; pass < 2; pass++) {
+		int o = lowest_held(p, c, pass == 0);
+		if (o < 0 || !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &d, 1))
+			continue;
+		cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, (unsigned)o);
+		take_lower(p, c, &d);
+		return part_of(&d);
+	}
 	return NULL;
 }
 

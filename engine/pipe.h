@@ -72,13 +72,21 @@ void cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint
  *                    the order thread took ours back meanwhile (to give c a
  *                    lower key, or another device an idle moment's work):
  *                    release the device and wait again;
- *   (compute, release the device)
- *   cz_pipe_release  c is free: the order thread may give it the next;
- *   cz_pipe_done     to the finalizer.
+ *   (compute)
+ *   cz_pipe_next     the explicit hand-off: still holding the device, take
+ *                    the lowest partition another consumer of this device
+ *                    holds and has not started (else one held behind a
+ *                    computing device elsewhere), and run it next: the
+ *                    device starts again without waking anyone; NULL when
+ *                    there is none;
+ *   cz_pipe_done     each finished partition to the finalizer;
+ *   (release the device)
+ *   cz_pipe_release  c is free: the order thread may give it the next.
  * hint_* say which partition c most likely holds while it waits (trace).
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c);
+struct cz_part *cz_pipe_next(struct cz_pipe *p, unsigned c);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* Consumer `owner` (>= 1): the device work is done (or skipped). */
 void cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part);
