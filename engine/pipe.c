@@ -66,7 +66,8 @@
  *
  * The inbox, heap and done ring each hold CZ_PIPE_INFLIGHT descriptors,
  * and the dispatcher never has more partitions in flight, so no enqueue
- * here can find its ring full.
+ * here can find its ring full; if one did, or an owner id were out of range,
+ * the caller gets an error and fails the partition rather than wait.
  */
 #include "engine/pipe.h"
 #include "engine/engine_pvt.h"
@@ -80,9 +81,37 @@
 #define WAIT_NS (200 * 1000 * 1000)   /* sleeps re-check the stop flag this often */
 #define CLAIM_SPINS 256               /* ~7 us of pause (27 ns each on the 2-core VM) */
 
-static struct cz_part *part_of(const struct cz_ring_desc *d)
+/* The partition a descriptor names.  On a checksum mismatch no field is
+ * trusted alone: the in-flight partition named by (job, index) is failed
+ * only if the pointer agrees, so a corrupted name can never hand a second
+ * thread a partition someone else holds.  Otherwise the descriptor is
+ * dropped with a log line, and its partition is lost (its job never ends):
+ * liveness given up for memory safety, on what is already a broken ring. */
+static struct cz_part *part_of(struct cz_pipe *p, const struct cz_ring_desc *d, const char *ring)
 {
-	return (struct cz_part *)(uintptr_t)d->off[1];
+	struct cz_part *ptr = (struct cz_part *)(uintptr_t)d->off[1];
+
+	if (d->csum == cz_ring_desc_csum(d))
+		return ptr;
+	struct cz_part *part = p->lookup ? p->lookup(p->lookup_ctx, d->key.seq, d->key.part) : NULL;
+	if (part != ptr) {
+		fprintf(stderr, "cuzkd: a descriptor on the %s ring failed its checksum and its fields "
+			"disagree (job %llu, partition %u): dropped\n", ring,
+			(unsigned long long)d->key.seq, d->key.part);
+		return NULL;
+	}
+	snprintf(part->err, sizeof(part->err), "partition %u: its descriptor failed its checksum "
+		 "on the %s ring", part->idx, ring);
+	cz_part_set(part, CZ_PART_FAILED);
+	return part;
+}
+
+static int enqueue(struct cz_ring *r, unsigned owner, const struct cz_ring_desc *d)
+{
+	errno = 0;      /* EINVAL: a bad owner id; left alone: a full ring */
+	if (cz_ring_mp_enqueue_burst(r, owner, d, 1))
+		return 0;
+	return errno == EINVAL ? -EINVAL : -ENOSPC;
 }
 
 /* ---- the order thread's view of the consumers ---- */
@@ -367,6 +396,8 @@ void cz_pipe_destroy(struct cz_pipe *p)
 	p->out = NULL;
 }
 
+_Atomic unsigned cz_pipe_test_corrupt;
+
 static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t buf_off)
 {
 	memset(d, 0, sizeof(*d));
@@ -374,16 +405,20 @@ static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t bu
 	d->off[0] = buf_off;
 	d->off[1] = (uint64_t)(uintptr_t)part;
 	d->csum = cz_ring_desc_csum(d);
+	unsigned n = atomic_load_explicit(&cz_pipe_test_corrupt, memory_order_relaxed);
+	while (n && !atomic_compare_exchange_weak(&cz_pipe_test_corrupt, &n, n - 1))
+		;
+	if (n)
+		d->csum ^= 1;
 }
 
 /* Cost: one CAS on a slot state and, only when the order thread sleeps, a
  * futex wake (~2 µs); otherwise no syscall. */
-void cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off)
+int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off)
 {
 	struct cz_ring_desc d;
 	desc(&d, part, buf_off);
-	while (!cz_ring_mp_enqueue_burst(p->inbox, owner, &d, 1))
-		cz_ring_wait_nonfull(p->inbox, WAIT_NS);   /* cannot happen: see top */
+	return enqueue(p->inbox, owner, &d);   /* never full: see top */
 }
 
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
@@ -431,11 +466,21 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			struct cz_ring_desc t = *d;
 			*d = x;
 			x = t;
+			/* the trace's hand-offs balance: x is now c's, ours goes back */
+			cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
+			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
 		}
 		/* x is the higher: back to the heap (room: see the top) */
-		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
-		while (!cz_ring_mp_enqueue_burst(p->inbox, CZ_OWNER_CONSUMER + c, &x, 1))
-			cz_ring_wait_nonfull(p->inbox, WAIT_NS);
+		if (enqueue(p->inbox, CZ_OWNER_CONSUMER + c, &x)) {
+			struct cz_part *part = part_of(p, &x, "consumer");
+			if (!part)
+				continue;
+			/* cannot happen (see the top); never lose it: fail it */
+			snprintf(part->err, sizeof(part->err), "partition %u: cannot requeue it", part->idx);
+			cz_part_set(part, CZ_PART_FAILED);
+			if (enqueue(p->done, CZ_OWNER_CONSUMER + c, &x))
+				fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", part->idx);
+		}
 	}
 }
 
@@ -451,7 +496,10 @@ struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		if (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_CONSUMER + c, &d, 1)) {
 			take_lower(p, c, &d);
-			return part_of(&d);
+			struct cz_part *part = part_of(p, &d, "consumer");
+			if (part)
+				return part;
+			break;          /* dropped (see part_of) */
 		}
 		__builtin_ia32_pause();
 	}
@@ -489,8 +537,9 @@ struct cz_part *cz_pipe_next(struct cz_pipe *p, unsigned c)
 		if (o < 0 || !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &d, 1))
 			continue;
 		cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, (unsigned)o);
+		cz_trace_unit(CZ_EV_ASSIGN, d.key.seq, d.key.part, c);
 		take_lower(p, c, &d);
-		return part_of(&d);
+		return part_of(p, &d, "consumer");
 	}
 	return NULL;
 }
@@ -503,20 +552,23 @@ void cz_pipe_release(struct cz_pipe *p, unsigned c)
 	cz_ring_bell_ring(p->bell, 1);
 }
 
-void cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part)
+int cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 {
 	struct cz_ring_desc d;
 	desc(&d, part, 0);
-	while (!cz_ring_mp_enqueue_burst(p->done, owner, &d, 1))
-		cz_ring_wait_nonfull(p->done, WAIT_NS);
+	return enqueue(p->done, owner, &d);    /* never full: see top */
 }
 
 struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
 {
 	struct cz_ring_desc d;
+	struct cz_part *part;
 	for (;;) {
-		if (cz_ring_sc_dequeue_burst(p->done, &d, 1))
-			return part_of(&d);
+		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
+			if ((part = part_of(p, &d, "done")))
+				return part;
+			continue;
+		}
 		if (atomic_load(&p->fin_stop))
 			return NULL;
 		cz_ring_wait_nonempty(p->done, WAIT_NS);

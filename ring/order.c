@@ -6,7 +6,7 @@
  * sorted by their struct cz_key with lib/heap.c (the one heap), so push and
  * pop cost O(log n) 64-byte moves; at the rates partitions arrive
  * (thousands a second at most) this is noise, and a heap keeps the rule
- * simple: the next element out is always the smallest (prio, job_seq, part)
+ * simple: the next element out is always the smallest (prio, job seq, part)
  * the dispatcher has seen.
  */
 #include "ring/order.h"
