@@ -85,8 +85,7 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint6
  *   (compute)
  *   cz_pipe_next     the explicit hand-off: still holding the device, take
  *                    the lowest partition another consumer of this device
- *                    holds and has not started (else one held behind a
- *                    computing device elsewhere), and run it next: the
+ *                    holds and has not started, and run it next: the
  *                    device starts again without waking anyone; NULL when
  *                    there is none;
  *   cz_pipe_done     each finished partition to the finalizer;
