@@ -80,9 +80,11 @@ static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
 	atomic_store(&c->cur_part, p->idx);
 	atomic_store(&c->busy, 1);
 	uint64_t t0 = cz_trace_now();
+	atomic_store(&e->pipe.cons[c->idx].computing, 1);     /* read by pipe.c's dev_load */
 	cz_trace_arg(CZ_EV_COMPUTE_START, p->job->seq, p->idx, c->dev);
 	int rc = e->be->prove(d->dev, &p->work);
 	cz_trace(CZ_EV_COMPUTE_END, p->job->seq, p->idx);
+	atomic_store(&e->pipe.cons[c->idx].computing, 0);
 	atomic_fetch_add(&c->busy_ns, cz_trace_now() - t0);
 	atomic_store(&c->busy, 0);
 	atomic_fetch_add(&c->proved, 1);

@@ -131,14 +131,18 @@ static bool is_free(const struct cz_pipe *p, unsigned c)
 	return !busy(p, c) && !holds(p, c);
 }
 
-/* Consumers holding or busy on device d; *computing: any of them busy. */
+/* Consumers holding or busy on device d; *computing: the device runs a
+ * partition now.  (Busy but not computing is a consumer between claim and
+ * start or between two computes, which a loaded machine can stretch to
+ * tens of ms: work held there must not be treated as "next on a busy
+ * device".) */
 static unsigned dev_load(const struct cz_pipe *p, unsigned d, bool *computing)
 {
 	unsigned n = 0;
 	*computing = false;
 	for (unsigned c = d; c < p->nout; c += p->ndev) {
 		bool b = busy(p, c);
-		*computing |= b;
+		*computing |= b && atomic_load(&p->cons[c].computing);
 		n += b || holds(p, c);
 	}
 	return n;

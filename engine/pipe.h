@@ -31,7 +31,8 @@ struct cz_part;
  * key the order thread last gave it (what its ring holds, while nonempty;
  * other consumers read it to find a lower key to take over). */
 struct cz_pipe_cons {
-	_Alignas(64) _Atomic uint32_t busy;  /* 1 from claiming a partition to compute end */
+	_Alignas(64) _Atomic uint32_t busy;  /* 1 from claiming a partition to its release */
+	_Atomic uint32_t computing;          /* 1 while the device runs its partition (consume.c) */
 	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
