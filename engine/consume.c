@@ -20,10 +20,12 @@
  * (p50 40 us, p99 1.3-3 ms on the loaded 2-core machine, tools/bench-
  * daemon.sh null).  So the consumer that finishes keeps the device and takes
  * the peer's waiting partition itself (cz_pipe_next: the lowest held on this
- * device, checked against every other held one): the partition order is
- * the same, the device starts again in a few us, and the peer, now free,
- * is given the next partition by the order thread meanwhile.  The ticket
- * still orders consumers that claim their own.
+ * device, then re-checked like any start): the partition order is the
+ * same, the device starts again in a few us, and the peer, now free, is
+ * given the next partition by the order thread meanwhile.  The ticket still
+ * orders consumers that claim their own.  A consumer publishes `computing`
+ * around the device stage, so that work held behind a consumer that is
+ * merely descheduled is taken over by the others (engine/pipe.c).
  *
  * Hot path per partition, chained: a load per consumer to find the lowest
  * held key, one CAS to take it from its ring (and a futex wake of the
