@@ -16,9 +16,9 @@
  *                                                         hold nothing (pipe.c)
  *                                                                       │
  *                         finalizer ◄──sc── done ring ◄──mp── consumers (≥ 2 per
- *                         (assemble, verify, free,           device; a FIFO ticket
- *                          release budget, write the          lock covers compute)
- *                          job's proofs with io_uring)
+ *                         (assemble, verify, free,           device; who holds the
+ *                          release budget, write the          device runs its lowest
+ *                          job's proofs with io_uring)        held partition)
  * The rings (ring/, engine/pipe.c) live in one shared region and partition
  * buffers in a slab arena on hugepages (alloc/), so consumers can later move
  * into processes of their own.

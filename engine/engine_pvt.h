@@ -91,12 +91,11 @@ struct cz_consumer {
 	_Atomic uint64_t busy_ns, proved;
 };
 
-/* A device and its lock: a ticket lock, so consumers get the device in
- * the order they asked for it (engine/consume.c). */
+/* A device and its lock (engine/consume.c: whoever holds it starts the
+ * lowest key held on the device, so the lock need not be fair). */
 struct cz_devslot {
 	struct cz_device *dev;
-	_Atomic uint32_t next;          /* tickets handed out */
-	_Atomic uint32_t serving;       /* the ticket that holds the device */
+	_Atomic uint32_t held;          /* 1 while a consumer holds the device */
 	struct cz_ring_bell bell;       /* waiters sleep here (zeroed: symmetric barriers) */
 };
 

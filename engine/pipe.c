@@ -52,11 +52,11 @@
  * one per consumer: the bound), and those started while b is still in the
  * inbox or heap because the order thread has not run.  selftests/e2e_order.c
  * counts this from the trace.
- * Consumers take a device in FIFO order of arrival (a ticket lock,
- * engine/consume.c), so one that just finished cannot re-take the device
- * before its waiting peer; and one that finishes while a peer on its device
- * holds the next partition runs that partition itself (cz_pipe_next), the
- * explicit hand-off that spares the device the peer's wake-up.
+ * Whoever takes a device next (engine/consume.c), it starts the lowest key
+ * held on that device, its own or a peer's (cz_pipe_claim): the device
+ * lock decides who runs the device, never what runs, so a consumer that
+ * re-takes the device before its woken peer runs the peer's older
+ * partition, not a newer one of its own.
  *
  * Cost: a pump step reads each consumer's line and ring state, O(consumers)
  * per partition given (a few ns each); a swap or a steal adds one CAS on a
@@ -495,39 +495,16 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	}
 }
 
-/* busy goes up before the dequeue, so the order thread never sees c free
- * (empty ring, not busy) while c is taking its partition; it is seq_cst,
- * and the order thread's reads are too. */
-struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
-{
-	struct cz_ring_desc d;
-	atomic_store(&p->cons[c].busy, 1);
-	/* Lost to the order thread: a swap refills the ring within a few
-	 * hundred ns, so look again briefly before giving up the device. */
-	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
-		if (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_CONSUMER + c, &d, 1)) {
-			take_lower(p, c, &d);
-			struct cz_part *part = part_of(p, &d, "consumer");
-			if (part)
-				return part;
-			break;          /* dropped (see part_of) */
-		}
-		__builtin_ia32_pause();
-	}
-	cz_pipe_release(p, c);
-	return NULL;
-}
-
-/* Of the other consumers of c's device holding a partition they have not
- * claimed, the one holding the lowest key, or -1.  (Work held behind a
- * computing device elsewhere is the order thread's to move, rule 4: only
- * it knows whether the heap has something for this device instead.) */
+/* Of the consumers of c's device (c included) holding a partition they
+ * have not claimed, the one holding the lowest key, or -1.  (Work held
+ * behind a computing device elsewhere is the order thread's to move, rule
+ * 4: only it knows whether the heap has something for this device.) */
 static int lowest_held(const struct cz_pipe *p, unsigned c)
 {
 	int best = -1;
 	struct cz_key bk = { 0 };
 	for (unsigned o = c % p->ndev; o < p->nout; o += p->ndev) {
-		if (o == c || busy(p, o) || !holds(p, o))
+		if ((o != c && busy(p, o)) || !holds(p, o))
 			continue;
 		struct cz_key k = hint(p, o);
 		if (best < 0 || cz_key_cmp(&k, &bk) < 0) {
@@ -538,20 +515,38 @@ static int lowest_held(const struct cz_pipe *p, unsigned c)
 	return best;
 }
 
-struct cz_part *cz_pipe_next(struct cz_pipe *p, unsigned c)
+bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c)
+{
+	return lowest_held(p, c) >= 0;
+}
+
+/* busy goes up before the dequeue, so the order thread never sees c free
+ * (empty ring, not busy) while c is taking a partition; it is seq_cst, and
+ * the order thread's reads are too.  A dequeue that loses (to the order
+ * thread's swap, which refills the ring within a few hundred ns, or to a
+ * peer) looks again, up to CLAIM_SPINS times while anything is held. */
+struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
 {
 	struct cz_ring_desc d;
-	for (int tries = 0; tries < 2; tries++) {  /* a second, if its owner claimed it first */
+	atomic_store(&p->cons[c].busy, 1);
+	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
+		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &d, 1)) {
+			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
+				cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, (unsigned)o);
+				cz_trace_unit(CZ_EV_ASSIGN, d.key.seq, d.key.part, c);
+			}
+			take_lower(p, c, &d);
+			struct cz_part *part = part_of(p, &d, "consumer");
+			if (part)
+				return part;
+			break;          /* dropped (see part_of) */
+		}
 		if (o < 0)
-			break;
-		if (!cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &d, 1))
-			continue;
-		cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, (unsigned)o);
-		cz_trace_unit(CZ_EV_ASSIGN, d.key.seq, d.key.part, c);
-		take_lower(p, c, &d);
-		return part_of(p, &d, "consumer");
+			break;          /* nothing held on this device */
+		__builtin_ia32_pause();
 	}
+	cz_pipe_release(p, c);
 	return NULL;
 }
 

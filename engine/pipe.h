@@ -21,6 +21,7 @@
 #include "ring/order.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 
 #define CZ_PIPE_INFLIGHT 1024   /* partitions between dispatch and done, at most */
@@ -75,30 +76,25 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint6
 /*
  * Consumer c, in this order:
  *   cz_pipe_wait     until the order thread has given it a partition (0), or
- *                    the pipe stopped (-1);
+ *                    the pipe stopped (-1); skipped while cz_pipe_dev_work
+ *                    says a consumer of c's device (c included) holds one;
  *   (take the device: engine/consume.c)
- *   cz_pipe_claim    the lowest key held and not started: the partition in
- *                    its ring, or a lower one another consumer holds (ours
- *                    goes back to the order thread); marks c busy.  NULL if
- *                    the order thread took ours back meanwhile (to give c a
- *                    lower key, or another device an idle moment's work):
- *                    release the device and wait again;
- *   (compute)
- *   cz_pipe_next     the explicit hand-off: still holding the device, take
- *                    the lowest partition another consumer of this device
- *                    holds and has not started, and run it next: the
- *                    device starts again without waking anyone; NULL when
- *                    there is none;
- *   cz_pipe_done     each finished partition to the finalizer;
- *   (release the device)
- *   cz_pipe_release  c is free: the order thread may give it the next.
- * hint_* say which partition c most likely holds while it waits (trace).
+ *   cz_pipe_claim    the lowest key held and not started on c's device, its
+ *                    own ring's or a peer's, and then any lower key held by
+ *                    a consumer that is not next on a computing device (the
+ *                    one it took goes back to the order thread); marks c
+ *                    busy.  NULL if nothing is left to take (the order thread
+ *                    or a peer took it first): release the device, wait again;
+ *   (compute, release the device)
+ *   cz_pipe_release  c is free: the order thread may give it the next;
+ *   cz_pipe_done     to the finalizer.
+ * hint_* say which partition each consumer holds while it waits.
  * A partition whose descriptor failed its checksum comes back FAILED (or,
- * if its fields disagree, is dropped: claim and next then return NULL).
+ * if its fields disagree, is dropped: claim then returns NULL).
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
+bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
 struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c);
-struct cz_part *cz_pipe_next(struct cz_pipe *p, unsigned c);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* Consumer `owner`: the device work is done (or skipped).  0, or as
  * cz_pipe_ready. */
