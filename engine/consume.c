@@ -36,6 +36,7 @@
  * control plane or the finalizer takes.
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 
 #include <stdio.h>
 
@@ -104,6 +105,7 @@ void *cz_consume_main(void *v)
 	char role[32];
 
 	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / e->ndev);
+	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / e->ndev);
 	cz_trace_thread(role, c->idx);
 	for (;;) {
 		/* Work held on this device (a peer's too: the peer may not be
