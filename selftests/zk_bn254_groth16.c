@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: BN254 Groth16 interop with snarkjs: bn128 proofs verify, changed inputs are rejected, JSON files parse and re-serialise byte for byte, the curve is named in errors. */
+/* Description: BN254 Groth16 interop with snarkjs: bn128 proofs verify, changed inputs are rejected, JSON files re-serialise byte for byte, binary files' primes name the curve, errors name both curves. */
 /*
  * The fixtures in selftests/data/bn128/ come from the pinned circom2 and
  * snarkjs (CURVE=bn128 tools/fixtures/make-fixtures.sh): circuits compiled
@@ -17,7 +17,11 @@
 
 #include "selftests/cz_test.h"
 #include "zk/bn254_groth16.h"
+#include "zk/iden3bin.h"
+#include "zk/r1cs.h"
 #include "zk/snarkjs_json.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
 
 static const char *data_dir = "selftests/data/bn128";
 static const char *bls_dir = "selftests/data";
@@ -170,6 +174,71 @@ static void cross_curve(void)
 	ct_ok(ok, "an unknown curve tag is refused naming it and bn128 (%s)", err);
 }
 
+/* The primes in circom's and snarkjs's binary files name the curve: the
+ * bn128 .zkey, .wtns and .r1cs hold BN254's p and r (found by
+ * cz_iden3_prime_find, which knows the four primes from the field code),
+ * and the BLS12-381 readers refuse them naming both curves. */
+static int prime_is(const char *path, const char *magic, uint32_t maxv, uint32_t sec,
+		    int nprimes, enum cz_iden3_prime want0, enum cz_iden3_prime want1)
+{
+	struct cz_iden3 f;
+	struct cz_iden3_rd r;
+	char err[CZ_ERRLEN];
+	int ok = 0;
+
+	if (cz_iden3_open(&f, path, magic, 1, maxv, err)) {
+		ct_diag("%s", err);
+		return 0;
+	}
+	if (!cz_iden3_rd_open(&r, &f, sec, "header", err)) {
+		ok = 1;
+		for (int i = 0; i < nprimes; i++) {
+			uint32_t n8 = 0;
+			const uint8_t *b = NULL;
+			enum cz_iden3_prime w;
+			ok &= !cz_iden3_rd_u32(&r, "n8", &n8) && !cz_iden3_rd_bytes(&r, "prime", n8, &b) &&
+			      !cz_iden3_prime_find(b, n8, &w) && w == (i ? want1 : want0) &&
+			      cz_iden3_prime_curve(w) == CZ_CURVE_BN254;
+		}
+	}
+	cz_iden3_close(&f);
+	return ok;
+}
+
+static void binary_files(void)
+{
+	char p[512], err[CZ_ERRLEN];
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/mulchain.zkey", data_dir);
+	ok = prime_is(p, "zkey", 1, 2, 2, CZ_PRIME_BN254_P, CZ_PRIME_BN254_R);
+	snprintf(p, sizeof(p), "%s/mulchain_1.wtns", data_dir);
+	ok &= prime_is(p, "wtns", 2, 1, 1, CZ_PRIME_BN254_R, CZ_PRIME_BN254_R);
+	snprintf(p, sizeof(p), "%s/mulchain.r1cs", data_dir);
+	ok &= prime_is(p, "r1cs", 1, 1, 1, CZ_PRIME_BN254_R, CZ_PRIME_BN254_R);
+	ct_ok(ok, "bn128 .zkey (q, r), .wtns and .r1cs hold BN254's primes (cz_iden3_prime_find)");
+
+	struct cz_zkey *z;
+	struct cz_wtns *w;
+	struct cz_r1cs *c;
+	snprintf(p, sizeof(p), "%s/mulchain.zkey", data_dir);
+	z = cz_zkey_open(p, err);
+	ok = !z && strstr(err, "curve bn128/BN254, expected BLS12-381");
+	if (z)
+		cz_zkey_close(z);
+	snprintf(p, sizeof(p), "%s/mulchain_1.wtns", data_dir);
+	w = cz_wtns_open(p, err);
+	ok &= !w && strstr(err, "curve bn128/BN254, expected BLS12-381") != NULL;
+	if (w)
+		cz_wtns_close(w);
+	snprintf(p, sizeof(p), "%s/mulchain.r1cs", data_dir);
+	c = cz_r1cs_open(p, err);
+	ok &= !c && strstr(err, "curve bn128/BN254, expected BLS12-381") != NULL;
+	if (c)
+		cz_r1cs_close(c);
+	ct_ok(ok, "the BLS12-381 readers refuse bn128 .zkey/.wtns/.r1cs naming both curves (%s)", err);
+}
+
 int main(void)
 {
 	char probe[512];
@@ -185,9 +254,10 @@ int main(void)
 			data_dir);
 		return ct_exit();
 	}
-	ct_plan(2 * 5 + 2);
+	ct_plan(2 * 5 + 2 + 2);
 	circuit("mulchain");
 	circuit("rangehash");
 	cross_curve();
+	binary_files();
 	return ct_exit();
 }
