@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "selftests/cz_test.h"
 #include "zk/bn254_groth16.h"
+#include "zk/bn254_zkey.h"
 #include "zk/iden3bin.h"
 #include "zk/r1cs.h"
 #include "zk/snarkjs_json.h"
@@ -239,6 +241,94 @@ static void binary_files(void)
 	ct_ok(ok, "the BLS12-381 readers refuse bn128 .zkey/.wtns/.r1cs naming both curves (%s)", err);
 }
 
+/* The BN254 .zkey reader: every check of open, the vk snarkjs exported,
+ * and a rewrite byte for byte equal to snarkjs's file. */
+static void zkey_bn254(const char *c)
+{
+	char p[512], t[512], err[CZ_ERRLEN];
+	struct cz_bn254_zkey *z;
+	struct cz_bn254_groth16_vk vk;
+	enum cz_curve curve = 0;
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/%s.zkey", data_dir, c);
+	z = cz_bn254_zkey_open(p, err);
+	ok = z != NULL;
+	if (!ok)
+		ct_diag("%s", err);
+	ok = ok && cz_zkey_curve(p, &curve, err) == 0 && curve == CZ_CURVE_BN254;
+	ct_ok(ok, "%s.zkey (bn128): cz_bn254_zkey_open with every check (points, subgroups, coefficients); cz_zkey_curve says BN254", c);
+	if (!z) {
+		ct_ok(0, "%s: vk from the zkey", c);
+		ct_ok(0, "%s: rewrite", c);
+		return;
+	}
+	ok = cz_bn254_zkey_vk(z, &vk, err) == 0;
+	if (ok) {
+		cz_bn254_groth16_vk_set_alphabeta(&vk);
+		char *text = cz_bn254_groth16_vk_json_format(&vk, err);
+		snprintf(t, sizeof(t), "%s/%s_vk.json", data_dir, c);
+		ok = same_as_file(text, t);
+		free(text);
+		cz_bn254_groth16_vk_free(&vk);
+	}
+	ct_ok(ok, "%s: the zkey's verification key is snarkjs's exported vk.json, byte for byte", c);
+
+	/* every section through the accessors, then cz_bn254_zkey_write */
+	size_t nv = z->n_vars, ni = cz_bn254_zkey_count(z, CZ_ZKEY_IC), nc = cz_bn254_zkey_count(z, CZ_ZKEY_C),
+	       nh = z->domain_size;
+	cz_bn254_g1_affine *ic = malloc(ni * sizeof(*ic)), *a = malloc(nv * sizeof(*a)),
+			   *b1 = malloc(nv * sizeof(*b1)), *cc = malloc((nc ? nc : 1) * sizeof(*cc)),
+			   *h = malloc(nh * sizeof(*h));
+	cz_bn254_g2_affine *b2 = malloc(nv * sizeof(*b2));
+	struct cz_bn254_zkey_coef *co = malloc((z->n_coefs ? z->n_coefs : 1) * sizeof(*co));
+	ok = ic && a && b1 && cc && h && b2 && co &&
+	     !cz_bn254_zkey_g1(z, CZ_ZKEY_IC, 0, ni, ic, err) && !cz_bn254_zkey_g1(z, CZ_ZKEY_A, 0, nv, a, err) &&
+	     !cz_bn254_zkey_g1_pool(z, CZ_ZKEY_B1, 0, nv, b1, NULL, err) &&
+	     !cz_bn254_zkey_g2_pool(z, CZ_ZKEY_B2, 0, nv, b2, NULL, err) &&
+	     !cz_bn254_zkey_g1(z, CZ_ZKEY_C, 0, nc, cc, err) && !cz_bn254_zkey_g1(z, CZ_ZKEY_H, 0, nh, h, err) &&
+	     !cz_bn254_zkey_coefs(z, 0, z->n_coefs, co, err);
+	if (ok) {
+		struct cz_bn254_zkey_parts parts = {
+			.n_vars = z->n_vars, .n_public = z->n_public, .domain_size = z->domain_size,
+			.alpha1 = z->alpha1, .beta1 = z->beta1, .delta1 = z->delta1,
+			.beta2 = z->beta2, .gamma2 = z->gamma2, .delta2 = z->delta2,
+			.ic = ic, .coefs = co, .n_coefs = z->n_coefs, .a = a, .b1 = b1, .b2 = b2,
+			.c = cc, .h = h, .contrib = z->contrib, .contrib_size = z->contrib_size,
+		};
+		const char *td = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		snprintf(t, sizeof(t), "%s/cz_bn254_%s_%d.zkey", td, c, (int)getpid());
+		size_t n1 = 0, n2 = 0;
+		char *f1, *f2;
+		ok = cz_bn254_zkey_write(t, &parts, err) == 0 && (f1 = slurp(p, &n1)) != NULL;
+		if (ok) {
+			f2 = slurp(t, &n2);
+			ok = f2 && n1 == n2 && memcmp(f1, f2, n1) == 0;
+			free(f1);
+			free(f2);
+		}
+		unlink(t);
+	}
+	if (!ok)
+		ct_diag("%s", err);
+	ct_ok(ok, "%s: all sections read back and cz_bn254_zkey_write gives snarkjs's .zkey byte for byte", c);
+	free(ic), free(a), free(b1), free(cc), free(h), free(b2), free(co);
+	cz_bn254_zkey_close(z);
+}
+
+static void zkey_cross(void)
+{
+	char p[512], err[CZ_ERRLEN];
+	enum cz_curve curve = 0;
+	snprintf(p, sizeof(p), "%s/mulchain.zkey", bls_dir);
+	struct cz_bn254_zkey *z = cz_bn254_zkey_open(p, err);
+	int ok = !z && strstr(err, "curve bls12381/BLS12-381, expected bn128/BN254") != NULL;
+	if (z)
+		cz_bn254_zkey_close(z);
+	ok &= cz_zkey_curve(p, &curve, err) == 0 && curve == CZ_CURVE_BLS12_381;
+	ct_ok(ok, "a BLS12-381 .zkey: cz_zkey_curve says so, the BN254 reader refuses it naming both (%s)", err);
+}
+
 int main(void)
 {
 	char probe[512];
@@ -254,10 +344,13 @@ int main(void)
 			data_dir);
 		return ct_exit();
 	}
-	ct_plan(2 * 5 + 2 + 2);
+	ct_plan(2 * 5 + 2 + 2 + 2 * 3 + 1);
 	circuit("mulchain");
 	circuit("rangehash");
 	cross_curve();
 	binary_files();
+	zkey_bn254("mulchain");
+	zkey_bn254("rangehash");
+	zkey_cross();
 	return ct_exit();
 }

@@ -260,11 +260,11 @@ int cz_iden3_rd_end(struct cz_iden3_rd *r)
 /* The four primes, each from its field's own code (p - 1 is the standard
  * form of -1), so their constants live only in zk/bls12_381.h and
  * zk/bn254.h.  Little-endian bytes; n8 is the field's encoded size. */
-static void prime_le(uint8_t out[CZ_FP_BYTES], enum cz_iden3_prime which, uint32_t *n8)
+void cz_iden3_prime_le(uint8_t out[CZ_IDEN3_PRIME_MAX], enum cz_iden3_prime which, uint32_t *n8)
 {
 	unsigned i;
 
-	memset(out, 0, CZ_FP_BYTES);
+	memset(out, 0, CZ_IDEN3_PRIME_MAX);
 	switch (which) {
 	case CZ_PRIME_BLS12_381_P: {
 		cz_fp m1;
@@ -312,10 +312,10 @@ static const struct {
 int cz_iden3_prime_find(const uint8_t *le, uint32_t n8, enum cz_iden3_prime *which)
 {
 	for (unsigned i = 0; i < NPRIMES; i++) {
-		uint8_t m[CZ_FP_BYTES];
+		uint8_t m[CZ_IDEN3_PRIME_MAX];
 		uint32_t mn8;
 
-		prime_le(m, (enum cz_iden3_prime)i, &mn8);
+		cz_iden3_prime_le(m, (enum cz_iden3_prime)i, &mn8);
 		if (n8 == mn8 && memcmp(le, m, mn8) == 0) {
 			*which = (enum cz_iden3_prime)i;
 			return 0;
@@ -368,3 +368,5 @@ int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_pr
 	return cz_iden3_rd_fail(r, -EINVAL, field, "%s's %s, expected its %s", curve_short(wc),
 				prime_info[seen].which, prime_info[want].which);
 }
+
+_Static_assert(CZ_IDEN3_PRIME_MAX >= CZ_FP_BYTES, "the largest prime fits");

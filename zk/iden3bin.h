@@ -101,6 +101,9 @@ int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_pr
 /* Which of the four primes le[0..n8) is: 0 and *which, or -1 for none.
  * For readers that take the curve from the file. */
 int cz_iden3_prime_find(const uint8_t *le, uint32_t n8, enum cz_iden3_prime *which);
+/* The prime's n8 little-endian bytes, as the files store it (writers). */
+#define CZ_IDEN3_PRIME_MAX 48
+void cz_iden3_prime_le(uint8_t out[CZ_IDEN3_PRIME_MAX], enum cz_iden3_prime which, uint32_t *n8);
 enum cz_curve cz_iden3_prime_curve(enum cz_iden3_prime which);
 
 /* snprintf into err; returns rc (so `return cz_errf(err, -EINVAL, ...)`). */
