@@ -512,6 +512,13 @@ static void vk_fixtures(void)
 	}
 	int rc = RUN(cuzk, "vk", path(tmp, "missing.zkey"), path(tmp, "x.json"));
 	ct_ok(rc == 2 && strstr(out, "missing.zkey"), "vk of a missing file: exit %d, names it", rc);
+	/* bn128 keys: the primes pick BN254 */
+	for (int c = 0; c < 2; c++) {
+		const char *vk = path(tmp, "%s_bn128_vk.json", circuits[c]);
+		rc = RUN(cuzk, "vk", path("selftests/data/bn128", "%s.zkey", circuits[c]), vk);
+		ct_ok(rc == 0 && json_same(vk, path("selftests/data/bn128", "%s_vk.json", circuits[c])),
+		      "vk of the bn128 %s.zkey = snarkjs's vk.json (exit %d)", circuits[c], rc);
+	}
 }
 
 /* ---- cuzk devsetup, then prove and verify with both ---- */
@@ -613,7 +620,7 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(74 + 6);
+	ct_plan(74 + 6 + 2);
 	have_snarkjs = !access(snarkjs_cli, R_OK) && RUN("node", "--version") == 0;
 	if (!have_snarkjs)
 		ct_diag("%s", no_snarkjs);
