@@ -18,6 +18,7 @@
 
 #include "selftests/cz_test.h"
 #include "zk/bn254_groth16.h"
+#include "zk/bn254_wtns.h"
 #include "zk/bn254_zkey.h"
 #include "zk/iden3bin.h"
 #include "zk/r1cs.h"
@@ -316,6 +317,60 @@ static void zkey_bn254(const char *c)
 	cz_bn254_zkey_close(z);
 }
 
+/* The BN254 .wtns reader: snarkjs's witnesses open, belong to the key,
+ * hold the public signals snarkjs wrote to public.json, and write back
+ * byte for byte. */
+static void wtns_bn254(const char *c)
+{
+	char p[512], t[512], err[CZ_ERRLEN];
+	struct cz_bn254_zkey *z;
+	int ok = 1;
+
+	snprintf(p, sizeof(p), "%s/%s.zkey", data_dir, c);
+	z = cz_bn254_zkey_open_flags(p, 0, err);
+	ok = z != NULL;
+	for (int i = 1; ok && i <= 2; i++) {
+		struct cz_bn254_wtns *w;
+		cz_bn254_fr *vals, *pub = NULL;
+		size_t npub = 0;
+
+		snprintf(p, sizeof(p), "%s/%s_%d.wtns", data_dir, c, i);
+		w = cz_bn254_wtns_open(p, err);
+		if (!w) {
+			ok = 0;
+			break;
+		}
+		ok = cz_bn254_zkey_check_wtns(z, w, err) == 0;
+		vals = malloc(w->n * sizeof(*vals));
+		ok = ok && vals && cz_bn254_wtns_get(w, 0, w->n, vals, err) == 0;
+		snprintf(t, sizeof(t), "%s/%s_public_%d.json", data_dir, c, i);
+		ok = ok && cz_bn254_public_json_read(t, &pub, &npub, err) == 0 && npub == z->n_public;
+		for (size_t j = 0; ok && j < npub; j++)
+			ok = cz_bn254_fr_eq(&vals[1 + j], &pub[j]);
+		if (ok) {
+			const char *td = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+			size_t n1 = 0, n2 = 0;
+			char *f1, *f2;
+			snprintf(t, sizeof(t), "%s/cz_bn254_%s_%d_%d.wtns", td, c, i, (int)getpid());
+			ok = cz_bn254_wtns_write(t, vals, w->n, err) == 0;
+			f1 = slurp(p, &n1);
+			f2 = slurp(t, &n2);
+			ok = ok && f1 && f2 && n1 == n2 && memcmp(f1, f2, n1) == 0;
+			free(f1);
+			free(f2);
+			unlink(t);
+		}
+		free(vals);
+		free(pub);
+		cz_bn254_wtns_close(w);
+	}
+	if (!ok)
+		ct_diag("%s", err);
+	ct_ok(ok, "%s: both bn128 witnesses open, fit the key, hold public.json's signals, write back byte for byte", c);
+	if (z)
+		cz_bn254_zkey_close(z);
+}
+
 static void zkey_cross(void)
 {
 	char p[512], err[CZ_ERRLEN];
@@ -326,7 +381,12 @@ static void zkey_cross(void)
 	if (z)
 		cz_bn254_zkey_close(z);
 	ok &= cz_zkey_curve(p, &curve, err) == 0 && curve == CZ_CURVE_BLS12_381;
-	ct_ok(ok, "a BLS12-381 .zkey: cz_zkey_curve says so, the BN254 reader refuses it naming both (%s)", err);
+	snprintf(p, sizeof(p), "%s/mulchain_1.wtns", bls_dir);
+	struct cz_bn254_wtns *w = cz_bn254_wtns_open(p, err);
+	ok &= !w && strstr(err, "curve bls12381/BLS12-381, expected bn128/BN254") != NULL;
+	if (w)
+		cz_bn254_wtns_close(w);
+	ct_ok(ok, "a BLS12-381 .zkey / .wtns: cz_zkey_curve says so, the BN254 readers refuse them naming both (%s)", err);
 }
 
 int main(void)
@@ -344,13 +404,15 @@ int main(void)
 			data_dir);
 		return ct_exit();
 	}
-	ct_plan(2 * 5 + 2 + 2 + 2 * 3 + 1);
+	ct_plan(2 * 5 + 2 + 2 + 2 * 4 + 1);
 	circuit("mulchain");
 	circuit("rangehash");
 	cross_curve();
 	binary_files();
 	zkey_bn254("mulchain");
 	zkey_bn254("rangehash");
+	wtns_bn254("mulchain");
+	wtns_bn254("rangehash");
 	zkey_cross();
 	return ct_exit();
 }

@@ -7,6 +7,7 @@
 
 #include "zk/bn254_fp2.h"
 #include "zk/bn254_groth16.h"
+#include "zk/bn254_wtns.h"
 
 #define ZK(n) cz_bn254_zkey_##n
 #define ZK_T cz_bn254_zkey
@@ -23,4 +24,5 @@
 #define ZK_FR_BYTES CZ_BN254_FR_BYTES
 #define ZK_PRIME_P CZ_PRIME_BN254_P
 #define ZK_PRIME_R CZ_PRIME_BN254_R
+#define ZK_WTNS cz_bn254_wtns
 #include "zk/zkey_tmpl_pvt.h"

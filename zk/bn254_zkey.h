@@ -17,5 +17,9 @@
 _Static_assert(CZ_BN254_FR_BYTES == CZ_FR_BYTES, "coefficient records are the same size");
 CZ_ZKEY_DECLARE(cz_bn254_zkey, cz_bn254_zkey, cz_bn254_zkey_coef, cz_bn254_zkey_parts,
 		cz_bn254_fr, cz_bn254_g1, cz_bn254_g2, cz_bn254_groth16_vk);
+/* The witness belongs to this key: nVars values (the curve is the types'). */
+struct cz_bn254_wtns;
+int cz_bn254_zkey_check_wtns(const struct cz_bn254_zkey *z, const struct cz_bn254_wtns *w,
+			     char err[CZ_ERRLEN]);
 
 #endif

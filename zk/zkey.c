@@ -25,7 +25,8 @@
 #define ZK_FR_BYTES CZ_FR_BYTES
 #define ZK_PRIME_P CZ_PRIME_BLS12_381_P
 #define ZK_PRIME_R CZ_PRIME_BLS12_381_R
-#define ZK_WITH_WTNS_R1CS 1
+#define ZK_WTNS cz_wtns
+#define ZK_WITH_R1CS 1
 #include "zk/zkey_tmpl_pvt.h"
 
 int cz_zkey_curve(const char *path, enum cz_curve *curve, char err[CZ_ERRLEN])

@@ -15,8 +15,9 @@
  * The includer defines ZK(n) (public names: cz_zkey_##n), ZK_T ZK_COEF
  * ZK_PARTS ZK_VK (struct tags), ZK_VK_FREE, ZK_FP ZK_FR ZK_G1 ZK_G2
  * (prefixes), ZK_FP_BYTES ZK_FR_BYTES, ZK_PRIME_P ZK_PRIME_R (the
- * expected primes, enum cz_iden3_prime), and ZK_WITH_WTNS_R1CS where the
- * curve has .wtns and .r1cs readers (check_wtns, check_r1cs).
+ * expected primes, enum cz_iden3_prime), ZK_WTNS (the curve's witness
+ * struct tag: defines check_wtns) and ZK_WITH_R1CS where the curve has an
+ * .r1cs reader (check_r1cs).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -495,8 +496,8 @@ int ZK(vk)(const struct ZK_T *z, struct ZK_VK *vk, char err[CZ_ERRLEN])
 	return rc;
 }
 
-#ifdef ZK_WITH_WTNS_R1CS
-int ZK(check_wtns)(const struct ZK_T *z, const struct cz_wtns *w, char err[CZ_ERRLEN])
+#ifdef ZK_WTNS
+int ZK(check_wtns)(const struct ZK_T *z, const struct ZK_WTNS *w, char err[CZ_ERRLEN])
 {
 	if (w->n != z->n_vars)
 		return cz_errf(err, -EINVAL,
@@ -505,6 +506,9 @@ int ZK(check_wtns)(const struct ZK_T *z, const struct cz_wtns *w, char err[CZ_ER
 	return 0;
 }
 
+#endif
+
+#ifdef ZK_WITH_R1CS
 int ZK(check_r1cs)(const struct ZK_T *z, const struct cz_r1cs *r, char err[CZ_ERRLEN])
 {
 	if (r->n_wires != z->n_vars)
