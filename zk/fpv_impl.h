@@ -49,6 +49,10 @@ _Static_assert(FV_S >= 0 && FV_S < 52, "FV_N 52-bit limbs must cover FV_SN 64-bi
 
 typedef struct { __m512i l[FV_N]; } fv;
 
+/* Limb loops have a constant trip count: unrolled, the limbs live in
+ * registers instead of a stack array. */
+#define FV_UNROLL _Pragma("GCC unroll 16")
+
 /* Constants, in 52-bit limbs; fv_setup() derives them from the scalar
  * field's constants so each curve keeps one copy of its numbers. */
 static struct {
@@ -78,13 +82,16 @@ static void fv_setup(void)
 	uint64_t k[FV_SN + 1];
 	for (int s = 1; s <= 3; s++) { /* k·m = m << (s - 1) */
 		unsigned sh = (unsigned)s - 1;
+		FV_UNROLL
 		for (int i = 0; i < FV_SN; i++)
 			k[i] = (fv_mod64[i] << sh) | (sh && i ? fv_mod64[i - 1] >> (64 - sh) : 0);
+		FV_UNROLL
 		for (int j = 0; j < FV_N; j++)
 			fv_c.p[s][j] = fv_limb_of(k, j);
 		/* the bit shifted out of the top 64-bit limb (4m < 2^(64·FV_SN)
 		 * holds for both curves: m < 2^(64·FV_SN - 2)) */
 	}
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		fv_c.one[j] = fv_limb_of(fv_one64, j);
 	fv_c.inv = (uint64_t)(FV_INV) & FV_M52;
@@ -103,6 +110,7 @@ static inline __m512i fv_b(uint64_t v)
 static inline void fv_norm(fv *r)
 {
 	const __m512i m = fv_b(FV_M52);
+	FV_UNROLL
 	for (int j = 0; j + 1 < FV_N; j++) {
 		r->l[j + 1] = _mm512_add_epi64(r->l[j + 1], _mm512_srai_epi64(r->l[j], 52));
 		r->l[j] = _mm512_and_si512(r->l[j], m);
@@ -110,40 +118,56 @@ static inline void fv_norm(fv *r)
 }
 
 /* r = a·b·R^-1 mod m, redundant: r < a·b/W + m (see the bounds atop).
- * a < W, both normalized; r is normalized.  r may alias a or b. */
+ * a < W, both normalized; r is normalized.  r may alias a or b.
+ *
+ * Operand scanning with the reduction interleaved: N + 1 accumulators
+ * (so nothing spills), per step t += a_i·b, q = t_0·(-m^-1) mod 2^52,
+ * t += q·m, t >>= 52.  The step's critical path is q -> one vpmadd52 ->
+ * add -> the next q (~9 cycles): t_0's carry out is taken from t_0 itself
+ * ((t_0 + lo(q·m_0)) is t_0 rounded up to a multiple of 2^52, so the carry
+ * is t_0 >> 52, plus one unless t_0's low 52 bits are zero), not after a
+ * vpmadd52 on t_0. */
 static inline void fv_mul(fv *r, const fv *a, const fv *b)
 {
-	const __m512i m = fv_b(FV_M52), z = _mm512_setzero_si512();
-	__m512i as[FV_N], t[2 * FV_N];
-
-	/* as = a·2^S, limb by limb */
-	for (int j = 0; j < FV_N; j++) {
-		__m512i v = _mm512_and_si512(_mm512_slli_epi64(a->l[j], FV_S), m);
-		if (j)
-			v = _mm512_or_si512(v, _mm512_srli_epi64(a->l[j - 1], 52 - FV_S));
-		as[j] = v;
-	}
-	for (int j = 0; j < 2 * FV_N; j++)
-		t[j] = z;
-	for (int i = 0; i < FV_N; i++)
-		for (int j = 0; j < FV_N; j++) {
-			t[i + j] = _mm512_madd52lo_epu64(t[i + j], as[i], b->l[j]);
-			t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], as[i], b->l[j]);
-		}
-	/* Reduction: q makes limb i vanish mod 2^52 (vpmadd52 reads its low
-	 * 52 bits, which is all q depends on); its carry moves up. */
+	const __m512i m = fv_b(FV_M52), z = _mm512_setzero_si512(), one = fv_b(1);
 	const __m512i inv = fv_b(fv_c.inv);
-	for (int i = 0; i < FV_N; i++) {
-		__m512i q = _mm512_madd52lo_epu64(z, t[i], inv);
-		for (int j = 0; j < FV_N; j++) {
-			__m512i pj = fv_b(fv_c.p[1][j]);
-			t[i + j] = _mm512_madd52lo_epu64(t[i + j], q, pj);
-			t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], q, pj);
-		}
-		t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
-	}
+	__m512i t[FV_N + 1], bj[FV_N];
+
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
-		r->l[j] = t[FV_N + j];
+		bj[j] = b->l[j];
+	FV_UNROLL
+	for (int j = 0; j <= FV_N; j++)
+		t[j] = z;
+	FV_UNROLL
+	for (int i = 0; i < FV_N; i++) {
+		/* a_i·2^S, limb i of the shifted operand */
+		__m512i ai = _mm512_and_si512(_mm512_slli_epi64(a->l[i], FV_S), m);
+		if (i)
+			ai = _mm512_or_si512(ai, _mm512_srli_epi64(a->l[i - 1], 52 - FV_S));
+		FV_UNROLL
+		for (int j = 0; j < FV_N; j++) {
+			t[j] = _mm512_madd52lo_epu64(t[j], ai, bj[j]);
+			t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], ai, bj[j]);
+		}
+		__m512i q = _mm512_madd52lo_epu64(z, t[0], inv);
+		__m512i c = _mm512_srli_epi64(t[0], 52);
+		c = _mm512_mask_add_epi64(c, _mm512_test_epi64_mask(t[0], m), c, one);
+		/* t = (t + q·m) / 2^52 */
+		__m512i h0 = _mm512_madd52hi_epu64(c, q, fv_b(fv_c.p[1][0]));
+		FV_UNROLL
+		for (int j = 0; j + 1 < FV_N; j++) /* reads t[j+1] before writing it */
+			t[j] = _mm512_madd52lo_epu64(t[j + 1], q, fv_b(fv_c.p[1][j + 1]));
+		t[FV_N - 1] = t[FV_N];
+		t[FV_N] = z;
+		FV_UNROLL
+		for (int j = 1; j < FV_N; j++)
+			t[j] = _mm512_madd52hi_epu64(t[j], q, fv_b(fv_c.p[1][j]));
+		t[0] = _mm512_add_epi64(t[0], h0);
+	}
+	FV_UNROLL
+	for (int j = 0; j < FV_N; j++)
+		r->l[j] = t[j];
 	fv_norm(r);
 }
 
@@ -155,6 +179,7 @@ static inline void fv_sqr(fv *r, const fv *a)
 /* r = a + b, not reduced (the bound is the sum's). */
 static inline void fv_add(fv *r, const fv *a, const fv *b)
 {
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = _mm512_add_epi64(a->l[j], b->l[j]);
 	fv_norm(r);
@@ -163,6 +188,7 @@ static inline void fv_add(fv *r, const fv *a, const fv *b)
 /* r = a + k·m - b for k = 1, 2, 4 (ki = 1, 2, 3): non-negative when b <= k·m. */
 static inline void fv_sub(fv *r, const fv *a, const fv *b, int ki)
 {
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = _mm512_sub_epi64(_mm512_add_epi64(a->l[j], fv_b(fv_c.p[ki][j])), b->l[j]);
 	fv_norm(r);
@@ -173,10 +199,12 @@ static inline void fv_sub(fv *r, const fv *a, const fv *b, int ki)
 static inline void fv_csub(fv *r, const fv *a, int ki)
 {
 	fv t;
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		t.l[j] = _mm512_sub_epi64(a->l[j], fv_b(fv_c.p[ki][j]));
 	fv_norm(&t);
 	__mmask8 neg = _mm512_cmplt_epi64_mask(t.l[FV_N - 1], _mm512_setzero_si512());
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = _mm512_mask_blend_epi64(neg, t.l[j], a->l[j]);
 }
@@ -195,18 +223,21 @@ static inline void fv_canon(fv *r, const fv *a, int below /* a < below·m: 1, 2,
 
 static inline void fv_blend(fv *r, __mmask8 k, const fv *a, const fv *b) /* k ? b : a */
 {
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = _mm512_mask_blend_epi64(k, a->l[j], b->l[j]);
 }
 
 static inline void fv_set_one(fv *r)
 {
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = fv_b(fv_c.one[j]);
 }
 
 static inline void fv_set_zero(fv *r)
 {
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++)
 		r->l[j] = _mm512_setzero_si512();
 }
@@ -230,6 +261,7 @@ static inline void fv_from64(fv *r, const __m512i *w)
 /* Back to 64-bit limbs; a normalized and < W. */
 static inline void fv_to64(__m512i *w, const fv *a)
 {
+	FV_UNROLL
 	for (int i = 0; i < FV_SN; i++) {
 		__m512i v = _mm512_setzero_si512();
 		for (int j = 0; j < FV_N; j++) {
@@ -248,6 +280,7 @@ static inline void fv_to64(__m512i *w, const fv *a)
 static inline void fv_gather(fv *r, __mmask8 k, __m512i idx, const void *base)
 {
 	__m512i w[FV_SN];
+	FV_UNROLL
 	for (int i = 0; i < FV_SN; i++)
 		w[i] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), k, idx,
 						   (const char *)base + 8 * i, 1);
@@ -258,6 +291,7 @@ static inline void fv_scatter(void *base, __mmask8 k, __m512i idx, const fv *a)
 {
 	__m512i w[FV_SN];
 	fv_to64(w, a);
+	FV_UNROLL
 	for (int i = 0; i < FV_SN; i++)
 		_mm512_mask_i64scatter_epi64((char *)base + 8 * i, k, idx, w[i], 1);
 }
