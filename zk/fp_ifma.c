@@ -13,6 +13,7 @@
 #include "zk/bls12_381.h"
 #include "zk/msm_pvt.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,11 @@ size_t cz_msm_g2_ifma_bytes(uint32_t n)
 	return (size_t)(n + 7) / 8 * FV_GROUP_BYTES_G2;
 }
 
+unsigned long cz_msm_ifma_flush_count(void)
+{
+	return atomic_load_explicit(&fv_flushes, memory_order_relaxed);
+}
+
 #pragma GCC pop_options
 
 #else /* no x86-64 vector path: the scalar one always */
@@ -184,6 +190,7 @@ void cz_msm_g1_flush_ifma(const struct msm_ent *e, uint32_t n, void *bkt, void *
 void cz_msm_g2_flush_ifma(const struct msm_ent *e, uint32_t n, void *bkt, void *s) { (void)e, (void)n, (void)bkt, (void)s; abort(); }
 size_t cz_msm_g1_ifma_bytes(uint32_t n) { (void)n; return 0; }
 size_t cz_msm_g2_ifma_bytes(uint32_t n) { (void)n; return 0; }
+unsigned long cz_msm_ifma_flush_count(void) { return 0; }
 
 #endif
 

@@ -54,5 +54,6 @@ void cz_msm_g1_flush_ifma(const struct msm_ent *e, uint32_t n, void *bkt, void *
 void cz_msm_g2_flush_ifma(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch);
 size_t cz_msm_g1_ifma_bytes(uint32_t n);
 size_t cz_msm_g2_ifma_bytes(uint32_t n);
+unsigned long cz_msm_ifma_flush_count(void);   /* vector flushes so far */
 
 #endif

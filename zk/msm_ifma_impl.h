@@ -25,6 +25,9 @@
  * products, fv each: FV_G1_BYTES / FV_G2_BYTES per group.
  */
 
+/* Flushes run (tests check the vector path ran); relaxed, once a batch. */
+static _Atomic unsigned long fv_flushes;
+
 #define FV_GROUP_BYTES_G1 (2 * sizeof(fv))
 #define FV_GROUP_BYTES_G2 (sizeof(fv2) + 2 * sizeof(fv))
 
@@ -93,6 +96,7 @@ static inline void fv_three_sq(fv *r, const fv *x)
 
 void FV_G1_FLUSH(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
 {
+	atomic_fetch_add_explicit(&fv_flushes, 1, memory_order_relaxed);
 	const size_t aff = 2 * 8 * FV_SN, yo = 8 * FV_SN;
 	uint32_t ng = (n + 7) / 8;
 	fv *den = scratch, *pre = den + ng;
@@ -174,6 +178,7 @@ static inline void fv2_blend(fv2 *r, __mmask8 k, const fv2 *a, const fv2 *b)
 
 void FV_G2_FLUSH(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
 {
+	atomic_fetch_add_explicit(&fv_flushes, 1, memory_order_relaxed);
 	const size_t aff = 4 * 8 * FV_SN, yo = 2 * 8 * FV_SN;
 	uint32_t ng = (n + 7) / 8;
 	fv2 *den = scratch;
