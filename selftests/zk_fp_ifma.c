@@ -44,7 +44,7 @@ static void rand_below(cz_fp *a, const mpz_t bound)
 	do {
 		for (int i = 0; i < CZ_FP_LIMBS; i++)
 			a->l[i] = rnd();
-		a->l[CZ_FP_LIMBS - 1] >>= 64 - mpz_sizeinbase(bound, 2);
+		a->l[CZ_FP_LIMBS - 1] >>= 64 * CZ_FP_LIMBS - mpz_sizeinbase(bound, 2);
 		get(z, a);
 	} while (mpz_cmp(z, bound) >= 0);
 	mpz_clear(z);
