@@ -2,12 +2,13 @@
 /*
  * zk/fp_ifma.c — the BLS12-381 instance of the eight-lane field
  * (zk/fpv_impl.h) and of the MSM's vector flush (zk/msm_ifma_impl.h), and
- * the run-time choice of that path (zk/fp_ifma.h).
+ * the test and bench entry points of zk/fp_ifma.h.
  *
  * Only the code between the target pragmas is compiled for AVX-512; the
- * detection above it runs on any x86-64, and nothing below it is called
- * unless the detection said yes.  Another curve is one more file like this
- * with its own constants (FV_N = 5 limbs for a 254-bit modulus).
+ * constructor above it runs on any x86-64, and nothing below it is called
+ * unless zk/ifma.c found IFMA.  Another curve is one more file like this
+ * with its own constants (FV_N = 5 limbs for a 254-bit modulus) and its own
+ * kernel names; the choice of path (zk/ifma.c) is shared.
  */
 #include "zk/fp_ifma.h"
 #include "zk/bls12_381.h"
@@ -15,24 +16,17 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
-
-bool cz_ifma_on;
-static bool ifma_have;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
 static void ifma_setup(void);
 
-__attribute__((constructor)) static void ifma_detect(void)
+/* This instance's constants, once the CPU is known to have IFMA (the
+ * choice itself, and CZ_NO_IFMA, are zk/ifma.c's). */
+__attribute__((constructor)) static void fp_ifma_init(void)
 {
-	const char *env = getenv("CZ_NO_IFMA");
-
-	__builtin_cpu_init();
-	ifma_have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-	if (ifma_have)
+	if (cz_ifma_have())
 		ifma_setup();
-	cz_ifma_on = ifma_have && !(env && *env && strcmp(env, "0"));
 }
 
 #pragma GCC push_options
@@ -193,13 +187,3 @@ size_t cz_msm_g2_ifma_bytes(uint32_t n) { (void)n; return 0; }
 unsigned long cz_msm_ifma_flush_count(void) { return 0; }
 
 #endif
-
-bool cz_ifma_have(void)
-{
-	return ifma_have;
-}
-
-void cz_ifma_force_off(bool off)
-{
-	cz_ifma_on = ifma_have && !off;
-}
