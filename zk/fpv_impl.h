@@ -247,6 +247,7 @@ static inline void fv_set_zero(fv *r)
 static inline void fv_from64(fv *r, const __m512i *w)
 {
 	const __m512i m = fv_b(FV_M52);
+	FV_UNROLL
 	for (int j = 0; j < FV_N; j++) {
 		int bit = 52 * j, lo = bit / 64, off = bit % 64;
 		__m512i v = _mm512_setzero_si512();
@@ -264,6 +265,7 @@ static inline void fv_to64(__m512i *w, const fv *a)
 	FV_UNROLL
 	for (int i = 0; i < FV_SN; i++) {
 		__m512i v = _mm512_setzero_si512();
+		FV_UNROLL
 		for (int j = 0; j < FV_N; j++) {
 			int sh = 52 * j - 64 * i;
 			if (sh >= 64 || sh <= -52)
