@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* For the unknown-backend message: gpu/backend.c's table. */
@@ -164,7 +165,13 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->dispatch_cv, NULL);
 	pthread_cond_init(&e->synth_cv, NULL);
-	pthread_cond_init(&e->job_cv, NULL);
+	/* Awaits time out on CLOCK_MONOTONIC: a clock step cannot stretch or
+	 * cut a timeout. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->job_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	cz_trace_thread("control", 0);
 	if (start_devices(e, err, cap) || start_threads(e)) {
 		if (!*err)
@@ -227,10 +234,19 @@ void cz_engine_destroy(struct cz_engine *e)
 	free(e);
 }
 
-json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds)
+void cz_engine_wake(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	pthread_cond_broadcast(&e->job_cv);
+	pthread_mutex_unlock(&e->lock);
+}
+
+json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds,
+			       struct cz_ctl_peer *peer)
 {
 	json_object *opv;
-	const char *op = json_object_object_get_ex(req, "op", &opv) ? json_object_get_string(opv) : NULL;
+	const char *op = json_object_object_get_ex(req, "op", &opv) &&
+			 json_object_is_type(opv, json_type_string) ? json_object_get_string(opv) : NULL;
 	json_object *r;
 
 	if (!op || !json_object_is_type(req, json_type_object))
@@ -238,7 +254,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	else if (!strcmp(op, "submit"))
 		return cz_req_submit(e, req, fds, nfds);
 	else if (!strcmp(op, "trace"))
-		return cz_req_trace(e, req, fds, nfds);
+		return cz_req_trace(e, req, fds, nfds, peer);
 	else if (!strcmp(op, "load"))
 		r = cz_req_load(e, req);
 	else if (!strcmp(op, "unload"))
@@ -246,7 +262,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	else if (!strcmp(op, "circuits"))
 		r = cz_req_circuits(e);
 	else if (!strcmp(op, "await"))
-		r = cz_req_await(e, req);
+		r = cz_req_await(e, req, peer);
 	else if (!strcmp(op, "cancel"))
 		r = cz_req_cancel(e, req);
 	else if (!strcmp(op, "status"))

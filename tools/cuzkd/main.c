@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -18,16 +20,30 @@ static void usage(FILE *f)
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend cpu|null|cuda]\n"
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
-		"             [--null-synth-ms N] [--load NAME=ZKEY]... [--config FILE]\n"
+		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
+		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n");
+}
+
+/* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
+static int plain_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!strchr("0123456789.eE+-", *p))
+			return p != s && strchr("KkMmGgTtBb", *p);   /* a size suffix ends it */
+	return 1;
 }
 
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
+	if (!plain_number(s))
+		return -1;
 	double v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !isfinite(v) || v < 0)
 		return -1;
 	uint64_t mul = 1;
 	switch (*end) {
@@ -40,9 +56,23 @@ static int parse_size(const char *s, uint64_t *out)
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end)
+	if (*end || v * (double)mul >= 0x1p63)
 		return -1;
 	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+/* Seconds: a plain decimal, finite, above 0, at most a day. */
+static int parse_secs(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	if (!plain_number(s))
+		return -1;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -50,6 +80,8 @@ static int parse_uint(const char *s, unsigned *out)
 {
 	char *end;
 	errno = 0;
+	if (*s < '0' || *s > '9')   /* strtoul takes "-1" and " 5" */
+		return -1;
 	unsigned long v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v > 1u << 20)
 		return -1;
@@ -59,6 +91,7 @@ static int parse_uint(const char *s, unsigned *out)
 
 struct opts {
 	struct cz_engine_config cfg;
+	struct cz_ctl_server_opts srv;
 	const char *socket;
 	const char *loads[32];
 	int nloads;
@@ -100,6 +133,10 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->null_synth_ms);
 	else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget) || !c->mem_budget;
+	else if (!strcmp(name, "idle-timeout"))
+		bad = parse_secs(val, &o->srv.idle_timeout_s);
+	else if (!strcmp(name, "read-timeout"))
+		bad = parse_secs(val, &o->srv.read_timeout_s);
 	else if (!strcmp(name, "load")) {
 		if (o->nloads == 32 || !strchr(val, '='))
 			bad = 1;
@@ -109,8 +146,13 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		fprintf(stderr, "cuzkd: unknown option '%s'\n", name);
 		return -1;
 	}
-	if (bad)
-		fprintf(stderr, "cuzkd: bad value for %s: '%s'\n", name, val);
+	if (bad) {
+		const char *want = !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
+				 : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
+				 : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
+				 : "a whole number in range (see cuzkd --help)";
+		fprintf(stderr, "cuzkd: bad value for --%s: '%s' (expected %s)\n", name, val, want);
+	}
 	return bad ? -1 : 0;
 }
 
@@ -145,6 +187,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
+		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -170,9 +213,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-static json_object *handle(void *ctx, json_object *req, int *fds, int nfds)
+static json_object *handle(void *ctx, json_object *req, int *fds, int nfds, struct cz_ctl_peer *peer)
 {
-	return cz_engine_request(ctx, req, fds, nfds);
+	return cz_engine_request(ctx, req, fds, nfds, peer);
+}
+
+static void hangup(void *ctx)
+{
+	cz_engine_wake(ctx);
 }
 
 static int preload(struct cz_engine *e, struct opts *o)
@@ -184,7 +232,7 @@ static int preload(struct cz_engine *e, struct opts *o)
 		json_object_object_add(req, "op", json_object_new_string("load"));
 		json_object_object_add(req, "name", json_object_new_string(o->loads[i]));
 		json_object_object_add(req, "zkey", json_object_new_string(eq + 1));
-		json_object *r = cz_engine_request(e, req, NULL, 0);
+		json_object *r = cz_engine_request(e, req, NULL, 0, NULL);
 		json_object *ok = json_object_object_get(r, "ok");
 		int good = ok && json_object_get_boolean(ok);
 		if (!good)
@@ -206,9 +254,21 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	o.cfg.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32;
+	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	o.cfg.mem_budget = phys ? phys / 4 * 3 : 1ull << 32;
+	o.srv.hangup = hangup;
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
+		return 2;
+	}
+	/* The budget is the promise that the daemon's keys and buffers fit in
+	 * RAM, so that it waits rather than swaps: one above physical memory
+	 * cannot be kept, and would end in swapping or the OOM killer. */
+	if (phys && o.cfg.mem_budget > phys) {
+		fprintf(stderr, "cuzkd: --mem-budget %llu bytes (%.1f GiB) is more than this machine's %.1f GiB of "
+			"physical memory: the budget must fit in RAM (it is what keeps buffers from swapping)\n",
+			(unsigned long long)o.cfg.mem_budget, (double)o.cfg.mem_budget / (1u << 30),
+			(double)phys / (1u << 30));
 		return 2;
 	}
 	if (!o.socket)
@@ -230,7 +290,7 @@ int main(int argc, char **argv)
 		cz_engine_destroy(e);
 		return 1;
 	}
-	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, err, sizeof(err));
+	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, &o.srv, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		cz_engine_destroy(e);
@@ -244,7 +304,9 @@ int main(int argc, char **argv)
 	cz_engine_stop(e);
 	cz_ctl_server_stop(s);
 	cz_engine_destroy(e);
-	unlink(o.socket);
+	struct stat st;   /* ours to remove only while it is still a socket */
+	if (lstat(o.socket, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(o.socket);
 	fprintf(stderr, "cuzkd: stopped\n");
 	for (int i = 0; i < o.nowned; i++)
 		free(o.owned[i]);
