@@ -82,7 +82,10 @@ static json_object *err_obj(const char *why)
 	return r;
 }
 
-static void reply(int fd, json_object *r)
+/* 0, or -errno when the response could not be sent whole (the client
+ * stopped reading for SO_SNDTIMEO): the stream is then out of frame and
+ * the connection must end. */
+static int reply(int fd, json_object *r)
 {
 	size_t len;
 	const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
@@ -92,11 +95,11 @@ static void reply(int fd, json_object *r)
 			 len, CZ_CTL_MAX_REPLY);
 		json_object *e = err_obj(why);
 		s = json_object_to_json_string_length(e, JSON_C_TO_STRING_PLAIN, &len);
-		cz_ctl_send(fd, s, len, NULL, 0);
+		int rc = cz_ctl_send(fd, s, len, NULL, 0);
 		json_object_put(e);
-		return;
+		return rc;
 	}
-	cz_ctl_send(fd, s, len, NULL, 0);
+	return cz_ctl_send(fd, s, len, NULL, 0);
 }
 
 static void reply_err(int fd, const char *why)
@@ -194,10 +197,9 @@ static void *conn_main(void *v)
 			r = c->s->fn(c->s->ctx, req, fds, nfds, &c->peer);
 		}
 		json_object_put(req);
-		if (!atomic_load(&c->peer.gone))
-			reply(c->fd, r);
+		bool lost = atomic_load(&c->peer.gone) || reply(c->fd, r);
 		json_object_put(r);
-		if (atomic_load(&c->peer.gone) || conn_set(c, CONN_IDLE))
+		if (lost || conn_set(c, CONN_IDLE))
 			break;
 	}
 	pthread_mutex_lock(&c->s->lock);
