@@ -55,9 +55,11 @@ void *cz_consume_main(void *v)
 		if (!(p = cz_pipe_take(&e->pipe, c->idx)))
 			break;
 		cz_trace(CZ_EV_POP, p->job->seq, p->idx);
-		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE)
+		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE &&
+		    atomic_load(&p->state) != CZ_PART_FAILED)   /* a bad descriptor */
 			prove(e, c, p);
-		cz_pipe_done(&e->pipe, CZ_OWNER_CONSUMER + c->idx, p);
+		if (cz_pipe_done(&e->pipe, CZ_OWNER_CONSUMER + c->idx, p))
+			cz_part_fail(e, p, "consumer cannot hand it to the finalizer");
 	}
 	return NULL;
 }

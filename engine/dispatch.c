@@ -10,6 +10,7 @@
  * strictly in key order and no waiter can be overtaken.
  */
 #include "engine/engine_pvt.h"
+#include "synth/part.h"
 #include "synth/synth.h"
 #include "zk/groth16_io.h"
 
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
@@ -105,26 +105,20 @@ void *cz_dispatch_main(void *v)
 	return NULL;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts))
-		;
-}
-
-/* Witness → a, b, c in one block.  0, or -1 with p->err set. */
+/* Witness → a, b, c in one block (synth/part.h), or the backend's stand-in
+ * when it reads no input.  0, or -1 with p->err set. */
 static int synthesize(struct cz_engine *e, struct cz_part *p)
 {
 	const struct cz_circuit *c = p->job->circ;
 	const struct cz_groth16_key *k = &c->key;
-	size_t n = (size_t)1 << k->log2n;
+	struct cz_synth_part b;
 	char err[256];
 
-	if (!e->be->computes) {
-		sleep_ms(e->cfg.null_synth_ms);
+	if (e->be->input == CZ_BACKEND_IN_NONE) {
+		e->be->stand_in(&e->bopts);
 		close(p->wfd);
 		p->wfd = -1;
-		p->work.key = k;
+		p->work = (struct cz_dev_work){ .key = k, .dom = c->dom };
 		return 0;
 	}
 	/* A partition buffer of 16 MiB or more comes off the cache's stack of
@@ -136,22 +130,21 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
-	cz_scalar *w = p->mem;
-	cz_fr *abc = (cz_fr *)(w + k->nvars);
-	int rc = cz_wtns_read_fd(p->wfd, k->nvars, w, err, sizeof(err));
+	cz_synth_part_carve(k, p->mem, &b);
+	int rc = cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
 	close(p->wfd);
 	p->wfd = -1;
 	if (rc) {
 		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
-	cz_synth_abc(k, w, abc, abc + n, abc + 2 * n, NULL);
-	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = w, .a = abc, .b = abc + n,
-					.c = abc + 2 * n, .h = (cz_scalar *)(abc + 3 * n) };
+	cz_synth_abc(k, b.w, b.a, b.b, b.c, NULL);
+	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = b.w, .a = b.a, .b = b.b,
+					.c = b.c, .h = b.h };
 	return 0;
 }
 
-void *cz_synth_main(void *v)
+void *cz_dispatch_synth_main(void *v)
 {
 	struct cz_engine *e = v;
 
@@ -171,9 +164,9 @@ void *cz_synth_main(void *v)
 		e->handoff_n--;
 		pthread_mutex_unlock(&e->lock);
 
-		int rc = 0;
+		int rc = 0, qrc = 0;
 		if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
-			cz_pipe_done(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
+			qrc = cz_pipe_done(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			rc = synthesize(e, p);
@@ -181,10 +174,17 @@ void *cz_synth_main(void *v)
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
-				cz_pipe_ready(&e->pipe, worker, p, e->arena && p->mem ?
-					      cz_slab_off(e->arena, p->mem) : 0);
+				qrc = cz_pipe_ready(&e->pipe, worker, p, e->arena && p->mem ?
+						    cz_slab_off(e->arena, p->mem) : 0);
 			}
 		}
+		if (qrc) {      /* not queued: still ours to fail */
+			snprintf(p->err, sizeof(p->err), "partition %u: synthesis worker %u cannot queue "
+				 "it: %s", p->idx, worker, strerror(-qrc));
+			rc = -1;
+		}
+		if (rc)
+			cz_part_wipe(p);
 
 		pthread_mutex_lock(&e->lock);
 		if (rc) {

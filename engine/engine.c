@@ -45,12 +45,65 @@
 #include <time.h>
 #include <unistd.h>
 
-/* For the unknown-backend message: gpu/backend.c's table. */
-#ifdef CZ_HAVE_CUDA
-#define KNOWN_BACKENDS "cpu, null, cuda"
-#else
-#define KNOWN_BACKENDS "cpu, null; cuda needs a build with nvcc"
-#endif
+void cz_engine_config_defaults(struct cz_engine_config *c)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	*c = (struct cz_engine_config){
+		.backend = "cpu",
+		.devices = 0,                   /* all the backend has */
+		.consumers_per_device = 2,
+		.synth_workers = 1,
+		.device_threads = 0,            /* all CPUs */
+		.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32,
+		.null_delay_ms = 20,
+		.null_synth_ms = 0,
+	};
+}
+
+int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap)
+{
+	const char *bad = NULL;
+	unsigned v = 0, lo = 1, hi = 0;
+
+	if (!c->state_dir || !*c->state_dir) {
+		snprintf(err, cap, "--state-dir is required");
+		return -EINVAL;
+	}
+	if (!c->backend || !cz_backend_find(c->backend)) {
+		snprintf(err, cap, "unknown backend '%s' (known: %s)", c->backend ? c->backend : "",
+			 cz_backend_names());
+		return -EINVAL;
+	}
+	if (c->devices > CZ_ENGINE_MAX_DEVICES)
+		bad = "--devices", v = c->devices, lo = 0, hi = CZ_ENGINE_MAX_DEVICES;
+	else if (!c->consumers_per_device || c->consumers_per_device > CZ_ENGINE_MAX_CONSUMERS_PER_DEV)
+		bad = "--consumers-per-device", v = c->consumers_per_device, hi = CZ_ENGINE_MAX_CONSUMERS_PER_DEV;
+	else if (!c->synth_workers || c->synth_workers > CZ_ENGINE_MAX_SYNTH_WORKERS)
+		bad = "--synth-workers", v = c->synth_workers, hi = CZ_ENGINE_MAX_SYNTH_WORKERS;
+	else if (c->device_threads > CZ_ENGINE_MAX_DEVICE_THREADS)
+		bad = "--device-threads", v = c->device_threads, lo = 0, hi = CZ_ENGINE_MAX_DEVICE_THREADS;
+	if (bad) {
+		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
+		return -EINVAL;
+	}
+	if (!c->mem_budget) {
+		snprintf(err, cap, "--mem-budget 0: must be more than 0 bytes");
+		return -EINVAL;
+	}
+	/* The budget is the promise that keys and buffers stay in RAM, so
+	 * that work waits for memory rather than swapping: one above physical
+	 * memory cannot be kept, and would end in swap or the OOM killer. */
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	if (phys && c->mem_budget > phys) {
+		snprintf(err, cap, "--mem-budget %llu bytes (%.1f GiB) is more than this machine's %.1f GiB of "
+			 "physical memory: the budget must fit in RAM", (unsigned long long)c->mem_budget,
+			 (double)c->mem_budget / (1u << 30), (double)phys / (1u << 30));
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int mkdirs(const char *path)
 {
@@ -77,17 +130,16 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		return -ENODEV;
 	}
 	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail && e->be->computes) {
+	if (e->ndev > (unsigned)avail && !e->be->simulated) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}
-	struct cz_backend_opts o = { .threads = e->cfg.device_threads, .delay_ms = e->cfg.null_delay_ms };
 	e->devs = calloc(e->ndev, sizeof(*e->devs));
 	if (!e->devs)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ndev; i++) {
 		pthread_mutex_init(&e->devs[i].lock, NULL);
-		e->devs[i].dev = e->be->open(i, &o, err, cap);
+		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
 		fprintf(stderr, "cuzkd: device %u: %s\n", i, e->be->describe(e->devs[i].dev));
@@ -97,13 +149,15 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 
 static int start_threads(struct cz_engine *e)
 {
-	e->nsynth = e->cfg.synth_workers ? e->cfg.synth_workers : 1;
-	e->ncons = e->ndev * (e->cfg.consumers_per_device ? e->cfg.consumers_per_device : 2);
+	e->nsynth = e->cfg.synth_workers;              /* 1..: cz_engine_config_check */
+	e->ncons = e->ndev * e->cfg.consumers_per_device;
 	char err[256];
 	if (cz_pipe_create(&e->pipe, e->ncons, err, sizeof(err))) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -ENOMEM;
 	}
+	e->pipe.lookup = cz_engine_part_lookup;
+	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
 	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
@@ -117,7 +171,7 @@ static int start_threads(struct cz_engine *e)
 			return -EAGAIN;
 	}
 	for (unsigned i = 0; i < e->nsynth; i++)
-		if (pthread_create(&e->synth[i], NULL, cz_synth_main, e))
+		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
 	if (pthread_create(&e->finalizer, NULL, cz_finalize_main, e) ||
 	    pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
@@ -127,20 +181,19 @@ static int start_threads(struct cz_engine *e)
 
 struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap)
 {
-	struct cz_engine *e = calloc(1, sizeof(*e));
 	char proofs[PATH_MAX + 8];
 
+	if (cz_engine_config_check(c, err, cap))
+		return NULL;    /* what the rings and tables below rely on */
+	struct cz_engine *e = calloc(1, sizeof(*e));
 	if (!e) {
 		snprintf(err, cap, "out of memory");
 		return NULL;
 	}
 	e->cfg = *c;
-	e->be = cz_backend_find(c->backend ? c->backend : "cpu");
-	if (!e->be) {
-		snprintf(err, cap, "unknown backend '%s' (known: %s)", c->backend, KNOWN_BACKENDS);
-		free(e);
-		return NULL;
-	}
+	e->be = cz_backend_find(c->backend);
+	e->bopts = (struct cz_backend_opts){ .threads = c->device_threads,
+					     .delay_ms = c->null_delay_ms, .synth_ms = c->null_synth_ms };
 	snprintf(e->state_dir, sizeof(e->state_dir), "%s", c->state_dir);
 	snprintf(proofs, sizeof(proofs), "%s/proofs", e->state_dir);
 	if (mkdirs(proofs)) {
@@ -152,10 +205,11 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as
 	 * slabs are made; hugepages where reserved, else a logged fallback. */
-	if (e->budget && e->be->computes)
+	bool buffers = e->be->input != CZ_BACKEND_IN_NONE;
+	if (e->budget && buffers)
 		e->arena = cz_slab_arena_create(c->mem_budget + c->mem_budget / 8 + (64u << 20),
 						CZ_REGION_NODE_NONE, 0, 0);
-	if (!e->budget || (e->be->computes && !e->arena)) {
+	if (!e->budget || (buffers && !e->arena)) {
 		snprintf(err, cap, "cannot reserve %llu bytes of buffer space",
 			 (unsigned long long)c->mem_budget);
 		cz_budget_destroy(e->budget);

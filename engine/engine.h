@@ -14,22 +14,39 @@
 
 #define CZ_ENGINE_MAX_PARTS 200   /* witnesses per job */
 
+/* Limits cz_engine_create enforces, and what relies on them: ring owner ids
+ * (1..4095) are synthesis workers 1..1024 and consumers 2048.. (at most
+ * 32 × 64 = 2048 of them), checked at compile time in engine/engine_pvt.h. */
+#define CZ_ENGINE_MAX_DEVICES           32
+#define CZ_ENGINE_MAX_CONSUMERS_PER_DEV 64
+#define CZ_ENGINE_MAX_SYNTH_WORKERS     1024
+#define CZ_ENGINE_MAX_DEVICE_THREADS    4096
+
 enum cz_prio { CZ_PRIO_CRITICAL, CZ_PRIO_HIGH, CZ_PRIO_NORMAL, CZ_PRIO_LOW };
 
+/* Start from cz_engine_config_defaults(): the defaults live there only
+ * (cuzkd's --help prints them). */
 struct cz_engine_config {
-	const char *state_dir;          /* proofs go to <state_dir>/proofs/<job>/ */
-	const char *backend;            /* "cpu", "null", or "cuda" (built with CUDA) */
-	unsigned devices;               /* 0 = all the backend has (cpu, null: 1) */
-	unsigned consumers_per_device;  /* >= 1; 2 lets one prepare while one computes */
-	unsigned synth_workers;
-	unsigned device_threads;        /* cpu backend: pool threads per device (0 = all CPUs) */
-	uint64_t mem_budget;            /* bytes: keys + partition buffers */
+	const char *state_dir;          /* proofs go to <state_dir>/proofs/<job>/ (required) */
+	const char *backend;            /* cz_backend_names(): "cpu", "null", "cuda" (with nvcc) */
+	unsigned devices;               /* 0 = all the backend has (cpu, null: 1); at most 32 */
+	unsigned consumers_per_device;  /* 1..64; 2 lets one prepare while one computes */
+	unsigned synth_workers;         /* 1..1024 */
+	unsigned device_threads;        /* host threads per device (0 = all CPUs); at most 4096 */
+	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
 	unsigned null_synth_ms;         /* null backend: synthesis time per partition */
 };
 
 struct cz_engine;
 
+/* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
+ * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis
+ * time; state_dir NULL (the caller must set it). */
+void cz_engine_config_defaults(struct cz_engine_config *c);
+/* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
+int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);
+/* Checks c (cz_engine_config_check), opens the devices, starts the threads. */
 struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap);
 /* Stops intake and wakes every waiter (awaits answer "shutting down"). */
 void cz_engine_stop(struct cz_engine *e);

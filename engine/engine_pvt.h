@@ -34,7 +34,7 @@ struct cz_circuit {
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
-	struct cz_slab_cache *cache;  /* of part_bytes objects (computing backends) */
+	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
 	uint32_t partitions;    /* expected witnesses per job, 0 = any */
 	int jobs;               /* active jobs using it (unload waits for 0) */
 	struct cz_circuit *next;
@@ -91,6 +91,7 @@ struct cz_devslot {
 struct cz_engine {
 	struct cz_engine_config cfg;
 	const struct cz_backend *be;
+	struct cz_backend_opts bopts;   /* from cfg: every device's and stand_in's options */
 	char state_dir[PATH_MAX];
 
 	/* The control plane: jobs, circuits, the dispatch queue, the budget. */
@@ -122,21 +123,31 @@ struct cz_engine {
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
- * from here (the engine caps each kind below 2048). */
+ * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
+	       "synthesis worker ids stay below the consumers'");
+_Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
+	       CZ_RING_OWNER_MAX, "consumer ids fit the ring's owner field");
 
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
-void *cz_synth_main(void *e);
+void *cz_dispatch_synth_main(void *e);
 /* engine/consume.c */
 void *cz_consume_main(void *c);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
-void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 /* engine/output.c */
 int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap);
 /* engine/job.c */
+void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 void cz_part_set(struct cz_part *p, enum cz_part_state s);
+void cz_part_wipe(struct cz_part *p);   /* without the lock, before the terminal step */
+void cz_part_fail(struct cz_engine *e, struct cz_part *p, const char *why);   /* without the lock */
+struct cz_part *cz_engine_part_lookup(void *e, uint64_t job_seq, uint32_t idx);
+/* Tests only: called with each partition buffer as it goes back to its
+ * cache (wiped by then), so a test can look at it after the put. */
+extern void (*cz_engine_test_put_hook)(const void *mem, size_t bytes);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_compact_locked(struct cz_job *j);

@@ -27,28 +27,17 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 		cz_part_set(p, CZ_PART_FINALIZING);
 		st = CZ_PART_DONE;
 		uint32_t npub = j->circ->key.npub;
+		char why[256] = "";
 		p->pub = calloc(npub ? npub : 1, sizeof(cz_fr));
-		for (uint32_t i = 0; p->pub && e->be->computes && i < npub; i++)
-			cz_fr_to_mont(&p->pub[i], p->work.w[1 + i].l);
 		if (!p->pub) {
 			snprintf(p->err, sizeof(p->err), "partition %u: out of memory", p->idx);
 			st = CZ_PART_FAILED;
-		} else if (e->be->computes) {
-			cz_fr r, s;
-			int rc = cz_groth16_blinding(&r, &s);
-			if (!rc) {
-				cz_groth16_finalize(p->work.key, &p->work.out, &r, &s, &p->proof);
-				rc = cz_groth16_check_proof(p->work.key, p->work.w, &p->proof) ? 0 : -1;
-			}
-			if (rc) {
-				snprintf(p->err, sizeof(p->err),
-					 "partition %u: witness does not satisfy the circuit", p->idx);
-				st = CZ_PART_FAILED;
-			}
-		} else {
-			memset(&p->proof, 0, sizeof(p->proof));
+		} else if (e->be->finish(&p->work, p->pub, &p->proof, why, sizeof(why))) {
+			snprintf(p->err, sizeof(p->err), "partition %u: %s", p->idx, why);
+			st = CZ_PART_FAILED;
 		}
 	}
+	cz_part_wipe(p);        /* outside the lock: one pass over the buffer */
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);
 

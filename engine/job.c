@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* engine/job.c — partition and job state transitions (the lock is held). */
 #include "engine/engine_pvt.h"
+#include "synth/part.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ void cz_part_set(struct cz_part *p, enum cz_part_state s)
 
 /* Under the engine lock, so the dispatcher cannot miss the wake-up between
  * its failed try_reserve and its wait. */
-void cz_budget_release_locked(struct cz_engine *e, uint64_t bytes)
+void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
 	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
@@ -80,6 +81,43 @@ void cz_job_free(struct cz_job *j)
 	free(j);
 }
 
+void (*cz_engine_test_put_hook)(const void *mem, size_t bytes);
+
+/* The buffer holds the witness and what synthesis and the device made of
+ * it: wiped by the thread done with it, outside the lock (a pass over up to
+ * hundreds of MiB), before cz_job_part_terminal_locked gives it back. */
+void cz_part_wipe(struct cz_part *p)
+{
+	if (p->mem)
+		cz_synth_part_wipe(&p->job->circ->key, p->mem);
+}
+
+/* For a partition no ring will carry any more: its terminal step here. */
+void cz_part_fail(struct cz_engine *e, struct cz_part *p, const char *why)
+{
+	snprintf(p->err, sizeof(p->err), "partition %u: %s", p->idx, why);
+	cz_part_wipe(p);
+	cz_part_set(p, CZ_PART_FAILED);
+	pthread_mutex_lock(&e->lock);
+	cz_job_part_terminal_locked(e, p);
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* A partition by job sequence and index (a descriptor that failed its
+ * checksum); NULL if none is in flight under that name. */
+struct cz_part *cz_engine_part_lookup(void *ctx, uint64_t job_seq, uint32_t idx)
+{
+	struct cz_engine *e = ctx;
+	struct cz_part *p = NULL;
+
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_job *j = e->jobs; j && !p; j = j->next)
+		if (j->seq == job_seq && j->parts && idx < j->nparts && j->parts[idx].dispatched)
+			p = &j->parts[idx];
+	pthread_mutex_unlock(&e->lock);
+	return p;
+}
+
 /* The partition reached its terminal state: give back what it holds. */
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 {
@@ -87,6 +125,8 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	int st = atomic_load(&p->state);
 
 	if (p->mem) {
+		if (cz_engine_test_put_hook)
+			cz_engine_test_put_hook(p->mem, j->circ->part_bytes);
 		cz_slab_put(j->circ->cache, p->mem);
 		p->mem = NULL;
 	}
@@ -96,7 +136,7 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 		pthread_cond_signal(&e->dispatch_cv);
 	}
 	if (p->reserved) {
-		cz_budget_release_locked(e, p->reserved);
+		cz_engine_budget_release_locked(e, p->reserved);
 		p->reserved = 0;
 	}
 	if (p->wfd >= 0) {

@@ -5,6 +5,7 @@
  * while loaded, and freed by `unload` only when no job uses it.
  */
 #include "engine/engine_pvt.h"
+#include "synth/part.h"
 #include "zk/groth16_io.h"
 #include "zk/ntt.h"
 
@@ -27,13 +28,6 @@ static void circuit_free(struct cz_circuit *c)
 	cz_ntt_domain_destroy(c->dom);
 	cz_groth16_key_free(&c->key);
 	free(c);
-}
-
-static uint64_t key_bytes(const struct cz_groth16_key *k)
-{
-	uint64_t n = 1ull << k->log2n, nv = k->nvars;
-	return (k->npub + 1 + 3 * nv + n) * sizeof(cz_g1_affine) + nv * sizeof(cz_g2_affine) +
-	       k->ncoefs * sizeof(struct cz_groth16_coef) + n * 2 * sizeof(cz_fr) /* NTT twiddles */;
 }
 
 json_object *cz_req_load(struct cz_engine *e, json_object *req)
@@ -72,8 +66,8 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		circuit_free(c);
 		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, log2n);
 	}
-	c->key_bytes = key_bytes(&c->key);
-	c->part_bytes = (uint64_t)c->key.nvars * sizeof(cz_scalar) + (4ull << c->key.log2n) * sizeof(cz_fr);
+	c->key_bytes = cz_groth16_key_bytes(&c->key) + cz_ntt_domain_bytes(c->dom);
+	c->part_bytes = cz_synth_part_bytes(&c->key);
 
 	json_object *r = NULL;
 	struct cz_budget_stat st;
@@ -130,11 +124,15 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 	else {
 		gone = *pp;
 		*pp = gone->next;
-		cz_budget_release_locked(e, gone->key_bytes);
+		cz_engine_budget_release_locked(e, gone->key_bytes);
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r)
 		return r;
+	/* No job uses it: no device computes with it now.  Devices that keep a
+	 * copy (cuda) drop it, or it would stay resident after the key is gone. */
+	for (unsigned i = 0; e->be->unload_key && i < e->ndev; i++)
+		e->be->unload_key(e->devs[i].dev, &gone->key);
 	/* Finished jobs still name the circuit in status: keep only its name. */
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)

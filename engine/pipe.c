@@ -8,7 +8,8 @@
  * behind at most that one per consumer, never behind the whole ready set.
  * The inbox, heap and done ring each hold CZ_PIPE_INFLIGHT descriptors, and
  * the dispatcher never has more partitions in flight, so no enqueue here
- * can find its ring full.
+ * can find its ring full; if one did, or an owner id were out of range,
+ * the caller gets an error and fails the partition rather than wait.
  */
 #include "engine/pipe.h"
 #include "engine/engine_pvt.h"
@@ -103,6 +104,8 @@ void cz_pipe_destroy(struct cz_pipe *p)
 	p->out = NULL;
 }
 
+_Atomic unsigned cz_pipe_test_corrupt;
+
 static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t buf_off)
 {
 	memset(d, 0, sizeof(*d));
@@ -112,48 +115,87 @@ static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t bu
 	d->off[0] = buf_off;
 	d->off[1] = (uint64_t)(uintptr_t)part;
 	d->csum = cz_ring_desc_csum(d);
+	unsigned n = atomic_load_explicit(&cz_pipe_test_corrupt, memory_order_relaxed);
+	while (n && !atomic_compare_exchange_weak(&cz_pipe_test_corrupt, &n, n - 1))
+		;
+	if (n)
+		d->csum ^= 1;
 }
 
-static struct cz_part *part_of(const struct cz_ring_desc *d)
+/* The partition a descriptor names.  On a checksum mismatch no field is
+ * trusted alone: the in-flight partition named by (job, index) is failed
+ * only if the pointer agrees, so a corrupted name can never hand a second
+ * thread a partition someone else holds.  Otherwise the descriptor is
+ * dropped with a log line, and its partition is lost (its job never ends):
+ * liveness given up for memory safety, on what is already a broken ring. */
+static struct cz_part *part_of(struct cz_pipe *p, const struct cz_ring_desc *d, const char *ring)
 {
-	return (struct cz_part *)(uintptr_t)d->off[1];
+	struct cz_part *ptr = (struct cz_part *)(uintptr_t)d->off[1];
+
+	if (d->csum == cz_ring_desc_csum(d))
+		return ptr;
+	struct cz_part *part = p->lookup ? p->lookup(p->lookup_ctx, d->job_seq, d->part) : NULL;
+	if (part != ptr) {
+		fprintf(stderr, "cuzkd: a descriptor on the %s ring failed its checksum and its fields "
+			"disagree (job %llu, partition %u): dropped\n", ring,
+			(unsigned long long)d->job_seq, d->part);
+		return NULL;
+	}
+	snprintf(part->err, sizeof(part->err), "partition %u: its descriptor failed its checksum "
+		 "on the %s ring", part->idx, ring);
+	cz_part_set(part, CZ_PART_FAILED);
+	return part;
+}
+
+static int enqueue(struct cz_ring *r, unsigned owner, const struct cz_ring_desc *d)
+{
+	errno = 0;      /* EINVAL: a bad owner id; left alone: a full ring */
+	if (cz_ring_mp_enqueue_burst(r, owner, d, 1))
+		return 0;
+	return errno == EINVAL ? -EINVAL : -ENOSPC;
 }
 
 /* Cost: one CAS on a slot state and, only when the order thread sleeps, a
  * futex wake (~2 µs); otherwise no syscall. */
-void cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off)
+int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off)
 {
 	struct cz_ring_desc d;
 	desc(&d, part, buf_off);
-	while (!cz_ring_mp_enqueue_burst(p->inbox, owner, &d, 1))
-		cz_ring_wait_nonfull(p->inbox, WAIT_NS);   /* cannot happen: see top */
+	return enqueue(p->inbox, owner, &d);   /* never full: see top */
 }
 
 struct cz_part *cz_pipe_take(struct cz_pipe *p, unsigned c)
 {
 	struct cz_ring_desc d;
+	struct cz_part *part;
 	while (!atomic_load(&p->stop)) {
-		if (cz_ring_sc_dequeue_burst(p->out[c], &d, 1))
-			return part_of(&d);
+		if (cz_ring_sc_dequeue_burst(p->out[c], &d, 1)) {
+			if ((part = part_of(p, &d, "consumer")))
+				return part;
+			continue;
+		}
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
 	}
 	return NULL;
 }
 
-void cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part)
+int cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 {
 	struct cz_ring_desc d;
 	desc(&d, part, 0);
-	while (!cz_ring_mp_enqueue_burst(p->done, owner, &d, 1))
-		cz_ring_wait_nonfull(p->done, WAIT_NS);
+	return enqueue(p->done, owner, &d);    /* never full: see top */
 }
 
 struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
 {
 	struct cz_ring_desc d;
+	struct cz_part *part;
 	for (;;) {
-		if (cz_ring_sc_dequeue_burst(p->done, &d, 1))
-			return part_of(&d);
+		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
+			if ((part = part_of(p, &d, "done")))
+				return part;
+			continue;
+		}
 		if (atomic_load(&p->fin_stop))
 			return NULL;
 		cz_ring_wait_nonempty(p->done, WAIT_NS);

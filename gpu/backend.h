@@ -2,14 +2,23 @@
 /*
  * gpu/backend.h — the device stage behind one interface: the daemon's
  * consumers hand a synthesized partition to a backend and get the five MSM
- * results back.  Backends: "cpu" (zk/ on a thread pool), "null" (completes
- * after a fixed delay without computing, like the kernel's null_blk, to test
- * the scheduler at GPU speeds), and later "cuda".
+ * results back, and the finalizer asks the backend to turn them into a
+ * proof.  Backends: "cpu" (zk/ on a thread pool), "cuda" (NVIDIA GPUs, in a
+ * build with nvcc), "null" (completes after a fixed delay without
+ * computing, like the kernel's null_blk, to test the scheduler at GPU
+ * speeds).
+ *
+ * Everything the engine must do differently for a backend is a field or an
+ * op here (input, stand_in, simulated, finish, unload_key), so engine/ has
+ * no branch that names a backend.
  */
 #ifndef CZ_BACKEND_H
 #define CZ_BACKEND_H
 
 #include "zk/groth16.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 struct cz_ntt_domain;
 
@@ -24,8 +33,19 @@ struct cz_dev_work {
 };
 
 struct cz_backend_opts {
-	unsigned threads;       /* host threads per device (cpu backend) */
+	unsigned threads;       /* host threads per device (cpu backend; cuda: for G2) */
 	unsigned delay_ms;      /* null backend: time per partition */
+	unsigned synth_ms;      /* null backend: stand-in synthesis time per partition */
+};
+
+/* What prove() reads, so what the engine prepares for it. */
+enum cz_backend_input {
+	/* w, a, b, c: the engine reads the witness and synthesizes (synth/)
+	 * into a block laid out by synth/part.h. */
+	CZ_BACKEND_IN_SYNTH,
+	/* Nothing: no witness read, no buffer; stand_in() runs on the
+	 * synthesis worker in synthesis's place. */
+	CZ_BACKEND_IN_NONE,
 };
 
 struct cz_device;
@@ -34,16 +54,41 @@ struct cz_backend {
 	const char *name;
 	/* Number of devices present; may be 0 ("no CUDA device"). */
 	int (*count)(void);
+	/* Devices are simulated: open() makes any index, count() is only the
+	 * default number (null). */
+	bool simulated;
+	enum cz_backend_input input;
+	void (*stand_in)(const struct cz_backend_opts *o);      /* CZ_BACKEND_IN_NONE */
 	struct cz_device *(*open)(unsigned index, const struct cz_backend_opts *o,
 				  char *err, size_t cap);
 	int (*prove)(struct cz_device *d, struct cz_dev_work *w);
+	/* The device's results to the proof and its public inputs pub (npub
+	 * values, Montgomery form), on the finalizer: for cpu and cuda,
+	 * cz_backend_groth16_finish; null writes zeros.  0, or a
+	 * CZ_GROTH16_* code with err set to the cause. */
+	int (*finish)(const struct cz_dev_work *w, cz_fr *pub, struct cz_groth16_proof *p,
+		      char *err, size_t cap);
+	/* Drops what device d keeps of key k (cuda: its resident copy of the
+	 * points).  The engine calls it on every device when k is unloaded,
+	 * before freeing k, once no job uses k.  NULL: nothing kept. */
+	void (*unload_key)(struct cz_device *d, const struct cz_groth16_key *k);
 	void (*close)(struct cz_device *d);
 	/* "cpu: 2 threads", "NVIDIA H200 (0000:3b:00.0), 141 GB" */
 	const char *(*describe)(struct cz_device *d);
-	int computes;           /* 0 for null: no real proof comes out */
 };
 
+/* NULL if this build has no backend of that name. */
 const struct cz_backend *cz_backend_find(const char *name);
+/* "cpu, null, cuda": the backends of this build, for messages and --help
+ * (with a note when cuda is left out for want of nvcc). */
+const char *cz_backend_names(void);
+
+/* finish() of the backends that compute: the public inputs from w, r and s
+ * from getrandom, the proof assembled and verified against the key, r and s
+ * wiped (zk/groth16.h, cz_groth16_finish). */
+int cz_backend_groth16_finish(const struct cz_dev_work *w, cz_fr *pub,
+			      struct cz_groth16_proof *p, char *err, size_t cap);
+
 extern const struct cz_backend cz_backend_cpu;
 extern const struct cz_backend cz_backend_null;
 extern const struct cz_backend cz_backend_cuda;   /* with CZ_HAVE_CUDA only */

@@ -50,6 +50,7 @@ static const char *cpu_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cpu = {
-	.name = "cpu", .count = cpu_count, .open = cpu_open, .prove = cpu_prove,
-	.close = cpu_close, .describe = cpu_describe, .computes = 1,
+	.name = "cpu", .count = cpu_count, .input = CZ_BACKEND_IN_SYNTH,
+	.open = cpu_open, .prove = cpu_prove, .finish = cz_backend_groth16_finish,
+	.close = cpu_close, .describe = cpu_describe,
 };

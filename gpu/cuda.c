@@ -111,6 +111,12 @@ static int cuda_prove(struct cz_device *d, struct cz_dev_work *w)
 	return 0;
 }
 
+/* The key's points stay resident on the GPU (LRU of keys) until dropped. */
+static void cuda_unload_key(struct cz_device *d, const struct cz_groth16_key *k)
+{
+	cz_cuda_forget_key(d->cu, k);
+}
+
 static void cuda_close(struct cz_device *d)
 {
 	if (!d)
@@ -126,8 +132,9 @@ static const char *cuda_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cuda = {
-	.name = "cuda", .count = cuda_count, .open = cuda_open, .prove = cuda_prove,
-	.close = cuda_close, .describe = cuda_describe, .computes = 1,
+	.name = "cuda", .count = cuda_count, .input = CZ_BACKEND_IN_SYNTH,
+	.open = cuda_open, .prove = cuda_prove, .finish = cz_backend_groth16_finish,
+	.unload_key = cuda_unload_key, .close = cuda_close, .describe = cuda_describe,
 };
 #else
 /* Without nvcc there is no CUDA backend; ISO C wants something in a file. */

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* gpu/null.c — the null backend: each partition "completes" after delay_ms. */
+/*
+ * gpu/null.c — the null backend: each partition "completes" after delay_ms
+ * without computing, synthesis is a synth_ms sleep in its place (the
+ * witness is never read), and the "proof" is all zeros.  For testing the
+ * scheduler at GPU speeds with as many fake devices as wanted.
+ */
 #include "gpu/backend.h"
 
 #include <stdio.h>
@@ -31,12 +36,32 @@ static struct cz_device *null_open(unsigned index, const struct cz_backend_opts 
 	return d;
 }
 
-static int null_prove(struct cz_device *d, struct cz_dev_work *w)
+static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { d->delay_ms / 1000, (long)(d->delay_ms % 1000) * 1000000L };
-	memset(&w->out, 0, sizeof(w->out));
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts))
 		;
+}
+
+static void null_stand_in(const struct cz_backend_opts *o)
+{
+	sleep_ms(o->synth_ms);
+}
+
+static int null_prove(struct cz_device *d, struct cz_dev_work *w)
+{
+	memset(&w->out, 0, sizeof(w->out));
+	sleep_ms(d->delay_ms);
+	return 0;
+}
+
+/* No witness was read: zero public inputs, a zero proof. */
+static int null_finish(const struct cz_dev_work *w, cz_fr *pub, struct cz_groth16_proof *p,
+		       char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	memset(pub, 0, w->key->npub * sizeof(*pub));
+	memset(p, 0, sizeof(*p));
 	return 0;
 }
 
@@ -51,6 +76,8 @@ static const char *null_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_null = {
-	.name = "null", .count = null_count, .open = null_open, .prove = null_prove,
-	.close = null_close, .describe = null_describe, .computes = 0,
+	.name = "null", .count = null_count, .simulated = true,
+	.input = CZ_BACKEND_IN_NONE, .stand_in = null_stand_in,
+	.open = null_open, .prove = null_prove, .finish = null_finish,
+	.close = null_close, .describe = null_describe,
 };

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: the real cuzkd on a temporary socket: proofs verify (cuzk's verifier and snarkjs), order, budget, cancel, bad requests, SIGTERM. */
 #include "ctl/ctl.h"
+#include "synth/part.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
+#include "zk/ntt.h"
 #include "zk/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
@@ -437,6 +439,59 @@ static void test_null(struct daemon *d, uint64_t budget)
 	ct_ok(access(d->sock, F_OK) != 0, "the socket is removed on exit");
 }
 
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* cuzkd's options: the defaults --help prints (docs/cuzkd.8.md's table is
+ * the oracle), a cap the engine enforces, and a config file with more
+ * strings than the old fixed table of copies held. */
+static void test_options(void)
+{
+	char cmd[8 * PATH_MAX], out[3 * PATH_MAX], cfg[3 * PATH_MAX];
+
+	snprintf(out, sizeof(out), "%s/help.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%s/cuzkd --help >%s 2>&1", bindir, out);
+	int st = system(cmd);
+	const char *h = slurp(out);
+	ct_ok(st == 0 && strstr(h, "--consumers-per-device 2, 1 to 64") && strstr(h, "--synth-workers 1, 1 to 1024") &&
+	      strstr(h, "--null-delay-ms 20, --null-synth-ms 0") && strstr(h, "--backend cpu"),
+	      "cuzkd --help prints the documented defaults and limits");
+
+	snprintf(out, sizeof(out), "%s/caps.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%s/cuzkd --state-dir %s/caps --synth-workers 1025 >%s 2>&1", bindir, dir, out);
+	st = system(cmd);
+	char *nl = slurp(out);
+	h = nl;
+	if ((nl = strchr(nl, '\n')))
+		*nl = 0;        /* the message; the usage follows */
+	ct_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && strstr(h, "--synth-workers 1025: must be 1 to 1024"),
+	      "--synth-workers 1025: exit 2 naming the limit (status %d): %s", WEXITSTATUS(st), h);
+
+	/* 80 copies of "backend", the last one "null": every copy is kept. */
+	snprintf(cfg, sizeof(cfg), "%s/many.json", dir);
+	FILE *f = fopen(cfg, "w");
+	fprintf(f, "{\"backend\": [");
+	for (int i = 0; i < 80; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", i < 79 ? "cpu" : "null");
+	fprintf(f, "]}\n");
+	fclose(f);
+	struct daemon d;
+	const char *extra[] = { "--config", cfg, "--mem-budget", "64M", NULL };
+	int up = daemon_start(&d, "many", extra) == 0;
+	json_object *r = up ? req(&d, "{\"op\":\"status\"}", NULL) : NULL;
+	ct_ok(up && r && !strcmp(str_of(r, "backend"), "null") && daemon_stop(&d, NULL) == 0,
+	      "a config file with 80 strings: the last backend (null) is the one used");
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -449,11 +504,12 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(28);
+	ct_plan(28 + 3);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
 	}
+	test_options();
 	struct daemon d;
 	const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--mem-budget", "1G", NULL };
 	if (!ct_ok(daemon_start(&d, "cpu", cpu) == 0, "cuzkd (cpu backend) starts and listens"))
@@ -463,12 +519,11 @@ int main(int argc, char **argv)
 	ct_ok(daemon_stop(&d, NULL) == 0, "cuzkd (cpu) stops on SIGTERM with status 0");
 
 	/* Budget: the key plus 2.5 partitions. */
-	uint64_t n = 1ull << key.log2n;
-	uint64_t part = (uint64_t)key.nvars * 32 + 4 * n * 32;
-	uint64_t kb = (key.npub + 1 + 3ull * key.nvars + n) * sizeof(cz_g1_affine) +
-		      key.nvars * sizeof(cz_g2_affine) + key.ncoefs * sizeof(struct cz_groth16_coef) +
-		      n * 2 * sizeof(cz_fr);
+	struct cz_ntt_domain *dom = cz_ntt_domain_create(key.log2n);
+	uint64_t part = cz_synth_part_bytes(&key);
+	uint64_t kb = cz_groth16_key_bytes(&key) + cz_ntt_domain_bytes(dom);
 	uint64_t budget = kb + part * 5 / 2;
+	cz_ntt_domain_destroy(dom);
 	const char *nul[] = { "--backend", "null", "--null-delay-ms", "15", "--synth-workers", "2",
 			      "--mem-budget", fmt("%llu", (unsigned long long)budget), NULL };
 	if (!ct_ok(daemon_start(&d, "null", nul) == 0, "cuzkd (null backend) starts and listens"))

@@ -88,6 +88,9 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
+/* Bytes the key's arrays hold (points, coefficients, row index): what a
+ * resident key costs, for the daemon's memory budget. */
+uint64_t cz_groth16_key_bytes(const struct cz_groth16_key *k);
 void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_key *k);
 
 /* Overwrites a, b, c; hbuf: n scalars of scratch.  Returns 0 or -ENOMEM. */
@@ -97,8 +100,30 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 		      struct cz_groth16_times *t);
 void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
 			 const cz_fr *r, const cz_fr *s, struct cz_groth16_proof *p);
-/* Random r, s from getrandom(2). */
-int cz_groth16_blinding(cz_fr *r, cz_fr *s);
+
+/* The finalize stage's secrets: getrandom(2)'s bytes and the blinding r, s
+ * drawn from them.  Whoever holds one wipes it (cz_groth16_secrets_wipe)
+ * once the proof is assembled: anyone who learns r or s with the proof
+ * can strip the blinding. */
+struct cz_groth16_secrets {
+	uint8_t rnd[128];
+	cz_fr r, s;
+};
+/* r, s from getrandom(2).  0, or CZ_GROTH16_ERANDOM with errno as
+ * getrandom left it (ENOSYS, EPERM under a seccomp filter, ...). */
+int cz_groth16_blinding(struct cz_groth16_secrets *sec);
+/* explicit_bzero: a wipe the compiler cannot drop as a dead store. */
+void cz_groth16_secrets_wipe(struct cz_groth16_secrets *sec);
+/* The finalize stage for a caller that ran the device stage itself (the
+ * daemon): r, s drawn into sec, the proof assembled from m and verified for
+ * w's public inputs, sec wiped whatever the outcome.  The caller provides
+ * sec so that a test can see it wiped.  CZ_GROTH16_OK, CZ_GROTH16_UNSAT
+ * (the proof does not verify: the witness does not satisfy the circuit) or
+ * CZ_GROTH16_ERANDOM (errno from getrandom).  t (may be NULL) gets the
+ * finalize and verify times. */
+int cz_groth16_finish(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
+		      const cz_scalar *w, struct cz_groth16_proof *p,
+		      struct cz_groth16_secrets *sec, struct cz_groth16_times *t);
 
 /* Verifies a proof for the witness's own public inputs (w[1..npub]). */
 bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
@@ -108,9 +133,15 @@ bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
 bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
 		       const struct cz_groth16_proof *p);
 
-enum { CZ_GROTH16_OK = 0, CZ_GROTH16_ENOMEM = -1, CZ_GROTH16_UNSAT = -2 };
-/* Whole proof, verified before it is returned: CZ_GROTH16_UNSAT means the
- * witness does not satisfy the circuit.  t may be NULL. */
+enum {
+	CZ_GROTH16_OK = 0,
+	CZ_GROTH16_ENOMEM = -1,         /* a buffer or the NTT domain */
+	CZ_GROTH16_UNSAT = -2,          /* the witness does not satisfy the circuit */
+	CZ_GROTH16_ERANDOM = -3,        /* getrandom(2) failed drawing r, s; errno says why */
+};
+/* Whole proof, verified before it is returned.  t may be NULL.  Its
+ * scratch (a, b, c, h: all derived from w) and r, s are wiped before it
+ * returns; w is the caller's to wipe. */
 int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 		     struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t);

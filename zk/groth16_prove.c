@@ -110,15 +110,17 @@ void cz_groth16_finalize(const struct cz_groth16_key *k, const struct cz_groth16
 	cz_g1_mul(&t, &d1, &rs);
 	cz_g1_jac_neg(&t, &t);
 	cz_g1_jac_add(&pc, &pc, &t);
+	explicit_bzero(&rs, sizeof(rs));        /* r·s gives r from s and back */
 
 	cz_g1_jac_to_affine(&p->a, &pa);
 	cz_g2_jac_to_affine(&p->b, &pb);
 	cz_g1_jac_to_affine(&p->c, &pc);
 }
 
+/* 512 random bits reduced mod r: bias below 2^-250.  Every temporary
+ * holds part of r, so each is wiped (blst scrubs its secret copies too). */
 static void fr_random(cz_fr *r, const uint8_t b[64])
 {
-	/* 512 random bits reduced mod r: bias below 2^-250 */
 	cz_fr hi, lo, f;
 	uint64_t raw[CZ_FR_LIMBS];
 	memcpy(raw, b, 32);
@@ -132,25 +134,54 @@ static void fr_random(cz_fr *r, const uint8_t b[64])
 	cz_fr_mul_inl(&f, &f, &f);                 /* 2^252 */
 	cz_fr_mul_inl(&hi, &hi, &f);
 	cz_fr_add_inl(r, &hi, &lo);
+	explicit_bzero(raw, sizeof(raw));
+	explicit_bzero(&hi, sizeof(hi));
+	explicit_bzero(&lo, sizeof(lo));
 }
 
-int cz_groth16_blinding(cz_fr *r, cz_fr *s)
+void cz_groth16_secrets_wipe(struct cz_groth16_secrets *sec)
 {
-	uint8_t b[128];
+	explicit_bzero(sec, sizeof(*sec));
+}
+
+int cz_groth16_blinding(struct cz_groth16_secrets *sec)
+{
 	size_t got = 0;
 
-	while (got < sizeof(b)) {
-		ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
+	while (got < sizeof(sec->rnd)) {
+		ssize_t k = getrandom(sec->rnd + got, sizeof(sec->rnd) - got, 0);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			return CZ_GROTH16_ERANDOM;      /* errno is getrandom's */
 		}
 		got += (size_t)k;
 	}
-	fr_random(r, b);
-	fr_random(s, b + 64);
+	fr_random(&sec->r, sec->rnd);
+	fr_random(&sec->s, sec->rnd + 64);
 	return 0;
+}
+
+int cz_groth16_finish(const struct cz_groth16_key *k, const struct cz_groth16_msms *m,
+		      const cz_scalar *w, struct cz_groth16_proof *p,
+		      struct cz_groth16_secrets *sec, struct cz_groth16_times *t)
+{
+	double t0 = now_ms();
+	int rc = cz_groth16_blinding(sec);
+
+	if (!rc) {
+		cz_groth16_finalize(k, m, &sec->r, &sec->s, p);
+		double t1 = now_ms();
+		rc = cz_groth16_check_proof(k, w, p) ? CZ_GROTH16_OK : CZ_GROTH16_UNSAT;
+		if (t) {
+			t->finalize = t1 - t0;
+			t->verify = now_ms() - t1;
+		}
+	}
+	int saved = errno;      /* getrandom's, for CZ_GROTH16_ERANDOM */
+	cz_groth16_secrets_wipe(sec);
+	errno = saved;
+	return rc;
 }
 
 int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
@@ -159,7 +190,7 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 {
 	size_t n = (size_t)1 << k->log2n;
 	struct cz_groth16_msms m;
-	cz_fr r, s;
+	struct cz_groth16_secrets sec;
 	int rc = CZ_GROTH16_ENOMEM;
 	double t0;
 
@@ -174,20 +205,19 @@ int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
 		t->synth = now_ms() - t0;
 	if (cz_groth16_device(k, d, w, abc, abc + n, abc + 2 * n, h, &m, pool, t))
 		goto out;
-	t0 = now_ms();
-	if (cz_groth16_blinding(&r, &s))
-		goto out;
-	cz_groth16_finalize(k, &m, &r, &s, p);
-	if (t)
-		t->finalize = now_ms() - t0;
-
-	t0 = now_ms();
-	rc = cz_groth16_check_proof(k, w, p) ? CZ_GROTH16_OK : CZ_GROTH16_UNSAT;
-	if (t)
-		t->verify = now_ms() - t0;
+	rc = cz_groth16_finish(k, &m, w, p, &sec, t);
 out:
-	cz_ntt_domain_destroy(d);
-	free(h);
-	free(abc);
+	{
+		int saved = errno;
+		cz_ntt_domain_destroy(d);
+		/* a = A·w, b = B·w, c, h: the witness in other words */
+		if (h)
+			explicit_bzero(h, n * sizeof(cz_scalar));
+		if (abc)
+			explicit_bzero(abc, 3 * n * sizeof(cz_fr));
+		free(h);
+		free(abc);
+		errno = saved;
+	}
 	return rc;
 }

@@ -62,6 +62,16 @@ bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
 	return ok;
 }
 
+uint64_t cz_groth16_key_bytes(const struct cz_groth16_key *k)
+{
+	uint64_t n = 1ull << k->log2n, nv = k->nvars, npc = (uint64_t)k->npub + 1;
+	uint64_t g1 = npc /* ic */ + 2 * nv /* a, b1 */ + (nv > npc ? nv - npc : 0) /* c */ + n /* h */;
+
+	return g1 * sizeof(cz_g1_affine) + nv * sizeof(cz_g2_affine) +
+	       k->ncoefs * sizeof(struct cz_groth16_coef) +
+	       (k->row_off ? (n + 1) * sizeof(*k->row_off) : 0);
+}
+
 void cz_groth16_key_free(struct cz_groth16_key *k)
 {
 	free(k->ic);

@@ -119,6 +119,11 @@ void cz_ntt_domain_destroy(struct cz_ntt_domain *d)
 	free(d);
 }
 
+size_t cz_ntt_domain_bytes(const struct cz_ntt_domain *d)
+{
+	return sizeof(*d) + (d->n > 1 ? d->n / 2 : 1) * sizeof(cz_fr);   /* as alloc_fr above */
+}
+
 unsigned cz_ntt_domain_log2(const struct cz_ntt_domain *d)
 {
 	return d->log2n;

@@ -35,6 +35,9 @@ struct cz_ntt_domain;
 /* NULL if log2n > CZ_NTT_MAX_LOG2 (errno EINVAL) or out of memory (ENOMEM).
  * Memory: 16*n bytes of twiddles (n/2 roots) plus a few KiB. */
 struct cz_ntt_domain *cz_ntt_domain_create(unsigned log2n);
+/* Bytes the domain holds (its twiddles and itself): what a resident key's
+ * footprint counts for it. */
+size_t cz_ntt_domain_bytes(const struct cz_ntt_domain *d);
 /* The same with the cache blocking chosen by hand (tests and benches):
  * blocks of 2^block_log2 elements for the last stages, radix 2^radix_log2
  * for the passes before them.  0 picks the default for either. */

@@ -18,6 +18,7 @@
 #include "zk/groth16_io.h"
 #include "zk/outfile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,11 @@ int cz_cmd_prove(int argc, char **argv)
 		ret = CZ_EXIT_FALSE;
 		goto out;
 	}
+	if (rc == CZ_GROTH16_ERANDOM) {
+		fprintf(stderr, "cuzk prove: getrandom failed drawing the blinding r, s: %s\n",
+			strerror(errno));
+		goto out;
+	}
 	if (rc) {
 		fprintf(stderr, "cuzk prove: out of memory (domain 2^%u)\n", k.log2n);
 		goto out;
@@ -118,6 +124,8 @@ int cz_cmd_prove(int argc, char **argv)
 	ret = CZ_EXIT_OK;
 out:
 	cz_pool_destroy(pool);
+	if (w)
+		explicit_bzero(w, (size_t)k.nvars * sizeof(*w));   /* the private signals */
 	free(w);
 	cz_groth16_key_free(&k);
 	return ret;

@@ -2,11 +2,13 @@
 /* cuzkd — the cuzk proving daemon.  See docs/cuzkd.8.md. */
 #include "ctl/ctl.h"
 #include "engine/engine.h"
+#include "gpu/backend.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +16,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The defaults are the engine's (cz_engine_config_defaults): printed, not
+ * written down a second time. */
 static void usage(FILE *f)
 {
+	struct cz_engine_config d;
+	char sock[256];
+
+	cz_engine_config_defaults(&d);
 	fprintf(f,
-		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend cpu|null|cuda]\n"
+		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
-		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n");
+		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
+		"defaults:\n"
+		"  --socket %s\n"
+		"  --backend %s (this build has: %s)\n"
+		"  --devices %u (0: all the backend has), at most %u\n"
+		"  --consumers-per-device %u, 1 to %u\n"
+		"  --synth-workers %u, 1 to %u\n"
+		"  --device-threads %u (0: all CPUs), at most %u\n"
+		"  --mem-budget %llu (3/4 of RAM)\n"
+		"  --null-delay-ms %u, --null-synth-ms %u\n"
+		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n",
+		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
+		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
+		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
+		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
+		d.null_synth_ms);
 }
 
 /* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
@@ -83,28 +106,39 @@ static int parse_uint(const char *s, unsigned *out)
 	if (*s < '0' || *s > '9')   /* strtoul takes "-1" and " 5" */
 		return -1;
 	unsigned long v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > 1u << 20)
+	if (errno || end == s || *end || v > UINT_MAX)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
 }
 
+#define MAX_LOADS 32
+
 struct opts {
 	struct cz_engine_config cfg;
 	struct cz_ctl_server_opts srv;
 	const char *socket;
-	const char *loads[32];
+	const char *loads[MAX_LOADS];
 	int nloads;
-	char *owned[64];        /* strings copied from the config file */
-	int nowned;
+	char **owned;           /* strings copied from the config file, freed at exit */
+	size_t nowned;
 };
 
-/* Config-file strings die with their JSON object: keep a copy. */
+/* Config-file strings die with their JSON object: keep a copy (as many as
+ * the file has).  NULL only when out of memory. */
 static const char *keep(struct opts *o, const char *s, int copy)
 {
-	if (!copy || o->nowned == 64)
+	if (!copy)
 		return s;
-	return o->owned[o->nowned++] = strdup(s);
+	char *dup = strdup(s), **more = dup ? realloc(o->owned, (o->nowned + 1) * sizeof(*more)) : NULL;
+	if (!more) {
+		free(dup);
+		fprintf(stderr, "cuzkd: out of memory copying '%s'\n", s);
+		return NULL;
+	}
+	o->owned = more;
+	o->owned[o->nowned++] = dup;
+	return dup;
 }
 
 /* One option, from the command line or the config file. */
@@ -112,19 +146,23 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 {
 	struct cz_engine_config *c = &o->cfg;
 	int bad = 0;
+	if (!val) {
+		fprintf(stderr, "cuzkd: %s: no value\n", name);
+		return -1;
+	}
+	/* Only the syntax here: the ranges are the engine's (cz_engine_config_check). */
 	if (!strcmp(name, "socket"))
-		o->socket = keep(o, val, copy);
+		bad = !(o->socket = keep(o, val, copy));
 	else if (!strcmp(name, "state-dir"))
-		c->state_dir = keep(o, val, copy);
+		bad = !(c->state_dir = keep(o, val, copy));
 	else if (!strcmp(name, "backend"))
-		c->backend = keep(o, val, copy);
+		bad = !(c->backend = keep(o, val, copy));
 	else if (!strcmp(name, "devices"))
-		bad = parse_uint(val, &c->devices) || c->devices > 32;
+		bad = parse_uint(val, &c->devices);
 	else if (!strcmp(name, "consumers-per-device"))
-		bad = parse_uint(val, &c->consumers_per_device) || !c->consumers_per_device ||
-		      c->consumers_per_device > 64;
+		bad = parse_uint(val, &c->consumers_per_device);
 	else if (!strcmp(name, "synth-workers"))
-		bad = parse_uint(val, &c->synth_workers) || !c->synth_workers || c->synth_workers > 1024;
+		bad = parse_uint(val, &c->synth_workers);
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
 	else if (!strcmp(name, "null-delay-ms"))
@@ -132,16 +170,17 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	else if (!strcmp(name, "null-synth-ms"))
 		bad = parse_uint(val, &c->null_synth_ms);
 	else if (!strcmp(name, "mem-budget"))
-		bad = parse_size(val, &c->mem_budget) || !c->mem_budget;
+		bad = parse_size(val, &c->mem_budget);
 	else if (!strcmp(name, "idle-timeout"))
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
 	else if (!strcmp(name, "read-timeout"))
 		bad = parse_secs(val, &o->srv.read_timeout_s);
 	else if (!strcmp(name, "load")) {
-		if (o->nloads == 32 || !strchr(val, '='))
-			bad = 1;
-		else
-			o->loads[o->nloads++] = keep(o, val, 1);
+		if (o->nloads == MAX_LOADS) {
+			fprintf(stderr, "cuzkd: --load %s: at most %d keys at start\n", val, MAX_LOADS);
+			return -1;
+		}
+		bad = !strchr(val, '=') || !(o->loads[o->nloads++] = keep(o, val, 1));
 	} else {
 		fprintf(stderr, "cuzkd: unknown option '%s'\n", name);
 		return -1;
@@ -206,8 +245,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "cuzkd: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	if (!o->cfg.state_dir) {
-		fprintf(stderr, "cuzkd: --state-dir is required\n");
+	char err[256];
+	if (cz_engine_config_check(&o->cfg, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -248,27 +288,14 @@ static int preload(struct cz_engine *e, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .cfg = { .backend = "cpu", .consumers_per_device = 2, .synth_workers = 1,
-				   .null_delay_ms = 20 } };
+	struct opts o = { 0 };
 	char path[256], err[512] = "";
 	sigset_t sigs;
 
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
-	o.cfg.mem_budget = phys ? phys / 4 * 3 : 1ull << 32;
+	cz_engine_config_defaults(&o.cfg);
 	o.srv.hangup = hangup;
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
-		return 2;
-	}
-	/* The budget is the promise that the daemon's keys and buffers fit in
-	 * RAM, so that it waits rather than swaps: one above physical memory
-	 * cannot be kept, and would end in swapping or the OOM killer. */
-	if (phys && o.cfg.mem_budget > phys) {
-		fprintf(stderr, "cuzkd: --mem-budget %llu bytes (%.1f GiB) is more than this machine's %.1f GiB of "
-			"physical memory: the budget must fit in RAM (it is what keeps buffers from swapping)\n",
-			(unsigned long long)o.cfg.mem_budget, (double)o.cfg.mem_budget / (1u << 30),
-			(double)phys / (1u << 30));
 		return 2;
 	}
 	if (!o.socket)
@@ -308,7 +335,8 @@ int main(int argc, char **argv)
 	if (lstat(o.socket, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(o.socket);
 	fprintf(stderr, "cuzkd: stopped\n");
-	for (int i = 0; i < o.nowned; i++)
+	for (size_t i = 0; i < o.nowned; i++)
 		free(o.owned[i]);
+	free(o.owned);
 	return 0;
 }
