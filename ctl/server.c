@@ -6,7 +6,7 @@
  * runs the handler (which may wait: `await`) and replies.  A connection is
  * always in one of three states, changed under the server lock:
  *
- *   IDLE ──first byte──► READING ──frame complete──► BUSY ──reply sent──► IDLE
+ *   IDLE ──first byte──► READING ──frame complete──► BUSY ──► REPLYING ──sent──► IDLE
  *
  * No state can hold a slot for ever, because each has its own bound:
  * - IDLE: the idle timeout closes it; and when every slot is taken, a new
@@ -18,7 +18,8 @@
  * - BUSY: the accept thread polls every busy connection for POLLRDHUP; a
  *   client that hangs up while its request waits has peer->gone set and the
  *   owner's hangup hook called, so the wait ends and the slot comes back.
- *   A reply the client will not read is bounded by SO_SNDTIMEO.
+ * - REPLYING: a reply the client will not read is bounded by SO_SNDTIMEO
+ *   (the idle timeout), and stopping shuts the socket down under it.
  * A malformed or oversize request gets an error response naming what was
  * wrong; an oversize one also ends that connection (its unread bytes would
  * be misread as the next frame).  A response too large to send is replaced
@@ -41,7 +42,7 @@
 
 #define MAX_CONN CZ_CTL_MAX_CONN
 
-enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY };
+enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY, CONN_REPLYING };
 
 struct conn {
 	struct cz_ctl_server *s;
@@ -197,7 +198,7 @@ static void *conn_main(void *v)
 			r = c->s->fn(c->s->ctx, req, fds, nfds, &c->peer);
 		}
 		json_object_put(req);
-		bool lost = atomic_load(&c->peer.gone) || reply(c->fd, r);
+		bool lost = atomic_load(&c->peer.gone) || conn_set(c, CONN_REPLYING) || reply(c->fd, r);
 		json_object_put(r);
 		if (lost || conn_set(c, CONN_IDLE))
 			break;
@@ -420,13 +421,18 @@ void cz_ctl_server_stop(struct cz_ctl_server *s)
 	/* Every connection ends at its next read (SHUT_RD), and a reply still
 	 * to go is sent only if the socket has room (O_NONBLOCK): a running
 	 * request is answered (await: "shutting down"), but no client that
-	 * does not read can hold the stop. */
+	 * does not read can hold the stop.  A reply already blocked in send()
+	 * does not see O_NONBLOCK: shutting down the sending side wakes it
+	 * (EPIPE).  A connection that reaches REPLYING after this finds
+	 * O_NONBLOCK set, so either way nothing blocks. */
 	pthread_mutex_lock(&s->lock);
-	for (int i = 0; i < MAX_CONN; i++)
-		if (s->conns[i].used && s->conns[i].fd >= 0) {
-			fcntl(s->conns[i].fd, F_SETFL, O_NONBLOCK);
-			shutdown(s->conns[i].fd, SHUT_RD);
+	for (int i = 0; i < MAX_CONN; i++) {
+		struct conn *c = &s->conns[i];
+		if (c->used && c->fd >= 0) {
+			fcntl(c->fd, F_SETFL, O_NONBLOCK);
+			shutdown(c->fd, c->state == CONN_REPLYING ? SHUT_RDWR : SHUT_RD);
 		}
+	}
 	pthread_mutex_unlock(&s->lock);
 	if (s->hangup)
 		s->hangup(s->ctx);
