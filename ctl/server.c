@@ -6,7 +6,7 @@
  * runs the handler (which may wait: `await`) and replies.  A connection is
  * always in one of three states, changed under the server lock:
  *
- *   IDLE ──first byte──► READING ──frame complete──► BUSY ──► REPLYING ──sent──► IDLE
+ *   IDLE ──first byte──► READING ──frame complete──► BUSY ──reply sent──► IDLE
  *
  * No state can hold a slot for ever, because each has its own bound:
  * - IDLE: the idle timeout closes it; and when every slot is taken, a new
@@ -18,8 +18,9 @@
  * - BUSY: the accept thread polls every busy connection for POLLRDHUP; a
  *   client that hangs up while its request waits has peer->gone set and the
  *   owner's hangup hook called, so the wait ends and the slot comes back.
- * - REPLYING: a reply the client will not read is bounded by SO_SNDTIMEO
- *   (the idle timeout), and stopping shuts the socket down under it.
+ * - and the reply: sent without blocking, after poll() says there is room;
+ *   a client that takes none of it for the idle timeout, or while the
+ *   server stops, loses its connection.
  * A malformed or oversize request gets an error response naming what was
  * wrong; an oversize one also ends that connection (its unread bytes would
  * be misread as the next frame).  A response too large to send is replaced
@@ -42,7 +43,7 @@
 
 #define MAX_CONN CZ_CTL_MAX_CONN
 
-enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY, CONN_REPLYING };
+enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY };
 
 struct conn {
 	struct cz_ctl_server *s;
@@ -83,30 +84,66 @@ static json_object *err_obj(const char *why)
 	return r;
 }
 
-/* 0, or -errno when the response could not be sent whole (the client
- * stopped reading for SO_SNDTIMEO): the stream is then out of frame and
- * the connection must end. */
-static int reply(int fd, json_object *r)
+/* Sends one frame without ever blocking on the client: MSG_DONTWAIT, and
+ * poll() for room in between, which also watches the stop pipe.  0, or
+ * -errno when it could not be sent whole (the client took nothing for the
+ * idle timeout, or the server is stopping and the client's socket is
+ * full): the stream is then out of frame and the connection must end. */
+static int send_frame(struct cz_ctl_server *s, int fd, const char *json, size_t len)
+{
+	uint8_t hdr[4] = { (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24) };
+	size_t off = 0, total = 4 + len;
+
+	while (off < total) {
+		struct iovec iov[2];
+		int n = 0;
+		if (off < 4)
+			iov[n++] = (struct iovec){ hdr + off, 4 - off };
+		iov[n++] = (struct iovec){ (char *)json + (off > 4 ? off - 4 : 0), len - (off > 4 ? off - 4 : 0) };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t k = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k >= 0) {
+			off += (size_t)k;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		struct pollfd p[2] = { { .fd = fd, .events = POLLOUT }, { .fd = s->stopfd[0], .events = POLLIN } };
+		int w = poll(p, 2, s->idle_ms);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w ? -errno : -ETIMEDOUT;
+		if (p[0].revents & POLLOUT)
+			continue;
+		return p[1].revents ? -ECANCELED : -EPIPE;
+	}
+	return 0;
+}
+
+static int reply(struct cz_ctl_server *s, int fd, json_object *r)
 {
 	size_t len;
-	const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
+	const char *t = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
 	if (len > CZ_CTL_MAX_REPLY) {
 		char why[200];
 		snprintf(why, sizeof(why), "the response (%zu bytes) exceeds the %u-byte limit of one message",
 			 len, CZ_CTL_MAX_REPLY);
 		json_object *e = err_obj(why);
-		s = json_object_to_json_string_length(e, JSON_C_TO_STRING_PLAIN, &len);
-		int rc = cz_ctl_send(fd, s, len, NULL, 0);
+		t = json_object_to_json_string_length(e, JSON_C_TO_STRING_PLAIN, &len);
+		int rc = send_frame(s, fd, t, len);
 		json_object_put(e);
 		return rc;
 	}
-	return cz_ctl_send(fd, s, len, NULL, 0);
+	return send_frame(s, fd, t, len);
 }
 
-static void reply_err(int fd, const char *why)
+static void reply_err(struct cz_ctl_server *s, int fd, const char *why)
 {
 	json_object *r = err_obj(why);
-	reply(fd, r);
+	reply(s, fd, r);
 	json_object_put(r);
 }
 
@@ -157,7 +194,7 @@ static void *conn_main(void *v)
 		if (w == 0) {
 			snprintf(err, sizeof(err), "closing the connection: no request for %.3g s (idle timeout)",
 				 c->s->idle_ms / 1e3);
-			reply_err(c->fd, err);
+			reply_err(c->s, c->fd, err);
 			break;
 		}
 		if (w < 0 || conn_set(c, CONN_READING))
@@ -172,7 +209,7 @@ static void *conn_main(void *v)
 				char why[320];
 				snprintf(why, sizeof(why), "%s%s", err,
 					 rc == -ETIMEDOUT ? ": closing the connection" : "");
-				reply_err(c->fd, why);
+				reply_err(c->s, c->fd, why);
 			}
 			break;
 		}
@@ -198,7 +235,7 @@ static void *conn_main(void *v)
 			r = c->s->fn(c->s->ctx, req, fds, nfds, &c->peer);
 		}
 		json_object_put(req);
-		bool lost = atomic_load(&c->peer.gone) || conn_set(c, CONN_REPLYING) || reply(c->fd, r);
+		bool lost = atomic_load(&c->peer.gone) || reply(c->s, c->fd, r);
 		json_object_put(r);
 		if (lost || conn_set(c, CONN_IDLE))
 			break;
@@ -249,8 +286,6 @@ static void accept_one(struct cz_ctl_server *s)
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	struct timeval tv = { .tv_sec = s->idle_ms / 1000, .tv_usec = (s->idle_ms % 1000) * 1000 };
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	pthread_mutex_lock(&s->lock);
 	struct conn *c = NULL;
 	for (int pass = 0; pass < 2 && !c; pass++) {
@@ -297,7 +332,7 @@ static void accept_one(struct cz_ctl_server *s)
 	if (!c) {
 		char why[120];
 		snprintf(why, sizeof(why), "too many connections: all %d slots are running requests", MAX_CONN);
-		reply_err(fd, why);
+		reply_err(s, fd, why);
 		close(fd);
 	}
 }
@@ -418,21 +453,14 @@ void cz_ctl_server_stop(struct cz_ctl_server *s)
 		perror("cuzkd: stopping the control server");
 	pthread_join(s->tid, NULL);
 	close(s->lfd);
-	/* Every connection ends at its next read (SHUT_RD), and a reply still
-	 * to go is sent only if the socket has room (O_NONBLOCK): a running
-	 * request is answered (await: "shutting down"), but no client that
-	 * does not read can hold the stop.  A reply already blocked in send()
-	 * does not see O_NONBLOCK: shutting down the sending side wakes it
-	 * (EPIPE).  A connection that reaches REPLYING after this finds
-	 * O_NONBLOCK set, so either way nothing blocks. */
+	/* Every connection ends at its next read (SHUT_RD).  A running request
+	 * is still answered (await: "shutting down") if the client's socket
+	 * has room; send_frame() gives up on one that has none, so no client
+	 * that does not read can hold the stop. */
 	pthread_mutex_lock(&s->lock);
-	for (int i = 0; i < MAX_CONN; i++) {
-		struct conn *c = &s->conns[i];
-		if (c->used && c->fd >= 0) {
-			fcntl(c->fd, F_SETFL, O_NONBLOCK);
-			shutdown(c->fd, c->state == CONN_REPLYING ? SHUT_RDWR : SHUT_RD);
-		}
-	}
+	for (int i = 0; i < MAX_CONN; i++)
+		if (s->conns[i].used && s->conns[i].fd >= 0)
+			shutdown(s->conns[i].fd, SHUT_RD);
 	pthread_mutex_unlock(&s->lock);
 	if (s->hangup)
 		s->hangup(s->ctx);

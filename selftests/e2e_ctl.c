@@ -180,10 +180,15 @@ static json_object *answer(int s)
 	char err[256], *msg;
 	size_t len;
 	int fds[4], nfds;
-	if (!readable(s, ANSWER_MS))
+	if (!readable(s, ANSWER_MS)) {
+		ct_diag("no answer within %d ms", ANSWER_MS);
 		return NULL;
-	if (cz_ctl_recv_ex(s, CZ_CTL_MAX_REPLY, ANSWER_MS, &msg, &len, fds, &nfds, 4, err, sizeof(err)))
+	}
+	int rc = cz_ctl_recv_ex(s, CZ_CTL_MAX_REPLY, ANSWER_MS, &msg, &len, fds, &nfds, 4, err, sizeof(err));
+	if (rc) {
+		ct_diag("no answer: %s", rc == 1 ? "the daemon closed the connection" : err);
 		return NULL;
+	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	json_object *r = json_tokener_parse(msg);
