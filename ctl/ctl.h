@@ -58,6 +58,7 @@ typedef struct json_object *(*cz_ctl_fn)(void *ctx, struct json_object *req, int
 struct cz_ctl_server_opts {
 	double idle_timeout_s;  /* a connection with no request this long is closed (0: 300) */
 	double read_timeout_s;  /* a started request must be complete this soon (0: 10) */
+	unsigned max_conns_per_uid;  /* connections one uid may hold (0 or >= CZ_CTL_MAX_CONN: no cap) */
 	/* Called (no lock held) when a client whose request is running hangs
 	 * up, after its peer->gone is set: wake whatever it may be waiting on. */
 	void (*hangup)(void *ctx);

@@ -11,7 +11,9 @@
  * No state can hold a slot for ever, because each has its own bound:
  * - IDLE: the idle timeout closes it; and when every slot is taken, a new
  *   connection closes the one idle the longest (it is told why) instead of
- *   being refused, so idle clients can never lock everyone out.
+ *   being refused, so idle clients can never lock everyone out.  With a
+ *   per-uid cap, a uid at its cap recycles its own idle connection the
+ *   same way, or is refused: one user cannot take every slot.
  * - READING: the whole frame must arrive within the read timeout of its
  *   first byte (ctl/msg.c); a frame cut off mid-way is answered with an
  *   error and the connection closed.
@@ -52,6 +54,7 @@ struct conn {
 	int used;
 	enum conn_state state;
 	bool evicted;           /* closed to make room: leave at the next state change */
+	long uid;               /* the client's (SO_PEERCRED), -1 if unknown */
 	int64_t idle_since;     /* CLOCK_MONOTONIC ms, while IDLE */
 	struct cz_ctl_peer peer;
 };
@@ -64,6 +67,7 @@ struct cz_ctl_server {
 	void *ctx;
 	void (*hangup)(void *ctx);
 	int idle_ms, read_ms;
+	int max_per_uid;        /* 0: no cap below MAX_CONN */
 	pthread_t tid;
 	pthread_mutex_t lock;   /* guards conns */
 	struct conn conns[MAX_CONN];
@@ -247,15 +251,16 @@ static void *conn_main(void *v)
 	return NULL;
 }
 
-/* Called with s->lock held and every slot used: picks the connection idle
- * the longest, tells it why and shuts it down.  Its thread then ends on its
- * own; the caller joins it.  NULL when none is idle. */
-static struct conn *evict_idle_locked(struct cz_ctl_server *s)
+/* Called with s->lock held: picks the connection idle the longest (of uid
+ * only, unless uid is -1), tells it why and shuts it down.  Its thread then
+ * ends on its own; the caller joins it.  NULL when none is idle. */
+static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const char *why)
 {
 	struct conn *old = NULL;
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
-		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (old && c->idle_since >= old->idle_since))
+		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (uid >= 0 && c->uid != uid) ||
+		    (old && c->idle_since >= old->idle_since))
 			continue;
 		/* Idle means nothing sent: bytes waiting are a request its
 		 * thread has not got to yet. */
@@ -265,9 +270,6 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s)
 	}
 	if (!old)
 		return NULL;
-	char why[160];
-	snprintf(why, sizeof(why), "closing the connection: all %d connection slots are taken and this one "
-		 "was idle the longest", MAX_CONN);
 	json_object *r = err_obj(why);
 	size_t len;
 	const char *t = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
@@ -281,40 +283,72 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s)
 	return old;
 }
 
+/* Evicts as evict_idle_locked() and waits for the thread to let go of its
+ * slot (it takes the lock to close its descriptor).  0 when one was freed. */
+static int evict_join_locked(struct cz_ctl_server *s, long uid, const char *why)
+{
+	struct conn *old = evict_idle_locked(s, uid, why);
+	if (!old)
+		return -1;
+	pthread_t tid = old->tid;
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(tid, NULL);
+	pthread_mutex_lock(&s->lock);
+	old->used = 0;
+	return 0;
+}
+
+/* A free slot (reaping finished threads on the way), or NULL. */
+static struct conn *slot_find_locked(struct cz_ctl_server *s)
+{
+	struct conn *c = NULL;
+	/* Reap every finished connection thread now, so their stacks go back
+	 * to the thread library's cache instead of piling up until slots run
+	 * out. */
+	for (int i = 0; i < MAX_CONN; i++) {
+		if (s->conns[i].used && s->conns[i].fd < 0) {
+			pthread_join(s->conns[i].tid, NULL);
+			s->conns[i].used = 0;
+		}
+		if (!s->conns[i].used && !c)
+			c = &s->conns[i];
+	}
+	return c;
+}
+
 static void accept_one(struct cz_ctl_server *s)
 {
+	char why[200];
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	long uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 ? (long)cred.uid : -1;
+
 	pthread_mutex_lock(&s->lock);
 	struct conn *c = NULL;
-	for (int pass = 0; pass < 2 && !c; pass++) {
-		/* Reap every finished connection thread now, so their stacks go
-		 * back to the thread library's cache instead of piling up until
-		 * slots run out. */
-		for (int i = 0; i < MAX_CONN; i++) {
-			if (s->conns[i].used && s->conns[i].fd < 0) {
-				pthread_join(s->conns[i].tid, NULL);
-				s->conns[i].used = 0;
-			}
-			if (!s->conns[i].used && !c)
-				c = &s->conns[i];
-		}
-		if (c || pass)
-			break;
-		struct conn *old = evict_idle_locked(s);
-		if (!old)
-			break;
-		/* Its thread takes the lock to close its descriptor. */
-		pthread_t tid = old->tid;
-		pthread_mutex_unlock(&s->lock);
-		pthread_join(tid, NULL);
-		pthread_mutex_lock(&s->lock);
-		old->used = 0;
+	bool over = false;
+	if (s->max_per_uid && uid >= 0) {
+		/* A uid at its cap recycles its own idle connection, or waits. */
+		int mine = 0;
+		for (int i = 0; i < MAX_CONN; i++)
+			mine += s->conns[i].used && s->conns[i].fd >= 0 && s->conns[i].uid == uid;
+		snprintf(why, sizeof(why), "closing the connection: uid %ld has its %d connections (--max-conns-per-uid) "
+			 "and this one was idle the longest", uid, s->max_per_uid);
+		over = mine >= s->max_per_uid && evict_join_locked(s, uid, why);
+	}
+	if (!over) {
+		c = slot_find_locked(s);
+		snprintf(why, sizeof(why), "closing the connection: all %d connection slots are taken and this one "
+			 "was idle the longest", MAX_CONN);
+		if (!c && !evict_join_locked(s, -1, why))
+			c = slot_find_locked(s);
 	}
 	if (c) {
 		c->s = s;
 		c->fd = fd;
+		c->uid = uid;
 		c->used = 1;
 		c->state = CONN_IDLE;
 		c->evicted = false;
@@ -330,8 +364,11 @@ static void accept_one(struct cz_ctl_server *s)
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!c) {
-		char why[120];
-		snprintf(why, sizeof(why), "too many connections: all %d slots are running requests", MAX_CONN);
+		if (over)
+			snprintf(why, sizeof(why), "too many connections from uid %ld: all %d it may have "
+				 "(--max-conns-per-uid) are running requests", uid, s->max_per_uid);
+		else
+			snprintf(why, sizeof(why), "too many connections: all %d slots are running requests", MAX_CONN);
 		reply_err(s, fd, why);
 		close(fd);
 	}
@@ -419,6 +456,7 @@ struct cz_ctl_server *cz_ctl_server_start(const char *path, cz_ctl_fn fn, void *
 	s->hangup = o ? o->hangup : NULL;
 	s->idle_ms = ms_of(o ? o->idle_timeout_s : 0, 300);
 	s->read_ms = ms_of(o ? o->read_timeout_s : 0, 10);
+	s->max_per_uid = o && o->max_conns_per_uid < MAX_CONN ? (int)o->max_conns_per_uid : 0;
 	s->stopfd[0] = s->stopfd[1] = s->wakefd[0] = s->wakefd[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	for (int i = 0; i < MAX_CONN; i++)

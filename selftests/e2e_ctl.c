@@ -524,6 +524,55 @@ static void test_slots(struct daemon *d, double idle_s, double read_s)
 	ct_ok(good_job(d, "after-slots"), "the daemon still proves a good job");
 }
 
+/* The optional per-uid cap (--max-conns-per-uid 2), on a daemon of its own:
+ * a uid at its cap recycles its own idle connection, and is refused only
+ * when both of its connections are running requests. */
+static void test_uid_cap(void)
+{
+	struct daemon d;
+	char err[256];
+	const char *nul[] = { "--backend", "null", "--null-delay-ms", "3000", "--mem-budget", "1G",
+			      "--max-conns-per-uid", "2", NULL };
+	if (daemon_start(&d, "cap", nul)) {
+		ct_ok(0, "cuzkd --max-conns-per-uid 2 starts");
+		ct_ok(0, "(skipped: no daemon)");
+		return;
+	}
+	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir)));
+	int i1 = cz_ctl_connect(d.sock, err, sizeof(err)), i2 = cz_ctl_connect(d.sock, err, sizeof(err));
+	json_object *r = req(&d, "{\"op\":\"status\"}");
+	json_object *e = answer(i1);
+	ct_ok(ok_of(r) && refused(e, "has its 2 connections (--max-conns-per-uid) and this one was idle the longest"),
+	      "--max-conns-per-uid 2 with 2 idle connections: a third is served, the oldest is told why it closed: %s",
+	      e ? str_of(e, "error") : "(no answer)");
+	json_object_put(r);
+	json_object_put(e);
+	close(i1);
+	close(i2);
+	json_object_put(req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"w\",\"witnesses\":%s}", wlist(8))));
+	int a[2];
+	for (int i = 0; i < 2; i++) {
+		a[i] = cz_ctl_connect(d.sock, err, sizeof(err));
+		send_text(a[i], "{\"op\":\"await\",\"job\":\"w\"}", NULL, 0);
+	}
+	int capped = 0;
+	for (int t = 0; t < 200 && !capped; t++) {
+		r = req(&d, "{\"op\":\"status\"}");
+		capped = refused(r, "too many connections from uid") != 0;
+		if (!capped)
+			usleep(20000);
+		json_object_put(r);
+	}
+	ct_ok(capped, "with its 2 connections awaiting, the uid's third is refused naming the cap");
+	close(a[0]);
+	close(a[1]);
+	kill(d.pid, SIGTERM);
+	if (wait_exit(d.pid) < 0) {
+		kill(d.pid, SIGKILL);
+		waitpid(d.pid, NULL, 0);
+	}
+}
+
 /* ---- 7: a reply over 1 MiB ---- */
 
 static void test_big_reply(struct daemon *d)
@@ -648,6 +697,7 @@ static void test_types(struct daemon *d)
 		{ "--mem-budget", "nan" }, { "--mem-budget", "inf" }, { "--mem-budget", "-1G" },
 		{ "--mem-budget", "0x10" }, { "--mem-budget", "1e30" }, { "--idle-timeout", "0" },
 		{ "--idle-timeout", "nan" }, { "--read-timeout", "abc" }, { "--devices", "-1" },
+		{ "--max-conns-per-uid", "65" },
 	};
 	all = 1;
 	for (size_t i = 0; i < sizeof(dbad) / sizeof(*dbad); i++) {
@@ -659,7 +709,7 @@ static void test_types(struct daemon *d)
 			ct_diag("cuzkd %s %s: status %d: %s", dbad[i][0], dbad[i][1], st, out);
 		all &= ok;
 	}
-	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1: each exits 2 naming the option");
+	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1, --max-conns-per-uid 65: each exits 2 naming the option");
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	double phys_t = (double)pages * (double)psz / (1024.0 * 1024 * 1024 * 1024);
 	char over[32];
@@ -773,7 +823,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-ctl-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(40);
+	ct_plan(42);
 	if (!ct_ok(mkdtemp(dir) && make_fixtures() == 0, "fixtures: a 2^8 key, 4 witnesses, a 2^12 key"))
 		return ct_exit();
 	struct daemon d;
@@ -793,6 +843,7 @@ int main(int argc, char **argv)
 	test_fifo(&d);
 	test_slots(&d, idle_s, read_s);
 	test_huge_reply();
+	test_uid_cap();
 	test_types(&d);
 	test_socket_file();
 	test_big_reply(&d);

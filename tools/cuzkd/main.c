@@ -29,6 +29,7 @@ static void usage(FILE *f)
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
+		"             [--max-conns-per-uid N]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
@@ -40,12 +41,13 @@ static void usage(FILE *f)
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
-		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n",
+		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
+		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms);
+		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN);
 }
 
 /* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
@@ -175,6 +177,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
 	else if (!strcmp(name, "read-timeout"))
 		bad = parse_secs(val, &o->srv.read_timeout_s);
+	else if (!strcmp(name, "max-conns-per-uid"))
+		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
 	else if (!strcmp(name, "load")) {
 		if (o->nloads == MAX_LOADS) {
 			fprintf(stderr, "cuzkd: --load %s: at most %d keys at start\n", val, MAX_LOADS);
@@ -226,7 +230,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
-		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 },
+		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
