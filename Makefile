@@ -23,6 +23,9 @@ BINS     := $(TOOLS:%=$(B)/bin/%)
 
 TESTSRC  := $(wildcard selftests/*.c)
 TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
+# The layering check (the #include rules of tools/layers.txt) is one more
+# test program: a script that prints TAP.
+TESTS    += tools/check-layers
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

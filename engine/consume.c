@@ -28,7 +28,7 @@ static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
 	atomic_store(&c->cur_part, p->idx);
 	atomic_store(&c->busy, 1);
 	uint64_t t0 = cz_trace_now();
-	cz_trace(CZ_EV_COMPUTE_START, p->job->seq, p->idx);
+	cz_trace_arg(CZ_EV_COMPUTE_START, p->job->seq, p->idx, c->dev);
 	int rc = e->be->prove(d->dev, &p->work);
 	cz_trace(CZ_EV_COMPUTE_END, p->job->seq, p->idx);
 	atomic_fetch_add(&c->busy_ns, cz_trace_now() - t0);
@@ -54,10 +54,12 @@ void *cz_consume_main(void *v)
 		cz_trace(CZ_EV_IDLE, 0, 0);
 		if (!(p = cz_pipe_take(&e->pipe, c->idx)))
 			break;
-		cz_trace(CZ_EV_POP, p->job->seq, p->idx);
+		cz_trace_arg(CZ_EV_POP, p->job->seq, p->idx, c->dev);
 		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE &&
 		    atomic_load(&p->state) != CZ_PART_FAILED)   /* a bad descriptor */
 			prove(e, c, p);
+		else
+			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_CONSUMER);
 		if (cz_pipe_done(&e->pipe, CZ_OWNER_CONSUMER + c->idx, p))
 			cz_part_fail(e, p, "consumer cannot hand it to the finalizer");
 	}

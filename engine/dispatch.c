@@ -42,6 +42,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
+		cz_trace(CZ_EV_DROP, p->job->seq, p->idx);
 		cz_pq_pop(&e->queued);
 		j->in_heap--;
 		cz_part_set(p, CZ_PART_CANCELLED);
@@ -61,6 +62,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 			snprintf(why, sizeof(why), "partition needs %llu bytes, more than the free budget "
 				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
 				 (unsigned long long)st.free, (unsigned long long)st.limit);
+			cz_trace(CZ_EV_DROP, p->job->seq, p->idx);
 			cz_pq_pop(&e->queued);
 			j->in_heap--;
 			fail_locked(e, p, why);
@@ -90,16 +92,40 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	return 1;
 }
 
+/* Why dispatch_one just returned 0 (for the trace: each idle gap of a
+ * device needs the dispatcher's reason at that moment). */
+static int wait_reason_locked(struct cz_engine *e)
+{
+	if (!cz_pq_peek(&e->queued))
+		return CZ_DISP_WAIT_JOB;
+	if (!e->synth_idle)
+		return CZ_DISP_WAIT_WORKER;
+	if (e->inflight == CZ_PIPE_INFLIGHT)
+		return CZ_DISP_WAIT_INFLIGHT;
+	return CZ_DISP_WAIT_BUDGET;
+}
+
 void *cz_dispatch_main(void *v)
 {
 	struct cz_engine *e = v;
 	bool waiting = false;
+	int why = -1;           /* the last traced reason, -1 while dispatching */
 
 	cz_trace_thread("dispatcher", 0);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stopping) {
-		if (!dispatch_one(e, &waiting))
-			pthread_cond_wait(&e->dispatch_cv, &e->lock);
+		if (dispatch_one(e, &waiting)) {
+			why = -1;
+			continue;
+		}
+		/* One event per change of reason, not per wake-up. */
+		int w = wait_reason_locked(e);
+		if (w != why) {
+			struct cz_part *h = cz_pq_peek(&e->queued);
+			cz_trace_arg(CZ_EV_DISP_WAIT, h ? h->job->seq : 0, h ? h->idx : 0, (uint32_t)w);
+			why = w;
+		}
+		pthread_cond_wait(&e->dispatch_cv, &e->lock);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
@@ -166,6 +192,7 @@ void *cz_dispatch_synth_main(void *v)
 
 		int rc = 0, qrc = 0;
 		if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
+			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
 			qrc = cz_pipe_done(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);

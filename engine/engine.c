@@ -30,12 +30,14 @@
  * - A partition reaches exactly one terminal state (done, failed,
  *   cancelled), and its memory and budget come back at that moment; a job
  *   is answered only when all of its partitions are terminal.
+ * - Every wait is traced (engine/trace.h), so each idle moment of a device
+ *   has one named cause; engine/stat.c keeps those figures live for status
+ *   from the trace itself (docs/trace.md).
  * Failure modes: a bad witness fails its partition and its job (the reason
  * names the partition); an unsatisfying witness is caught by verifying each
  * proof before it is written; the daemon itself keeps serving.
  */
 #include "engine/engine_pvt.h"
-#include "zk/ntt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -167,9 +169,13 @@ static int start_threads(struct cz_engine *e)
 		e->cons[i].e = e;
 		e->cons[i].idx = i;
 		e->cons[i].dev = i % e->ndev;
+	}
+	/* Before any pipeline thread, so it sees all of their events. */
+	if (cz_stat_start(e))
+		return -ENOMEM;
+	for (unsigned i = 0; i < e->ncons; i++)
 		if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
 			return -EAGAIN;
-	}
 	for (unsigned i = 0; i < e->nsynth; i++)
 		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
@@ -267,6 +273,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	if (e->finalizer)
 		pthread_join(e->finalizer, NULL);
 	cz_pipe_destroy(&e->pipe);
+	cz_stat_stop(e);
 	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);

@@ -73,6 +73,8 @@ struct cz_job {
 	struct cz_job *next;
 };
 
+struct cz_stat;
+
 struct cz_consumer {
 	struct cz_engine *e;
 	unsigned idx, dev;
@@ -120,6 +122,7 @@ struct cz_engine {
 	unsigned nsynth, ncons, ndev;
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
+	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -135,6 +138,13 @@ void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+/* engine/stat.c: started once devices and consumers are counted, before
+ * any pipeline thread; stopped after they are joined. */
+int cz_stat_start(struct cz_engine *e);
+void cz_stat_stop(struct cz_engine *e);
+/* Per device: since_start and last_10s {window_ms, busy_ms, idle_ms, duty,
+ * idle_by_cause_ms, unattributed_ms}; *lost = trace events it missed. */
+json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
 /* engine/output.c */

@@ -237,6 +237,8 @@ fail:
 	if (!id)
 		snprintf(j->id, sizeof(j->id), "%llu", (unsigned long long)j->seq);
 	c->jobs++;
+	/* Before any drop below, so the trace's queued count never dips. */
+	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
 	for (uint32_t i = 0; i < n; i++) {
 		struct cz_part *p = &j->parts[i];
 		p->key.hi = (uint64_t)prio << 56 | j->seq;
@@ -246,6 +248,7 @@ fail:
 			continue;
 		}
 		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
+		cz_trace(CZ_EV_DROP, j->seq, i);
 		cz_part_set(p, CZ_PART_FAILED);
 		cz_job_part_terminal_locked(e, p);
 	}
@@ -255,7 +258,6 @@ fail:
 	j->next = e->jobs;
 	e->jobs = j;
 	jobs_trim_locked(e);
-	cz_trace(CZ_EV_SUBMIT, j->seq, n);
 	pthread_cond_signal(&e->dispatch_cv);
 	pthread_mutex_unlock(&e->lock);
 
@@ -375,6 +377,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 		for (uint32_t i = 0; i < j->nparts; i++) {
 			struct cz_part *p = &j->parts[i];
 			if (atomic_load(&p->state) == CZ_PART_QUEUED) {
+				cz_trace(CZ_EV_DROP, j->seq, i);
 				cz_part_set(p, CZ_PART_CANCELLED);
 				cz_job_part_terminal_locked(e, p);
 				dropped++;
@@ -389,7 +392,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	return r;
 }
 
-static json_object *status_job(const struct cz_job *j)
+static json_object *status_job(const struct cz_engine *e, const struct cz_job *j)
 {
 	json_object *o = json_object_new_object();
 	json_object *parts = json_object_new_array();
@@ -400,10 +403,33 @@ static json_object *status_job(const struct cz_job *j)
 	json_object_object_add(o, "state", json_object_new_string(job_state_name(atomic_load(&j->state))));
 	if (*j->err)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
-	for (uint32_t i = 0; i < j->nparts; i++)
-		json_object_array_add(parts, json_object_new_string(
-			cz_part_state_name(cz_job_part_state(j, i))));
+	/* Where its partitions are: counts by state, and for each one that
+	 * reached a consumer (while the job keeps its partition records),
+	 * which consumer and device. */
+	uint32_t cnt[CZ_PART_CANCELLED + 1] = { 0 };
+	json_object *where = json_object_new_array();
+	for (uint32_t i = 0; i < j->nparts; i++) {
+		int st = cz_job_part_state(j, i);
+		json_object_array_add(parts, json_object_new_string(cz_part_state_name(st)));
+		if (st >= 0 && st <= CZ_PART_CANCELLED)
+			cnt[st]++;
+		int c = j->parts ? atomic_load(&j->parts[i].consumer) : -1;
+		if (c >= 0 && (unsigned)c < e->ncons) {
+			json_object *w = json_object_new_object();
+			json_object_object_add(w, "partition", json_object_new_int((int)i));
+			json_object_object_add(w, "state", json_object_new_string(cz_part_state_name(st)));
+			json_object_object_add(w, "consumer", json_object_new_int(c));
+			json_object_object_add(w, "device", json_object_new_int((int)e->cons[c].dev));
+			json_object_array_add(where, w);
+		}
+	}
 	json_object_object_add(o, "partitions", parts);
+	json_object *counts = json_object_new_object();
+	for (int st = 0; st <= CZ_PART_CANCELLED; st++)
+		if (cnt[st])
+			json_object_object_add(counts, cz_part_state_name(st), json_object_new_int((int)cnt[st]));
+	json_object_object_add(o, "counts", counts);
+	json_object_object_add(o, "placed", where);
 	return o;
 }
 
@@ -416,7 +442,7 @@ json_object *cz_req_status(struct cz_engine *e)
 	struct cz_budget_stat st;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
-		json_object_array_add(jobs, status_job(j));
+		json_object_array_add(jobs, status_job(e, j));
 	cz_budget_stat(e->budget, &st);
 	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
 	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
@@ -446,7 +472,13 @@ json_object *cz_req_status(struct cz_engine *e)
 		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&c->busy_ns) / 1e6));
 		json_object_array_add(cons, o);
 	}
+	/* Taken after the engine lock is dropped; the stat lock is the
+	 * control plane's own (engine/stat.c), never a consumer's. */
+	uint64_t lost;
+	json_object *devs = cz_stat_devices_json(e, &lost);
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
+	json_object_object_add(r, "devices", devs);
+	json_object_object_add(r, "trace_lost", json_object_new_int64((int64_t)lost));
 	json_object_object_add(r, "jobs", jobs);
 	json_object_object_add(r, "consumers", cons);
 	json_object_object_add(r, "budget", b);

@@ -6,25 +6,31 @@
  * stores the event at head % CAP, then publishes head + 1 with a release
  * store (W1).  A dump acquires head (pairs with W1), copies, re-reads head
  * and drops the entries the writer may have overwritten meanwhile, so it
- * never blocks a writer and never reports a torn event.
+ * never blocks a writer and never reports a torn event.  The live reader
+ * (cz_trace_scan, for engine/stat.c) does the same one event at a time,
+ * seqlock-style, and merges the buffers in time order without allocating.
+ * A dump starts with one "thread" record per buffer, so a reader knows
+ * every consumer (and so every device) even if it never ran.
  */
 #include "engine/trace.h"
+#include "lib/clock.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define CAP (1u << 15)
-#define MAXBUF 256
+#define MAXBUF CZ_TRACE_MAXBUF
 
 struct tbuf {
 	_Atomic uint64_t head;
 	_Atomic int live;       /* a thread owns it; 0 after that thread exits */
 	char role[32];
 	uint32_t unit;
+	uint64_t t_reg;         /* when it was first registered */
 	struct cz_trace_ev ev[CAP];
 };
 
@@ -68,6 +74,8 @@ static const char *const names[CZ_EV__COUNT] = {
 	"submit", "dispatch", "budget_wait", "budget_got", "synth_start", "synth_end",
 	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
 	"final_start", "final_end", "output", "idle",
+	"assign", "reclaim",
+	"disp_wait", "drop", "skip",
 };
 
 const char *cz_trace_name(enum cz_ev t)
@@ -77,9 +85,7 @@ const char *cz_trace_name(enum cz_ev t)
 
 uint64_t cz_trace_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)cz_now_ns();
 }
 
 void cz_trace_thread(const char *role, uint32_t unit)
@@ -102,6 +108,7 @@ void cz_trace_thread(const char *role, uint32_t unit)
 		return;
 	snprintf(b->role, sizeof(b->role), "%s", role);
 	b->unit = unit;
+	b->t_reg = cz_trace_now();
 	atomic_init(&b->live, 1);
 	mine_idx = (uint16_t)i;
 	/* R0: publish the initialized buffer; pairs with the acquire in dump (D0). */
@@ -110,7 +117,24 @@ void cz_trace_thread(const char *role, uint32_t unit)
 	pthread_setspecific(exit_key, b);
 }
 
+static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg);
+
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
+{
+	trace_ev(type, job, part, UINT32_MAX, 0);
+}
+
+void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit)
+{
+	trace_ev(type, job, part, unit, 0);
+}
+
+void cz_trace_arg(enum cz_ev type, uint64_t job, uint32_t part, uint32_t arg)
+{
+	trace_ev(type, job, part, UINT32_MAX, arg);
+}
+
+static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg)
 {
 	struct tbuf *b = mine;
 	if (!b) {
@@ -125,7 +149,8 @@ void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)
 	e->part = part;
 	e->type = (uint16_t)type;
 	e->thread = mine_idx;
-	e->unit = b->unit;
+	e->unit = unit == UINT32_MAX ? b->unit : unit;
+	e->arg = arg;
 	/* W1: the event is written before head covers it; pairs with D1. */
 	atomic_store_explicit(&b->head, h + 1, memory_order_release);
 }
@@ -177,10 +202,69 @@ static size_t collect(struct cz_trace_ev **out)
 	return n;
 }
 
-static const char *role_of(uint16_t t)
+const char *cz_trace_role(uint16_t t)
 {
 	struct tbuf *b = t < MAXBUF ? __atomic_load_n(&bufs[t], __ATOMIC_ACQUIRE) : NULL;
 	return b ? b->role : "?";
+}
+
+#define role_of cz_trace_role
+
+/* The next unread event of buffer i below horizon into *out: 1, or 0 when
+ * there is none yet.  A seqlock-style read: copy, then re-read head; if the
+ * writer lapped the slot meanwhile the copy may be torn, so skip ahead. */
+static int scan_peek(struct cz_trace_cursor *cur, unsigned i, uint64_t horizon,
+		     struct cz_trace_ev *out)
+{
+	/* D0 again: pairs with R0 */
+	struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+	if (!b)
+		return 0;
+	for (;;) {
+		/* D1 again: pairs with W1 */
+		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
+		uint64_t pos = cur->pos[i];
+		if (pos >= h)
+			return 0;
+		if (h - pos > CAP) {
+			cur->lost += h - CAP - pos;
+			cur->pos[i] = pos = h - CAP;
+		}
+		*out = b->ev[pos % CAP];
+		/* S1: the copy is complete before head is re-read (the
+		 * seqlock reader's fence; pairs with W1 of a lapping writer). */
+		atomic_thread_fence(memory_order_acquire);
+		uint64_t h2 = atomic_load_explicit(&b->head, memory_order_relaxed);
+		if (h2 - pos > CAP)
+			continue;
+		return out->ns < horizon;
+	}
+}
+
+void cz_trace_scan(struct cz_trace_cursor *cur, uint64_t horizon, cz_trace_fn *fn, void *arg)
+{
+	struct cz_trace_ev next[MAXBUF];
+	bool have[MAXBUF];
+	unsigned nb = atomic_load(&nbufs);
+
+	if (nb > MAXBUF)
+		nb = MAXBUF;
+	for (unsigned i = 0; i < nb; i++)
+		have[i] = scan_peek(cur, i, horizon, &next[i]);
+	/* A k-way merge by linear scan: a few dozen buffers, so a heap would
+	 * not pay for itself. */
+	for (;;) {
+		int m = -1;
+		for (unsigned i = 0; i < nb; i++)
+			if (have[i] && (m < 0 || next[i].ns < next[m].ns))
+				m = (int)i;
+		if (m < 0)
+			return;
+		if (fn)
+			fn(arg, &next[m]);
+		cur->pos[m]++;
+		have[m] = scan_peek(cur, (unsigned)m, horizon, &next[m]);
+	}
 }
 
 /* Chrome's duration events: which event opens or closes which span. */
@@ -206,8 +290,26 @@ int cz_trace_dump(FILE *f, int chrome)
 	struct cz_trace_ev *ev;
 	size_t n = collect(&ev);
 
+	unsigned nb = atomic_load(&nbufs);
+	if (nb > MAXBUF)
+		nb = MAXBUF;
 	if (chrome)
 		fprintf(f, "{\"traceEvents\": [\n");
+	/* The header: every thread that ever registered, with its role. */
+	int first = 1;
+	for (unsigned i = 0; i < nb; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		if (!b)
+			continue;
+		if (chrome)
+			fprintf(f, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, "
+				"\"args\": {\"name\": \"%s\"}}\n", first ? "" : ",", i, b->role);
+		else
+			fprintf(f, "{\"ns\": %llu, \"ev\": \"thread\", \"job\": 0, \"part\": 0, "
+				"\"thread\": \"%s\", \"unit\": %u, \"arg\": 0}\n",
+				(unsigned long long)b->t_reg, b->role, b->unit);
+		first = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cz_trace_ev *e = &ev[i];
 		if (chrome) {
@@ -215,13 +317,13 @@ int cz_trace_dump(FILE *f, int chrome)
 			const char *nm = span(e->type, &ph);
 			fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"%c\", \"ts\": %.3f, \"pid\": 1, \"tid\": %u, "
 				"%s\"args\": {\"job\": %llu, \"part\": %u, \"thread\": \"%s\"}}\n",
-				i ? "," : "", nm, ph, e->ns / 1e3, e->thread, ph == 'i' ? "\"s\": \"t\", " : "",
+				first && !i ? "" : ",", nm, ph, e->ns / 1e3, e->thread, ph == 'i' ? "\"s\": \"t\", " : "",
 				(unsigned long long)e->job, e->part, role_of(e->thread));
 		} else {
 			fprintf(f, "{\"ns\": %llu, \"ev\": \"%s\", \"job\": %llu, \"part\": %u, "
-				"\"thread\": \"%s\", \"unit\": %u}\n",
+				"\"thread\": \"%s\", \"unit\": %u, \"arg\": %u}\n",
 				(unsigned long long)e->ns, cz_trace_name(e->type), (unsigned long long)e->job,
-				e->part, role_of(e->thread), e->unit);
+				e->part, role_of(e->thread), e->unit, e->arg);
 		}
 	}
 	if (chrome)

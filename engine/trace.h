@@ -16,8 +16,25 @@ enum cz_ev {
 	CZ_EV_SYNTH_START, CZ_EV_SYNTH_END, CZ_EV_ENQUEUE, CZ_EV_POP,
 	CZ_EV_LOCK_WAIT, CZ_EV_LOCK_GOT, CZ_EV_COMPUTE_START, CZ_EV_COMPUTE_END,
 	CZ_EV_FINAL_START, CZ_EV_FINAL_END, CZ_EV_OUTPUT, CZ_EV_IDLE,
+	CZ_EV_ASSIGN,           /* order thread: partition given to consumer `unit` */
+	CZ_EV_RECLAIM,          /* order thread: taken back from consumer `unit` (swap, or an idle device) */
+	/* Added for issue 9's evidence (docs/trace.md says what each means): */
+	CZ_EV_DISP_WAIT,        /* dispatcher sleeps; arg = enum cz_disp_wait */
+	CZ_EV_DROP,             /* a queued partition leaves without being dispatched */
+	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
 	CZ_EV__COUNT
 };
+
+/* Why the dispatcher sleeps (CZ_EV_DISP_WAIT's arg). */
+enum cz_disp_wait {
+	CZ_DISP_WAIT_JOB,       /* nothing queued */
+	CZ_DISP_WAIT_WORKER,    /* no idle synthesis worker */
+	CZ_DISP_WAIT_BUDGET,    /* the head does not fit the free budget */
+	CZ_DISP_WAIT_INFLIGHT,  /* CZ_PIPE_INFLIGHT partitions already in flight */
+};
+
+/* Which stage skipped (CZ_EV_SKIP's arg). */
+enum cz_skip_stage { CZ_SKIP_SYNTH, CZ_SKIP_CONSUMER };
 
 struct cz_trace_ev {
 	uint64_t ns;            /* CLOCK_MONOTONIC */
@@ -26,15 +43,41 @@ struct cz_trace_ev {
 	uint16_t type;          /* enum cz_ev */
 	uint16_t thread;        /* the buffer's index */
 	uint32_t unit;          /* consumer / worker number, or 0 */
-	uint32_t pad;
+	uint32_t arg;           /* per type: submit: priority; pop, compute_start:
+				 * device; disp_wait: why; skip: stage; else 0 */
 };
 
 /* Registers the calling thread's buffer under a role name ("consumer 0.1"). */
 void cz_trace_thread(const char *role, uint32_t unit);
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part);
+/* The same, naming another unit than the caller's (the consumer the order
+ * thread gives a partition to). */
+void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit);
+/* The same with the event's arg (see struct cz_trace_ev). */
+void cz_trace_arg(enum cz_ev type, uint64_t job, uint32_t part, uint32_t arg);
 uint64_t cz_trace_now(void);
 const char *cz_trace_name(enum cz_ev type);
-/* JSON lines, one event each, in time order (chrome: Chrome trace format). */
+/* JSON lines: first one "thread" record per buffer (its role and unit, so
+ * every consumer, and so every device, is named even if its events were
+ * overwritten or it ran nothing), then one event each, in time order
+ * (chrome: Chrome trace format). */
 int cz_trace_dump(FILE *f, int chrome);
+
+/*
+ * Incremental reading for live accounting (engine/stat.c): calls fn on each
+ * event not yet seen through cur with ns < horizon, merged across threads
+ * in time order.  Lock-free against writers, allocation-free; events a
+ * writer overwrote before they were read are skipped and counted in
+ * cur->lost.  One reader per cursor; fn NULL skips (to start at "now").
+ */
+#define CZ_TRACE_MAXBUF 256
+struct cz_trace_cursor {
+	uint64_t pos[CZ_TRACE_MAXBUF];
+	uint64_t lost;
+};
+typedef void cz_trace_fn(void *arg, const struct cz_trace_ev *ev);
+void cz_trace_scan(struct cz_trace_cursor *cur, uint64_t horizon, cz_trace_fn *fn, void *arg);
+/* The role a buffer was registered with ("consumer 0.1"), or "?". */
+const char *cz_trace_role(uint16_t thread);
 
 #endif

@@ -7,7 +7,19 @@
 #   cpu    cpu backend, built-in circuit at 2^LOG2 (default 14), 3 jobs × 4
 #          partitions: proofs/min and per-stage times, vs `cuzk prove` run on
 #          the same partitions one after another
-# usage: tools/bench-daemon.sh [null|rss|cpu|all] [--log2 K]
+#   scen   issue 9's scenarios, each from the daemon's own trace
+#          (tools/cuzk-trace-report --json): worst order inversions vs the
+#          bound, the critical job's wait in partitions and ms, duty per
+#          device, share of idle named.  Merkle 2^8, 6 partitions a job:
+#            null2     null, 2 devices, 20 ms/partition, synthesis 5 ms x 3 workers;
+#                      3 normal jobs, then 1 critical, then 1 low, back to back
+#            cpu       cpu backend (1 device, 2 consumers), the same jobs
+#            budget    null2 with --mem-budget = key + 2.5 partitions
+#            slowsynth null, 2 devices at 5 ms, synthesis 20 ms x 2 workers
+#            pause     null2, one job, 300 ms with nothing, another job
+#            backlog   null2, 5 normal jobs (30 partitions), then 1 critical
+#            null4     null, 4 devices x 2 consumers at 2 ms, 8 jobs x 10 partitions
+# usage: tools/bench-daemon.sh [null|rss|cpu|scen|all] [--log2 K]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -92,10 +104,81 @@ bench_cpu() {
 	echo "cuzkd 3 jobs x 4 partitions:      $d_ms ms ($(awk -v m=$d_ms 'BEGIN{printf "%.1f", 12*60000/m}') proofs/min), peak RSS ${rss} kB; ratio $(awk -v a=$seq_ms -v b=$d_ms 'BEGIN{printf "%.2f", a/b}')x"
 }
 
+w6() { echo "$tmp"/merkle_8_[0-5].wtns; }
+jobs_issue() {
+	for j in 1 2 3; do ctl submit m $(w6) --id "n$j" >/dev/null; done
+	ctl submit m $(w6) --id crit --priority critical >/dev/null
+	ctl submit m $(w6) --id low --priority low >/dev/null
+	for j in n1 n2 n3 crit low; do ctl await "$j" >/dev/null; done
+}
+jobs_pause() {
+	ctl submit m $(w6) --id a --wait >/dev/null
+	sleep 0.3
+	ctl submit m $(w6) --id b --wait >/dev/null
+}
+jobs_backlog() {
+	for j in 1 2 3 4 5; do ctl submit m $(w6) --id "n$j" >/dev/null; done
+	ctl submit m $(w6) --id crit --priority critical >/dev/null
+	for j in n1 n2 n3 n4 n5 crit; do ctl await "$j" >/dev/null; done
+}
+jobs_null4() {
+	for j in $(seq 8); do ctl submit m "$tmp"/merkle_8_*.wtns --id "j$j" >/dev/null; done
+	for j in $(seq 8); do ctl await "j$j" >/dev/null; done
+}
+
+# One line per scenario from the report's JSON.
+summary() {
+	python3 -c '
+import json, sys
+name, r = sys.argv[1], json.load(sys.stdin)
+o = r["order"]
+crit = [j for j in r["jobs"] if j["priority"] == "critical"]
+c = ("critical job: behind %d partitions, ready->start max %.1f ms, submit->first start %.1f ms"
+     % (crit[0]["inversions_max"], crit[0]["ready_to_start_max_ms"], crit[0]["submit_to_first_start_ms"])
+     if crit else "no critical job")
+duty = ", ".join("dev%d %.1f%%" % (d["device"], 100 * d["duty"]) for d in r["devices"])
+top = sorted(r["idle_by_cause_ms"].items(), key=lambda x: -x[1])[:3]
+print("%-9s inversions worst %d (bound %d, %d partitions over); %s" % (name, o["max_inversions"],
+      o["bound"], o["over_bound"], c))
+print("%-9s duty %s; window %.1f ms; idle %.1f ms, %.2f%% named; top causes: %s; longest idle while ready %.2f ms; gap p99 %.1f us"
+      % ("", duty, r["window_ms"], r["idle_ms"], 100 * r["named_share"],
+         ", ".join("%s %.1f ms" % x for x in top) or "-", r["ready_idle_max_ms"], r["gap_p99_us"]))
+' "$1"
+}
+
+scenario() {   # name, job function, cuzkd options...
+	local name=$1 fn=$2
+	shift 2
+	start "$@"
+	ctl load m "$tmp/merkle_8.zkey"
+	if [ -z "${kb:-}" ]; then
+		read -r kb pb < <(ctl circuits | python3 -c 'import json,sys; c=json.load(sys.stdin)["circuits"][0]; print(c["key_bytes"], c["partition_bytes"])')
+	fi
+	"$fn"
+	ctl trace --out "$tmp/$name.jsonl"
+	stop
+	tools/cuzk-trace-report --json "$tmp/$name.jsonl" | summary "$name"
+}
+
+bench_scen() {
+	keys 8 10
+	local n2=(--backend null --devices 2 --null-delay-ms 20 --null-synth-ms 5 --synth-workers 3)
+	echo "== issue 9 scenarios (merkle 2^8; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	scenario null2 jobs_issue "${n2[@]}"
+	scenario cpu jobs_issue --backend cpu --consumers-per-device 2 --synth-workers 1 --mem-budget 1G
+	scenario budget jobs_issue "${n2[@]}" --mem-budget $(( kb + pb * 5 / 2 ))
+	scenario slowsynth jobs_issue --backend null --devices 2 --null-delay-ms 5 --null-synth-ms 20 --synth-workers 2
+	scenario pause jobs_pause "${n2[@]}"
+	scenario backlog jobs_backlog "${n2[@]}"
+	scenario null4 jobs_null4 --backend null --devices 4 --consumers-per-device 2 --synth-workers 4 \
+		--null-delay-ms 2 --null-synth-ms 1
+}
+
 case "$what" in
 null) bench_null ;;
 rss) bench_rss ;;
 cpu) bench_cpu ;;
-all) bench_null; bench_rss; bench_cpu ;;
-*) echo "usage: $0 [null|rss|cpu|all] [--log2 K]" >&2; exit 2 ;;
+scen) bench_scen ;;
+all) bench_null; bench_rss; bench_cpu; bench_scen ;;
+*) echo "usage: $0 [null|rss|cpu|scen|all] [--log2 K]" >&2; exit 2 ;;
 esac

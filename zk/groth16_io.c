@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* zk/groth16_io.c — .zkey and .wtns to and from the prover's forms. */
-#include "synth/synth.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
@@ -114,7 +113,7 @@ int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_po
 		if (!rc)
 			rc = load_coefs(k, z, e);
 		if (!rc)
-			cz_synth_index(k);   /* failure only costs parallel synthesis */
+			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 		cz_zkey_close(z);
 	}
 	if (rc)
@@ -160,7 +159,7 @@ uint64_t cz_wtns_file_size(uint32_t nvars)
 
 static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
 {
-	static const uint64_t r[CZ_FR_LIMBS] = BLS12_381_R;
+	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
 
 	if (wt->n != nvars)
 		return cz_errf(e, -EINVAL, "%s: %u witness values, the circuit has nVars = %u",

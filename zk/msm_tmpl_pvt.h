@@ -619,7 +619,7 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	}
 	if (!nbig && !nones)
 		return 0;
-	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
+	cz_msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
 	const struct msm_plan *p = &j.plan;
 	size_t nwt = nbig ? (size_t)p->nwin * p->nchunks : 0;
 	if (!nbig)

@@ -445,8 +445,8 @@ static int get_alphabeta(struct jctx *c, struct json_object *o, cz_fp ab[12])
 	return 0;
 }
 
-int cz_vk_json_parse(const char *name, const char *text, size_t len, struct cz_groth16_vk *vk,
-		     char err[CZ_ERRLEN])
+int cz_groth16_vk_json_parse(const char *name, const char *text, size_t len,
+			     struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct jctx c = { name, err };
 	struct json_object *o = parse_text(&c, text, len), *np, *ic, *ab;
@@ -531,7 +531,7 @@ int cz_public_json_read(const char *path, cz_fr **vals, size_t *n, char err[CZ_E
 	return rc;
 }
 
-int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -539,7 +539,7 @@ int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRL
 
 	if (rc)
 		return rc;
-	rc = cz_vk_json_parse(path, text, len, vk, err);
+	rc = cz_groth16_vk_json_parse(path, text, len, vk, err);
 	free(text);
 	return rc;
 }
@@ -725,7 +725,7 @@ char *cz_public_json_format(const cz_fr *vals, size_t n, char err[CZ_ERRLEN])
 	return finish_text(r, err);
 }
 
-char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+char *cz_groth16_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct json_object *r = json_object_new_object(), *ic;
 
@@ -778,7 +778,7 @@ int cz_public_json_write(const char *path, const cz_fr *vals, size_t n, char err
 	return write_text(path, cz_public_json_format(vals, n, err), err);
 }
 
-int cz_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
-	return write_text(path, cz_vk_json_format(vk, err), err);
+	return write_text(path, cz_groth16_vk_json_format(vk, err), err);
 }

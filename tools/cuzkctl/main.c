@@ -22,7 +22,7 @@ static void usage(FILE *f)
 		"                                    one partition per witness; prints the job id\n"
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
-		"  status [--json]                   jobs, partitions, consumers, budget, keys\n"
+		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
 		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
 }
 
@@ -161,6 +161,29 @@ static void print_status(json_object *r)
 		printf("circuit %-16s 2^%s, %s signals, %s active jobs\n", str_of(c, "name"), str_of(c, "log2n"),
 		       str_of(c, "signals"), str_of(c, "active_jobs"));
 	}
+	a = json_object_object_get(r, "devices");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *d = json_object_array_get_idx(a, i);
+		static const char *const win[] = { "last_10s", "since_start" };
+		for (int w = 0; w < 2; w++) {
+			json_object *o = json_object_object_get(d, win[w]);
+			printf("device %-3s %-11s duty %5.1f%% busy %.1f ms idle %.1f ms", str_of(d, "device"),
+			       w ? "since start" : "last 10 s",
+			       100 * json_object_get_double(json_object_object_get(o, "duty")),
+			       json_object_get_double(json_object_object_get(o, "busy_ms")),
+			       json_object_get_double(json_object_object_get(o, "idle_ms")));
+			json_object *by = json_object_object_get(o, "idle_by_cause_ms");
+			const char *sep = ":";
+			json_object_object_foreach(by, cause, ms) {
+				printf("%s %s %.1f", sep, cause, json_object_get_double(ms));
+				sep = ",";
+			}
+			double un = json_object_get_double(json_object_object_get(o, "unattributed_ms"));
+			if (un > 0)
+				printf("%s unattributed %.1f", sep, un);
+			printf("\n");
+		}
+	}
 	a = json_object_object_get(r, "consumers");
 	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
 		json_object *c = json_object_array_get_idx(a, i);
@@ -172,11 +195,27 @@ static void print_status(json_object *r)
 		json_object *j = json_object_array_get_idx(a, i), *p = json_object_object_get(j, "partitions");
 		printf("job %-12s %-8s %-9s %-10s", str_of(j, "job"), str_of(j, "priority"), str_of(j, "state"),
 		       str_of(j, "circuit"));
-		for (size_t k = 0; p && k < json_object_array_length(p); k++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(p, k)));
+		json_object *cnt = json_object_object_get(j, "counts");
+		const char *sep = "";
+		json_object_object_foreach(cnt, st, n) {
+			printf("%s %s %d", sep, st, json_object_get_int(n));
+			sep = ",";
+		}
 		if (*str_of(j, "error"))
 			printf("  (%s)", str_of(j, "error"));
 		printf("\n");
+		printf("    partitions:");
+		for (size_t k = 0; p && k < json_object_array_length(p); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(p, k)));
+		printf("\n");
+		json_object *pl = json_object_object_get(j, "placed");
+		for (size_t k = 0; pl && k < json_object_array_length(pl); k++) {
+			json_object *w = json_object_array_get_idx(pl, k);
+			if (strcmp(str_of(w, "state"), "proving") && strcmp(str_of(w, "state"), "finalizing"))
+				continue;
+			printf("    partition %s %s on device %s consumer %s\n", str_of(w, "partition"),
+			       str_of(w, "state"), str_of(w, "device"), str_of(w, "consumer"));
+		}
 	}
 }
 

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/stat.c — live evidence: each device's busy time and its idle time
+ * by cause, since start and over the last 10 s, for `status`, without
+ * dumping the trace.
+ *
+ * Design.  A control-plane thread (cz-ctlstat) replays the trace's events
+ * every 100 ms, incrementally (cz_trace_scan: lock-free against the
+ * writers, no allocation), through the same counts and the same cause rule
+ * as tools/cuzk-trace-report (docs/trace.md; keep the two in step).  So:
+ * - consumers pay nothing beyond the trace events they already write: no
+ *   counter shared with other threads, no lock; status takes only st->lock,
+ *   which no pipeline thread ever takes;
+ * - the live figures and the offline report name the same causes for the
+ *   same events.
+ * Events are read up to a horizon 5 ms in the past, so one whose writer was
+ * preempted between its clock read and its publish is still read in order;
+ * a later one is applied at the time already reached (no time runs back).
+ * Events a writer overwrote before they were read (a stalled reader) are
+ * counted in `trace_lost`; the figures then say so.
+ */
+#define _GNU_SOURCE     /* pthread_setname_np */
+#include "engine/engine_pvt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PERIOD_NS (100 * 1000 * 1000ull)
+#define HORIZON_NS (5 * 1000 * 1000ull)
+#define NBUCKET 10              /* one-second buckets: the last 10 s */
+
+enum cause {
+	C_HANDOFF, C_ORDER, C_ELSEWHERE, C_NOTHING, C_FINAL_BP, C_BUDGET, C_WORKER,
+	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_UNATTRIBUTED, C__COUNT
+};
+
+/* The report's names, in the report's order of precedence. */
+static const char *const cause_names[C__COUNT] = {
+	"hand-off latency", "order latency", "ready on another device", "nothing submitted",
+	"finalizer backpressure", "waiting for budget", "waiting for a synthesis worker",
+	"in-flight limit", "waiting for synthesis", "dispatch latency", "unattributed",
+};
+
+struct acct {
+	uint64_t busy, idle[C__COUNT];
+};
+
+struct bucket {
+	uint64_t sec;           /* which second since start it holds */
+	struct acct a;
+};
+
+struct stat_dev {
+	struct acct total;
+	struct bucket b[NBUCKET];
+	int busy;               /* consumers computing */
+};
+
+enum disp { D_JOB, D_WORKER, D_BUDGET, D_INFLIGHT, D_RUNNING };
+
+struct cz_stat {
+	pthread_mutex_t lock;   /* control plane only: status and the stat thread */
+	pthread_cond_t cv;
+	pthread_t tid;
+	bool stop, started;
+	struct cz_engine *e;
+	struct cz_trace_cursor cur;
+	uint64_t t_start, t_now;        /* accounted up to t_now */
+	int64_t queued, synth, free, backlog;
+	enum disp disp;
+	bool assigns;           /* the trace has assign events */
+	int *held;              /* per consumer: assigned or taken, not started */
+	struct stat_dev *dev;
+};
+
+static enum cause cause_of(const struct cz_stat *s, unsigned d)
+{
+	const struct cz_engine *e = s->e;
+	bool held_here = false, held_any = false;
+
+	if (s->queued < 0 || s->synth < 0 || s->free < 0 || s->backlog < 0)
+		return C_UNATTRIBUTED;  /* contradictory counts: events were lost */
+	for (unsigned c = 0; c < e->ncons; c++) {
+		if (s->held[c] < 0)
+			return C_UNATTRIBUTED;
+		if (s->held[c] == 0)
+			continue;
+		held_any = true;
+		if (e->cons[c].dev == d)
+			held_here = true;
+	}
+	if (held_here)
+		return C_HANDOFF;
+	if (s->free > 0)
+		return C_ORDER;
+	if (held_any)
+		return C_ELSEWHERE;
+	if (s->queued <= 0 && s->synth <= 0)
+		return C_NOTHING;
+	switch (s->disp) {
+	case D_BUDGET: return s->backlog > 0 ? C_FINAL_BP : C_BUDGET;
+	case D_WORKER: return C_WORKER;
+	case D_INFLIGHT: return C_INFLIGHT;
+	default: break;
+	}
+	if (s->synth > 0)
+		return C_SYNTH;
+	if (s->queued > 0)
+		return C_DISPATCH;
+	return C_UNATTRIBUTED;
+}
+
+static void add(struct acct *a, bool busy, enum cause c, uint64_t ns)
+{
+	if (busy)
+		a->busy += ns;
+	else
+		a->idle[c] += ns;
+}
+
+/* Accounts [s->t_now, t) under the current state, split at second edges. */
+static void advance(struct cz_stat *s, uint64_t t)
+{
+	while (s->t_now < t) {
+		uint64_t sec = (s->t_now - s->t_start) / 1000000000ull;
+		uint64_t edge = s->t_start + (sec + 1) * 1000000000ull;
+		uint64_t to = t < edge ? t : edge, ns = to - s->t_now;
+		for (unsigned d = 0; d < s->e->ndev; d++) {
+			struct stat_dev *sd = &s->dev[d];
+			bool busy = sd->busy > 0;
+			enum cause c = busy ? C_UNATTRIBUTED : cause_of(s, d);
+			struct bucket *b = &sd->b[sec % NBUCKET];
+			if (b->sec != sec) {
+				memset(b, 0, sizeof(*b));
+				b->sec = sec;
+			}
+			add(&sd->total, busy, c, ns);
+			add(&b->a, busy, c, ns);
+		}
+		s->t_now = to;
+	}
+}
+
+static void apply(void *v, const struct cz_trace_ev *ev)
+{
+	struct cz_stat *s = v;
+	struct cz_engine *e = s->e;
+	unsigned c = ev->unit;
+
+	if (ev->ns > s->t_now)
+		advance(s, ev->ns);
+	switch (ev->type) {
+	case CZ_EV_SUBMIT: s->queued += ev->part; break;
+	case CZ_EV_DISPATCH: s->queued--; s->synth++; s->disp = D_RUNNING; break;
+	case CZ_EV_DROP: s->queued--; break;
+	case CZ_EV_DISP_WAIT: s->disp = ev->arg <= CZ_DISP_WAIT_INFLIGHT ? (enum disp)ev->arg : D_JOB; break;
+	case CZ_EV_BUDGET_WAIT: s->disp = D_BUDGET; break;
+	case CZ_EV_SYNTH_END: s->synth--; break;
+	case CZ_EV_ENQUEUE: s->free++; break;
+	case CZ_EV_ASSIGN:
+		s->assigns = true;
+		s->free--;
+		if (c < e->ncons)
+			s->held[c]++;
+		break;
+	case CZ_EV_RECLAIM:
+		s->free++;
+		if (c < e->ncons)
+			s->held[c]--;
+		break;
+	case CZ_EV_POP:
+		/* An engine whose order thread traces assign has counted the
+		 * hand-over there; else the pop is the hand-over. */
+		if (s->assigns)
+			break;
+		s->free--;
+		if (c < e->ncons)
+			s->held[c]++;
+		break;
+	case CZ_EV_COMPUTE_START:
+		if (c < e->ncons) {
+			s->held[c]--;
+			s->dev[e->cons[c].dev].busy++;
+		}
+		break;
+	case CZ_EV_COMPUTE_END:
+		if (c < e->ncons)
+			s->dev[e->cons[c].dev].busy--;
+		s->backlog++;
+		break;
+	case CZ_EV_SKIP:
+		if (ev->arg == CZ_SKIP_SYNTH)
+			s->synth--;
+		else if (c < e->ncons)
+			s->held[c]--;
+		s->backlog++;
+		break;
+	case CZ_EV_FINAL_START: s->backlog--; break;
+	default: break;
+	}
+}
+
+static void pump_locked(struct cz_stat *s)
+{
+	uint64_t h = cz_trace_now() - HORIZON_NS;
+	if (h <= s->t_now)
+		return;
+	cz_trace_scan(&s->cur, h, apply, s);
+	advance(s, h);
+}
+
+static void *stat_main(void *v)
+{
+	struct cz_stat *s = v;
+
+	pthread_setname_np(pthread_self(), "cz-ctlstat");
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		pump_locked(s);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)PERIOD_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->cv, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int cz_stat_start(struct cz_engine *e)
+{
+	struct cz_stat *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
+
+	if (!s)
+		return -ENOMEM;
+	s->e = e;
+	s->held = calloc(e->ncons ? e->ncons : 1, sizeof(*s->held));
+	s->dev = calloc(e->ndev ? e->ndev : 1, sizeof(*s->dev));
+	if (!s->held || !s->dev) {
+		free(s->held);
+		free(s->dev);
+		free(s);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	s->disp = D_RUNNING;
+	s->t_start = s->t_now = cz_trace_now();
+	/* Only this engine's events: skip whatever the buffers already hold. */
+	cz_trace_scan(&s->cur, s->t_start, NULL, NULL);
+	s->cur.lost = 0;
+	e->stat = s;
+	if (pthread_create(&s->tid, NULL, stat_main, s))
+		return -EAGAIN;
+	s->started = true;
+	return 0;
+}
+
+void cz_stat_stop(struct cz_engine *e)
+{
+	struct cz_stat *s = e->stat;
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->lock);
+	if (s->started)
+		pthread_join(s->tid, NULL);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cv);
+	free(s->held);
+	free(s->dev);
+	free(s);
+	e->stat = NULL;
+}
+
+static json_object *acct_json(const struct acct *a, uint64_t window)
+{
+	json_object *o = json_object_new_object(), *by = json_object_new_object();
+	uint64_t idle = 0;
+	for (int c = 0; c < C_UNATTRIBUTED; c++) {
+		idle += a->idle[c];
+		if (a->idle[c])
+			json_object_object_add(by, cause_names[c], json_object_new_double((double)a->idle[c] / 1e6));
+	}
+	idle += a->idle[C_UNATTRIBUTED];
+	json_object_object_add(o, "window_ms", json_object_new_double((double)window / 1e6));
+	json_object_object_add(o, "busy_ms", json_object_new_double((double)a->busy / 1e6));
+	json_object_object_add(o, "idle_ms", json_object_new_double((double)idle / 1e6));
+	json_object_object_add(o, "duty", json_object_new_double(window ? (double)a->busy / (double)window : 0));
+	json_object_object_add(o, "idle_by_cause_ms", by);
+	json_object_object_add(o, "unattributed_ms",
+			       json_object_new_double((double)a->idle[C_UNATTRIBUTED] / 1e6));
+	return o;
+}
+
+json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost)
+{
+	struct cz_stat *s = e->stat;
+	json_object *arr = json_object_new_array();
+
+	*lost = 0;
+	if (!s)
+		return arr;
+	pthread_mutex_lock(&s->lock);
+	pump_locked(s);
+	uint64_t now_sec = (s->t_now - s->t_start) / 1000000000ull;
+	for (unsigned d = 0; d < e->ndev; d++) {
+		const struct stat_dev *sd = &s->dev[d];
+		struct acct last = { 0 };
+		uint64_t w = 0;
+		for (unsigned k = 0; k < NBUCKET; k++) {
+			const struct bucket *b = &sd->b[k];
+			if (b->sec + NBUCKET <= now_sec)
+				continue;       /* stale; a bucket never written is all zero */
+			last.busy += b->a.busy;
+			for (int c = 0; c < C__COUNT; c++)
+				last.idle[c] += b->a.idle[c];
+		}
+		w = last.busy;
+		for (int c = 0; c < C__COUNT; c++)
+			w += last.idle[c];
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "device", json_object_new_int((int)d));
+		json_object_object_add(o, "since_start", acct_json(&sd->total, s->t_now - s->t_start));
+		json_object_object_add(o, "last_10s", acct_json(&last, w));
+		json_object_array_add(arr, o);
+	}
+	*lost = s->cur.lost;
+	pthread_mutex_unlock(&s->lock);
+	return arr;
+}
