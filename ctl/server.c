@@ -259,13 +259,21 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const c
 	struct conn *old = NULL;
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
-		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (uid >= 0 && c->uid != uid) ||
-		    (old && c->idle_since >= old->idle_since))
+		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (uid >= 0 && c->uid != uid))
 			continue;
 		/* Idle means nothing sent: bytes waiting are a request its
-		 * thread has not got to yet. */
+		 * thread has not got to yet.  The end of the stream is a client
+		 * that has left and a thread about to end: that one goes first,
+		 * and needs no message. */
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		if (poll(&p, 1, 0) == 0)
+		if (poll(&p, 1, 0) > 0) {
+			char b;
+			if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+				continue;
+			c->evicted = true;
+			return c;
+		}
+		if (!old || c->idle_since < old->idle_since)
 			old = c;
 	}
 	if (!old)
@@ -330,13 +338,22 @@ static void accept_one(struct cz_ctl_server *s)
 	struct conn *c = NULL;
 	bool over = false;
 	if (s->max_per_uid && uid >= 0) {
-		/* A uid at its cap recycles its own idle connection, or waits. */
-		int mine = 0;
-		for (int i = 0; i < MAX_CONN; i++)
-			mine += s->conns[i].used && s->conns[i].fd >= 0 && s->conns[i].uid == uid;
+		/* A uid at its cap recycles its own idle connection, or is
+		 * refused.  Connections whose clients have already left go
+		 * first, and do not count once gone: hence the loop. */
 		snprintf(why, sizeof(why), "closing the connection: uid %ld has its %d connections (--max-conns-per-uid) "
 			 "and this one was idle the longest", uid, s->max_per_uid);
-		over = mine >= s->max_per_uid && evict_join_locked(s, uid, why);
+		for (;;) {
+			int mine = 0;
+			for (int i = 0; i < MAX_CONN; i++)
+				mine += s->conns[i].used && s->conns[i].fd >= 0 && s->conns[i].uid == uid;
+			if (mine < s->max_per_uid)
+				break;
+			if (evict_join_locked(s, uid, why)) {
+				over = true;
+				break;
+			}
+		}
 	}
 	if (!over) {
 		c = slot_find_locked(s);

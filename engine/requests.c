@@ -218,18 +218,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = witnesses_check_locked(c, n, size, path);
 	if (!r && !(j = job_new(c, n, wfd)))
 		r = cz_resp_err("out of memory");
-	if (r) {
-fail:
-		if (locked)
-			pthread_mutex_unlock(&e->lock);
-		for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
-			if (wfd[i] >= 0)
-				close(wfd[i]);
-		for (int i = 0; i < nfds; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		return r;
-	}
+	if (r)
+		goto fail;
 	j->seq = e->next_seq++;
 	j->prio = prio;
 	j->t_submit = cz_trace_now();
@@ -265,6 +255,16 @@ fail:
 	json_object_object_add(r, "job", json_object_new_string(jid));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
+	return r;
+fail:
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
+	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
+		if (wfd[i] >= 0)
+			close(wfd[i]);
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return r;
 }
 
