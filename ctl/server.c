@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE  /* accept4, pipe2, POLLRDHUP */
 #include "ctl/ctl.h"
+#include "lib/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -192,6 +193,8 @@ static void *conn_main(void *v)
 	int fds[CZ_CTL_MAX_FDS], nfds;
 	char err[256], *msg;
 	size_t len;
+
+	cz_thread_name("cz-ctl%d", (int)(c - c->s->conns));
 
 	for (;;) {
 		int w = conn_wait_request(c);
@@ -417,6 +420,8 @@ static void *accept_main(void *v)
 	struct cz_ctl_server *s = v;
 	struct pollfd p[3 + MAX_CONN];
 	int slot[MAX_CONN];
+
+	cz_thread_name("cz-ctl-accept");
 
 	for (;;) {
 		int n = 0;

@@ -307,6 +307,16 @@ static void check_circuit(const char *circ)
 			ct_ok(text_equals_file(text, pp), "%s: public_%d.json rewritten byte-identical",
 			      circ, i + 1);
 			free(text);
+			{
+				char rb[4096], cut[16];
+				size_t len = cz_public_json_render(rb, sizeof(rb), pub, npub);
+				size_t len2 = cz_public_json_render(cut, sizeof(cut), pub, npub);
+				ct_ok(len < sizeof(rb) && len < cz_public_json_max(npub) && len2 == len &&
+					      strlen(cut) == (len < sizeof(cut) ? len : sizeof(cut) - 1) &&
+					      !strncmp(cut, rb, sizeof(cut) - 1) && text_equals_file(rb, pp),
+				      "%s: public_%d.json rendered into a buffer byte-identical (%zu bytes; cut at 16 "
+				      "still counts them)", circ, i + 1, len);
+			}
 		}
 		free(pub);
 
@@ -345,6 +355,13 @@ static void check_circuit(const char *circ)
 			ct_ok(text_equals_file(text, prp), "%s: proof_%d.json rewritten byte-identical",
 			      circ, i + 1);
 			free(text);
+			{
+				char rb[CZ_PROOF_JSON_MAX];
+				size_t len = cz_proof_json_render(rb, sizeof(rb), &pf);
+				ct_ok(len < sizeof(rb) && text_equals_file(rb, prp),
+				      "%s: proof_%d.json rendered into a buffer byte-identical (%zu bytes)",
+				      circ, i + 1, len);
+			}
 			snprintf(tp, sizeof(tp), "%s/proof.json", tmp_dir);
 			ct_ok(cz_proof_json_write(tp, &pf, err) == 0 &&
 				      cz_proof_json_read(tp, &pf2, err) == 0 && g1_eq(&pf.a, &pf2.a) &&
@@ -1061,7 +1078,7 @@ int main(void)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(151);
+	ct_plan(159);
 	for (size_t i = 0; i < sizeof(circuits) / sizeof(circuits[0]); i++)
 		check_circuit(circuits[i]);
 	synthetic_key();

@@ -55,4 +55,17 @@ char *cz_proof_json_format(const struct cz_groth16_proof *p, char err[CZ_ERRLEN]
 char *cz_public_json_format(const cz_fr *vals, size_t n, char err[CZ_ERRLEN]);
 char *cz_groth16_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
 
+/* The same text as the _format functions, rendered into a caller's buffer
+ * with no allocation (the daemon renders into buffers made at submit).
+ * Return the text's length (without the NUL, like snprintf); when that is
+ * >= cap the text was cut.  At most CZ_PROOF_JSON_MAX and
+ * cz_public_json_max(n) bytes with the NUL. */
+#define CZ_PROOF_JSON_MAX 3072
+static inline size_t cz_public_json_max(size_t n)
+{
+	return 8 + n * (CZ_FR_LIMBS * 20 + 6);   /* 78 digits, quotes, comma, indent */
+}
+size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof *p);
+size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n);
+
 #endif
