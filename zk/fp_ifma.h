@@ -5,7 +5,7 @@
  * generic (zk/fpv_impl.h, zk/msm_ifma_impl.h); zk/fp_ifma.c instantiates it
  * with the constants of zk/bls12_381.h.
  *
- * Selection: cz_ifma_on is set once at start-up when the CPU (and the OS's
+ * Selection (zk/ifma.c): cz_ifma_on is set once at start-up when the CPU (and the OS's
  * saved state) has AVX-512F and AVX512-IFMA, unless the environment has
  * CZ_NO_IFMA set to anything but "0" (then the scalar mulx/adx or portable
  * path runs, as on a CPU without IFMA).  Tests and benches flip it with

@@ -22,7 +22,8 @@
  * what the scalar path writes.
  *
  * Scratch: per group of eight, the denominators (or norms) and the prefix
- * products, fv each: FV_G1_BYTES / FV_G2_BYTES per group.
+ * products, fv each (G2: the Fp2 denominators, their norms and the
+ * prefix products): FV_GROUP_BYTES_G1 / _G2 per group of eight.
  */
 
 /* Flushes run (tests check the vector path ran); relaxed, once a batch. */
