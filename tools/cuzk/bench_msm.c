@@ -199,7 +199,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 	cz_scalar *k = malloc(n * sizeof(*k));
 	void *b = malloc(n * grp_aff[g]);
 	double best[2] = { -1, -1 }, best_cpu[2] = { -1, -1 }, par[2] = { 0, 0 };
-	int rc = 0, paths = bench_paths(o);
+	int rc = 0, paths = g >= GRP_BN254_G1 ? 1 : bench_paths(o); /* IFMA: BLS12-381's Fp */
 	bool was_on = cz_ifma_on;
 
 	if (!k || !b || make_bases(g, b, n)) {
@@ -265,6 +265,11 @@ int cz_bench_msm(const struct cz_bench_opts *o)
 	if (g < 0) {
 		fprintf(stderr, "cuzk bench msm: --group must be g1, g2, bn254-g1 or bn254-g2, not '%s'\n",
 			o->group);
+		return 2;
+	}
+	if (g >= GRP_BN254_G1 && o->path && strcmp(o->path, "scalar")) {
+		fprintf(stderr, "cuzk bench msm: --path %s: the IFMA path is BLS12-381's; BN254 has the scalar one\n",
+			o->path);
 		return 2;
 	}
 	if (!bench_paths(o)) {
