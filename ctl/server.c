@@ -58,6 +58,8 @@ struct conn {
 	bool evicted;           /* closed to make room: leave at the next state change */
 	long uid;               /* the client's (SO_PEERCRED), -1 if unknown */
 	int64_t idle_since;     /* CLOCK_MONOTONIC ms, while IDLE */
+	uint64_t idle_seq;      /* order of going IDLE: the longest idle has the lowest
+				 * (two in the same ms are not a tie) */
 	struct cz_ctl_peer peer;
 };
 
@@ -71,7 +73,8 @@ struct cz_ctl_server {
 	int idle_ms, read_ms;
 	int max_per_uid;        /* 0: no cap below MAX_CONN */
 	pthread_t tid;
-	pthread_mutex_t lock;   /* guards conns */
+	pthread_mutex_t lock;   /* guards conns and idle_seq */
+	uint64_t idle_seq;
 	struct conn conns[MAX_CONN];
 };
 
@@ -158,8 +161,10 @@ static int conn_set(struct conn *c, enum conn_state st)
 	pthread_mutex_lock(&c->s->lock);
 	bool ev = c->evicted;
 	c->state = st;
-	if (st == CONN_IDLE)
+	if (st == CONN_IDLE) {
 		c->idle_since = now_ms();
+		c->idle_seq = ++c->s->idle_seq;
+	}
 	pthread_mutex_unlock(&c->s->lock);
 	if (ev)
 		return -1;
@@ -276,7 +281,7 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const c
 			c->evicted = true;
 			return c;
 		}
-		if (!old || c->idle_since < old->idle_since)
+		if (!old || c->idle_seq < old->idle_seq)
 			old = c;
 	}
 	if (!old)
@@ -373,6 +378,7 @@ static void accept_one(struct cz_ctl_server *s)
 		c->state = CONN_IDLE;
 		c->evicted = false;
 		c->idle_since = now_ms();
+		c->idle_seq = ++s->idle_seq;
 		c->peer.sock = fd;
 		c->peer.stop_fd = s->stopfd[0];
 		c->peer.idle_ms = s->idle_ms;
