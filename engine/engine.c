@@ -156,9 +156,11 @@ static int start_threads(struct cz_engine *e)
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {
-		e->cons[i].e = e;
-		e->cons[i].idx = i;
-		e->cons[i].dev = i % e->ndev;
+		e->cons[i] = (struct cz_consumer){
+			.pipe = &e->pipe, .be = e->be, .hw = e->devs[i % e->ndev].dev,
+			.buf_base = e->arena ? cz_slab_region(e->arena)->base : NULL,
+			.idx = i, .dev = i % e->ndev,
+		};
 	}
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
@@ -255,8 +257,6 @@ void cz_engine_destroy(struct cz_engine *e)
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
 	cz_pipe_stop(&e->pipe);
-	for (unsigned i = 0; e->devs && i < e->ndev; i++)
-		cz_devslot_close(&e->devs[i]);
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);

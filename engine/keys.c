@@ -92,8 +92,22 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		r = cz_resp_err("%s: the key (%llu bytes) does not fit the free budget", path,
 				(unsigned long long)c->key_bytes);
 	if (!r) {
-		c->next = e->circuits;
-		e->circuits = c;
+		/* An id for the consumers (engine/pipe.h), set before any job can
+		 * name the circuit: the submit that does takes this lock after. */
+		unsigned id = 0;
+		while (id < CZ_PIPE_KEYS && e->key_used[id])
+			id++;
+		if (id == CZ_PIPE_KEYS) {
+			r = cz_resp_err("%s: %u keys are loaded already: unload one first", path,
+					CZ_PIPE_KEYS);
+			cz_budget_release(e->budget, c->key_bytes);
+		} else {
+			e->key_used[id] = 1;
+			c->key_id = id;
+			cz_pipe_key_set(&e->pipe, id, &c->key, c->dom);
+			c->next = e->circuits;
+			e->circuits = c;
+		}
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
@@ -131,6 +145,8 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		gone = *pp;
 		*pp = gone->next;
 		cz_engine_budget_release_locked(e, gone->key_bytes);
+		cz_pipe_key_set(&e->pipe, gone->key_id, NULL, NULL);   /* no partition names it */
+		e->key_used[gone->key_id] = 0;
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r)

@@ -10,23 +10,30 @@
  * once it holds the device, and the order thread, which may take it back
  * before that (see the top of pipe.c for when and why).
  *
- * A descriptor names its partition by the in-process pointer (off[1]) and
- * its buffer by the offset in the slab arena (off[0]), so that consumers in
- * another process (a later step) need only the offsets.
+ * Nothing a consumer touches is a pointer: a descriptor names its
+ * partition's slot in the region's partition table (off[1]) and its buffer
+ * by the offset in the slab arena (off[0]); the slot names the resident key
+ * by its id (cz_pipe_key_set).  The consumer's results (the five MSMs, a
+ * failure code) go back in the slot, and only the finalizer, in cuzkd,
+ * turns a slot back into its struct cz_part.  So a consumer in another
+ * process that maps the region needs only offsets and ids.
  */
 #ifndef CZ_PIPE_H
 #define CZ_PIPE_H
 
 #include "alloc/region.h"
 #include "ring/order.h"
+#include "zk/groth16.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 
 #define CZ_PIPE_INFLIGHT 1024   /* partitions between dispatch and done, at most */
+#define CZ_PIPE_KEYS 256        /* resident keys, at most (ids 0..255) */
 
 struct cz_part;
+struct cz_ntt_domain;
 
 /* One consumer's line in the shared region: whether it computes, and the
  * key the order thread last gave it (what its ring holds, while nonempty;
@@ -37,6 +44,45 @@ struct cz_pipe_cons {
 	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
+	/* For status and accounting, written only by the consumer: */
+	_Atomic uint32_t proving;            /* = computing, kept apart for readers */
+	_Atomic uint32_t cur_part;
+	_Atomic uint64_t cur_job;
+	_Atomic uint64_t busy_ns, proved;
+};
+
+/* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
+ * consumer holds the device; waiters sleep on the bell. */
+struct cz_pipe_dev {
+	_Alignas(64) _Atomic uint32_t held;
+	struct cz_ring_bell bell;
+};
+
+/* Why a slot came back failed (cz_pipe_slot.bad). */
+enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE };
+
+/* One in-flight partition, from cz_pipe_ready to the finalizer's
+ * cz_pipe_done_take: what a consumer needs and what it gives back.
+ * Written by the synthesis worker before the enqueue that publishes the
+ * descriptor (the ring's W1 pairs with the consumer's dequeue); out and rc
+ * by the consumer before cz_pipe_done (the same pairing on the done ring). */
+struct cz_pipe_slot {
+	struct cz_key key;              /* the descriptor's, checked against it */
+	uint32_t key_id;                /* the resident key (cz_pipe_key_set) */
+	uint32_t has_buf;               /* the descriptor's off[0] names a buffer */
+	_Atomic uint64_t skip_seq;      /* = key.seq once its job ended: pass on it */
+	_Atomic uint32_t bad;           /* CZ_SLOT_BAD_*: its descriptor failed its checksum */
+	int32_t rc;                     /* the device stage's: 0 or its error */
+	uint32_t dev, cons;             /* the device and consumer that ran it */
+	uint32_t proved;                /* 1 once the device stage ran */
+	struct cz_groth16_msms out;
+};
+
+/* The in-process view of a resident key: what the consumers of this
+ * process compute with (cuzkd's own copy, or a child's mapping of it). */
+struct cz_pipe_key {
+	const struct cz_groth16_key *key;
+	const struct cz_ntt_domain *dom;
 };
 
 struct cz_pipe {
@@ -46,7 +92,13 @@ struct cz_pipe {
 	struct cz_ring *inbox, *done, **out;
 	struct cz_ring_order *q;
 	struct cz_pipe_cons *cons;      /* nout lines, in the region */
+	struct cz_pipe_dev *devs;       /* ndev lines, in the region */
+	struct cz_pipe_slot *slots;     /* CZ_PIPE_INFLIGHT, in the region */
+	struct cz_ring *free_slots;     /* of uint64_t slot indexes, in the region */
 	unsigned nout, ndev;            /* consumer c drives device c % ndev */
+	/* This process's own: */
+	struct cz_pipe_key keys[CZ_PIPE_KEYS];
+	struct cz_part **slot_part;     /* cuzkd: the partition in each slot */
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
@@ -71,7 +123,20 @@ void cz_pipe_finish(struct cz_pipe *p);     /* after consumers are joined */
  * for a device.  0, or an error and the partition was not queued: -EINVAL
  * for an owner id out of range, -ENOSPC for a full ring (the engine's caps
  * and CZ_PIPE_INFLIGHT rule both out; an error, never a wait for ever). */
-int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off);
+int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
+		  const void *buf, uint64_t buf_off);
+/* The same for a partition that skips the devices (its job ended before
+ * synthesis): straight to the finalizer. */
+int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
+/* The job ended: consumers pass on its partitions (control plane; a scan
+ * of the table, so only when a job is cancelled or fails). */
+void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
+/* Resident keys by id: set at load before any partition names it, cleared
+ * at unload once none does. */
+void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
+		     const struct cz_ntt_domain *dom);
+/* The consumer proving the partition in part's slot, or -1. */
+int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
 
 /*
  * Consumer c, in this order:
@@ -94,11 +159,12 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint6
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
-struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c);
+/* The slot index (descriptor in *d), or -1. */
+int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* Consumer `owner`: the device work is done (or skipped).  0, or as
  * cz_pipe_ready. */
-int cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part);
+int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once
  * drained.  A checksum failure as for cz_pipe_claim. */
 struct cz_part *cz_pipe_done_take(struct cz_pipe *p);
