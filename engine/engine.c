@@ -162,6 +162,14 @@ static int start_threads(struct cz_engine *e)
 			.idx = i, .dev = i % e->ndev,
 		};
 	}
+	/* The consumers' trace buffers in shared memory, so a consumer in a
+	 * device child traces like one here (engine/trace.c). */
+	for (unsigned i = 0; i < e->ncons; i++) {
+		char role[32];
+		int fd;
+		snprintf(role, sizeof(role), "consumer %u.%u", i % e->ndev, i / e->ndev);
+		e->cons[i].trace_fd = cz_trace_shared(role, i, &fd) ? -1 : fd;
+	}
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
@@ -266,6 +274,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
+	/* the trace buffers stay: a dump after destroy (tests) still reads
+	 * them, and they are one mapping for the process's life */
 	for (unsigned i = 0; e->devs && i < e->ndev; i++)
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);

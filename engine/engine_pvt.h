@@ -30,7 +30,8 @@ enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED 
 struct cz_circuit {
 	char name[64];
 	char path[PATH_MAX];
-	struct cz_groth16_key key;
+	struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
+	struct cz_region kreg;
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
@@ -97,6 +98,7 @@ struct cz_consumer {
 	struct cz_device *hw;
 	void *buf_base;                 /* the arena region's mapping, or NULL */
 	unsigned idx, dev;
+	int trace_fd;                   /* its trace buffer's memfd, or -1 (cuzkd's) */
 	pthread_t tid;
 };
 

@@ -5,6 +5,7 @@
  * while loaded, and freed by `unload` only when no job uses it.
  */
 #include "engine/engine_pvt.h"
+#include "engine/shkey.h"
 #include "synth/part.h"
 #include "zk/groth16_io.h"
 #include "zk/ntt.h"
@@ -26,7 +27,7 @@ static void circuit_free(struct cz_circuit *c)
 	if (c->cache)
 		cz_slab_cache_destroy(c->cache);
 	cz_ntt_domain_destroy(c->dom);
-	cz_groth16_key_free(&c->key);
+	cz_shkey_free(&c->key, &c->kreg);
 	free(c);
 }
 
@@ -57,6 +58,11 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	if (cz_groth16_key_load(&c->key, path, NULL, err, sizeof(err))) {
 		free(c);
 		return cz_resp_err("%s", err);
+	}
+	/* One copy, in shared memory: device children map it (engine/shkey.c). */
+	if (cz_shkey_share(&c->key, &c->kreg, err, sizeof(err))) {
+		circuit_free(c);
+		return cz_resp_err("%s: %s", path, err);
 	}
 	c->dom = cz_ntt_domain_create(c->key.log2n);
 	if (!c->dom) {
