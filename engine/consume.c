@@ -141,6 +141,14 @@ void *cz_consume_main(void *v)
 			continue;
 		}
 		struct cz_pipe_slot *sl = &pipe->slots[s];
+		if (!cz_pipe_current(pipe, &desc)) {
+			/* a stale copy (its slot was handed out again after a
+			 * device process died): the current one is elsewhere */
+			cz_pipe_unhold(pipe, c->idx);
+			dev_unlock(d);
+			cz_pipe_release(pipe, c->idx);
+			continue;
+		}
 		cz_trace_arg(CZ_EV_POP, desc.key.seq, desc.key.part, c->dev);
 		cz_trace(CZ_EV_LOCK_GOT, desc.key.seq, desc.key.part);
 		if (atomic_load(&sl->skip_seq) != desc.key.seq &&
@@ -156,6 +164,7 @@ void *cz_consume_main(void *v)
 		if (cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, &desc))
 			fprintf(stderr, "cuzkd: consumer %u: partition %u of job %llu lost: the done ring "
 				"is full\n", c->idx, desc.key.part, (unsigned long long)desc.key.seq);
+		cz_pipe_unhold(pipe, c->idx);
 	}
 	return NULL;
 }

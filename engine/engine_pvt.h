@@ -151,7 +151,8 @@ struct cz_engine {
 #define CZ_OWNER_CONSUMER 2048u
 #define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
 #define CZ_OWNER_FINAL 2046u      /* the finalizer, giving slots back */
-_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_FINAL, "the order thread's and finalizer's ids are no worker's");
+#define CZ_OWNER_SUPER 2045u      /* the device supervisor, handing partitions out again */
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_SUPER, "the order thread's and finalizer's ids are no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=

@@ -129,7 +129,7 @@ static bool busy(const struct cz_pipe *p, unsigned c)
 
 static bool is_free(const struct cz_pipe *p, unsigned c)
 {
-	return !busy(p, c) && !holds(p, c);
+	return !busy(p, c) && !holds(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
 }
 
 /* Consumers holding or busy on device d; *computing: the device runs a
@@ -307,20 +307,75 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	while (!atomic_load(&p->stop))
+	while (!atomic_load(p->stop))
 		if (!pump(p))
 			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
 	return NULL;
 }
 
-int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap)
+/* The region's layout, the same in every process that maps it: the order
+ * bell, the stop word, the inbox, the out rings, the consumer lines, the
+ * done ring, the heap, the device lines, the slot table, the free slots.
+ * init: cuzkd lays it out; else a child attaches to what is there. */
+static size_t layout(struct cz_pipe *p, char *m, bool init)
 {
 	size_t rin = cz_ring_bytes(CZ_PIPE_INFLIGHT, 64), rout = cz_ring_bytes(1, 64);
 	size_t rq = cz_ring_order_bytes(CZ_PIPE_INFLIGHT), rfree = cz_ring_bytes(CZ_PIPE_INFLIGHT, 8);
 	size_t slots = ALIGN64(CZ_PIPE_INFLIGHT * sizeof(struct cz_pipe_slot));
-	size_t bytes = 64 + 2 * ALIGN64(rin) + nout * ALIGN64(rout) + nout * sizeof(struct cz_pipe_cons) +
-		       ALIGN64(rq) + ndev * sizeof(struct cz_pipe_dev) + slots + ALIGN64(rfree);
+	size_t bytes = 128 + 2 * ALIGN64(rin) + p->nout * ALIGN64(rout) +
+		       p->nout * sizeof(struct cz_pipe_cons) + ALIGN64(rq) +
+		       p->ndev * sizeof(struct cz_pipe_dev) + slots + ALIGN64(rfree);
+	if (!m)
+		return bytes;
+	p->bell = (struct cz_ring_bell *)m;
+	if (init)
+		cz_ring_bell_init(p->bell);
+	p->stop = (_Atomic int *)(m + 64);
+	m += 128;
+	if (init)
+		cz_ring_init_bells(m, rin, CZ_PIPE_INFLIGHT, 64, p->bell, NULL);
+	p->inbox = cz_ring_attach(m, rin);
+	m += ALIGN64(rin);
+	for (unsigned i = 0; i < p->nout; i++) {
+		if (init)
+			cz_ring_init_bells(m, rout, 1, 64, NULL, p->bell);
+		p->out[i] = cz_ring_attach(m, rout);
+		m += ALIGN64(rout);
+	}
+	p->cons = (struct cz_pipe_cons *)m;   /* zeroed: region memory is fresh */
+	m += p->nout * sizeof(struct cz_pipe_cons);
+	if (init)
+		cz_ring_init(m, rin, CZ_PIPE_INFLIGHT, 64);
+	p->done = cz_ring_attach(m, rin);
+	m += ALIGN64(rin);
+	if (init)
+		cz_ring_order_init(m, rq, CZ_PIPE_INFLIGHT);
+	p->q = init ? cz_ring_order_attach(m, rq) : NULL;   /* the order thread's alone */
+	m += ALIGN64(rq);
+	p->devs = (struct cz_pipe_dev *)m;    /* zeroed: held 0, bells symmetric */
+	m += p->ndev * sizeof(struct cz_pipe_dev);
+	p->slots = (struct cz_pipe_slot *)m;
+	m += slots;
+	if (init)
+		cz_ring_init(m, rfree, CZ_PIPE_INFLIGHT, 8);
+	p->free_slots = cz_ring_attach(m, rfree);
+	for (uint64_t v = 0; init && p->free_slots && v < CZ_PIPE_INFLIGHT; v++)
+		cz_ring_sp_enqueue_burst(p->free_slots, &v, 1);
+	return bytes;
+}
 
+static void pipe_free(struct cz_pipe *p)
+{
+	free(p->out);
+	free(p->held);
+	free(p->dev_tick);
+	free(p->slot_part);
+	p->out = NULL;
+	p->slots = NULL;
+}
+
+int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap)
+{
 	memset(p, 0, sizeof(*p));
 	if (!nout || !ndev || nout % ndev) {
 		snprintf(err, cap, "%u consumers cannot be spread evenly over %u devices", nout, ndev);
@@ -333,54 +388,43 @@ int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, s
 	p->dev_tick = calloc(ndev, sizeof(*p->dev_tick));
 	p->slot_part = calloc(CZ_PIPE_INFLIGHT, sizeof(*p->slot_part));
 	int rc = p->out && p->held && p->dev_tick && p->slot_part ?
-		 cz_region_create(&p->reg, bytes, CZ_REGION_NODE_NONE, CZ_REGION_QUIET) : -ENOMEM;
+		 cz_region_create(&p->reg, layout(p, NULL, true), CZ_REGION_NODE_NONE, CZ_REGION_QUIET) :
+		 -ENOMEM;
 	if (rc) {
 		snprintf(err, cap, "cannot create the pipeline's shared region: %s", strerror(-rc));
-		free(p->out);
-		free(p->held);
-		free(p->dev_tick);
-		free(p->slot_part);
-		p->out = NULL;
+		pipe_free(p);
 		return rc;
 	}
-	char *m = p->reg.base;
-	p->bell = (struct cz_ring_bell *)m;
-	cz_ring_bell_init(p->bell);
-	m += 64;
-	cz_ring_init_bells(m, rin, CZ_PIPE_INFLIGHT, 64, p->bell, NULL);
-	p->inbox = cz_ring_attach(m, rin);
-	m += ALIGN64(rin);
-	for (unsigned i = 0; i < nout; i++) {
-		cz_ring_init_bells(m, rout, 1, 64, NULL, p->bell);
-		p->out[i] = cz_ring_attach(m, rout);
-		m += ALIGN64(rout);
-	}
-	p->cons = (struct cz_pipe_cons *)m;   /* zeroed: region memory is fresh */
-	m += nout * sizeof(struct cz_pipe_cons);
-	cz_ring_init(m, rin, CZ_PIPE_INFLIGHT, 64);
-	p->done = cz_ring_attach(m, rin);
-	m += ALIGN64(rin);
-	cz_ring_order_init(m, rq, CZ_PIPE_INFLIGHT);
-	p->q = cz_ring_order_attach(m, rq);
-	m += ALIGN64(rq);
-	p->devs = (struct cz_pipe_dev *)m;    /* zeroed: held 0, bells symmetric */
-	m += ndev * sizeof(struct cz_pipe_dev);
-	p->slots = (struct cz_pipe_slot *)m;
-	m += slots;
-	cz_ring_init(m, rfree, CZ_PIPE_INFLIGHT, 8);
-	p->free_slots = cz_ring_attach(m, rfree);
-	for (uint64_t v = 0; p->free_slots && v < CZ_PIPE_INFLIGHT; v++)
-		cz_ring_sp_enqueue_burst(p->free_slots, &v, 1);
+	layout(p, p->reg.base, true);
 	if (!p->inbox || !p->done || !p->q || !p->free_slots ||
 	    pthread_create(&p->order, NULL, order_main, p)) {
 		snprintf(err, cap, "cannot set up the pipeline's rings");
 		cz_region_destroy(&p->reg);
-		free(p->out);
-		free(p->held);
-		free(p->dev_tick);
-		free(p->slot_part);
-		p->out = NULL;
+		pipe_free(p);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+int cz_pipe_attach(struct cz_pipe *p, struct cz_region *r, unsigned nout, unsigned ndev)
+{
+	memset(p, 0, sizeof(*p));
+	p->nout = nout;
+	p->ndev = ndev;
+	if (!nout || !ndev || nout % ndev || !(p->out = calloc(nout, sizeof(*p->out))))
+		return -EINVAL;
+	if (r->size < layout(p, NULL, false)) {
+		pipe_free(p);
+		return -EPROTO;
+	}
+	p->reg = *r;
+	layout(p, r->base, false);
+	bool ok = p->inbox && p->done && p->free_slots;
+	for (unsigned i = 0; i < nout; i++)
+		ok &= p->out[i] != NULL;
+	if (!ok) {
+		pipe_free(p);
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -390,7 +434,7 @@ void cz_pipe_stop(struct cz_pipe *p)
 {
 	if (!p->out)
 		return;         /* never created: the engine failed to start */
-	atomic_store(&p->stop, 1);
+	atomic_store(p->stop, 1);
 	cz_ring_bell_close(p->bell);
 	for (unsigned i = 0; i < p->nout; i++)
 		cz_ring_bell_close(cz_ring_cons_bell(p->out[i]));
@@ -413,23 +457,19 @@ void cz_pipe_destroy(struct cz_pipe *p)
 	cz_pipe_stop(p);
 	pthread_join(p->order, NULL);
 	cz_region_destroy(&p->reg);
-	free(p->out);
-	free(p->held);
-	free(p->dev_tick);
-	free(p->slot_part);
-	p->out = NULL;
-	p->slots = NULL;
+	pipe_free(p);
 }
 
 _Atomic unsigned cz_pipe_test_corrupt;
 
-static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t buf_off,
-		 uint64_t slot)
+static void desc(struct cz_ring_desc *d, const struct cz_key *key, uint64_t buf_off,
+		 uint64_t slot, uint32_t attempt)
 {
 	memset(d, 0, sizeof(*d));
-	d->key = part->key;
+	d->key = *key;
 	d->off[0] = buf_off;
 	d->off[1] = slot;
+	d->off[2] = attempt;
 	d->csum = cz_ring_desc_csum(d);
 	unsigned n = atomic_load_explicit(&cz_pipe_test_corrupt, memory_order_relaxed);
 	while (n && !atomic_compare_exchange_weak(&cz_pipe_test_corrupt, &n, n - 1))
@@ -457,6 +497,8 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	atomic_store_explicit(&sl->bad, CZ_SLOT_OK, memory_order_relaxed);
 	sl->rc = 0;
 	sl->proved = 0;
+	sl->deaths = 0;
+	atomic_fetch_add(&sl->attempt, 1);
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
 	return (int)v;
@@ -477,7 +519,8 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint3
 	int s = slot_fill(p, owner, part, key_id, buf != NULL);
 	if (s < 0)
 		return s;
-	desc(&d, part, buf_off, (uint64_t)s);
+	p->slots[s].buf_off = buf_off;
+	desc(&d, &part->key, buf_off, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->inbox, owner, &d);   /* never full: see top */
 	if (rc)
 		slot_put(p, s);
@@ -490,7 +533,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 	int s = slot_fill(p, owner, part, 0, false);
 	if (s < 0)
 		return s;
-	desc(&d, part, 0, (uint64_t)s);
+	desc(&d, &part->key, 0, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->done, owner, &d);
 	if (rc)
 		slot_put(p, s);
@@ -527,7 +570,7 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
 
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
-	while (!atomic_load(&p->stop)) {
+	while (!atomic_load(p->stop)) {
 		if (cz_ring_nonempty(p->out[c]))
 			return 0;
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
@@ -572,11 +615,14 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 		if (cz_key_cmp(&k, &d->key) >= 0 ||
 		    !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &x, 1))
 			continue;
+		atomic_store(&p->cons[c].holds[1], (uint32_t)x.off[1] + 1);
 		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
 		if (cz_key_cmp(&x.key, &d->key) < 0) {
 			struct cz_ring_desc t = *d;
 			*d = x;
 			x = t;
+			atomic_store(&p->cons[c].holds[0], (uint32_t)d->off[1] + 1);
+			atomic_store(&p->cons[c].holds[1], (uint32_t)x.off[1] + 1);
 			/* the trace's hand-offs balance: x is now c's, ours goes back */
 			cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
@@ -591,6 +637,7 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			if (enqueue(p->done, CZ_OWNER_CONSUMER + c, &x))
 				fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", x.key.part);
 		}
+		atomic_store(&p->cons[c].holds[1], 0);
 	}
 }
 
@@ -630,6 +677,7 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
 		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, d, 1)) {
+			atomic_store(&p->cons[c].holds[0], (uint32_t)d->off[1] + 1);
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
 				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
 				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
@@ -672,6 +720,8 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 		return NULL;
 	struct cz_pipe_slot *sl = &p->slots[s];
 	struct cz_part *part = p->slot_part[s];
+	if (!part || d->off[2] != atomic_load(&sl->attempt))
+		return NULL;    /* a stale copy from a device process that died */
 	if (atomic_load(&sl->bad) == CZ_SLOT_BAD_DONE &&
 	    (!p->lookup || p->lookup(p->lookup_ctx, d->key.seq, d->key.part) != part)) {
 		fprintf(stderr, "cuzkd: a descriptor on the done ring failed its checksum and its "
@@ -685,7 +735,10 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 		[CZ_SLOT_BAD_REQUEUE] = "cannot requeue it",
 	};
 	unsigned bad = atomic_load(&sl->bad);
-	if (bad && bad < sizeof(why) / sizeof(why[0])) {
+	if (bad == CZ_SLOT_POISON) {
+		snprintf(part->err, sizeof(part->err), "partition %u: %s", part->idx, sl->why);
+		cz_part_set(part, CZ_PART_FAILED);
+	} else if (bad && bad < sizeof(why) / sizeof(why[0])) {
 		snprintf(part->err, sizeof(part->err), "partition %u: %s", part->idx, why[bad]);
 		cz_part_set(part, CZ_PART_FAILED);
 	} else if (sl->proved && sl->rc) {
@@ -718,4 +771,92 @@ struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
 			return NULL;
 		cz_ring_wait_nonempty(p->done, WAIT_NS);
 	}
+}
+
+bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d)
+{
+	const struct cz_pipe_slot *sl = &p->slots[d->off[1]];   /* in range: slot_of */
+	return d->off[2] == atomic_load(&sl->attempt) && !cz_key_cmp(&sl->key, &d->key);
+}
+
+void cz_pipe_unhold(struct cz_pipe *p, unsigned c)
+{
+	atomic_store(&p->cons[c].holds[0], 0);
+}
+
+void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down)
+{
+	atomic_store(&p->devs[dev].down, down);
+	cz_ring_bell_ring(p->bell, 1);
+}
+
+/* Hands slot s out again (next attempt) through the inbox, or, once it was
+ * on `poison` dead devices, to the finalizer as failed. */
+static unsigned retry(struct cz_pipe *p, unsigned s, unsigned poison, const char *why, unsigned c)
+{
+	struct cz_pipe_slot *sl = &p->slots[s];
+	struct cz_ring_desc d;
+	if (!p->slot_part[s])
+		return 0;       /* handed on already: nothing lost */
+	uint32_t a = atomic_fetch_add(&sl->attempt, 1) + 1;
+	desc(&d, &sl->key, sl->buf_off, s, a);
+	sl->proved = 0;
+	if (++sl->deaths >= poison) {
+		snprintf(sl->why, sizeof(sl->why), "it was on a device process that died %u times (%s)",
+			 sl->deaths, why);
+		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
+			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
+		return 0;
+	}
+	cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, c);
+	if (enqueue(p->inbox, CZ_OWNER_SUPER, &d))
+		fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", d.key.part);
+	return 1;
+}
+
+unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, const char *why)
+{
+	unsigned n = 0;
+	for (unsigned c = dev; c < p->nout; c += p->ndev) {
+		unsigned owner = CZ_OWNER_CONSUMER + c, got;
+		struct cz_ring_desc back[4];
+		/* Its claims on every ring it uses: a half-made enqueue becomes a
+		 * skip, a half-taken element comes back (ring/recover.c). */
+		cz_ring_recover(p->inbox, owner, NULL, 0, NULL);
+		cz_ring_recover(p->done, owner, NULL, 0, NULL);
+		for (unsigned o = 0; o < p->nout; o++) {
+			if (cz_ring_recover(p->out[o], owner, back, 4, &got) < 0)
+				got = 0;
+			for (unsigned i = 0; i < got; i++) {
+				cz_trace_unit(CZ_EV_RECLAIM, back[i].key.seq, back[i].key.part, o);
+				if (enqueue(p->inbox, CZ_OWNER_SUPER, &back[i]))
+					fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n",
+						back[i].key.part);
+				n++;
+			}
+		}
+		/* What it had taken out of the rings: handed out again. */
+		for (int h = 0; h < 2; h++) {
+			uint32_t v = atomic_exchange(&p->cons[c].holds[h], 0);
+			if (v && v - 1 < CZ_PIPE_INFLIGHT)
+				n += retry(p, v - 1, poison, why, c);
+		}
+		atomic_store(&p->cons[c].computing, 0);
+		atomic_store(&p->cons[c].proving, 0);
+		atomic_store(&p->cons[c].busy, 0);
+	}
+	/* What waits in its out rings goes back to the order thread, which
+	 * gives nothing to a device that is down. */
+	for (unsigned c = dev; c < p->nout; c += p->ndev) {
+		struct cz_ring_desc x;
+		while (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_SUPER, &x, 1)) {
+			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
+			if (enqueue(p->inbox, CZ_OWNER_SUPER, &x))
+				fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", x.key.part);
+		}
+	}
+	atomic_store(&p->devs[dev].held, 0);
+	cz_ring_bell_ring(p->bell, 1);
+	return n;
 }

@@ -49,17 +49,23 @@ struct cz_pipe_cons {
 	_Atomic uint32_t cur_part;
 	_Atomic uint64_t cur_job;
 	_Atomic uint64_t busy_ns, proved;
+	/* Slots (+1; 0: none) this consumer took out of the rings and has not
+	 * handed on yet, so that if its process dies the supervisor knows
+	 * what it held (cz_pipe_recover_dev): [0] what it runs, [1] one it is
+	 * giving back (take_lower). */
+	_Atomic uint32_t holds[2];
 };
 
 /* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
  * consumer holds the device; waiters sleep on the bell. */
 struct cz_pipe_dev {
 	_Alignas(64) _Atomic uint32_t held;
+	_Atomic uint32_t down;          /* its process is gone: give it nothing */
 	struct cz_ring_bell bell;
 };
 
 /* Why a slot came back failed (cz_pipe_slot.bad). */
-enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE };
+enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE, CZ_SLOT_POISON };
 
 /* One in-flight partition, from cz_pipe_ready to the finalizer's
  * cz_pipe_done_take: what a consumer needs and what it gives back.
@@ -75,6 +81,14 @@ struct cz_pipe_slot {
 	int32_t rc;                     /* the device stage's: 0 or its error */
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
+	/* Each hand-out has its attempt number (the descriptor's off[2]):
+	 * after a device process died with the slot, the slot is handed out
+	 * again with the next one, and a copy of the old one that still
+	 * turns up (the dead process had published it) is dropped. */
+	_Atomic uint32_t attempt;
+	uint32_t deaths;                /* device processes that died holding it */
+	uint64_t buf_off;               /* the descriptor's off[0], to hand it out again */
+	char why[96];                   /* CZ_SLOT_POISON: how the devices died */
 	struct cz_groth16_msms out;
 };
 
@@ -103,7 +117,7 @@ struct cz_pipe {
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
 	pthread_t order;
-	_Atomic int stop;               /* order thread and consumers stop */
+	_Atomic int *stop;              /* in the region: order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
 	/* A descriptor that fails its checksum: the in-flight partition of
 	 * that (job sequence, index), or NULL (set by the engine). */
@@ -115,6 +129,9 @@ struct cz_pipe {
 extern _Atomic unsigned cz_pipe_test_corrupt;
 
 int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap);
+/* A device child: the pipe over a mapping of cuzkd's region (p owns r's
+ * mapping afterwards); no order thread.  0 or -EINVAL/-EPROTO. */
+int cz_pipe_attach(struct cz_pipe *p, struct cz_region *r, unsigned nout, unsigned ndev);
 void cz_pipe_destroy(struct cz_pipe *p);    /* after cz_pipe_stop and joining users */
 void cz_pipe_stop(struct cz_pipe *p);       /* wakes everyone; takers get NULL */
 void cz_pipe_finish(struct cz_pipe *p);     /* after consumers are joined */
@@ -162,6 +179,20 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
 /* The slot index (descriptor in *d), or -1. */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
+/* The descriptor claim returned is still this slot's current hand-out
+ * (not a stale copy: see cz_pipe_slot.attempt). */
+bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d);
+/* Consumer c has handed its partition on (or dropped a stale one). */
+void cz_pipe_unhold(struct cz_pipe *p, unsigned c);
+/* cuzkd, after device dev's process died (or before it restarts): its
+ * consumers' ring claims undone (ring/recover.c), what they held handed
+ * out again at its own key (or failed, once it was on a device that died
+ * `poison` times: why says how), what waits in their out rings back to
+ * the order thread, their lines and the device's lock cleared.  Returns
+ * partitions handed out again. */
+unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, const char *why);
+/* Device dev takes work (0) or not (1: down, disabled, failed). */
+void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down);
 /* Consumer `owner`: the device work is done (or skipped).  0, or as
  * cz_pipe_ready. */
 int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
