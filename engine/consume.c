@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* First come: the lock decides only who runs the device next, and whoever
  * gets it starts the lowest key its device's consumers hold.  The line
@@ -80,11 +81,17 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	struct cz_pipe *pipe = c->pipe;
 	struct cz_pipe_cons *me = &pipe->cons[c->idx];
 	const struct cz_pipe_key *k = &pipe->keys[sl->key_id];
-	struct cz_dev_work w = { .key = k->key, .dom = k->dom };
+	/* In a device child a key just loaded may still be being mapped
+	 * (engine/devproc.c): wait for it, up to 10 s. */
+	const struct cz_groth16_key *key;
+	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
+	     !atomic_load(pipe->stop); i++)
+		usleep(1000);
+	struct cz_dev_work w = { .key = key, .dom = k->dom };
 
-	if (sl->has_buf && c->buf_base) {
+	if (key && sl->has_buf && c->buf_base) {
 		struct cz_synth_part b;
-		cz_synth_part_carve(k->key, (char *)c->buf_base + d->off[0], &b);
+		cz_synth_part_carve(key, (char *)c->buf_base + d->off[0], &b);
 		w.w = b.w;
 		w.a = b.a;
 		w.b = b.b;
@@ -97,7 +104,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	uint64_t t0 = cz_trace_now();
 	atomic_store(&me->computing, 1);     /* read by pipe.c's dev_load */
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
-	int rc = k->key ? c->be->prove(c->hw, &w) : -EINVAL;
+	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
 	atomic_store(&me->computing, 0);
 	atomic_fetch_add(&me->busy_ns, cz_trace_now() - t0);

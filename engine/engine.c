@@ -90,6 +90,10 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
 		return -EINVAL;
 	}
+	if (c->isolation > CZ_ISOLATION_PROCESS) {
+		snprintf(err, cap, "--isolation: must be process or thread");
+		return -EINVAL;
+	}
 	if (!c->mem_budget) {
 		snprintf(err, cap, "--mem-budget 0: must be more than 0 bytes");
 		return -EINVAL;
@@ -130,7 +134,9 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	e->devs = calloc(e->ndev, sizeof(*e->devs));
 	if (!e->devs)
 		return -ENOMEM;
-	for (unsigned i = 0; i < e->ndev; i++) {
+	/* In process isolation only the children open devices (for cuda,
+	 * only they ever touch the GPU). */
+	for (unsigned i = 0; i < e->ndev && e->cfg.isolation == CZ_ISOLATION_THREAD; i++) {
 		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
@@ -173,9 +179,16 @@ static int start_threads(struct cz_engine *e)
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
-	for (unsigned i = 0; i < e->ncons; i++)
-		if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
+	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
+		if (cz_devproc_start(e, err, sizeof(err))) {
+			fprintf(stderr, "cuzkd: %s\n", err);
 			return -EAGAIN;
+		}
+	} else {
+		for (unsigned i = 0; i < e->ncons; i++)
+			if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
+				return -EAGAIN;
+	}
 	for (unsigned i = 0; i < e->nsynth; i++)
 		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
@@ -265,6 +278,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
 	cz_pipe_stop(&e->pipe);
+	cz_devproc_stop(e);     /* children end like consumer threads: their partition first */
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);

@@ -8,6 +8,7 @@
 
 #include "alloc/budget.h"
 #include "alloc/slab.h"
+#include "engine/devproc.h"
 #include "engine/engine.h"
 #include "engine/pipe.h"
 #include "engine/trace.h"
@@ -144,6 +145,14 @@ struct cz_engine {
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
+
+	/* --isolation process (engine/devproc.c): */
+	struct cz_devproc *dp;          /* ndev, or NULL in thread isolation */
+	char dp_exe[PATH_MAX];
+	int dp_wake[2];
+	pthread_t dp_super;
+	bool dp_super_up;
+	_Atomic int dp_stop;
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers

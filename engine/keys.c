@@ -120,6 +120,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		circuit_free(c);
 		return r;
 	}
+	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
 	fprintf(stderr, "cuzkd: loaded %s from %s: 2^%u domain, %u signals, %u public, %llu bytes\n", name,
 		path, c->key.log2n, c->key.nvars, c->key.npub, (unsigned long long)c->key_bytes);
 	r = cz_resp_ok();
@@ -160,7 +161,9 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 	/* No job uses it: no device computes with it now.  Devices that keep a
 	 * copy (cuda) drop it, or it would stay resident after the key is gone. */
 	for (unsigned i = 0; e->be->unload_key && i < e->ndev; i++)
-		e->be->unload_key(e->devs[i].dev, &gone->key);
+		if (e->devs[i].dev)
+			e->be->unload_key(e->devs[i].dev, &gone->key);
+	cz_devproc_key(e, gone->key_id, -1);     /* children drop theirs */
 	/* Finished jobs still name the circuit in status: keep only its name. */
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)

@@ -421,6 +421,9 @@ json_object *cz_req_status(struct cz_engine *e)
 	 * control plane's own (engine/stat.c), never a consumer's. */
 	uint64_t lost;
 	json_object *devs = cz_stat_devices_json(e, &lost);
+	/* Each device's process (engine/devproc.c): pid, state, restarts, last_exit. */
+	for (size_t i = 0; devs && i < json_object_array_length(devs) && i < e->ndev; i++)
+		cz_devproc_json(e, (unsigned)i, json_object_array_get_idx(devs, i));
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
 	json_object_object_add(r, "devices", devs);
 	json_object_object_add(r, "trace_lost", json_object_new_int64((int64_t)lost));

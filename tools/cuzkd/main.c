@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
-		"             [--null-synth-ms N] [--load NAME=ZKEY]... [--config FILE]\n"
+		"             [--null-synth-ms N] [--isolation process|thread]\n"
+		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -36,7 +37,8 @@ static void usage(FILE *f)
 		"  --synth-workers %u, 1 to %u\n"
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
-		"  --null-delay-ms %u, --null-synth-ms %u\n",
+		"  --null-delay-ms %u, --null-synth-ms %u\n"
+		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
@@ -135,7 +137,10 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->null_delay_ms);
 	else if (!strcmp(name, "null-synth-ms"))
 		bad = parse_uint(val, &c->null_synth_ms);
-	else if (!strcmp(name, "mem-budget"))
+	else if (!strcmp(name, "isolation")) {
+		bad = strcmp(val, "process") && strcmp(val, "thread");
+		c->isolation = !strcmp(val, "process") ? CZ_ISOLATION_PROCESS : CZ_ISOLATION_THREAD;
+	} else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget);
 	else if (!strcmp(name, "load")) {
 		if (o->nloads == MAX_LOADS) {
@@ -183,7 +188,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
-		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "isolation", 1, 0, 0 }, { "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
@@ -243,6 +248,9 @@ int main(int argc, char **argv)
 	char path[256], err[512] = "";
 	sigset_t sigs;
 
+	/* A device child (engine/devproc.c): cuzkd re-executed by itself. */
+	if (argc > 1 && !strcmp(argv[1], "--device-child"))
+		return cz_devproc_child_main(argc, argv);
 	cz_engine_config_defaults(&o.cfg);
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
