@@ -174,6 +174,18 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 	return 0;
 }
 
+/* After a device process died with p: the witness is intact (no device
+ * stage writes it), a, b, c are synthesized again; h is scratch. */
+int cz_dispatch_redo(void *v, struct cz_part *p)
+{
+	(void)v;
+	if (!p->mem)
+		return 0;       /* no input (null): nothing to redo */
+	const struct cz_dev_work *w = &p->work;
+	cz_synth_abc(w->key, w->w, w->a, w->b, w->c, NULL);
+	return 0;
+}
+
 void *cz_dispatch_synth_main(void *v)
 {
 	struct cz_engine *e = v;

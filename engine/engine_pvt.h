@@ -170,6 +170,7 @@ _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUME
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
+int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
 /* engine/stat.c: started once devices and consumers are counted, before

@@ -801,7 +801,15 @@ static unsigned retry(struct cz_pipe *p, unsigned s, unsigned poison, const char
 	uint32_t a = atomic_fetch_add(&sl->attempt, 1) + 1;
 	desc(&d, &sl->key, sl->buf_off, s, a);
 	sl->proved = 0;
-	if (++sl->deaths >= poison) {
+	if (++sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
+		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
+			 "cannot be made again", why);
+		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
+			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
+		return 0;
+	}
+	if (sl->deaths >= poison) {
 		snprintf(sl->why, sizeof(sl->why), "it was on a device process that died %u times (%s)",
 			 sl->deaths, why);
 		atomic_store(&sl->bad, CZ_SLOT_POISON);

@@ -123,6 +123,10 @@ struct cz_pipe {
 	 * that (job sequence, index), or NULL (set by the engine). */
 	struct cz_part *(*lookup)(void *ctx, uint64_t job_seq, uint32_t part);
 	void *lookup_ctx;
+	/* Before a partition is handed out again after its device process
+	 * died: make its inputs whole again (a device stage overwrites a, b,
+	 * c in place; engine/devproc.c).  0, or it fails instead. */
+	int (*redo)(void *ctx, struct cz_part *part);
 };
 
 /* Tests only: the next n descriptors are written with a wrong checksum. */
