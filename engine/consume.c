@@ -87,7 +87,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
 	     !atomic_load(pipe->stop); i++)
 		usleep(1000);
-	struct cz_dev_work w = { .key = key, .dom = k->dom };
+	struct cz_dev_work w = { .key = key, .dom = k->dom, .part = d->key.part };
 
 	if (key && sl->has_buf && c->buf_base) {
 		struct cz_synth_part b;

@@ -95,6 +95,11 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		snprintf(err, cap, "--isolation: must be process or thread");
 		return -EINVAL;
 	}
+	if ((c->null_fault_nth || c->null_fault_part) && c->isolation != CZ_ISOLATION_PROCESS) {
+		snprintf(err, cap, "--null-fault, --null-fault-part: only with --isolation process "
+			 "(the fault is a real segfault)");
+		return -EINVAL;
+	}
 	if (!c->mem_budget) {
 		snprintf(err, cap, "--mem-budget 0: must be more than 0 bytes");
 		return -EINVAL;
@@ -229,7 +234,9 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	e->cfg = *c;
 	e->be = cz_backend_find(c->backend);
 	e->bopts = (struct cz_backend_opts){ .threads = c->device_threads,
-					     .delay_ms = c->null_delay_ms, .synth_ms = c->null_synth_ms };
+					     .delay_ms = c->null_delay_ms, .synth_ms = c->null_synth_ms,
+					     .fault_dev = c->null_fault_dev, .fault_nth = c->null_fault_nth,
+					     .fault_part = c->null_fault_part };
 	snprintf(e->state_dir, sizeof(e->state_dir), "%s", c->state_dir);
 	snprintf(proofs, sizeof(proofs), "%s/proofs", e->state_dir);
 	if (mkdirs(proofs)) {

@@ -37,6 +37,7 @@ struct cz_engine_config {
 	unsigned null_delay_ms;         /* null backend: device time per partition */
 	unsigned null_synth_ms;         /* null backend: synthesis time per partition */
 	unsigned isolation;             /* CZ_ISOLATION_*: where a device's consumers run */
+	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
 };
 
 #define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */

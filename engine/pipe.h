@@ -30,7 +30,7 @@
 #include <stdatomic.h>
 
 #define CZ_PIPE_INFLIGHT 1024   /* partitions between dispatch and done, at most */
-#define CZ_PIPE_KEYS 256        /* resident keys, at most (ids 0..255) */
+#define CZ_PIPE_KEYS 1024       /* resident keys, at most (ids 0..1023) */
 
 struct cz_part;
 struct cz_ntt_domain;

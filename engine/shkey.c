@@ -56,7 +56,10 @@ int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, char *err, siz
 	for (int i = 0; i < NARR; i++)
 		if (*p[i])
 			bytes += ALIGN64(len[i]);
-	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, CZ_REGION_QUIET);
+	/* Huge pages only for a key worth them: a small one on 2 MiB pages
+	 * would cost up to 2 MiB of RAM for a few KiB (e2e_ctl loads 302). */
+	unsigned fl = CZ_REGION_QUIET | (bytes < (8u << 20) ? CZ_REGION_NO_HUGETLB | CZ_REGION_NO_THP : 0);
+	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, fl);
 	if (rc) {
 		snprintf(err, cap, "cannot make a %zu-byte shared region for the key: %s", bytes,
 			 strerror(-rc));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL. */
+/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete. */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
@@ -556,6 +556,83 @@ static void null_kills(void)
 	}
 }
 
+/* ---- faults on purpose (the null backend's test option) ---- */
+
+/* From the trace: a partition whose first compute_start was on device
+ * `from` and a later one on device `to`.  1 if there is one. */
+static int restarted_elsewhere(struct daemon *d, int from, int to)
+{
+	char p[3 * PATH_MAX], err[256], line[1024];
+	static struct { int64_t seq, part; int dev; } first[MAXP];
+	int nf = 0, found = 0;
+	snprintf(p, sizeof(p), "%s/trace2.jsonl", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (fd < 0 || s < 0)
+		return 0;
+	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
+	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
+	json_object_put(q);
+	close(s);
+	close(fd);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		if (!strcmp(str_of(e, "ev"), "compute_start")) {
+			int64_t seq = int_of(e, "job"), part = int_of(e, "part");
+			const char *th = str_of(e, "thread");
+			int dev = !strncmp(th, "consumer ", 9) ? atoi(th + 9) : -1, k;
+			for (k = 0; k < nf && (first[k].seq != seq || first[k].part != part); k++)
+				;
+			if (k == nf && nf < MAXP)
+				first[nf++] = (typeof(first[0])){ seq, part, dev };
+			else if (k < nf && first[k].dev == from && dev == to)
+				found = 1;
+		}
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void faults(void)
+{
+	struct daemon d;
+	const char *nth[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--isolation", "process", "--null-fault", "1:2", NULL };
+	int ok = daemon_start(&d, "fault", nth) == 0 && load_key(&d);
+	char id[4][16];
+	for (int i = 0; ok && i < 4; i++) {
+		snprintf(id[i], sizeof(id[i]), "f%d", i);
+		ok &= submit(&d, id[i], "normal", 3);
+	}
+	for (int i = 0; ok && i < 4; i++)
+		ok &= await_done(&d, id[i], NULL, 0);
+	int64_t r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	int moved = ok && restarted_elsewhere(&d, 1, 0);
+	ct_ok(ok && r1 >= 1 && moved, "cz-dev1 segfaults on its 2nd prove (--null-fault 1:2): the partition "
+	      "it held is proved again on device 0, all 4 jobs x 3 partitions done, restarts %lld", (long long)r1);
+	daemon_stop(&d);
+
+	const char *part[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			       "--isolation", "process", "--null-fault-part", "2", NULL };
+	ok = daemon_start(&d, "poison", part) == 0 && load_key(&d);
+	ok &= submit(&d, "p3", "normal", 3) & submit(&d, "p2a", "normal", 2) & submit(&d, "p2b", "normal", 2);
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"p3\"}");
+	json_object *r = ok ? req(&d, q) : NULL;
+	char why[512];
+	snprintf(why, sizeof(why), "%s", str_of(r, "error"));
+	int failed = r && !strcmp(str_of(r, "state"), "failed") && strstr(why, "partition 2") &&
+		     strstr(why, "died 2 times");
+	json_object_put(r);
+	int others = ok && await_done(&d, "p2a", NULL, 0) && await_done(&d, "p2b", NULL, 0);
+	ct_ok(failed && others, "a partition that segfaults every device it reaches fails its job after "
+	      "2 attempts (\"%s\"); the other jobs are done", why);
+	daemon_stop(&d);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -565,13 +642,14 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(12);
+	ct_plan(14);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
 	}
 	cpu_kill();
 	null_kills();
+	faults();
 	cz_groth16_key_free(&key);
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];

@@ -172,7 +172,18 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->null_delay_ms);
 	else if (!strcmp(name, "null-synth-ms"))
 		bad = parse_uint(val, &c->null_synth_ms);
-	else if (!strcmp(name, "isolation")) {
+	else if (!strcmp(name, "null-fault")) {  /* D:N, tests */
+		char *colon = strchr(val, ':');
+		char dv[16];
+		bad = !colon || colon - val >= (long)sizeof(dv);
+		if (!bad) {
+			snprintf(dv, sizeof(dv), "%.*s", (int)(colon - val), val);
+			bad = parse_uint(dv, &c->null_fault_dev) || parse_uint(colon + 1, &c->null_fault_nth);
+		}
+	} else if (!strcmp(name, "null-fault-part")) {
+		bad = parse_uint(val, &c->null_fault_part);
+		c->null_fault_part += !bad;     /* stored +1: 0 means none */
+	} else if (!strcmp(name, "isolation")) {
 		bad = strcmp(val, "process") && strcmp(val, "thread");
 		c->isolation = !strcmp(val, "process") ? CZ_ISOLATION_PROCESS : CZ_ISOLATION_THREAD;
 	} else if (!strcmp(name, "mem-budget"))
@@ -235,7 +246,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
-		{ "isolation", 1, 0, 0 }, { "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
+		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
