@@ -558,6 +558,60 @@ void cz_devproc_key(struct cz_engine *e, unsigned id, int fd)
 	}
 }
 
+/* Drain: the device takes nothing new, what waits in its out rings goes
+ * back once its process is gone; its consumers finish what they run (up
+ * to 60 s), then the process is killed with nothing held. */
+static void drain_kill(struct cz_engine *e, struct cz_devproc *d)
+{
+	cz_pipe_dev_down(&e->pipe, d->dev, true);
+	for (int i = 0; i < 60000; i++) {
+		bool busy = false;
+		for (unsigned c = d->dev; c < e->ncons; c += e->ndev)
+			busy |= atomic_load(&e->pipe.cons[c].holds[0]) != 0;
+		if (!busy)
+			break;
+		usleep(1000);
+	}
+	pid_t pid = atomic_load(&d->pid);
+	if (pid)
+		kill(pid, SIGKILL);
+}
+
+json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action)
+{
+	if (!e->dp)
+		return cz_resp_err("device %u: %s needs --isolation process", dev, action);
+	if (dev >= e->ndev)
+		return cz_resp_err("no device %u (there are %u)", dev, e->ndev);
+	struct cz_devproc *d = &e->dp[dev];
+	if (!strcmp(action, "disable")) {
+		atomic_store(&d->state, CZ_DEVP_DISABLED);
+		drain_kill(e, d);
+	} else if (!strcmp(action, "enable") || !strcmp(action, "restart")) {
+		int st = atomic_load(&d->state);
+		if (!strcmp(action, "enable") && st != CZ_DEVP_DISABLED && st != CZ_DEVP_FAILED)
+			return cz_resp_err("device %u is %s, not disabled or failed", dev, cz_devproc_state_name(st));
+		/* an operator's restart: no death counted, no backoff */
+		atomic_store(&d->state, CZ_DEVP_DISABLED);
+		drain_kill(e, d);
+		for (int i = 0; i < 5000 && atomic_load(&d->pid); i++)
+			usleep(1000);   /* the supervisor reaps it */
+		memset(d->deaths, 0, sizeof(d->deaths));
+		d->backoff_ms = BACKOFF_MIN_MS;
+		d->restart_at = 0;
+		atomic_store(&d->state, CZ_DEVP_STARTING);
+		if (write(e->dp_wake[1], "x", 1) < 0)
+			(void)0;
+	} else {
+		return cz_resp_err("device action '%s': expected enable, disable or restart", action);
+	}
+	fprintf(stderr, "cuzkd: device %u: %s by request\n", dev, action);
+	json_object *r = cz_resp_ok();
+	json_object_object_add(r, "device", json_object_new_int((int)dev));
+	json_object_object_add(r, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
+	return r;
+}
+
 void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 {
 	if (!e->dp) {

@@ -39,5 +39,8 @@ void cz_devproc_key(struct cz_engine *e, unsigned id, int fd);
 /* pid, state, restarts, last_exit into a status devices[] entry. */
 void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o);
 const char *cz_devproc_state_name(int s);
+/* The "device" request: enable, disable (drain, then stop its process),
+ * restart (the same, then start again at once, no death counted). */
+json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action);
 
 #endif

@@ -366,10 +366,18 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 		r = cz_req_await(e, req, peer);
 	else if (!strcmp(op, "cancel"))
 		r = cz_req_cancel(e, req);
-	else if (!strcmp(op, "status"))
+	else if (!strcmp(op, "device")) {
+		json_object *dv, *av;
+		if (!json_object_object_get_ex(req, "device", &dv) || !json_object_is_type(dv, json_type_int) ||
+		    json_object_get_int64(dv) < 0 || json_object_get_int64(dv) >= CZ_ENGINE_MAX_DEVICES ||
+		    !json_object_object_get_ex(req, "action", &av) || !json_object_is_type(av, json_type_string))
+			r = cz_resp_err("device needs \"device\" (a number) and \"action\" (enable, disable, restart)");
+		else
+			r = cz_devproc_request(e, (unsigned)json_object_get_int64(dv), json_object_get_string(av));
+	} else if (!strcmp(op, "status"))
 		r = cz_req_status(e);
 	else
-		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace)", op);
+		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return r;

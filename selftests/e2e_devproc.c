@@ -542,7 +542,23 @@ static void null_kills(void)
 	ct_ok(fds0 > 0 && pf0 == 2 && pf1 == 1 && fds1 == fds0 - 1,
 	      "cuzkd's descriptors (not sockets) after 3 restarts: %d, before %d, pidfds %d then %d "
 	      "(the failed device's is closed, nothing else leaked)", fds1, fds0, pf0, pf1);
-	ct_ok(daemon_stop(&d) == 0 && gone(p0), "SIGTERM: cuzkd stops with status 0 and cz-dev0 with it");
+	/* Operators: enable the failed device, drain and disable the other. */
+	json_object *r = req(&d, "{\"op\":\"device\",\"device\":1,\"action\":\"enable\"}");
+	int en = ok_of(r);
+	json_object_put(r);
+	int np1 = en ? wait_ready(&d, 1, 0) : -1;
+	ct_ok(en && np1 > 0 && comm_is(np1, "cz-dev1"), "device 1 enable (after failed): ready again, process %d", np1);
+	r = req(&d, "{\"op\":\"device\",\"device\":0,\"action\":\"disable\"}");
+	int dis = ok_of(r);
+	json_object_put(r);
+	for (int i = 0; i < 500 && dev_field(&d, 0, "pid", NULL, 0) != 0; i++)
+		usleep(10000);
+	int64_t pid_after = dev_field(&d, 0, "pid", st, sizeof(st));
+	int done = submit(&d, "after", "normal", 4) && await_done(&d, "after", NULL, 0);
+	ct_ok(dis && pid_after == 0 && !strcmp(st, "disabled") && gone(p0) && done,
+	      "device 0 disable: its process %d ends (%s, pid %lld), a 4-partition job completes on device 1",
+	      p0, st, (long long)pid_after);
+	ct_ok(daemon_stop(&d) == 0 && gone(np1), "SIGTERM: cuzkd stops with status 0 and cz-dev1 with it");
 
 	/* SIGKILL of cuzkd: the children die with it (PR_SET_PDEATHSIG). */
 	if (daemon_start(&d, "null2", nul) == 0) {
@@ -642,7 +658,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(14);
+	ct_plan(16);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
