@@ -107,6 +107,15 @@ static int slot_of(struct cz_pipe *p, const struct cz_ring_desc *d, unsigned bad
 	return (int)s;
 }
 
+#define SLOT_FINAL (1u << 31)   /* in cz_pipe_slot.attempt: the finalizer took this attempt */
+
+/* What a consumer publishes about a descriptor it took: its attempt and
+ * slot (+1), so the supervisor retries exactly that hand-out. */
+static uint64_t hold_of(const struct cz_ring_desc *d)
+{
+	return (d->off[2] << 32) | (uint32_t)(d->off[1] + 1);
+}
+
 static int enqueue(struct cz_ring *r, unsigned owner, const void *d)
 {
 	errno = 0;      /* EINVAL: a bad owner id; left alone: a full ring */
@@ -498,7 +507,7 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	sl->rc = 0;
 	sl->proved = 0;
 	sl->deaths = 0;
-	atomic_fetch_add(&sl->attempt, 1);
+	atomic_store(&sl->attempt, ((atomic_load(&sl->attempt) & ~SLOT_FINAL) + 1) & ~SLOT_FINAL);
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
 	return (int)v;
@@ -615,14 +624,14 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 		if (cz_key_cmp(&k, &d->key) >= 0 ||
 		    !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &x, 1))
 			continue;
-		atomic_store(&p->cons[c].holds[1], (uint32_t)x.off[1] + 1);
+		atomic_store(&p->cons[c].holds[1], hold_of(&x));
 		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
 		if (cz_key_cmp(&x.key, &d->key) < 0) {
 			struct cz_ring_desc t = *d;
 			*d = x;
 			x = t;
-			atomic_store(&p->cons[c].holds[0], (uint32_t)d->off[1] + 1);
-			atomic_store(&p->cons[c].holds[1], (uint32_t)x.off[1] + 1);
+			atomic_store(&p->cons[c].holds[0], hold_of(d));
+			atomic_store(&p->cons[c].holds[1], hold_of(&x));
 			/* the trace's hand-offs balance: x is now c's, ours goes back */
 			cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
@@ -677,7 +686,7 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
 		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, d, 1)) {
-			atomic_store(&p->cons[c].holds[0], (uint32_t)d->off[1] + 1);
+			atomic_store(&p->cons[c].holds[0], hold_of(d));
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
 				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
 				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
@@ -719,9 +728,15 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	if (s < 0)
 		return NULL;
 	struct cz_pipe_slot *sl = &p->slots[s];
+	/* This attempt is the finalizer's now, unless the supervisor handed
+	 * the slot out again first (then this is a stale copy from a device
+	 * process that died): one CAS decides, against retry()'s. */
+	uint32_t a = (uint32_t)d->off[2];
+	if (a & SLOT_FINAL || !atomic_compare_exchange_strong(&sl->attempt, &a, a | SLOT_FINAL))
+		return NULL;
 	struct cz_part *part = p->slot_part[s];
-	if (!part || d->off[2] != atomic_load(&sl->attempt))
-		return NULL;    /* a stale copy from a device process that died */
+	if (!part)
+		return NULL;
 	if (atomic_load(&sl->bad) == CZ_SLOT_BAD_DONE &&
 	    (!p->lookup || p->lookup(p->lookup_ctx, d->key.seq, d->key.part) != part)) {
 		fprintf(stderr, "cuzkd: a descriptor on the done ring failed its checksum and its "
@@ -792,16 +807,21 @@ void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down)
 
 /* Hands slot s out again (next attempt) through the inbox, or, once it was
  * on `poison` dead devices, to the finalizer as failed. */
-static unsigned retry(struct cz_pipe *p, unsigned s, unsigned poison, const char *why, unsigned c)
+static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poison, const char *why,
+		      unsigned c, bool blame)
 {
 	struct cz_pipe_slot *sl = &p->slots[s];
 	struct cz_ring_desc d;
-	if (!p->slot_part[s])
-		return 0;       /* handed on already: nothing lost */
-	uint32_t a = atomic_fetch_add(&sl->attempt, 1) + 1;
+	/* Only the attempt the dead consumer held, and only if the finalizer
+	 * has not taken it (it reached the done ring before the death). */
+	uint32_t a = held;
+	if (!atomic_compare_exchange_strong(&sl->attempt, &a, (held + 1) & ~SLOT_FINAL))
+		return 0;
+	a = (held + 1) & ~SLOT_FINAL;
 	desc(&d, &sl->key, sl->buf_off, s, a);
 	sl->proved = 0;
-	if (++sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
+	sl->deaths += blame;
+	if (sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
 		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
 			 "cannot be made again", why);
 		atomic_store(&sl->bad, CZ_SLOT_POISON);
@@ -828,6 +848,10 @@ unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, c
 	unsigned n = 0;
 	for (unsigned c = dev; c < p->nout; c += p->ndev) {
 		unsigned owner = CZ_OWNER_CONSUMER + c, got;
+		/* Only the partition the device was running is blamed for the
+		 * death: a peer may still hold one it finished (between the
+		 * device's release and the done ring) when the next one crashes. */
+		bool blame = atomic_load(&p->cons[c].computing);
 		struct cz_ring_desc back[4];
 		/* Its claims on every ring it uses: a half-made enqueue becomes a
 		 * skip, a half-taken element comes back (ring/recover.c). */
@@ -846,9 +870,10 @@ unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, c
 		}
 		/* What it had taken out of the rings: handed out again. */
 		for (int h = 0; h < 2; h++) {
-			uint32_t v = atomic_exchange(&p->cons[c].holds[h], 0);
-			if (v && v - 1 < CZ_PIPE_INFLIGHT)
-				n += retry(p, v - 1, poison, why, c);
+			uint64_t v = atomic_exchange(&p->cons[c].holds[h], 0);
+			uint32_t s = (uint32_t)v;
+			if (s && s - 1 < CZ_PIPE_INFLIGHT)
+				n += retry(p, s - 1, (uint32_t)(v >> 32), poison, why, c, blame && h == 0);
 		}
 		atomic_store(&p->cons[c].computing, 0);
 		atomic_store(&p->cons[c].proving, 0);

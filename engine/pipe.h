@@ -53,7 +53,7 @@ struct cz_pipe_cons {
 	 * handed on yet, so that if its process dies the supervisor knows
 	 * what it held (cz_pipe_recover_dev): [0] what it runs, [1] one it is
 	 * giving back (take_lower). */
-	_Atomic uint32_t holds[2];
+	_Atomic uint64_t holds[2];      /* attempt << 32 | slot + 1 */
 };
 
 /* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
