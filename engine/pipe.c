@@ -507,9 +507,12 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	sl->rc = 0;
 	sl->proved = 0;
 	sl->deaths = 0;
-	atomic_store(&sl->attempt, ((atomic_load(&sl->attempt) & ~SLOT_FINAL) + 1) & ~SLOT_FINAL);
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
+	/* Last, and a release: the finalizer's CAS on the attempt acquires it,
+	 * so what it reads here happens before, whichever process ran the
+	 * consumer in between. */
+	atomic_store(&sl->attempt, ((atomic_load(&sl->attempt) & ~SLOT_FINAL) + 1) & ~SLOT_FINAL);
 	return (int)v;
 }
 
@@ -815,7 +818,9 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 	/* Only the attempt the dead consumer held, and only if the finalizer
 	 * has not taken it (it reached the done ring before the death). */
 	uint32_t a = held;
-	if (!atomic_compare_exchange_strong(&sl->attempt, &a, (held + 1) & ~SLOT_FINAL))
+	/* Claimed as "final" meanwhile, so neither the stale copy nor the next
+	 * attempt can be taken until the store below publishes the next. */
+	if (!atomic_compare_exchange_strong(&sl->attempt, &a, SLOT_FINAL | ((held + 1) & ~SLOT_FINAL)))
 		return 0;
 	a = (held + 1) & ~SLOT_FINAL;
 	desc(&d, &sl->key, sl->buf_off, s, a);
@@ -825,6 +830,7 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
 			 "cannot be made again", why);
 		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		atomic_store(&sl->attempt, a);          /* release: pairs with the finalizer's CAS */
 		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
 			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
 		return 0;
@@ -833,11 +839,13 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 		snprintf(sl->why, sizeof(sl->why), "it was on a device process that died %u times (%s)",
 			 sl->deaths, why);
 		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		atomic_store(&sl->attempt, a);          /* release: pairs with the finalizer's CAS */
 		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
 			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
 		return 0;
 	}
 	cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, c);
+	atomic_store(&sl->attempt, a);                  /* as above */
 	if (enqueue(p->inbox, CZ_OWNER_SUPER, &d))
 		fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", d.key.part);
 	return 1;
