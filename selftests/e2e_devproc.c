@@ -411,6 +411,20 @@ static int nfds(int pid, int *pidfds)
 	return dd ? n : -1;
 }
 
+static long rss_kb(int pid)
+{
+	char p[64], line[256];
+	long kb = -1;
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 /* The process is gone (reaped by someone): within 3 s. */
 static int gone(int pid)
 {
@@ -558,6 +572,28 @@ static void null_kills(void)
 	ct_ok(dis && pid_after == 0 && !strcmp(st, "disabled") && gone(p0) && done,
 	      "device 0 disable: its process %d ends (%s, pid %lld), a 4-partition job completes on device 1",
 	      p0, st, (long long)pid_after);
+	/* Many restarts (an operator's: no death counted): nothing grows. */
+	int rounds = 0, pf2 = 0, pf3 = 0, fds2 = -1, fds3 = -1;
+	long rss2 = -1, rss3 = -1;
+	for (int i = 0; i < 101; i++) {
+		r = req(&d, "{\"op\":\"device\",\"device\":1,\"action\":\"restart\"}");
+		int rok = ok_of(r);
+		json_object_put(r);
+		int np = rok ? wait_ready(&d, 1, np1) : -1;
+		if (np <= 0)
+			break;
+		np1 = np;
+		rounds++;
+		if (i == 0) {
+			fds2 = nfds(d.pid, &pf2);
+			rss2 = rss_kb(d.pid);
+		}
+	}
+	fds3 = nfds(d.pid, &pf3);
+	rss3 = rss_kb(d.pid);
+	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && rss3 - rss2 <= 1024,
+	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
+	      "%d -> %d, RSS %ld -> %ld KiB after the first and the last 100", fds2, fds3, rss2, rss3);
 	ct_ok(daemon_stop(&d) == 0 && gone(np1), "SIGTERM: cuzkd stops with status 0 and cz-dev1 with it");
 
 	/* SIGKILL of cuzkd: the children die with it (PR_SET_PDEATHSIG). */
@@ -658,7 +694,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(16);
+	ct_plan(17);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
