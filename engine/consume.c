@@ -37,20 +37,25 @@
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
+#include "synth/part.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* First come: the lock decides only who runs the device next, and whoever
- * gets it starts the lowest key its device's consumers hold. */
+ * gets it starts the lowest key its device's consumers hold.  The line
+ * (held, bell) is in the pipe's shared region, like everything else a
+ * consumer touches. */
 static bool dev_free(void *v)
 {
-	struct cz_devslot *d = v;
+	struct cz_pipe_dev *d = v;
 	return !atomic_load_explicit(&d->held, memory_order_acquire);
 }
 
 /* 0 with the device held, or -1 once the engine stops.  The CAS (acquire)
  * pairs with the release store in dev_unlock. */
-static int dev_lock(struct cz_devslot *d)
+static int dev_lock(struct cz_pipe_dev *d)
 {
 	for (;;) {
 		uint32_t z = 0;
@@ -63,49 +68,64 @@ static int dev_lock(struct cz_devslot *d)
 
 /* Wakes every waiter (a device has a handful): those that lose the CAS
  * sleep again, and none stays asleep while the device is free. */
-static void dev_unlock(struct cz_devslot *d)
+static void dev_unlock(struct cz_pipe_dev *d)
 {
 	atomic_store_explicit(&d->held, 0, memory_order_release);
 	cz_ring_bell_ring(&d->bell, ~0u);
 }
 
-void cz_devslot_close(struct cz_devslot *d)
+/* The device stage on slot s, described by offsets: the key by its id, the
+ * buffer by its offset in the arena mapping; results go back in the slot. */
+static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz_pipe_slot *sl)
 {
-	cz_ring_bell_close(&d->bell);
-}
+	struct cz_pipe *pipe = c->pipe;
+	struct cz_pipe_cons *me = &pipe->cons[c->idx];
+	const struct cz_pipe_key *k = &pipe->keys[sl->key_id];
+	/* In a device child a key just loaded may still be being mapped
+	 * (engine/devproc.c): wait for it, up to 10 s. */
+	const struct cz_groth16_key *key;
+	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
+	     !atomic_load(pipe->stop); i++)
+		usleep(1000);
+	struct cz_dev_work w = { .key = key, .dom = k->dom, .part = d->key.part };
 
-static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
-{
-	struct cz_devslot *d = &e->devs[c->dev];
-
-	atomic_store(&c->cur_job, p->job->seq);
-	atomic_store(&c->cur_part, p->idx);
-	atomic_store(&c->busy, 1);
-	uint64_t t0 = cz_trace_now();
-	atomic_store(&e->pipe.cons[c->idx].computing, 1);     /* read by pipe.c's dev_load */
-	cz_trace_arg(CZ_EV_COMPUTE_START, p->job->seq, p->idx, c->dev);
-	int rc = e->be->prove(d->dev, &p->work);
-	cz_trace(CZ_EV_COMPUTE_END, p->job->seq, p->idx);
-	atomic_store(&e->pipe.cons[c->idx].computing, 0);
-	atomic_fetch_add(&c->busy_ns, cz_trace_now() - t0);
-	atomic_store(&c->busy, 0);
-	atomic_fetch_add(&c->proved, 1);
-	if (rc) {
-		snprintf(p->err, sizeof(p->err), "partition %u: device %u failed (%d)", p->idx, c->dev, rc);
-		cz_part_set(p, CZ_PART_FAILED);
+	if (key && sl->has_buf && c->buf_base) {
+		struct cz_synth_part b;
+		cz_synth_part_carve(key, (char *)c->buf_base + d->off[0], &b);
+		w.w = b.w;
+		w.a = b.a;
+		w.b = b.b;
+		w.c = b.c;
+		w.h = b.h;
 	}
+	atomic_store(&me->cur_job, d->key.seq);
+	atomic_store(&me->cur_part, d->key.part);
+	atomic_store(&me->proving, 1);
+	uint64_t t0 = cz_trace_now();
+	atomic_store(&me->computing, 1);     /* read by pipe.c's dev_load */
+	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
+	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
+	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
+	atomic_store(&me->computing, 0);
+	atomic_fetch_add(&me->busy_ns, cz_trace_now() - t0);
+	atomic_store(&me->proving, 0);
+	atomic_fetch_add(&me->proved, 1);
+	sl->out = w.out;
+	sl->rc = rc;
+	sl->dev = c->dev;
+	sl->cons = c->idx;
+	sl->proved = 1;
 }
 
 void *cz_consume_main(void *v)
 {
 	struct cz_consumer *c = v;
-	struct cz_engine *e = c->e;
-	struct cz_pipe *pipe = &e->pipe;
-	struct cz_devslot *d = &e->devs[c->dev];
+	struct cz_pipe *pipe = c->pipe;
+	struct cz_pipe_dev *d = &pipe->devs[c->dev];
 	char role[32];
 
-	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / e->ndev);
-	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / e->ndev);
+	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / pipe->ndev);
+	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / pipe->ndev);
 	cz_trace_thread(role, c->idx);
 	for (;;) {
 		/* Work held on this device (a peer's too: the peer may not be
@@ -121,28 +141,37 @@ void *cz_consume_main(void *v)
 			 atomic_load_explicit(&pipe->cons[c->idx].hint_part, memory_order_relaxed));
 		if (dev_lock(d))
 			break;
-		struct cz_part *p = cz_pipe_claim(pipe, c->idx);
-		if (!p) {               /* taken by someone else meanwhile */
+		struct cz_ring_desc desc;
+		int s = cz_pipe_claim(pipe, c->idx, &desc);
+		if (s < 0) {            /* taken by someone else meanwhile */
 			dev_unlock(d);
 			continue;
 		}
-		cz_trace_arg(CZ_EV_POP, p->job->seq, p->idx, c->dev);
-		cz_trace(CZ_EV_LOCK_GOT, p->job->seq, p->idx);
-		if (atomic_load(&p->job->state) == CZ_JOB_ACTIVE &&
-		    atomic_load(&p->state) != CZ_PART_FAILED) {   /* a bad descriptor */
-			atomic_store(&p->consumer, (int)c->idx);
-			cz_part_set(p, CZ_PART_PROVING);
-			prove(e, c, p);
-		} else {
-			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_CONSUMER);
+		struct cz_pipe_slot *sl = &pipe->slots[s];
+		if (!cz_pipe_current(pipe, &desc)) {
+			/* a stale copy (its slot was handed out again after a
+			 * device process died): the current one is elsewhere */
+			cz_pipe_unhold(pipe, c->idx);
+			dev_unlock(d);
+			cz_pipe_release(pipe, c->idx);
+			continue;
 		}
+		cz_trace_arg(CZ_EV_POP, desc.key.seq, desc.key.part, c->dev);
+		cz_trace(CZ_EV_LOCK_GOT, desc.key.seq, desc.key.part);
+		if (atomic_load(&sl->skip_seq) != desc.key.seq &&
+		    atomic_load(&sl->bad) == CZ_SLOT_OK)       /* a bad descriptor */
+			prove(c, &desc, sl);
+		else
+			cz_trace_arg(CZ_EV_SKIP, desc.key.seq, desc.key.part, CZ_SKIP_CONSUMER);
 		/* The device first (a woken peer may start the next while we
 		 * are still here), then the order thread, then the finalizer;
 		 * then, at the top, we try for the device again ourselves. */
 		dev_unlock(d);
 		cz_pipe_release(pipe, c->idx);
-		if (cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, p))
-			cz_part_fail(e, p, "consumer cannot hand it to the finalizer");
+		if (cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, &desc))
+			fprintf(stderr, "cuzkd: consumer %u: partition %u of job %llu lost: the done ring "
+				"is full\n", c->idx, desc.key.part, (unsigned long long)desc.key.seq);
+		cz_pipe_unhold(pipe, c->idx);
 	}
 	return NULL;
 }

@@ -174,6 +174,18 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 	return 0;
 }
 
+/* After a device process died with p: the witness is intact (no device
+ * stage writes it), a, b, c are synthesized again; h is scratch. */
+int cz_dispatch_redo(void *v, struct cz_part *p)
+{
+	(void)v;
+	if (!p->mem)
+		return 0;       /* no input (null): nothing to redo */
+	const struct cz_dev_work *w = &p->work;
+	cz_synth_abc(w->key, w->w, w->a, w->b, w->c, NULL);
+	return 0;
+}
+
 void *cz_dispatch_synth_main(void *v)
 {
 	struct cz_engine *e = v;
@@ -198,7 +210,7 @@ void *cz_dispatch_synth_main(void *v)
 		int rc = 0, qrc = 0;
 		if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
 			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
-			qrc = cz_pipe_done(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
+			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			rc = synthesize(e, p);
@@ -206,8 +218,8 @@ void *cz_dispatch_synth_main(void *v)
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
-				qrc = cz_pipe_ready(&e->pipe, worker, p, e->arena && p->mem ?
-						    cz_slab_off(e->arena, p->mem) : 0);
+				qrc = cz_pipe_ready(&e->pipe, worker, p, p->job->circ->key_id, p->mem,
+						    e->arena && p->mem ? cz_slab_off(e->arena, p->mem) : 0);
 			}
 		}
 		if (qrc) {      /* not queued: still ours to fail */

@@ -91,6 +91,15 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
 		return -EINVAL;
 	}
+	if (c->isolation > CZ_ISOLATION_PROCESS) {
+		snprintf(err, cap, "--isolation: must be process or thread");
+		return -EINVAL;
+	}
+	if ((c->null_fault_nth || c->null_fault_part) && c->isolation != CZ_ISOLATION_PROCESS) {
+		snprintf(err, cap, "--null-fault, --null-fault-part: only with --isolation process "
+			 "(the fault is a real segfault)");
+		return -EINVAL;
+	}
 	if (!c->mem_budget) {
 		snprintf(err, cap, "--mem-budget 0: must be more than 0 bytes");
 		return -EINVAL;
@@ -142,7 +151,9 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	e->devs = calloc(e->ndev, sizeof(*e->devs));
 	if (!e->devs)
 		return -ENOMEM;
-	for (unsigned i = 0; i < e->ndev; i++) {
+	/* In process isolation only the children open devices (for cuda,
+	 * only they ever touch the GPU). */
+	for (unsigned i = 0; i < e->ndev && e->cfg.isolation == CZ_ISOLATION_THREAD; i++) {
 		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
@@ -161,6 +172,7 @@ static int start_threads(struct cz_engine *e)
 		return -ENOMEM;
 	}
 	e->pipe.lookup = cz_engine_part_lookup;
+	e->pipe.redo = cz_dispatch_redo;
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
@@ -168,16 +180,33 @@ static int start_threads(struct cz_engine *e)
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {
-		e->cons[i].e = e;
-		e->cons[i].idx = i;
-		e->cons[i].dev = i % e->ndev;
+		e->cons[i] = (struct cz_consumer){
+			.pipe = &e->pipe, .be = e->be, .hw = e->devs[i % e->ndev].dev,
+			.buf_base = e->arena ? cz_slab_region(e->arena)->base : NULL,
+			.idx = i, .dev = i % e->ndev,
+		};
+	}
+	/* The consumers' trace buffers in shared memory, so a consumer in a
+	 * device child traces like one here (engine/trace.c). */
+	for (unsigned i = 0; i < e->ncons; i++) {
+		char role[32];
+		int fd;
+		snprintf(role, sizeof(role), "consumer %u.%u", i % e->ndev, i / e->ndev);
+		e->cons[i].trace_fd = cz_trace_shared(role, i, &fd) ? -1 : fd;
 	}
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
-	for (unsigned i = 0; i < e->ncons; i++)
-		if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
+	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
+		if (cz_devproc_start(e, err, sizeof(err))) {
+			fprintf(stderr, "cuzkd: %s\n", err);
 			return -EAGAIN;
+		}
+	} else {
+		for (unsigned i = 0; i < e->ncons; i++)
+			if (pthread_create(&e->cons[i].tid, NULL, cz_consume_main, &e->cons[i]))
+				return -EAGAIN;
+	}
 	for (unsigned i = 0; i < e->nsynth; i++)
 		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
@@ -205,7 +234,9 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	e->cfg = *c;
 	e->be = cz_backend_find(c->backend);
 	e->bopts = (struct cz_backend_opts){ .threads = c->device_threads,
-					     .delay_ms = c->null_delay_ms, .synth_ms = c->null_synth_ms };
+					     .delay_ms = c->null_delay_ms, .synth_ms = c->null_synth_ms,
+					     .fault_dev = c->null_fault_dev, .fault_nth = c->null_fault_nth,
+					     .fault_part = c->null_fault_part };
 	snprintf(e->state_dir, sizeof(e->state_dir), "%s", c->state_dir);
 	snprintf(proofs, sizeof(proofs), "%s/proofs", e->state_dir);
 	if (mkdirs(proofs)) {
@@ -273,8 +304,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
 	cz_pipe_stop(&e->pipe);
-	for (unsigned i = 0; e->devs && i < e->ndev; i++)
-		cz_devslot_close(&e->devs[i]);
+	cz_devproc_stop(e);     /* children end like consumer threads: their partition first */
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
@@ -284,6 +314,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
+	/* the trace buffers stay: a dump after destroy (tests) still reads
+	 * them, and they are one mapping for the process's life */
 	for (unsigned i = 0; e->devs && i < e->ndev; i++)
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);
@@ -334,10 +366,18 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 		r = cz_req_await(e, req, peer);
 	else if (!strcmp(op, "cancel"))
 		r = cz_req_cancel(e, req);
-	else if (!strcmp(op, "status"))
+	else if (!strcmp(op, "device")) {
+		json_object *dv, *av;
+		if (!json_object_object_get_ex(req, "device", &dv) || !json_object_is_type(dv, json_type_int) ||
+		    json_object_get_int64(dv) < 0 || json_object_get_int64(dv) >= CZ_ENGINE_MAX_DEVICES ||
+		    !json_object_object_get_ex(req, "action", &av) || !json_object_is_type(av, json_type_string))
+			r = cz_resp_err("device needs \"device\" (a number) and \"action\" (enable, disable, restart)");
+		else
+			r = cz_devproc_request(e, (unsigned)json_object_get_int64(dv), json_object_get_string(av));
+	} else if (!strcmp(op, "status"))
 		r = cz_req_status(e);
 	else
-		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace)", op);
+		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return r;

@@ -36,9 +36,19 @@ struct cz_engine_config {
 	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
 	unsigned null_synth_ms;         /* null backend: synthesis time per partition */
+	unsigned isolation;             /* CZ_ISOLATION_*: where a device's consumers run */
+	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
 };
 
+#define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
+#define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
+
 struct cz_engine;
+
+/* A device child's main (engine/devproc.c): a program that embeds the
+ * engine with --isolation process runs it when started as
+ * "PROGRAM --device-child N PPID" (cuzkd does), and exits with its value. */
+int cz_devproc_child_main(int argc, char **argv);
 
 /* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
  * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis

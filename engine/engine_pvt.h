@@ -8,6 +8,7 @@
 
 #include "alloc/budget.h"
 #include "alloc/slab.h"
+#include "engine/devproc.h"
 #include "engine/engine.h"
 #include "engine/pipe.h"
 #include "engine/trace.h"
@@ -30,12 +31,14 @@ enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED 
 struct cz_circuit {
 	char name[64];
 	char path[PATH_MAX];
-	struct cz_groth16_key key;
+	struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
+	struct cz_region kreg;
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
 	uint32_t partitions;    /* expected witnesses per job, 0 = any */
+	uint32_t key_id;        /* its id in the pipe's resident keys */
 	int jobs;               /* active jobs using it (unload waits for 0) */
 	struct cz_circuit *next;
 };
@@ -52,7 +55,8 @@ struct cz_part {
 	struct cz_dev_work work;
 	struct cz_groth16_proof proof;
 	uint32_t olen[2];       /* bytes of its proof.json, public.json in job->out */
-	_Atomic int consumer;   /* proving on consumer #, or -1 */
+	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
+	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
 	char err[320];
 	uint64_t t_done;
 };
@@ -85,22 +89,24 @@ struct cz_job {
 
 struct cz_stat;
 
+/* A consumer's context: only what a consumer in another process would
+ * have too (the pipe's mapping, its backend and device handle, the
+ * buffer arena's base in this process); its counters and state are its
+ * line in the pipe's region (struct cz_pipe_cons). */
 struct cz_consumer {
-	struct cz_engine *e;
+	struct cz_pipe *pipe;
+	const struct cz_backend *be;
+	struct cz_device *hw;
+	void *buf_base;                 /* the arena region's mapping, or NULL */
 	unsigned idx, dev;
+	int trace_fd;                   /* its trace buffer's memfd, or -1 (cuzkd's) */
 	pthread_t tid;
-	_Atomic int busy;
-	_Atomic uint64_t cur_job;
-	_Atomic uint32_t cur_part;
-	_Atomic uint64_t busy_ns, proved;
 };
 
-/* A device and its lock (engine/consume.c: whoever holds it starts the
- * lowest key held on the device, so the lock need not be fair). */
+/* A device as cuzkd holds it; its lock (held + bell) is the device's line
+ * in the pipe's region (engine/consume.c). */
 struct cz_devslot {
 	struct cz_device *dev;
-	_Atomic uint32_t held;          /* 1 while a consumer holds the device */
-	struct cz_ring_bell bell;       /* waiters sleep here (zeroed: symmetric barriers) */
 };
 
 struct cz_engine {
@@ -123,6 +129,7 @@ struct cz_engine {
 	unsigned inflight;              /* dispatched, not yet terminal */
 	_Atomic unsigned synth_ids;     /* hands out synthesis worker numbers */
 	struct cz_circuit *circuits;
+	uint8_t key_used[CZ_PIPE_KEYS]; /* the circuits' key ids */
 	struct cz_job *jobs;
 	uint64_t next_seq;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
@@ -138,13 +145,23 @@ struct cz_engine {
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
+
+	/* --isolation process (engine/devproc.c): */
+	struct cz_devproc *dp;          /* ndev, or NULL in thread isolation */
+	char dp_exe[PATH_MAX];
+	int dp_wake[2];
+	pthread_t dp_super;
+	bool dp_super_up;
+	_Atomic int dp_stop;
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
 #define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
-_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_ORDER, "the order thread's id is no worker's");
+#define CZ_OWNER_FINAL 2046u      /* the finalizer, giving slots back */
+#define CZ_OWNER_SUPER 2045u      /* the device supervisor, handing partitions out again */
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_SUPER, "the order thread's and finalizer's ids are no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
@@ -153,9 +170,9 @@ _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUME
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
+int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
-void cz_devslot_close(struct cz_devslot *d);     /* waiters for the device give up */
 /* engine/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);

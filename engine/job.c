@@ -150,6 +150,7 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 			snprintf(j->err, sizeof(j->err), "%s", p->err);
 			atomic_store(&j->state, CZ_JOB_FAILED);
 			e->jobs_failed++;
+			cz_pipe_job_ended(&e->pipe, j->seq);
 		}
 	}
 	if (j->nterminal == j->nparts && atomic_load(&j->state) != CZ_JOB_ACTIVE)

@@ -5,6 +5,7 @@
  * while loaded, and freed by `unload` only when no job uses it.
  */
 #include "engine/engine_pvt.h"
+#include "engine/shkey.h"
 #include "synth/part.h"
 #include "zk/groth16_io.h"
 #include "zk/ntt.h"
@@ -26,7 +27,7 @@ static void circuit_free(struct cz_circuit *c)
 	if (c->cache)
 		cz_slab_cache_destroy(c->cache);
 	cz_ntt_domain_destroy(c->dom);
-	cz_groth16_key_free(&c->key);
+	cz_shkey_free(&c->key, &c->kreg);
 	free(c);
 }
 
@@ -59,6 +60,11 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	if (cz_groth16_key_load(&c->key, path, NULL, err, sizeof(err))) {
 		free(c);
 		return cz_resp_err("%s", err);
+	}
+	/* One copy, in shared memory: device children map it (engine/shkey.c). */
+	if (cz_shkey_share(&c->key, &c->kreg, err, sizeof(err))) {
+		circuit_free(c);
+		return cz_resp_err("%s: %s", path, err);
 	}
 	c->dom = cz_ntt_domain_create(c->key.log2n);
 	if (!c->dom) {
@@ -94,14 +100,29 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		r = cz_resp_err("%s: the key (%llu bytes) does not fit the free budget", path,
 				(unsigned long long)c->key_bytes);
 	if (!r) {
-		c->next = e->circuits;
-		e->circuits = c;
+		/* An id for the consumers (engine/pipe.h), set before any job can
+		 * name the circuit: the submit that does takes this lock after. */
+		unsigned id = 0;
+		while (id < CZ_PIPE_KEYS && e->key_used[id])
+			id++;
+		if (id == CZ_PIPE_KEYS) {
+			r = cz_resp_err("%s: %u keys are loaded already: unload one first", path,
+					CZ_PIPE_KEYS);
+			cz_budget_release(e->budget, c->key_bytes);
+		} else {
+			e->key_used[id] = 1;
+			c->key_id = id;
+			cz_pipe_key_set(&e->pipe, id, &c->key, c->dom);
+			c->next = e->circuits;
+			e->circuits = c;
+		}
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
 		circuit_free(c);
 		return r;
 	}
+	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
 	fprintf(stderr, "cuzkd: loaded %s from %s: 2^%u domain, %u signals, %u public, %llu bytes\n", name,
 		path, c->key.log2n, c->key.nvars, c->key.npub, (unsigned long long)c->key_bytes);
 	r = cz_resp_ok();
@@ -132,6 +153,8 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		gone = *pp;
 		*pp = gone->next;
 		cz_engine_budget_release_locked(e, gone->key_bytes);
+		cz_pipe_key_set(&e->pipe, gone->key_id, NULL, NULL);   /* no partition names it */
+		e->key_used[gone->key_id] = 0;
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r)
@@ -139,7 +162,9 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 	/* No job uses it: no device computes with it now.  Devices that keep a
 	 * copy (cuda) drop it, or it would stay resident after the key is gone. */
 	for (unsigned i = 0; e->be->unload_key && i < e->ndev; i++)
-		e->be->unload_key(e->devs[i].dev, &gone->key);
+		if (e->devs[i].dev)
+			e->be->unload_key(e->devs[i].dev, &gone->key);
+	cz_devproc_key(e, gone->key_id, -1);     /* children drop theirs */
 	/* Finished jobs still name the circuit in status: keep only its name. */
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)

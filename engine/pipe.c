@@ -82,32 +82,41 @@
 #define WAIT_NS (200 * 1000 * 1000)   /* sleeps re-check the stop flag this often */
 #define CLAIM_SPINS 256               /* ~7 us of pause (27 ns each on the 2-core VM) */
 
-/* The partition a descriptor names.  On a checksum mismatch no field is
- * trusted alone: the in-flight partition named by (job, index) is failed
- * only if the pointer agrees, so a corrupted name can never hand a second
- * thread a partition someone else holds.  Otherwise the descriptor is
- * dropped with a log line, and its partition is lost (its job never ends):
- * liveness given up for memory safety, on what is already a broken ring. */
-static struct cz_part *part_of(struct cz_pipe *p, const struct cz_ring_desc *d, const char *ring)
+/* The slot a descriptor names, on a consumer (any process).  On a
+ * checksum mismatch no field is trusted alone: the slot is used only if it
+ * is in range and its own key agrees, and then comes back marked bad (the
+ * finalizer fails its partition), so a corrupted name can never hand a
+ * second thread a partition someone else holds.  Otherwise the descriptor
+ * is dropped with a log line, and its partition is lost (its job never
+ * ends): liveness given up for memory safety, on what is already a broken
+ * ring. */
+static int slot_of(struct cz_pipe *p, const struct cz_ring_desc *d, unsigned bad)
 {
-	struct cz_part *ptr = (struct cz_part *)(uintptr_t)d->off[1];
+	uint64_t s = d->off[1];
 
 	if (d->csum == cz_ring_desc_csum(d))
-		return ptr;
-	struct cz_part *part = p->lookup ? p->lookup(p->lookup_ctx, d->key.seq, d->key.part) : NULL;
-	if (part != ptr) {
+		return (int)s;
+	if (s >= CZ_PIPE_INFLIGHT || cz_key_cmp(&p->slots[s].key, &d->key)) {
 		fprintf(stderr, "cuzkd: a descriptor on the %s ring failed its checksum and its fields "
-			"disagree (job %llu, partition %u): dropped\n", ring,
+			"disagree (job %llu, partition %u): dropped\n",
+			bad == CZ_SLOT_BAD_DONE ? "done" : "consumer",
 			(unsigned long long)d->key.seq, d->key.part);
-		return NULL;
+		return -1;
 	}
-	snprintf(part->err, sizeof(part->err), "partition %u: its descriptor failed its checksum "
-		 "on the %s ring", part->idx, ring);
-	cz_part_set(part, CZ_PART_FAILED);
-	return part;
+	atomic_store(&p->slots[s].bad, bad);
+	return (int)s;
 }
 
-static int enqueue(struct cz_ring *r, unsigned owner, const struct cz_ring_desc *d)
+#define SLOT_FINAL (1u << 31)   /* in cz_pipe_slot.attempt: the finalizer took this attempt */
+
+/* What a consumer publishes about a descriptor it took: its attempt and
+ * slot (+1), so the supervisor retries exactly that hand-out. */
+static uint64_t hold_of(const struct cz_ring_desc *d)
+{
+	return (d->off[2] << 32) | (uint32_t)(d->off[1] + 1);
+}
+
+static int enqueue(struct cz_ring *r, unsigned owner, const void *d)
 {
 	errno = 0;      /* EINVAL: a bad owner id; left alone: a full ring */
 	if (cz_ring_mp_enqueue_burst(r, owner, d, 1))
@@ -129,7 +138,7 @@ static bool busy(const struct cz_pipe *p, unsigned c)
 
 static bool is_free(const struct cz_pipe *p, unsigned c)
 {
-	return !busy(p, c) && !holds(p, c);
+	return !busy(p, c) && !holds(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
 }
 
 /* Consumers holding or busy on device d; *computing: the device runs a
@@ -307,18 +316,75 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	while (!atomic_load(&p->stop))
+	while (!atomic_load(p->stop))
 		if (!pump(p))
 			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
 	return NULL;
 }
 
-int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap)
+/* The region's layout, the same in every process that maps it: the order
+ * bell, the stop word, the inbox, the out rings, the consumer lines, the
+ * done ring, the heap, the device lines, the slot table, the free slots.
+ * init: cuzkd lays it out; else a child attaches to what is there. */
+static size_t layout(struct cz_pipe *p, char *m, bool init)
 {
 	size_t rin = cz_ring_bytes(CZ_PIPE_INFLIGHT, 64), rout = cz_ring_bytes(1, 64);
-	size_t rq = cz_ring_order_bytes(CZ_PIPE_INFLIGHT);
-	size_t bytes = 64 + 2 * ALIGN64(rin) + nout * ALIGN64(rout) + nout * sizeof(struct cz_pipe_cons) + rq;
+	size_t rq = cz_ring_order_bytes(CZ_PIPE_INFLIGHT), rfree = cz_ring_bytes(CZ_PIPE_INFLIGHT, 8);
+	size_t slots = ALIGN64(CZ_PIPE_INFLIGHT * sizeof(struct cz_pipe_slot));
+	size_t bytes = 128 + 2 * ALIGN64(rin) + p->nout * ALIGN64(rout) +
+		       p->nout * sizeof(struct cz_pipe_cons) + ALIGN64(rq) +
+		       p->ndev * sizeof(struct cz_pipe_dev) + slots + ALIGN64(rfree);
+	if (!m)
+		return bytes;
+	p->bell = (struct cz_ring_bell *)m;
+	if (init)
+		cz_ring_bell_init(p->bell);
+	p->stop = (_Atomic int *)(m + 64);
+	m += 128;
+	if (init)
+		cz_ring_init_bells(m, rin, CZ_PIPE_INFLIGHT, 64, p->bell, NULL);
+	p->inbox = cz_ring_attach(m, rin);
+	m += ALIGN64(rin);
+	for (unsigned i = 0; i < p->nout; i++) {
+		if (init)
+			cz_ring_init_bells(m, rout, 1, 64, NULL, p->bell);
+		p->out[i] = cz_ring_attach(m, rout);
+		m += ALIGN64(rout);
+	}
+	p->cons = (struct cz_pipe_cons *)m;   /* zeroed: region memory is fresh */
+	m += p->nout * sizeof(struct cz_pipe_cons);
+	if (init)
+		cz_ring_init(m, rin, CZ_PIPE_INFLIGHT, 64);
+	p->done = cz_ring_attach(m, rin);
+	m += ALIGN64(rin);
+	if (init)
+		cz_ring_order_init(m, rq, CZ_PIPE_INFLIGHT);
+	p->q = init ? cz_ring_order_attach(m, rq) : NULL;   /* the order thread's alone */
+	m += ALIGN64(rq);
+	p->devs = (struct cz_pipe_dev *)m;    /* zeroed: held 0, bells symmetric */
+	m += p->ndev * sizeof(struct cz_pipe_dev);
+	p->slots = (struct cz_pipe_slot *)m;
+	m += slots;
+	if (init)
+		cz_ring_init(m, rfree, CZ_PIPE_INFLIGHT, 8);
+	p->free_slots = cz_ring_attach(m, rfree);
+	for (uint64_t v = 0; init && p->free_slots && v < CZ_PIPE_INFLIGHT; v++)
+		cz_ring_sp_enqueue_burst(p->free_slots, &v, 1);
+	return bytes;
+}
 
+static void pipe_free(struct cz_pipe *p)
+{
+	free(p->out);
+	free(p->held);
+	free(p->dev_tick);
+	free(p->slot_part);
+	p->out = NULL;
+	p->slots = NULL;
+}
+
+int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap)
+{
 	memset(p, 0, sizeof(*p));
 	if (!nout || !ndev || nout % ndev) {
 		snprintf(err, cap, "%u consumers cannot be spread evenly over %u devices", nout, ndev);
@@ -329,43 +395,45 @@ int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, s
 	p->out = calloc(nout, sizeof(*p->out));
 	p->held = calloc(nout, sizeof(*p->held));
 	p->dev_tick = calloc(ndev, sizeof(*p->dev_tick));
-	int rc = p->out && p->held && p->dev_tick ?
-		 cz_region_create(&p->reg, bytes, CZ_REGION_NODE_NONE, CZ_REGION_QUIET) : -ENOMEM;
+	p->slot_part = calloc(CZ_PIPE_INFLIGHT, sizeof(*p->slot_part));
+	int rc = p->out && p->held && p->dev_tick && p->slot_part ?
+		 cz_region_create(&p->reg, layout(p, NULL, true), CZ_REGION_NODE_NONE, CZ_REGION_QUIET) :
+		 -ENOMEM;
 	if (rc) {
 		snprintf(err, cap, "cannot create the pipeline's shared region: %s", strerror(-rc));
-		free(p->out);
-		free(p->held);
-		free(p->dev_tick);
-		p->out = NULL;
+		pipe_free(p);
 		return rc;
 	}
-	char *m = p->reg.base;
-	p->bell = (struct cz_ring_bell *)m;
-	cz_ring_bell_init(p->bell);
-	m += 64;
-	cz_ring_init_bells(m, rin, CZ_PIPE_INFLIGHT, 64, p->bell, NULL);
-	p->inbox = cz_ring_attach(m, rin);
-	m += ALIGN64(rin);
-	for (unsigned i = 0; i < nout; i++) {
-		cz_ring_init_bells(m, rout, 1, 64, NULL, p->bell);
-		p->out[i] = cz_ring_attach(m, rout);
-		m += ALIGN64(rout);
-	}
-	p->cons = (struct cz_pipe_cons *)m;   /* zeroed: region memory is fresh */
-	m += nout * sizeof(struct cz_pipe_cons);
-	cz_ring_init(m, rin, CZ_PIPE_INFLIGHT, 64);
-	p->done = cz_ring_attach(m, rin);
-	m += ALIGN64(rin);
-	cz_ring_order_init(m, rq, CZ_PIPE_INFLIGHT);
-	p->q = cz_ring_order_attach(m, rq);
-	if (!p->inbox || !p->done || !p->q || pthread_create(&p->order, NULL, order_main, p)) {
+	layout(p, p->reg.base, true);
+	if (!p->inbox || !p->done || !p->q || !p->free_slots ||
+	    pthread_create(&p->order, NULL, order_main, p)) {
 		snprintf(err, cap, "cannot set up the pipeline's rings");
 		cz_region_destroy(&p->reg);
-		free(p->out);
-		free(p->held);
-		free(p->dev_tick);
-		p->out = NULL;
+		pipe_free(p);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+int cz_pipe_attach(struct cz_pipe *p, struct cz_region *r, unsigned nout, unsigned ndev)
+{
+	memset(p, 0, sizeof(*p));
+	p->nout = nout;
+	p->ndev = ndev;
+	if (!nout || !ndev || nout % ndev || !(p->out = calloc(nout, sizeof(*p->out))))
+		return -EINVAL;
+	if (r->size < layout(p, NULL, false)) {
+		pipe_free(p);
+		return -EPROTO;
+	}
+	p->reg = *r;
+	layout(p, r->base, false);
+	bool ok = p->inbox && p->done && p->free_slots;
+	for (unsigned i = 0; i < nout; i++)
+		ok &= p->out[i] != NULL;
+	if (!ok) {
+		pipe_free(p);
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -375,10 +443,12 @@ void cz_pipe_stop(struct cz_pipe *p)
 {
 	if (!p->out)
 		return;         /* never created: the engine failed to start */
-	atomic_store(&p->stop, 1);
+	atomic_store(p->stop, 1);
 	cz_ring_bell_close(p->bell);
 	for (unsigned i = 0; i < p->nout; i++)
 		cz_ring_bell_close(cz_ring_cons_bell(p->out[i]));
+	for (unsigned i = 0; i < p->ndev; i++)      /* waiters for a device give up */
+		cz_ring_bell_close(&p->devs[i].bell);
 }
 
 void cz_pipe_finish(struct cz_pipe *p)
@@ -396,20 +466,19 @@ void cz_pipe_destroy(struct cz_pipe *p)
 	cz_pipe_stop(p);
 	pthread_join(p->order, NULL);
 	cz_region_destroy(&p->reg);
-	free(p->out);
-	free(p->held);
-	free(p->dev_tick);
-	p->out = NULL;
+	pipe_free(p);
 }
 
 _Atomic unsigned cz_pipe_test_corrupt;
 
-static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t buf_off)
+static void desc(struct cz_ring_desc *d, const struct cz_key *key, uint64_t buf_off,
+		 uint64_t slot, uint32_t attempt)
 {
 	memset(d, 0, sizeof(*d));
-	d->key = part->key;
+	d->key = *key;
 	d->off[0] = buf_off;
-	d->off[1] = (uint64_t)(uintptr_t)part;
+	d->off[1] = slot;
+	d->off[2] = attempt;
 	d->csum = cz_ring_desc_csum(d);
 	unsigned n = atomic_load_explicit(&cz_pipe_test_corrupt, memory_order_relaxed);
 	while (n && !atomic_compare_exchange_weak(&cz_pipe_test_corrupt, &n, n - 1))
@@ -420,16 +489,100 @@ static void desc(struct cz_ring_desc *d, const struct cz_part *part, uint64_t bu
 
 /* Cost: one CAS on a slot state and, only when the order thread sleeps, a
  * futex wake (~2 µs); otherwise no syscall. */
-int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off)
+/* A free slot for part, filled; -ENOSPC if none (cannot happen: the
+ * dispatcher keeps at most CZ_PIPE_INFLIGHT partitions in flight and each
+ * holds at most one slot). */
+static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
+		     bool has_buf)
+{
+	uint64_t v;
+	errno = 0;
+	if (!cz_ring_mc_dequeue_burst(p->free_slots, owner, &v, 1))
+		return errno == EINVAL ? -EINVAL : -ENOSPC;
+	struct cz_pipe_slot *sl = &p->slots[v];
+	sl->key = part->key;
+	sl->key_id = key_id;
+	sl->has_buf = has_buf;
+	atomic_store_explicit(&sl->bad, CZ_SLOT_OK, memory_order_relaxed);
+	sl->rc = 0;
+	sl->proved = 0;
+	sl->deaths = 0;
+	p->slot_part[v] = part;
+	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
+	/* Last, and a release: the finalizer's CAS on the attempt acquires it,
+	 * so what it reads here happens before, whichever process ran the
+	 * consumer in between. */
+	atomic_store(&sl->attempt, ((atomic_load(&sl->attempt) & ~SLOT_FINAL) + 1) & ~SLOT_FINAL);
+	return (int)v;
+}
+
+static int slot_put(struct cz_pipe *p, int s)
+{
+	uint64_t v = (uint64_t)s;
+	p->slot_part[s]->slot = -1;
+	p->slot_part[s] = NULL;
+	return enqueue(p->free_slots, CZ_OWNER_FINAL, &v);
+}
+
+int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
+		  const void *buf, uint64_t buf_off)
 {
 	struct cz_ring_desc d;
-	desc(&d, part, buf_off);
-	return enqueue(p->inbox, owner, &d);   /* never full: see top */
+	int s = slot_fill(p, owner, part, key_id, buf != NULL);
+	if (s < 0)
+		return s;
+	p->slots[s].buf_off = buf_off;
+	desc(&d, &part->key, buf_off, (uint64_t)s, atomic_load(&p->slots[s].attempt));
+	int rc = enqueue(p->inbox, owner, &d);   /* never full: see top */
+	if (rc)
+		slot_put(p, s);
+	return rc;
+}
+
+int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part)
+{
+	struct cz_ring_desc d;
+	int s = slot_fill(p, owner, part, 0, false);
+	if (s < 0)
+		return s;
+	desc(&d, &part->key, 0, (uint64_t)s, atomic_load(&p->slots[s].attempt));
+	int rc = enqueue(p->done, owner, &d);
+	if (rc)
+		slot_put(p, s);
+	return rc;
+}
+
+void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq)
+{
+	if (!p->slots)
+		return;
+	for (unsigned s = 0; s < CZ_PIPE_INFLIGHT; s++)
+		if (p->slots[s].key.seq == job_seq)
+			atomic_store(&p->slots[s].skip_seq, job_seq);
+}
+
+void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
+		     const struct cz_ntt_domain *dom)
+{
+	p->keys[id] = (struct cz_pipe_key){ .key = k, .dom = dom };
+}
+
+int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
+{
+	int s = atomic_load_explicit(&part->slot, memory_order_relaxed);
+	if (s < 0 || !p->slots)
+		return -1;
+	for (unsigned c = 0; c < p->nout; c++)
+		if (atomic_load(&p->cons[c].proving) &&
+		    atomic_load(&p->cons[c].cur_job) == part->key.seq &&
+		    atomic_load(&p->cons[c].cur_part) == part->key.part)
+			return (int)c;
+	return -1;
 }
 
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
-	while (!atomic_load(&p->stop)) {
+	while (!atomic_load(p->stop)) {
 		if (cz_ring_nonempty(p->out[c]))
 			return 0;
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
@@ -474,26 +627,29 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 		if (cz_key_cmp(&k, &d->key) >= 0 ||
 		    !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &x, 1))
 			continue;
+		atomic_store(&p->cons[c].holds[1], hold_of(&x));
 		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
 		if (cz_key_cmp(&x.key, &d->key) < 0) {
 			struct cz_ring_desc t = *d;
 			*d = x;
 			x = t;
+			atomic_store(&p->cons[c].holds[0], hold_of(d));
+			atomic_store(&p->cons[c].holds[1], hold_of(&x));
 			/* the trace's hand-offs balance: x is now c's, ours goes back */
 			cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
 		}
 		/* x is the higher: back to the heap (room: see the top) */
 		if (enqueue(p->inbox, CZ_OWNER_CONSUMER + c, &x)) {
-			struct cz_part *part = part_of(p, &x, "consumer");
-			if (!part)
+			int s = slot_of(p, &x, CZ_SLOT_BAD_CONSUMER);
+			if (s < 0)
 				continue;
 			/* cannot happen (see the top); never lose it: fail it */
-			snprintf(part->err, sizeof(part->err), "partition %u: cannot requeue it", part->idx);
-			cz_part_set(part, CZ_PART_FAILED);
+			atomic_store(&p->slots[s].bad, CZ_SLOT_BAD_REQUEUE);
 			if (enqueue(p->done, CZ_OWNER_CONSUMER + c, &x))
-				fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", part->idx);
+				fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", x.key.part);
 		}
+		atomic_store(&p->cons[c].holds[1], 0);
 	}
 }
 
@@ -527,29 +683,29 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c)
  * the order thread's reads are too.  A dequeue that loses (to the order
  * thread's swap, which refills the ring within a few hundred ns, or to a
  * peer) looks again, up to CLAIM_SPINS times while anything is held. */
-struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c)
+int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 {
-	struct cz_ring_desc d;
 	atomic_store(&p->cons[c].busy, 1);
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
-		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &d, 1)) {
+		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, d, 1)) {
+			atomic_store(&p->cons[c].holds[0], hold_of(d));
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
-				cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, (unsigned)o);
-				cz_trace_unit(CZ_EV_ASSIGN, d.key.seq, d.key.part, c);
+				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
+				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 			}
-			take_lower(p, c, &d);
-			struct cz_part *part = part_of(p, &d, "consumer");
-			if (part)
-				return part;
-			break;          /* dropped (see part_of) */
+			take_lower(p, c, d);
+			int s = slot_of(p, d, CZ_SLOT_BAD_CONSUMER);
+			if (s >= 0)
+				return s;
+			break;          /* dropped (see slot_of) */
 		}
 		if (o < 0)
 			break;          /* nothing held on this device */
 		__builtin_ia32_pause();
 	}
 	cz_pipe_release(p, c);
-	return NULL;
+	return -1;
 }
 
 /* Publish, then ring: pairs with the order thread's pump_ready() check
@@ -560,11 +716,63 @@ void cz_pipe_release(struct cz_pipe *p, unsigned c)
 	cz_ring_bell_ring(p->bell, 1);
 }
 
-int cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part)
+int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d)
 {
-	struct cz_ring_desc d;
-	desc(&d, part, 0);
-	return enqueue(p->done, owner, &d);    /* never full: see top */
+	return enqueue(p->done, owner, d);     /* never full: see top */
+}
+
+/* The finalizer's side of a slot: its partition, with what the consumer
+ * left there applied, and the slot back on the free list.  A checksum
+ * failure: the in-flight partition named by (job, index) is used only if
+ * the slot's partition is that one. */
+static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d)
+{
+	int s = slot_of(p, d, CZ_SLOT_BAD_DONE);
+	if (s < 0)
+		return NULL;
+	struct cz_pipe_slot *sl = &p->slots[s];
+	/* This attempt is the finalizer's now, unless the supervisor handed
+	 * the slot out again first (then this is a stale copy from a device
+	 * process that died): one CAS decides, against retry()'s. */
+	uint32_t a = (uint32_t)d->off[2];
+	if (a & SLOT_FINAL || !atomic_compare_exchange_strong(&sl->attempt, &a, a | SLOT_FINAL))
+		return NULL;
+	struct cz_part *part = p->slot_part[s];
+	if (!part)
+		return NULL;
+	if (atomic_load(&sl->bad) == CZ_SLOT_BAD_DONE &&
+	    (!p->lookup || p->lookup(p->lookup_ctx, d->key.seq, d->key.part) != part)) {
+		fprintf(stderr, "cuzkd: a descriptor on the done ring failed its checksum and its "
+			"partition is not in flight (job %llu, partition %u): dropped\n",
+			(unsigned long long)d->key.seq, d->key.part);
+		return NULL;
+	}
+	static const char *const why[] = {
+		[CZ_SLOT_BAD_CONSUMER] = "its descriptor failed its checksum on the consumer ring",
+		[CZ_SLOT_BAD_DONE] = "its descriptor failed its checksum on the done ring",
+		[CZ_SLOT_BAD_REQUEUE] = "cannot requeue it",
+	};
+	unsigned bad = atomic_load(&sl->bad);
+	if (bad == CZ_SLOT_POISON) {
+		snprintf(part->err, sizeof(part->err), "partition %u: %s", part->idx, sl->why);
+		cz_part_set(part, CZ_PART_FAILED);
+	} else if (bad && bad < sizeof(why) / sizeof(why[0])) {
+		snprintf(part->err, sizeof(part->err), "partition %u: %s", part->idx, why[bad]);
+		cz_part_set(part, CZ_PART_FAILED);
+	} else if (sl->proved && sl->rc) {
+		snprintf(part->err, sizeof(part->err), "partition %u: device %u failed (%d)",
+			 part->idx, sl->dev, sl->rc);
+		cz_part_set(part, CZ_PART_FAILED);
+	} else if (sl->proved) {
+		part->work.out = sl->out;
+	}
+	if (sl->proved)
+		atomic_store(&part->consumer, (int)sl->cons);
+	/* No one names the slot any more: the consumer is done with it (the
+	 * done ring's W1), the order thread gave it out for the last time. */
+	if (slot_put(p, s))
+		fprintf(stderr, "cuzkd: partition slot %d lost: the free list is full\n", s);
+	return part;
 }
 
 struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
@@ -573,7 +781,7 @@ struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
 	struct cz_part *part;
 	for (;;) {
 		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
-			if ((part = part_of(p, &d, "done")))
+			if ((part = slot_take(p, &d)))
 				return part;
 			continue;
 		}
@@ -581,4 +789,115 @@ struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
 			return NULL;
 		cz_ring_wait_nonempty(p->done, WAIT_NS);
 	}
+}
+
+bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d)
+{
+	const struct cz_pipe_slot *sl = &p->slots[d->off[1]];   /* in range: slot_of */
+	return d->off[2] == atomic_load(&sl->attempt) && !cz_key_cmp(&sl->key, &d->key);
+}
+
+void cz_pipe_unhold(struct cz_pipe *p, unsigned c)
+{
+	atomic_store(&p->cons[c].holds[0], 0);
+}
+
+void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down)
+{
+	atomic_store(&p->devs[dev].down, down);
+	cz_ring_bell_ring(p->bell, 1);
+}
+
+/* Hands slot s out again (next attempt) through the inbox, or, once it was
+ * on `poison` dead devices, to the finalizer as failed. */
+static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poison, const char *why,
+		      unsigned c, bool blame)
+{
+	struct cz_pipe_slot *sl = &p->slots[s];
+	struct cz_ring_desc d;
+	/* Only the attempt the dead consumer held, and only if the finalizer
+	 * has not taken it (it reached the done ring before the death). */
+	uint32_t a = held;
+	/* Claimed as "final" meanwhile, so neither the stale copy nor the next
+	 * attempt can be taken until the store below publishes the next. */
+	if (!atomic_compare_exchange_strong(&sl->attempt, &a, SLOT_FINAL | ((held + 1) & ~SLOT_FINAL)))
+		return 0;
+	a = (held + 1) & ~SLOT_FINAL;
+	desc(&d, &sl->key, sl->buf_off, s, a);
+	sl->proved = 0;
+	sl->deaths += blame;
+	if (sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
+		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
+			 "cannot be made again", why);
+		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		atomic_store(&sl->attempt, a);          /* release: pairs with the finalizer's CAS */
+		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
+			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
+		return 0;
+	}
+	if (sl->deaths >= poison) {
+		snprintf(sl->why, sizeof(sl->why), "it was on a device process that died %u times (%s)",
+			 sl->deaths, why);
+		atomic_store(&sl->bad, CZ_SLOT_POISON);
+		atomic_store(&sl->attempt, a);          /* release: pairs with the finalizer's CAS */
+		if (enqueue(p->done, CZ_OWNER_SUPER, &d))
+			fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", d.key.part);
+		return 0;
+	}
+	cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, c);
+	atomic_store(&sl->attempt, a);                  /* as above */
+	if (enqueue(p->inbox, CZ_OWNER_SUPER, &d))
+		fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", d.key.part);
+	return 1;
+}
+
+unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, const char *why)
+{
+	unsigned n = 0;
+	for (unsigned c = dev; c < p->nout; c += p->ndev) {
+		unsigned owner = CZ_OWNER_CONSUMER + c, got;
+		/* Only the partition the device was running is blamed for the
+		 * death: a peer may still hold one it finished (between the
+		 * device's release and the done ring) when the next one crashes. */
+		bool blame = atomic_load(&p->cons[c].computing);
+		struct cz_ring_desc back[4];
+		/* Its claims on every ring it uses: a half-made enqueue becomes a
+		 * skip, a half-taken element comes back (ring/recover.c). */
+		cz_ring_recover(p->inbox, owner, NULL, 0, NULL);
+		cz_ring_recover(p->done, owner, NULL, 0, NULL);
+		for (unsigned o = 0; o < p->nout; o++) {
+			if (cz_ring_recover(p->out[o], owner, back, 4, &got) < 0)
+				got = 0;
+			for (unsigned i = 0; i < got; i++) {
+				cz_trace_unit(CZ_EV_RECLAIM, back[i].key.seq, back[i].key.part, o);
+				if (enqueue(p->inbox, CZ_OWNER_SUPER, &back[i]))
+					fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n",
+						back[i].key.part);
+				n++;
+			}
+		}
+		/* What it had taken out of the rings: handed out again. */
+		for (int h = 0; h < 2; h++) {
+			uint64_t v = atomic_exchange(&p->cons[c].holds[h], 0);
+			uint32_t s = (uint32_t)v;
+			if (s && s - 1 < CZ_PIPE_INFLIGHT)
+				n += retry(p, s - 1, (uint32_t)(v >> 32), poison, why, c, blame && h == 0);
+		}
+		atomic_store(&p->cons[c].computing, 0);
+		atomic_store(&p->cons[c].proving, 0);
+		atomic_store(&p->cons[c].busy, 0);
+	}
+	/* What waits in its out rings goes back to the order thread, which
+	 * gives nothing to a device that is down. */
+	for (unsigned c = dev; c < p->nout; c += p->ndev) {
+		struct cz_ring_desc x;
+		while (cz_ring_mc_dequeue_burst(p->out[c], CZ_OWNER_SUPER, &x, 1)) {
+			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
+			if (enqueue(p->inbox, CZ_OWNER_SUPER, &x))
+				fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", x.key.part);
+		}
+	}
+	atomic_store(&p->devs[dev].held, 0);
+	cz_ring_bell_ring(p->bell, 1);
+	return n;
 }

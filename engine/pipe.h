@@ -10,23 +10,30 @@
  * once it holds the device, and the order thread, which may take it back
  * before that (see the top of pipe.c for when and why).
  *
- * A descriptor names its partition by the in-process pointer (off[1]) and
- * its buffer by the offset in the slab arena (off[0]), so that consumers in
- * another process (a later step) need only the offsets.
+ * Nothing a consumer touches is a pointer: a descriptor names its
+ * partition's slot in the region's partition table (off[1]) and its buffer
+ * by the offset in the slab arena (off[0]); the slot names the resident key
+ * by its id (cz_pipe_key_set).  The consumer's results (the five MSMs, a
+ * failure code) go back in the slot, and only the finalizer, in cuzkd,
+ * turns a slot back into its struct cz_part.  So a consumer in another
+ * process that maps the region needs only offsets and ids.
  */
 #ifndef CZ_PIPE_H
 #define CZ_PIPE_H
 
 #include "alloc/region.h"
 #include "ring/order.h"
+#include "zk/groth16.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 
 #define CZ_PIPE_INFLIGHT 1024   /* partitions between dispatch and done, at most */
+#define CZ_PIPE_KEYS 1024       /* resident keys, at most (ids 0..1023) */
 
 struct cz_part;
+struct cz_ntt_domain;
 
 /* One consumer's line in the shared region: whether it computes, and the
  * key the order thread last gave it (what its ring holds, while nonempty;
@@ -37,6 +44,59 @@ struct cz_pipe_cons {
 	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
+	/* For status and accounting, written only by the consumer: */
+	_Atomic uint32_t proving;            /* = computing, kept apart for readers */
+	_Atomic uint32_t cur_part;
+	_Atomic uint64_t cur_job;
+	_Atomic uint64_t busy_ns, proved;
+	/* Slots (+1; 0: none) this consumer took out of the rings and has not
+	 * handed on yet, so that if its process dies the supervisor knows
+	 * what it held (cz_pipe_recover_dev): [0] what it runs, [1] one it is
+	 * giving back (take_lower). */
+	_Atomic uint64_t holds[2];      /* attempt << 32 | slot + 1 */
+};
+
+/* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
+ * consumer holds the device; waiters sleep on the bell. */
+struct cz_pipe_dev {
+	_Alignas(64) _Atomic uint32_t held;
+	_Atomic uint32_t down;          /* its process is gone: give it nothing */
+	struct cz_ring_bell bell;
+};
+
+/* Why a slot came back failed (cz_pipe_slot.bad). */
+enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE, CZ_SLOT_POISON };
+
+/* One in-flight partition, from cz_pipe_ready to the finalizer's
+ * cz_pipe_done_take: what a consumer needs and what it gives back.
+ * Written by the synthesis worker before the enqueue that publishes the
+ * descriptor (the ring's W1 pairs with the consumer's dequeue); out and rc
+ * by the consumer before cz_pipe_done (the same pairing on the done ring). */
+struct cz_pipe_slot {
+	struct cz_key key;              /* the descriptor's, checked against it */
+	uint32_t key_id;                /* the resident key (cz_pipe_key_set) */
+	uint32_t has_buf;               /* the descriptor's off[0] names a buffer */
+	_Atomic uint64_t skip_seq;      /* = key.seq once its job ended: pass on it */
+	_Atomic uint32_t bad;           /* CZ_SLOT_BAD_*: its descriptor failed its checksum */
+	int32_t rc;                     /* the device stage's: 0 or its error */
+	uint32_t dev, cons;             /* the device and consumer that ran it */
+	uint32_t proved;                /* 1 once the device stage ran */
+	/* Each hand-out has its attempt number (the descriptor's off[2]):
+	 * after a device process died with the slot, the slot is handed out
+	 * again with the next one, and a copy of the old one that still
+	 * turns up (the dead process had published it) is dropped. */
+	_Atomic uint32_t attempt;
+	uint32_t deaths;                /* device processes that died holding it */
+	uint64_t buf_off;               /* the descriptor's off[0], to hand it out again */
+	char why[96];                   /* CZ_SLOT_POISON: how the devices died */
+	struct cz_groth16_msms out;
+};
+
+/* The in-process view of a resident key: what the consumers of this
+ * process compute with (cuzkd's own copy, or a child's mapping of it). */
+struct cz_pipe_key {
+	const struct cz_groth16_key *key;
+	const struct cz_ntt_domain *dom;
 };
 
 struct cz_pipe {
@@ -46,23 +106,36 @@ struct cz_pipe {
 	struct cz_ring *inbox, *done, **out;
 	struct cz_ring_order *q;
 	struct cz_pipe_cons *cons;      /* nout lines, in the region */
+	struct cz_pipe_dev *devs;       /* ndev lines, in the region */
+	struct cz_pipe_slot *slots;     /* CZ_PIPE_INFLIGHT, in the region */
+	struct cz_ring *free_slots;     /* of uint64_t slot indexes, in the region */
 	unsigned nout, ndev;            /* consumer c drives device c % ndev */
+	/* This process's own: */
+	struct cz_pipe_key keys[CZ_PIPE_KEYS];
+	struct cz_part **slot_part;     /* cuzkd: the partition in each slot */
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
 	pthread_t order;
-	_Atomic int stop;               /* order thread and consumers stop */
+	_Atomic int *stop;              /* in the region: order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
 	/* A descriptor that fails its checksum: the in-flight partition of
 	 * that (job sequence, index), or NULL (set by the engine). */
 	struct cz_part *(*lookup)(void *ctx, uint64_t job_seq, uint32_t part);
 	void *lookup_ctx;
+	/* Before a partition is handed out again after its device process
+	 * died: make its inputs whole again (a device stage overwrites a, b,
+	 * c in place; engine/devproc.c).  0, or it fails instead. */
+	int (*redo)(void *ctx, struct cz_part *part);
 };
 
 /* Tests only: the next n descriptors are written with a wrong checksum. */
 extern _Atomic unsigned cz_pipe_test_corrupt;
 
 int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap);
+/* A device child: the pipe over a mapping of cuzkd's region (p owns r's
+ * mapping afterwards); no order thread.  0 or -EINVAL/-EPROTO. */
+int cz_pipe_attach(struct cz_pipe *p, struct cz_region *r, unsigned nout, unsigned ndev);
 void cz_pipe_destroy(struct cz_pipe *p);    /* after cz_pipe_stop and joining users */
 void cz_pipe_stop(struct cz_pipe *p);       /* wakes everyone; takers get NULL */
 void cz_pipe_finish(struct cz_pipe *p);     /* after consumers are joined */
@@ -71,7 +144,20 @@ void cz_pipe_finish(struct cz_pipe *p);     /* after consumers are joined */
  * for a device.  0, or an error and the partition was not queued: -EINVAL
  * for an owner id out of range, -ENOSPC for a full ring (the engine's caps
  * and CZ_PIPE_INFLIGHT rule both out; an error, never a wait for ever). */
-int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint64_t buf_off);
+int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
+		  const void *buf, uint64_t buf_off);
+/* The same for a partition that skips the devices (its job ended before
+ * synthesis): straight to the finalizer. */
+int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
+/* The job ended: consumers pass on its partitions (control plane; a scan
+ * of the table, so only when a job is cancelled or fails). */
+void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
+/* Resident keys by id: set at load before any partition names it, cleared
+ * at unload once none does. */
+void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
+		     const struct cz_ntt_domain *dom);
+/* The consumer proving the partition in part's slot, or -1. */
+int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
 
 /*
  * Consumer c, in this order:
@@ -94,11 +180,26 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint6
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
-struct cz_part *cz_pipe_claim(struct cz_pipe *p, unsigned c);
+/* The slot index (descriptor in *d), or -1. */
+int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
+/* The descriptor claim returned is still this slot's current hand-out
+ * (not a stale copy: see cz_pipe_slot.attempt). */
+bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d);
+/* Consumer c has handed its partition on (or dropped a stale one). */
+void cz_pipe_unhold(struct cz_pipe *p, unsigned c);
+/* cuzkd, after device dev's process died (or before it restarts): its
+ * consumers' ring claims undone (ring/recover.c), what they held handed
+ * out again at its own key (or failed, once it was on a device that died
+ * `poison` times: why says how), what waits in their out rings back to
+ * the order thread, their lines and the device's lock cleared.  Returns
+ * partitions handed out again. */
+unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, const char *why);
+/* Device dev takes work (0) or not (1: down, disabled, failed). */
+void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down);
 /* Consumer `owner`: the device work is done (or skipped).  0, or as
  * cz_pipe_ready. */
-int cz_pipe_done(struct cz_pipe *p, unsigned owner, struct cz_part *part);
+int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once
  * drained.  A checksum failure as for cz_pipe_claim. */
 struct cz_part *cz_pipe_done_take(struct cz_pipe *p);

@@ -158,6 +158,7 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 		j->parts[i].idx = i;
 		j->parts[i].wfd = wfd[i];
 		atomic_init(&j->parts[i].consumer, -1);
+		atomic_init(&j->parts[i].slot, -1);
 	}
 	return j;
 }
@@ -371,6 +372,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	else {
 		atomic_store(&j->state, CZ_JOB_CANCELLED);
 		e->jobs_cancelled++;
+		cz_pipe_job_ended(&e->pipe, j->seq);     /* consumers pass on the rest */
 		/* Queued partitions end here; running ones end at their next step. */
 		for (uint32_t i = 0; i < j->nparts; i++) {
 			struct cz_part *p = &j->parts[i];
@@ -408,10 +410,13 @@ static json_object *status_job(const struct cz_engine *e, const struct cz_job *j
 	json_object *where = json_object_new_array();
 	for (uint32_t i = 0; i < j->nparts; i++) {
 		int st = cz_job_part_state(j, i);
+		int c = j->parts ? atomic_load(&j->parts[i].consumer) : -1;
+		/* Proving is the consumer's to say (its line in the pipe). */
+		if (st == CZ_PART_READY && c < 0 && (c = cz_pipe_part_consumer(&e->pipe, &j->parts[i])) >= 0)
+			st = CZ_PART_PROVING;
 		json_object_array_add(parts, json_object_new_string(cz_part_state_name(st)));
 		if (st >= 0 && st <= CZ_PART_CANCELLED)
 			cnt[st]++;
-		int c = j->parts ? atomic_load(&j->parts[i].consumer) : -1;
 		if (c >= 0 && (unsigned)c < e->ncons) {
 			json_object *w = json_object_new_object();
 			json_object_object_add(w, "partition", json_object_new_int((int)i));
@@ -457,23 +462,27 @@ json_object *cz_req_status(struct cz_engine *e)
 	pthread_mutex_unlock(&e->lock);
 	for (unsigned i = 0; i < e->ncons; i++) {
 		struct cz_consumer *c = &e->cons[i];
+		struct cz_pipe_cons *l = &e->pipe.cons[i];
 		json_object *o = json_object_new_object();
-		int busy = atomic_load(&c->busy);
+		int busy = atomic_load(&l->proving);
 		json_object_object_add(o, "consumer", json_object_new_int((int)i));
 		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
 		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
 		if (busy) {
-			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)atomic_load(&c->cur_job)));
-			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&c->cur_part)));
+			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)atomic_load(&l->cur_job)));
+			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
 		}
-		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&c->proved)));
-		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&c->busy_ns) / 1e6));
+		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
+		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&l->busy_ns) / 1e6));
 		json_object_array_add(cons, o);
 	}
 	/* Taken after the engine lock is dropped; the stat lock is the
 	 * control plane's own (engine/stat.c), never a consumer's. */
 	uint64_t lost;
 	json_object *devs = cz_stat_devices_json(e, &lost);
+	/* Each device's process (engine/devproc.c): pid, state, restarts, last_exit. */
+	for (size_t i = 0; devs && i < json_object_array_length(devs) && i < e->ndev; i++)
+		cz_devproc_json(e, (unsigned)i, json_object_array_get_idx(devs, i));
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
 	json_object_object_add(r, "devices", devs);
 	json_object_object_add(r, "trace_lost", json_object_new_int64((int64_t)lost));

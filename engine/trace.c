@@ -12,15 +12,18 @@
  * A dump starts with one "thread" record per buffer, so a reader knows
  * every consumer (and so every device) even if it never ran.
  */
+#define _GNU_SOURCE
 #include "engine/trace.h"
 #include "lib/clock.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define CAP (1u << 15)
 #define MAXBUF CZ_TRACE_MAXBUF
@@ -30,8 +33,9 @@ struct tbuf {
 	_Atomic int live;       /* a thread owns it; 0 after that thread exits */
 	char role[32];
 	uint32_t unit;
+	uint16_t idx;           /* its index in bufs[] of the process that made it */
 	uint64_t t_reg;         /* when it was first registered */
-	struct cz_trace_ev ev[CAP];
+	_Alignas(64) struct cz_trace_ev ev[CAP];
 };
 
 static struct tbuf *bufs[MAXBUF];
@@ -63,7 +67,7 @@ static int adopt(const char *role, uint32_t unit)
 		if (b && b->unit == unit && !strcmp(b->role, role) &&
 		    atomic_compare_exchange_strong(&b->live, &dead, 1)) {
 			mine = b;
-			mine_idx = (uint16_t)i;
+			mine_idx = b->idx;
 			return 1;
 		}
 	}
@@ -109,12 +113,102 @@ void cz_trace_thread(const char *role, uint32_t unit)
 	snprintf(b->role, sizeof(b->role), "%s", role);
 	b->unit = unit;
 	b->t_reg = cz_trace_now();
+	b->idx = (uint16_t)i;
 	atomic_init(&b->live, 1);
 	mine_idx = (uint16_t)i;
 	/* R0: publish the initialized buffer; pairs with the acquire in dump (D0). */
 	__atomic_store_n(&bufs[i], b, __ATOMIC_RELEASE);
 	mine = b;
 	pthread_setspecific(exit_key, b);
+}
+
+/*
+ * Buffers in shared memory, for threads that may run in another process
+ * (a device's consumers, engine/devproc.c): cuzkd makes one memfd per role
+ * and unit and registers it as owned by nobody, so that a thread of the
+ * same role and unit adopts it, here (thread isolation) or in a child that
+ * maps the fd and attaches it at the same index (cz_trace_shared_attach).
+ * Either way the dump and the live reader see its events like any other
+ * buffer's: CLOCK_MONOTONIC is one clock for every process.  Like every
+ * buffer it lives as long as the process, and a later engine in the same
+ * process (tests) finds it again by role and unit.
+ */
+static int shfd[MAXBUF];                /* +1: 0 = not shared */
+static pthread_mutex_t sh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int cz_trace_shared(const char *role, uint32_t unit, int *fd)
+{
+	int rc = -1;
+	pthread_mutex_lock(&sh_lock);
+	unsigned nb = atomic_load(&nbufs);
+	for (unsigned i = 0; i < nb && i < MAXBUF; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		if (b && shfd[i] && b->unit == unit && !strcmp(b->role, role)) {
+			*fd = shfd[i] - 1;
+			rc = 0;
+			goto out;
+		}
+	}
+	/* A few buffers stay for threads of other roles. */
+	if (nb + 16 >= MAXBUF)
+		goto out;
+	int f = memfd_create("cz-trace", MFD_CLOEXEC);
+	if (f < 0)
+		goto out;
+	struct tbuf *b = MAP_FAILED;
+	if (!ftruncate(f, (off_t)sizeof(*b)))
+		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f, 0);
+	if (b == MAP_FAILED) {
+		close(f);
+		goto out;
+	}
+	unsigned i = atomic_fetch_add(&nbufs, 1);
+	if (i >= MAXBUF) {
+		munmap(b, sizeof(*b));
+		close(f);
+		goto out;
+	}
+	snprintf(b->role, sizeof(b->role), "%s", role);
+	b->unit = unit;
+	b->t_reg = cz_trace_now();
+	b->idx = (uint16_t)i;
+	atomic_init(&b->live, 0);
+	shfd[i] = f + 1;
+	/* R0 */
+	__atomic_store_n(&bufs[i], b, __ATOMIC_RELEASE);
+	*fd = f;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&sh_lock);
+	return rc;
+}
+
+int cz_trace_shared_attach(int fd)
+{
+	pthread_once(&exit_once, make_key);
+	struct tbuf *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (b == MAP_FAILED)
+		return -1;
+	if (b->idx >= MAXBUF) {
+		munmap(b, sizeof(*b));
+		return -1;
+	}
+	/* R0 */
+	__atomic_store_n(&bufs[b->idx], b, __ATOMIC_RELEASE);
+	unsigned nb = atomic_load(&nbufs);
+	while (nb <= b->idx && !atomic_compare_exchange_weak(&nbufs, &nb, b->idx + 1u))
+		;
+	return 0;
+}
+
+void cz_trace_shared_orphan(const char *role, uint32_t unit)
+{
+	unsigned nb = atomic_load(&nbufs);
+	for (unsigned i = 0; i < nb && i < MAXBUF; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		if (b && shfd[i] && b->unit == unit && !strcmp(b->role, role))
+			atomic_store(&b->live, 0);
+	}
 }
 
 static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg);

@@ -80,4 +80,14 @@ void cz_trace_scan(struct cz_trace_cursor *cur, uint64_t horizon, cz_trace_fn *f
 /* The role a buffer was registered with ("consumer 0.1"), or "?". */
 const char *cz_trace_role(uint16_t thread);
 
+/* Buffers in shared memory (trace.c says why).  cuzkd: the buffer for a
+ * thread of this role and unit, made and registered unowned if it does not
+ * exist yet; *fd is its memfd (the trace's: do not close).  0, or -1 when
+ * the table is (nearly) full: that thread then traces into a private
+ * buffer.  A child: maps such an fd and registers the buffer at cuzkd's
+ * index, 0 or -1.  After a child died: its buffer may be adopted again. */
+int cz_trace_shared(const char *role, uint32_t unit, int *fd);
+int cz_trace_shared_attach(int fd);
+void cz_trace_shared_orphan(const char *role, uint32_t unit);
+
 #endif

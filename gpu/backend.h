@@ -30,12 +30,18 @@ struct cz_dev_work {
 	cz_fr *a, *b, *c;
 	cz_scalar *h;
 	struct cz_groth16_msms out;
+	uint32_t part;          /* the partition's index in its job (tests: --null-fault-part) */
 };
 
 struct cz_backend_opts {
 	unsigned threads;       /* host threads per device (cpu backend; cuda: for G2) */
 	unsigned delay_ms;      /* null backend: time per partition */
 	unsigned synth_ms;      /* null backend: stand-in synthesis time per partition */
+	/* null backend, for tests of --isolation process: a segfault on
+	 * purpose in device fault_dev's fault_nth-th prove of each of its
+	 * processes (0: never), and in every prove of partition index
+	 * fault_part + 1 (0: none). */
+	unsigned fault_dev, fault_nth, fault_part;
 };
 
 /* What prove() reads, so what the engine prepares for it. */

@@ -7,6 +7,7 @@
  */
 #include "gpu/backend.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 struct cz_device {
 	unsigned delay_ms;
+	unsigned index, calls, fault_dev, fault_nth, fault_part;
 	char desc[48];
 };
 
@@ -32,6 +34,10 @@ static struct cz_device *null_open(unsigned index, const struct cz_backend_opts 
 		return NULL;
 	}
 	d->delay_ms = o->delay_ms;
+	d->index = index;
+	d->fault_dev = o->fault_dev;
+	d->fault_nth = o->fault_nth;
+	d->fault_part = o->fault_part;
 	snprintf(d->desc, sizeof(d->desc), "null: %u ms per partition", o->delay_ms);
 	return d;
 }
@@ -50,6 +56,13 @@ static void null_stand_in(const struct cz_backend_opts *o)
 
 static int null_prove(struct cz_device *d, struct cz_dev_work *w)
 {
+	/* The test faults (--null-fault, --null-fault-part): a real crash, so
+	 * the device process dies as a faulting kernel or driver would make
+	 * it (cuzkd refuses them without --isolation process). */
+	d->calls++;
+	if ((d->fault_nth && d->index == d->fault_dev && d->calls == d->fault_nth) ||
+	    (d->fault_part && w->part + 1 == d->fault_part))
+		raise(SIGSEGV);
 	memset(&w->out, 0, sizeof(w->out));
 	sleep_ms(d->delay_ms);
 	return 0;

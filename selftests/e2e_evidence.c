@@ -87,6 +87,11 @@ static int daemon_start(struct daemon *d, const char *name, const char *const *e
 	argv[n++] = state;
 	while (*extra && n < 38)
 		argv[n++] = *extra++;
+	/* CZ_ISOLATION=process runs the same test against device children */
+	if (getenv("CZ_ISOLATION")) {
+		argv[n++] = "--isolation";
+		argv[n++] = getenv("CZ_ISOLATION");
+	}
 	argv[n] = NULL;
 	d->pid = fork();
 	if (d->pid == 0) {

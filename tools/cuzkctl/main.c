@@ -23,6 +23,7 @@ static void usage(FILE *f)
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
+		"  device N enable|disable|restart   --isolation process: drain and stop, or (re)start device N\n"
 		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
 }
 
@@ -292,6 +293,18 @@ static int run(int sock, int argc, char **argv)
 	if (!strcmp(c, "cancel") && argc == 2) {
 		q = req_new("cancel");
 		json_object_object_add(q, "job", json_object_new_string(argv[1]));
+		return finish(call(sock, q, NULL, 0), 0);
+	}
+	if (!strcmp(c, "device") && argc == 3) {
+		char *end;
+		long n = strtol(argv[1], &end, 10);
+		if (*end || end == argv[1] || n < 0 || n > 1000) {
+			fprintf(stderr, "cuzkctl device: '%s': expected a device number\n", argv[1]);
+			return 2;
+		}
+		q = req_new("device");
+		json_object_object_add(q, "device", json_object_new_int((int)n));
+		json_object_object_add(q, "action", json_object_new_string(argv[2]));
 		return finish(call(sock, q, NULL, 0), 0);
 	}
 	if (!strcmp(c, "status") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json")))) {

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
-		"             [--max-conns-per-uid N]\n"
+		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
@@ -42,7 +42,8 @@ static void usage(FILE *f)
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
-		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n",
+		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
+		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
@@ -171,7 +172,21 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->null_delay_ms);
 	else if (!strcmp(name, "null-synth-ms"))
 		bad = parse_uint(val, &c->null_synth_ms);
-	else if (!strcmp(name, "mem-budget"))
+	else if (!strcmp(name, "null-fault")) {  /* D:N, tests */
+		char *colon = strchr(val, ':');
+		char dv[16];
+		bad = !colon || colon - val >= (long)sizeof(dv);
+		if (!bad) {
+			snprintf(dv, sizeof(dv), "%.*s", (int)(colon - val), val);
+			bad = parse_uint(dv, &c->null_fault_dev) || parse_uint(colon + 1, &c->null_fault_nth);
+		}
+	} else if (!strcmp(name, "null-fault-part")) {
+		bad = parse_uint(val, &c->null_fault_part);
+		c->null_fault_part += !bad;     /* stored +1: 0 means none */
+	} else if (!strcmp(name, "isolation")) {
+		bad = strcmp(val, "process") && strcmp(val, "thread");
+		c->isolation = !strcmp(val, "process") ? CZ_ISOLATION_PROCESS : CZ_ISOLATION_THREAD;
+	} else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget);
 	else if (!strcmp(name, "idle-timeout"))
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
@@ -231,6 +246,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
+		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -296,6 +312,9 @@ int main(int argc, char **argv)
 	char path[256], err[512] = "";
 	sigset_t sigs;
 
+	/* A device child (engine/devproc.c): cuzkd re-executed by itself. */
+	if (argc > 1 && !strcmp(argv[1], "--device-child"))
+		return cz_devproc_child_main(argc, argv);
 	cz_engine_config_defaults(&o.cfg);
 	o.srv.hangup = hangup;
 	if (parse_args(&o, argc, argv)) {

@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/devproc.c — each device's consumers in a child process of their
+ * own (--isolation process), supervised by cuzkd.
+ *
+ * WHY A PROCESS.  A segfault, abort or sticky CUDA error in a device stage
+ * must cost one attempt of one partition, never the daemon and every job
+ * it accepted.  Everything a consumer touches is already in shared memory
+ * and named by offsets (engine/pipe.h: rings, consumer and device lines,
+ * the partition table; the slab arena; the keys, engine/shkey.c; the
+ * consumers' trace buffers, engine/trace.c), so a child needs only the fds.
+ *
+ * WHY A RE-EXEC OF cuzkd ("cuzkd --device-child N PPID", fd 3 the socket)
+ * and not a separate binary or a bare fork: the one binary carries every
+ * backend and the consumer code, so parent and child can never disagree on
+ * a layout (the regions hold no version of their own), and nothing extra is
+ * installed; exec gives a clean process, with none of the parent's threads
+ * or locks (a fork of a multi-threaded process may only call async-signal-
+ * safe functions) and a CUDA runtime of its own, so only the child ever
+ * touches the GPU.  Between fork and exec the child only sets
+ * PR_SET_PDEATHSIG (it dies with cuzkd) and moves the socket to fd 3.
+ *
+ * THE CONVERSATION, on a SOCK_SEQPACKET pair (fds by SCM_RIGHTS,
+ * alloc/fdpass.c): cuzkd sends HELLO (the pipe region), ARENA, one TRACE
+ * per consumer, one KEY per resident key, GO; the child maps them, opens
+ * its device and answers READY.  Later KEY/UNKEY follow load and unload.
+ * cuzkd closing the socket (after cz_pipe_stop) tells the child to finish:
+ * its consumers end their partition and it exits.
+ *
+ * SUPERVISION (thread cz-super): a pidfd per child, polled with each
+ * socket.  On death: the device is marked down (the order thread gives it
+ * nothing), cz_pipe_recover_dev undoes its consumers' ring claims and hands
+ * what they held out again at its own key, so it is the next to start
+ * anywhere (a partition that was on a device that died twice fails its job
+ * with that reason instead); its trace buffers become adoptable; it
+ * restarts after 100 ms, doubling to 5 s; the third death within 60 s
+ * marks the device failed, logged once, and its work goes to the others.
+ *
+ * KNOWN GAP: a consumer publishes what it took (holds[] in its line) right
+ * after the dequeue that took it; a kill landing between the two (a few
+ * instructions) loses that partition, and its job then never ends.  The
+ * ring claim itself is covered (ring/recover.c), the window after it is not.
+ */
+#define _GNU_SOURCE
+#include "engine/devproc.h"
+#include "engine/engine_pvt.h"
+#include "engine/shkey.h"
+#include "lib/thread.h"
+#include "zk/ntt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { DP_HELLO = 1, DP_ARENA, DP_TRACE, DP_KEY, DP_UNKEY, DP_GO, DP_READY };
+
+struct dp_msg {
+	uint32_t magic;         /* DP_MAGIC */
+	uint32_t type, id;
+	uint32_t dev, ndev, nout;
+	char backend[16];
+	struct cz_backend_opts bopts;
+	char text[160];
+};
+#define DP_MAGIC 0x637a6470u    /* "czdp" */
+
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+#define DEATHS_MAX 3
+#define DEATHS_WINDOW_NS (60ull * 1000000000ull)
+#define POISON 2                /* deaths with a partition before it fails */
+
+static const char *const state_names[] = { "starting", "ready", "failed", "disabled" };
+
+const char *cz_devproc_state_name(int s)
+{
+	return s >= 0 && s <= CZ_DEVP_DISABLED ? state_names[s] : "?";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *text)
+{
+	struct dp_msg m = { .magic = DP_MAGIC, .type = type, .id = id };
+	if (text)
+		snprintf(m.text, sizeof(m.text), "%s", text);
+	return cz_region_fd_send(sock, fd, &m, sizeof(m));
+}
+
+/* The NUMA hook: called in a device child before it maps anything or
+ * starts a thread, so a later placement policy (CPU affinity, mempolicy
+ * for device dev's node) applies to all of the child.  Nothing yet. */
+void cz_devproc_place(unsigned dev)
+{
+	(void)dev;
+}
+
+/* ======================= the child ======================= */
+
+struct child_key {
+	struct cz_region reg;
+	struct cz_groth16_key key;
+	struct cz_ntt_domain *dom;
+	ino_t ino;
+};
+
+static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct cz_device *hw,
+			struct child_key *k, unsigned id)
+{
+	if (!k->reg.base)
+		return;
+	__atomic_store_n(&p->keys[id].key, NULL, __ATOMIC_RELEASE);
+	if (be->unload_key)
+		be->unload_key(hw, &k->key);
+	cz_ntt_domain_destroy(k->dom);
+	cz_region_destroy(&k->reg);
+	memset(k, 0, sizeof(*k));
+}
+
+/* A key's region, mapped read-only; the same one again is left alone. */
+static int child_key(struct cz_pipe *p, const struct cz_backend *be, struct cz_device *hw,
+		     struct child_key *keys, unsigned id, int fd)
+{
+	struct stat st;
+	if (id >= CZ_PIPE_KEYS || fstat(fd, &st)) {
+		close(fd);
+		return -EINVAL;
+	}
+	struct child_key *k = &keys[id];
+	if (k->reg.base && k->ino == st.st_ino) {
+		close(fd);
+		return 0;
+	}
+	child_unkey(p, be, hw, k, id);
+	int rc = cz_region_map_fd(&k->reg, fd, CZ_REGION_LAZY);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	if (mprotect(k->reg.base, k->reg.size, PROT_READ) || cz_shkey_attach(&k->reg, &k->key) ||
+	    !(k->dom = cz_ntt_domain_create(k->key.log2n))) {
+		cz_region_destroy(&k->reg);
+		return -EPROTO;
+	}
+	k->ino = st.st_ino;
+	p->keys[id].dom = k->dom;
+	/* published last: a consumer that sees the key sees its domain */
+	__atomic_store_n(&p->keys[id].key, &k->key, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int cz_devproc_child_main(int argc, char **argv)
+{
+	int sock = 3;
+	struct dp_msg m;
+	int fd;
+	char err[256] = "";
+
+	if (argc < 4)
+		return 2;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != (pid_t)strtol(argv[3], NULL, 10))
+		return 1;       /* cuzkd is already gone */
+	unsigned dev = (unsigned)strtoul(argv[2], NULL, 10);
+	char comm[16];
+	snprintf(comm, sizeof(comm), "cz-dev%u", dev);
+	prctl(PR_SET_NAME, comm);
+	cz_devproc_place(dev);
+	sigset_t all;
+	sigemptyset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	long n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
+	if (n != (long)sizeof(m) || m.magic != DP_MAGIC || m.type != DP_HELLO || fd < 0 ||
+	    m.dev != dev) {
+		fprintf(stderr, "cz-dev%u: no greeting from cuzkd\n", dev);
+		return 1;
+	}
+	struct cz_region preg;
+	static struct cz_pipe pipe;
+	if (cz_region_map_fd(&preg, fd, CZ_REGION_LAZY) ||
+	    cz_pipe_attach(&pipe, &preg, m.nout, m.ndev)) {
+		fprintf(stderr, "cz-dev%u: cannot map the pipeline's region\n", dev);
+		return 1;
+	}
+	m.backend[sizeof(m.backend) - 1] = 0;
+	const struct cz_backend *be = cz_backend_find(m.backend);
+	struct cz_backend_opts bopts = m.bopts;
+	unsigned per = m.nout / m.ndev;         /* attach checked both */
+	if (!be)
+		return 1;
+	struct cz_region arena = { .fd = -1 };
+	static struct child_key keys[CZ_PIPE_KEYS];
+	int pending[CZ_PIPE_KEYS];
+	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
+		pending[i] = -1;
+	for (;;) {
+		n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
+		if (n != (long)sizeof(m) || m.magic != DP_MAGIC)
+			return 1;
+		if (m.type == DP_GO)
+			break;
+		if (m.type == DP_ARENA && fd >= 0 && cz_region_map_fd(&arena, fd, CZ_REGION_LAZY))
+			return 1;
+		else if (m.type == DP_TRACE && fd >= 0) {
+			cz_trace_shared_attach(fd);
+			close(fd);
+		} else if (m.type == DP_KEY && fd >= 0 && m.id < CZ_PIPE_KEYS) {
+			if (pending[m.id] >= 0)
+				close(pending[m.id]);
+			pending[m.id] = fd;     /* mapped once the device is open */
+		} else if (fd >= 0)
+			close(fd);
+	}
+	struct cz_device *hw = be->open(dev, &bopts, err, sizeof(err));
+	if (!hw) {
+		fprintf(stderr, "cz-dev%u: %s\n", dev, err);
+		return 1;
+	}
+	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
+		if (pending[i] >= 0 && child_key(&pipe, be, hw, keys, i, pending[i]))
+			fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, i);
+	struct cz_consumer *cons = calloc(per, sizeof(*cons));
+	if (!cons)
+		return 1;
+	for (unsigned k = 0; k < per; k++) {
+		cons[k] = (struct cz_consumer){ .pipe = &pipe, .be = be, .hw = hw,
+						.buf_base = arena.base, .idx = dev + k * pipe.ndev,
+						.dev = dev, .trace_fd = -1 };
+		if (pthread_create(&cons[k].tid, NULL, cz_consume_main, &cons[k]))
+			return 1;
+	}
+	msg_send(sock, DP_READY, dev, -1, be->describe(hw));
+	/* Keys come and go until cuzkd closes the socket. */
+	for (;;) {
+		n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
+		if (n <= 0)
+			break;
+		if (n != (long)sizeof(m) || m.magic != DP_MAGIC) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (m.type == DP_KEY && fd >= 0) {
+			if (child_key(&pipe, be, hw, keys, m.id, fd))
+				fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, m.id);
+		} else if (m.type == DP_UNKEY && m.id < CZ_PIPE_KEYS) {
+			child_unkey(&pipe, be, hw, &keys[m.id], m.id);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	/* cuzkd stopped the pipe before closing: the consumers end. */
+	for (unsigned k = 0; k < per; k++)
+		pthread_join(cons[k].tid, NULL);
+	be->close(hw);
+	return 0;
+}
+
+/* ======================= cuzkd's side ======================= */
+
+/* Sends what a new child needs; 0 or -errno. */
+static int greet(struct cz_engine *e, struct cz_devproc *d)
+{
+	struct dp_msg m = { .magic = DP_MAGIC, .type = DP_HELLO, .dev = d->dev, .ndev = e->ndev,
+			    .nout = e->ncons, .bopts = e->bopts };
+	snprintf(m.backend, sizeof(m.backend), "%s", e->be->name);
+	int rc = cz_region_fd_send(d->sock, e->pipe.reg.fd, &m, sizeof(m));
+	if (!rc && e->arena)
+		rc = msg_send(d->sock, DP_ARENA, 0, cz_slab_region(e->arena)->fd, NULL);
+	for (unsigned c = d->dev; !rc && c < e->ncons; c += e->ndev)
+		if (e->cons[c].trace_fd >= 0)
+			rc = msg_send(d->sock, DP_TRACE, c, e->cons[c].trace_fd, NULL);
+	/* The keys: their fds dup'ed under the lock, sent after it (no socket
+	 * I/O under the control plane's lock). */
+	int kfd[CZ_PIPE_KEYS];
+	unsigned kid[CZ_PIPE_KEYS], nk = 0;
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_circuit *c = e->circuits; c && nk < CZ_PIPE_KEYS; c = c->next)
+		if (c->kreg.base && c->kreg.fd >= 0 && (kfd[nk] = fcntl(c->kreg.fd, F_DUPFD_CLOEXEC, 0)) >= 0)
+			kid[nk++] = c->key_id;
+	pthread_mutex_unlock(&e->lock);
+	for (unsigned i = 0; i < nk; i++) {
+		if (!rc)
+			rc = msg_send(d->sock, DP_KEY, kid[i], kfd[i], NULL);
+		close(kfd[i]);
+	}
+	if (!rc)
+		rc = msg_send(d->sock, DP_GO, 0, -1, NULL);
+	return rc;
+}
+
+static int spawn(struct cz_engine *e, struct cz_devproc *d)
+{
+	int sv[2];
+	char devs[16], ppid[16];
+	snprintf(devs, sizeof(devs), "%u", d->dev);
+	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
+	char *argv[] = { e->dp_exe, "--device-child", devs, ppid, NULL };
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int rc = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		/* async-signal-safe only, until exec */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(sv[1], 3) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	pthread_mutex_lock(&d->send_lock);
+	d->sock = sv[0];
+	d->pidfd = pfd;
+	atomic_store(&d->pid, pid);
+	atomic_store(&d->state, CZ_DEVP_STARTING);
+	d->t_start = now_ns();
+	int rc = greet(e, d);
+	pthread_mutex_unlock(&d->send_lock);
+	if (rc)
+		fprintf(stderr, "cuzkd: device %u: cannot hand its process (pid %d) the regions: %s\n",
+			d->dev, (int)pid, strerror(-rc));
+	return 0;       /* a child that got nothing dies, and is seen dying */
+}
+
+static void exit_text(int st, char *buf, size_t cap)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, cap, "signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, cap, "exit %d", WEXITSTATUS(st));
+}
+
+/* Child d is gone (reaped): recover, and decide when it comes back. */
+static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
+{
+	char why[64];
+	exit_text(st, why, sizeof(why));
+	pthread_mutex_lock(&d->send_lock);
+	close(d->sock);
+	d->sock = -1;
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	d->pidfd = -1;
+	int pid = atomic_exchange(&d->pid, 0);
+	snprintf(d->last_exit, sizeof(d->last_exit), "%s", why);
+	pthread_mutex_unlock(&d->send_lock);
+	if (atomic_load(&e->dp_stop))
+		return;
+	cz_pipe_dev_down(&e->pipe, d->dev, true);
+	unsigned n = cz_pipe_recover_dev(&e->pipe, d->dev, POISON, why);
+	for (unsigned c = d->dev; c < e->ncons; c += e->ndev) {
+		char role[32];
+		snprintf(role, sizeof(role), "consumer %u.%u", d->dev, c / e->ndev);
+		cz_trace_shared_orphan(role, c);
+	}
+	uint64_t t = now_ns();
+	unsigned recent = 1;
+	for (unsigned i = 0; i < DEATHS_MAX - 1; i++)
+		recent += d->deaths[i] && t - d->deaths[i] < DEATHS_WINDOW_NS;
+	memmove(d->deaths + 1, d->deaths, (DEATHS_MAX - 2) * sizeof(d->deaths[0]));
+	d->deaths[0] = t;
+	int state = atomic_load(&d->state);
+	if (state == CZ_DEVP_DISABLED) {
+		fprintf(stderr, "cuzkd: device %u: process %d ended (%s), device disabled\n", d->dev, pid, why);
+	} else if (recent >= DEATHS_MAX) {
+		atomic_store(&d->state, CZ_DEVP_FAILED);
+		fprintf(stderr, "cuzkd: device %u failed: its process died %u times within 60 s "
+			"(last: pid %d, %s); its work goes to the other devices\n", d->dev, recent, pid, why);
+	} else {
+		atomic_store(&d->state, CZ_DEVP_STARTING);
+		d->restart_at = t + d->backoff_ms * 1000000ull;
+		fprintf(stderr, "cuzkd: device %u: process %d died (%s), %u partition(s) handed out "
+			"again; restart in %llu ms\n", d->dev, pid, why, n, (unsigned long long)d->backoff_ms);
+		d->backoff_ms = d->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : d->backoff_ms * 2;
+	}
+}
+
+static void *super_main(void *v)
+{
+	struct cz_engine *e = v;
+	struct pollfd pf[2 * CZ_ENGINE_MAX_DEVICES + 1];
+	struct cz_devproc *who[2 * CZ_ENGINE_MAX_DEVICES + 1];
+
+	cz_thread_name("cz-super");
+	while (!atomic_load(&e->dp_stop)) {
+		unsigned n = 0;
+		int timeout = 100;
+		uint64_t t = now_ns();
+		pf[n++] = (struct pollfd){ .fd = e->dp_wake[0], .events = POLLIN };
+		for (unsigned i = 0; i < e->ndev; i++) {
+			struct cz_devproc *d = &e->dp[i];
+			if (atomic_load(&d->pid)) {
+				who[n] = d;
+				pf[n++] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
+				who[n] = d;
+				pf[n++] = (struct pollfd){ .fd = d->sock, .events = POLLIN };
+			} else if (atomic_load(&d->state) == CZ_DEVP_STARTING) {
+				if (t >= d->restart_at) {
+					atomic_fetch_add(&d->restarts, 1);
+					spawn(e, d);
+					timeout = 0;
+				} else if ((d->restart_at - t) / 1000000 < (uint64_t)timeout) {
+					timeout = (int)((d->restart_at - t) / 1000000) + 1;
+				}
+			} else {
+				/* down for good or for now: what the order thread gave
+				 * it meanwhile goes back */
+				cz_pipe_recover_dev(&e->pipe, d->dev, POISON, d->last_exit);
+			}
+		}
+		if (poll(pf, n, timeout) <= 0)
+			continue;
+		if (pf[0].revents) {
+			char b[8];
+			if (read(e->dp_wake[0], b, sizeof(b)) < 0)
+				continue;
+		}
+		for (unsigned k = 1; k < n; k++) {
+			struct cz_devproc *d = who[k];
+			if (!pf[k].revents || !atomic_load(&d->pid))
+				continue;
+			if (pf[k].fd == d->sock) {
+				struct dp_msg m;
+				int fd;
+				if (cz_region_fd_recv(d->sock, &fd, &m, sizeof(m)) == (long)sizeof(m) &&
+				    m.magic == DP_MAGIC && m.type == DP_READY) {
+					m.text[sizeof(m.text) - 1] = 0;
+					if (atomic_load(&d->state) == CZ_DEVP_STARTING) {
+						atomic_store(&d->state, CZ_DEVP_READY);
+						cz_pipe_dev_down(&e->pipe, d->dev, false);
+					}
+					fprintf(stderr, "cuzkd: device %u: process %d (cz-dev%u) ready: %s\n",
+						d->dev, (int)atomic_load(&d->pid), d->dev, m.text);
+				}
+				if (fd >= 0)
+					close(fd);
+				continue;
+			}
+			int st;
+			if (waitpid(atomic_load(&d->pid), &st, WNOHANG) > 0)
+				on_death(e, d, st);
+		}
+		/* a child that stayed up a minute earns its backoff back */
+		for (unsigned i = 0; i < e->ndev; i++) {
+			struct cz_devproc *d = &e->dp[i];
+			if (atomic_load(&d->state) == CZ_DEVP_READY && now_ns() - d->t_start > DEATHS_WINDOW_NS)
+				d->backoff_ms = BACKOFF_MIN_MS;
+		}
+	}
+	return NULL;
+}
+
+int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
+{
+	ssize_t k = readlink("/proc/self/exe", e->dp_exe, sizeof(e->dp_exe) - 1);
+	if (k <= 0) {
+		snprintf(err, cap, "--isolation process: cannot find this program (/proc/self/exe): %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	e->dp_exe[k] = 0;
+	e->dp = calloc(e->ndev, sizeof(*e->dp));
+	if (!e->dp || pipe2(e->dp_wake, O_CLOEXEC | O_NONBLOCK)) {
+		snprintf(err, cap, "--isolation process: out of memory or descriptors");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < e->ndev; i++) {
+		struct cz_devproc *d = &e->dp[i];
+		d->dev = i;
+		d->sock = d->pidfd = -1;
+		d->backoff_ms = BACKOFF_MIN_MS;
+		pthread_mutex_init(&d->send_lock, NULL);
+		cz_pipe_dev_down(&e->pipe, i, true);    /* until its process says ready */
+		int rc = spawn(e, d);
+		if (rc) {
+			snprintf(err, cap, "device %u: cannot start its process: %s", i, strerror(-rc));
+			return rc;
+		}
+	}
+	if (pthread_create(&e->dp_super, NULL, super_main, e)) {
+		snprintf(err, cap, "cannot start the device supervisor");
+		return -EAGAIN;
+	}
+	e->dp_super_up = true;
+	return 0;
+}
+
+/* After cz_pipe_stop: each child finishes its partition and exits once its
+ * socket closes; one that does not within 5 s is killed. */
+void cz_devproc_stop(struct cz_engine *e)
+{
+	if (!e->dp)
+		return;
+	atomic_store(&e->dp_stop, 1);
+	if (e->dp_super_up) {
+		if (write(e->dp_wake[1], "x", 1) < 0)
+			(void)0;
+		pthread_join(e->dp_super, NULL);
+	}
+	for (unsigned i = 0; i < e->ndev; i++) {
+		struct cz_devproc *d = &e->dp[i];
+		pid_t pid = atomic_load(&d->pid);
+		if (d->sock >= 0)
+			shutdown(d->sock, SHUT_WR);
+		if (!pid)
+			continue;
+		struct pollfd pf = { .fd = d->pidfd, .events = POLLIN };
+		if (d->pidfd < 0 || poll(&pf, 1, 5000) <= 0)
+			kill(pid, SIGKILL);
+		int st;
+		waitpid(pid, &st, 0);
+		on_death(e, d, st);
+	}
+	for (unsigned i = 0; i < e->ndev; i++)
+		pthread_mutex_destroy(&e->dp[i].send_lock);
+	close(e->dp_wake[0]);
+	close(e->dp_wake[1]);
+	free(e->dp);
+	e->dp = NULL;
+}
+
+void cz_devproc_key(struct cz_engine *e, unsigned id, int fd)
+{
+	for (unsigned i = 0; e->dp && i < e->ndev; i++) {
+		struct cz_devproc *d = &e->dp[i];
+		pthread_mutex_lock(&d->send_lock);
+		if (d->sock >= 0)
+			msg_send(d->sock, fd >= 0 ? DP_KEY : DP_UNKEY, id, fd, NULL);
+		pthread_mutex_unlock(&d->send_lock);
+	}
+}
+
+/* Drain: the device takes nothing new, what waits in its out rings goes
+ * back once its process is gone; its consumers finish what they run (up
+ * to 60 s), then the process is killed with nothing held. */
+static void drain_kill(struct cz_engine *e, struct cz_devproc *d)
+{
+	cz_pipe_dev_down(&e->pipe, d->dev, true);
+	for (int i = 0; i < 60000; i++) {
+		bool busy = false;
+		for (unsigned c = d->dev; c < e->ncons; c += e->ndev)
+			busy |= atomic_load(&e->pipe.cons[c].holds[0]) != 0;
+		if (!busy)
+			break;
+		usleep(1000);
+	}
+	pid_t pid = atomic_load(&d->pid);
+	if (pid)
+		kill(pid, SIGKILL);
+}
+
+json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action)
+{
+	if (!e->dp)
+		return cz_resp_err("device %u: %s needs --isolation process", dev, action);
+	if (dev >= e->ndev)
+		return cz_resp_err("no device %u (there are %u)", dev, e->ndev);
+	struct cz_devproc *d = &e->dp[dev];
+	if (!strcmp(action, "disable")) {
+		atomic_store(&d->state, CZ_DEVP_DISABLED);
+		drain_kill(e, d);
+	} else if (!strcmp(action, "enable") || !strcmp(action, "restart")) {
+		int st = atomic_load(&d->state);
+		if (!strcmp(action, "enable") && st != CZ_DEVP_DISABLED && st != CZ_DEVP_FAILED)
+			return cz_resp_err("device %u is %s, not disabled or failed", dev, cz_devproc_state_name(st));
+		/* an operator's restart: no death counted, no backoff */
+		atomic_store(&d->state, CZ_DEVP_DISABLED);
+		drain_kill(e, d);
+		for (int i = 0; i < 5000 && atomic_load(&d->pid); i++)
+			usleep(1000);   /* the supervisor reaps it */
+		memset(d->deaths, 0, sizeof(d->deaths));
+		d->backoff_ms = BACKOFF_MIN_MS;
+		d->restart_at = 0;
+		atomic_store(&d->state, CZ_DEVP_STARTING);
+		if (write(e->dp_wake[1], "x", 1) < 0)
+			(void)0;
+	} else {
+		return cz_resp_err("device action '%s': expected enable, disable or restart", action);
+	}
+	fprintf(stderr, "cuzkd: device %u: %s by request\n", dev, action);
+	json_object *r = cz_resp_ok();
+	json_object_object_add(r, "device", json_object_new_int((int)dev));
+	json_object_object_add(r, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
+	return r;
+}
+
+void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
+{
+	if (!e->dp) {
+		json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
+		json_object_object_add(o, "state", json_object_new_string("ready"));
+		json_object_object_add(o, "restarts", json_object_new_int(0));
+		json_object_object_add(o, "last_exit", NULL);
+		return;
+	}
+	struct cz_devproc *d = &e->dp[dev];
+	pthread_mutex_lock(&d->send_lock);
+	json_object_object_add(o, "pid", json_object_new_int((int)atomic_load(&d->pid)));
+	json_object_object_add(o, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
+	json_object_object_add(o, "restarts", json_object_new_int((int)atomic_load(&d->restarts)));
+	json_object_object_add(o, "last_exit", *d->last_exit ? json_object_new_string(d->last_exit) : NULL);
+	pthread_mutex_unlock(&d->send_lock);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/devproc.h — device children and their supervision (engine/devproc.c).
+ */
+#ifndef CZ_DEVPROC_H
+#define CZ_DEVPROC_H
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum cz_devproc_state { CZ_DEVP_STARTING, CZ_DEVP_READY, CZ_DEVP_FAILED, CZ_DEVP_DISABLED };
+
+struct cz_devproc {
+	unsigned dev;
+	_Atomic pid_t pid;              /* 0 while none runs */
+	int pidfd, sock;                /* -1 while none runs */
+	_Atomic int state;              /* enum cz_devproc_state */
+	_Atomic unsigned restarts;
+	char last_exit[64];             /* "signal 9 (Killed)", "exit 1", or "" */
+	uint64_t deaths[2];             /* the last deaths (CLOCK_MONOTONIC ns) */
+	uint64_t backoff_ms, restart_at, t_start;
+	pthread_mutex_t send_lock;      /* the socket, last_exit; never a consumer's */
+};
+
+struct cz_engine;
+
+/* The child's side: cuzkd --device-child N PPID, the socket on fd 3. */
+int cz_devproc_child_main(int argc, char **argv);
+/* Placement hook for the NUMA work: runs first thing in each child. */
+void cz_devproc_place(unsigned dev);
+/* cuzkd: starts one child per device and the supervisor; 0 or -errno. */
+int cz_devproc_start(struct cz_engine *e, char *err, size_t cap);
+void cz_devproc_stop(struct cz_engine *e);      /* after cz_pipe_stop */
+/* A key was loaded (its region's fd) or unloaded (fd -1). */
+void cz_devproc_key(struct cz_engine *e, unsigned id, int fd);
+/* pid, state, restarts, last_exit into a status devices[] entry. */
+void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o);
+const char *cz_devproc_state_name(int s);
+/* The "device" request: enable, disable (drain, then stop its process),
+ * restart (the same, then start again at once, no death counted). */
+json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/shkey.h — a resident key's arrays in one shared region, named by
+ * offsets in its header, so a device child maps the key instead of reading
+ * it (engine/shkey.c).
+ */
+#ifndef CZ_SHKEY_H
+#define CZ_SHKEY_H
+
+#include "alloc/region.h"
+#include "zk/groth16.h"
+
+#include <stddef.h>
+
+/* Moves k's arrays into a new region r and re-points k there.  0, or
+ * -errno with err set (k is then untouched). */
+int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, char *err, size_t cap);
+/* Frees k: its region if it has one (r->base), else its heap arrays. */
+void cz_shkey_free(struct cz_groth16_key *k, struct cz_region *r);
+/* k over a mapping of such a region (another process's; read-only is
+ * enough): 0, or -EPROTO when the header disagrees with the mapping. */
+int cz_shkey_attach(const struct cz_region *r, struct cz_groth16_key *k);
+
+#endif

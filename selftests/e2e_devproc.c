@@ -1,0 +1,713 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete. */
+#include "ctl/ctl.h"
+#include "zk/builtin.h"
+#include "zk/groth16_io.h"
+#include "zk/snarkjs_json.h"
+#include "selftests/cz_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * Oracles: cuzk's verifier on each proof file against the key this test
+ * made, /proc for processes and descriptors, the trace (read as JSON, as
+ * e2e_order.c does) for the order bound.  Kills are timed by what status
+ * says (a consumer busy, a new pid ready), never by wall time.
+ */
+
+static char dir[PATH_MAX], bindir[2 * PATH_MAX];
+static struct cz_groth16_key key;
+
+#define NWTNS 4
+
+static int make_fixtures(void)
+{
+	struct cz_cs cs;
+	cz_fr *w;
+	char err[256], p[2 * PATH_MAX];
+
+	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
+		return -1;
+	snprintf(p, sizeof(p), "%s/k.zkey", dir);
+	int rc = cz_groth16_key_save(&key, p, err, sizeof(err));
+	for (int i = 0; !rc && i < NWTNS; i++) {
+		free(w);
+		cz_cs_free(&cs);
+		if (cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err))
+			return -1;
+		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
+		rc = cz_wtns_save(p, w, cs.nvars, err, sizeof(err));
+	}
+	free(w);
+	cz_cs_free(&cs);
+	return rc;
+}
+
+/* ---- the daemon ---- */
+
+struct daemon {
+	pid_t pid;
+	char sock[2 * PATH_MAX];
+};
+
+static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
+{
+	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
+	const char *argv[32];
+	int n = 0;
+
+	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
+	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
+	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	argv[n++] = bin;
+	argv[n++] = "--socket";
+	argv[n++] = d->sock;
+	argv[n++] = "--state-dir";
+	argv[n++] = state;
+	while (*extra && n < 30)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	d->pid = fork();
+	if (d->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		char err[256];
+		int s = cz_ctl_connect(d->sock, err, sizeof(err));
+		if (s >= 0) {
+			close(s);
+			return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int daemon_stop(struct daemon *d)
+{
+	int st;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 2000; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &st, 0);
+	return -1;
+}
+
+static json_object *req(struct daemon *d, const char *json)
+{
+	char err[256];
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (s < 0)
+		return NULL;
+	json_object *q = json_tokener_parse(json);
+	json_object *r = cz_ctl_call(s, q, NULL, 0, err, sizeof(err));
+	json_object_put(q);
+	close(s);
+	return r;
+}
+
+static int ok_of(json_object *r)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+}
+
+static const char *str_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
+}
+
+static int64_t int_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_int64(v) : -1;
+}
+
+static int load_key(struct daemon *d)
+{
+	char q[3 * PATH_MAX];
+	snprintf(q, sizeof(q), "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir);
+	json_object *r = req(d, q);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("load: %s", str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+static int submit(struct daemon *d, const char *id, const char *prio, int n)
+{
+	char q[8192];
+	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":[",
+			 id, prio);
+	for (int i = 0; i < n; i++)
+		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/w%d.wtns\"", i ? "," : "", dir, i % NWTNS);
+	snprintf(q + k, sizeof(q) - (size_t)k, "]}");
+	json_object *r = req(d, q);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("submit %s: %s", id, str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+static int await_done(struct daemon *d, const char *id, char *out, size_t cap)
+{
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\"}", id);
+	json_object *r = req(d, q);
+	int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
+	if (!ok)
+		ct_diag("await %s: %s %s", id, str_of(r, "state"), str_of(r, "error"));
+	if (out)
+		snprintf(out, cap, "%s", str_of(r, "dir"));
+	json_object_put(r);
+	return ok;
+}
+
+/* ---- the trace, as this test reads it ---- */
+
+#define MAXP 512
+#define MAXJ 64
+
+struct tpart {
+	int64_t seq, part;
+	int prio;               /* from the submission order */
+	int64_t ready, start;   /* enqueue / compute_start ns, -1 if never */
+	int dev;
+};
+
+struct trace {
+	struct tpart p[MAXP];
+	int np;
+	int64_t seqs[MAXJ];     /* job sequence numbers in submission order */
+	int nj;
+	int64_t submit_ns[MAXJ];
+};
+
+static struct tpart *tpart_of(struct trace *t, int64_t seq, int64_t part)
+{
+	for (int i = 0; i < t->np; i++)
+		if (t->p[i].seq == seq && t->p[i].part == part)
+			return &t->p[i];
+	if (t->np == MAXP)
+		return NULL;
+	struct tpart *p = &t->p[t->np++];
+	*p = (struct tpart){ .seq = seq, .part = part, .prio = -1, .ready = -1, .start = -1, .dev = -1 };
+	return p;
+}
+
+/* prios[i]: the priority (0 critical .. 3 low) of the i-th job submitted to
+ * this daemon since it started. */
+static int trace_read(struct daemon *d, struct trace *t, const int *prios, int njobs)
+{
+	char p[3 * PATH_MAX], err[256];
+	snprintf(p, sizeof(p), "%s/trace.jsonl", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (fd < 0 || s < 0)
+		return -1;
+	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
+	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
+	json_object_put(q);
+	close(s);
+	close(fd);
+	memset(t, 0, sizeof(*t));
+	FILE *f = fopen(p, "r");
+	char line[1024];
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		const char *ev = str_of(e, "ev");
+		int64_t seq = int_of(e, "job"), part = int_of(e, "part"), ns = int_of(e, "ns");
+		if (!strcmp(ev, "submit") && t->nj < MAXJ) {
+			t->submit_ns[t->nj] = ns;
+			t->seqs[t->nj++] = seq;
+		} else if (!strcmp(ev, "enqueue") || !strcmp(ev, "compute_start")) {
+			struct tpart *tp = tpart_of(t, seq, part);
+			if (tp && ev[0] == 'e' && tp->ready < 0)
+				tp->ready = ns;
+			if (tp && ev[0] == 'c' && tp->start < 0) {
+				const char *th = str_of(e, "thread");
+				tp->start = ns;
+				tp->dev = !strncmp(th, "consumer ", 9) ? atoi(th + 9) : -1;
+			}
+		}
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	if (t->nj != njobs) {
+		ct_diag("the trace shows %d submits, %d expected", t->nj, njobs);
+		return -1;
+	}
+	for (int i = 0; i < t->np; i++)
+		for (int j = 0; j < t->nj; j++)
+			if (t->p[i].seq == t->seqs[j])
+				t->p[i].prio = prios[j];
+	return 0;
+}
+
+static int key_cmp(const struct tpart *a, const struct tpart *b)
+{
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->part < b->part ? -1 : a->part > b->part;
+}
+
+#define GRACE_NS 1000000   /* "had been ready for 1 ms" */
+
+/* For each partition b: the partitions with a higher key that started (on
+ * any device) after b had been ready for GRACE_NS and before b started.
+ * Returns the worst b's count; *worst_b names it. */
+static int inversions(const struct trace *t, const struct tpart **worst_b)
+{
+	int worst = 0;
+	*worst_b = NULL;
+	for (int i = 0; i < t->np; i++) {
+		const struct tpart *b = &t->p[i];
+		if (b->ready < 0 || b->start < 0)
+			continue;
+		int n = 0;
+		for (int j = 0; j < t->np; j++) {
+			const struct tpart *a = &t->p[j];
+			if (a->start >= 0 && a->start >= b->ready + GRACE_NS && a->start < b->start &&
+			    key_cmp(a, b) > 0)
+				n++;
+		}
+		if (n > worst || !*worst_b) {
+			worst = n;
+			*worst_b = b;
+		}
+	}
+	return worst;
+}
+
+static int all_started(const struct trace *t, int expect)
+{
+	int n = 0;
+	for (int i = 0; i < t->np; i++)
+		n += t->p[i].start >= 0 && t->p[i].ready >= 0;
+	if (n != expect)
+		ct_diag("%d partitions ready and started in the trace, %d expected", n, expect);
+	return n == expect;
+}
+
+
+/* ---- status and /proc ---- */
+
+static json_object *status(struct daemon *d)
+{
+	json_object *r = req(d, "{\"op\":\"status\"}");
+	return ok_of(r) ? r : (json_object_put(r), NULL);
+}
+
+/* devices[dev].field as an integer, or -1; state into st when asked. */
+static int64_t dev_field(struct daemon *d, unsigned dev, const char *field, char *st, size_t cap)
+{
+	json_object *r = status(d), *devs, *o;
+	int64_t v = -1;
+	if (st)
+		*st = 0;
+	if (r && json_object_object_get_ex(r, "devices", &devs) && (size_t)dev < json_object_array_length(devs)) {
+		o = json_object_array_get_idx(devs, dev);
+		v = int_of(o, field);
+		if (st)
+			snprintf(st, cap, "%s", str_of(o, "state"));
+	}
+	json_object_put(r);
+	return v;
+}
+
+/* Waits until device dev is ready with a pid other than old: the pid, or -1. */
+static int wait_ready(struct daemon *d, unsigned dev, int old)
+{
+	char st[32];
+	for (int i = 0; i < 3000; i++) {
+		int pid = (int)dev_field(d, dev, "pid", st, sizeof(st));
+		if (pid > 0 && pid != old && !strcmp(st, "ready"))
+			return pid;
+		if (!strcmp(st, "failed"))
+			return -1;
+		usleep(5000);
+	}
+	return -1;
+}
+
+/* Waits until a consumer of device dev proves something: 1, or 0. */
+static int wait_busy(struct daemon *d, unsigned dev)
+{
+	for (int i = 0; i < 4000; i++) {
+		json_object *r = status(d), *cons;
+		int busy = 0;
+		if (r && json_object_object_get_ex(r, "consumers", &cons))
+			for (size_t k = 0; k < json_object_array_length(cons); k++) {
+				json_object *c = json_object_array_get_idx(cons, k);
+				busy |= int_of(c, "device") == dev && !strcmp(str_of(c, "state"), "busy");
+			}
+		json_object_put(r);
+		if (busy)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static int comm_is(int pid, const char *want)
+{
+	char p[64], c[64] = "";
+	snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	if (!fgets(c, sizeof(c), f))
+		c[0] = 0;
+	fclose(f);
+	c[strcspn(c, "\n")] = 0;
+	return !strcmp(c, want);
+}
+
+/* cuzkd's descriptors other than sockets (control connections come and
+ * go with this test's own requests); *pidfds: how many are pidfds. */
+static int nfds(int pid, int *pidfds)
+{
+	char p[64], l[PATH_MAX + 80], t[256];
+	snprintf(p, sizeof(p), "/proc/%d/fd", pid);
+	DIR *dd = opendir(p);
+	int n = 0;
+	*pidfds = 0;
+	for (struct dirent *e; dd && (e = readdir(dd));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(l, sizeof(l), "%s/%s", p, e->d_name);
+		ssize_t k = readlink(l, t, sizeof(t) - 1);
+		t[k > 0 ? k : 0] = 0;
+		if (!strncmp(t, "socket:", 7))
+			continue;
+		n++;
+		*pidfds += !!strstr(t, "pidfd");
+	}
+	if (dd)
+		closedir(dd);
+	return dd ? n : -1;
+}
+
+static long rss_kb(int pid)
+{
+	char p[64], line[256];
+	long kb = -1;
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* The process is gone (reaped by someone): within 3 s. */
+static int gone(int pid)
+{
+	for (int i = 0; i < 300; i++) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return 1;
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		FILE *f = fopen(p, "r");
+		char st = 0;
+		if (f) {
+			if (fscanf(f, "%*d %*s %c", &st) != 1)
+				st = 0;
+			fclose(f);
+		}
+		if (st == 'Z')
+			return 1;       /* dead, waiting for init to reap */
+		usleep(10000);
+	}
+	return 0;
+}
+
+static int verify_dir(const char *out, int nparts)
+{
+	char err[256], p[PATH_MAX + 64], q[PATH_MAX + 64];
+	struct cz_groth16_vk vk;
+	cz_groth16_vk_from_key(&vk, &key);
+	for (int k = 0; k < nparts; k++) {
+		struct cz_groth16_proof pr;
+		cz_fr *pub;
+		size_t np;
+		if (snprintf(p, sizeof(p), "%.*s/%d.proof.json", PATH_MAX, out, k) < 0 ||
+		    snprintf(q, sizeof(q), "%.*s/%d.public.json", PATH_MAX, out, k) < 0)
+			return 0;
+		if (cz_proof_json_read(p, &pr, err) || cz_public_json_read(q, &pub, &np, err))
+			return 0;
+		int ok = np == key.npub && cz_groth16_verify(&vk, pub, &pr);
+		free(pub);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- the cpu backend: kill -9 of cz-dev0 mid-run ---- */
+
+static void cpu_kill(void)
+{
+	static struct trace t;
+	static const int prios[6] = { 2, 2, 2, 2, 2, 2 };
+	struct daemon d;
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "1", "--synth-workers", "2",
+			      "--isolation", "process", NULL };
+	if (!ct_ok(daemon_start(&d, "cpu", cpu) == 0 && load_key(&d), "cuzkd --isolation process, cpu backend: started, key loaded")) {
+		for (int i = 0; i < 4; i++)
+			ct_skip("no daemon", "cpu kill");
+		return;
+	}
+	int pid0 = wait_ready(&d, 0, 0);
+	ct_ok(pid0 > 0 && comm_is(pid0, "cz-dev0"), "device 0 runs in its own process %d, comm cz-dev0", pid0);
+	int ok = 1;
+	char id[6][16], out[6][PATH_MAX];
+	for (int i = 0; i < 6; i++) {
+		snprintf(id[i], sizeof(id[i]), "c%d", i);
+		ok &= submit(&d, id[i], "normal", 3);
+	}
+	int busy = wait_busy(&d, 0);
+	int killed = busy && pid0 > 0 && kill(pid0, SIGKILL) == 0;
+	for (int i = 0; i < 6; i++)
+		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
+	int verified = ok;
+	for (int i = 0; verified && i < 6; i++)
+		verified = verify_dir(out[i], 3);
+	int64_t restarts = dev_field(&d, 0, "restarts", NULL, 0);
+	int same = kill(d.pid, 0) == 0 && waitpid(d.pid, NULL, WNOHANG) == 0;
+	ct_ok(killed && ok && verified && same && restarts >= 1,
+	      "kill -9 of cz-dev0 while it proved: all 6 jobs x 3 partitions done, every proof verifies, "
+	      "cuzkd is the same process, restarts %lld >= 1", (long long)restarts);
+	const struct tpart *wb;
+	int worst = trace_read(&d, &t, prios, 6) == 0 && all_started(&t, 18) ? inversions(&t, &wb) : -1;
+	ct_ok(worst >= 0 && worst <= 2, "the order bound holds across the kill: worst inversion count %d <= 2 consumers", worst);
+	int now = (int)dev_field(&d, 0, "pid", NULL, 0);
+	ct_ok(daemon_stop(&d) == 0 && now > 0 && gone(now),
+	      "cuzkd (cpu, process isolation) stops with status 0, and its restarted cz-dev0 %d with it", now);
+}
+
+/* ---- 2 null devices: repeated kills of cz-dev1 ---- */
+
+static void null_kills(void)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--synth-workers", "2", "--isolation", "process", NULL };
+	if (!ct_ok(daemon_start(&d, "null", nul) == 0 && load_key(&d), "cuzkd --isolation process, 2 null devices: started")) {
+		for (int i = 0; i < 5; i++)
+			ct_skip("no daemon", "null kills");
+		return;
+	}
+	int p0 = wait_ready(&d, 0, 0), p1 = wait_ready(&d, 1, 0);
+	int pf0, pf1;
+	int fds0 = nfds(d.pid, &pf0);
+	ct_ok(p0 > 0 && p1 > 0 && p0 != p1 && comm_is(p1, "cz-dev1"), "two children, cz-dev0 %d and cz-dev1 %d", p0, p1);
+	int ok = 1;
+	char id[10][16];
+	for (int i = 0; i < 10; i++) {
+		snprintf(id[i], sizeof(id[i]), "n%d", i);
+		ok &= submit(&d, id[i], "normal", 4);
+	}
+	/* Kill cz-dev1 whenever it proves, until the supervisor gives up on
+	 * it (3 deaths in 60 s), at most 5 times. */
+	int kills = 0, pid = p1;
+	while (kills < 5 && pid > 0) {
+		if (!wait_busy(&d, 1))
+			break;
+		kill(pid, SIGKILL);
+		kills++;
+		pid = wait_ready(&d, 1, pid);
+	}
+	for (int i = 0; i < 10; i++)
+		ok &= await_done(&d, id[i], NULL, 0);
+	char st[32];
+	int64_t restarts = dev_field(&d, 1, "restarts", st, sizeof(st));
+	ct_ok(ok && kills == 3, "%d kills of cz-dev1 while it proved: all 10 jobs x 4 partitions done", kills);
+	ct_ok(!strcmp(st, "failed") && restarts == 2,
+	      "after 3 deaths in 60 s device 1 is failed (%s), restarted %lld times; device 0 took its work",
+	      st, (long long)restarts);
+	int fds1 = nfds(d.pid, &pf1);
+	/* device 1's pidfd is closed for good, nothing else differs */
+	ct_ok(fds0 > 0 && pf0 == 2 && pf1 == 1 && fds1 == fds0 - 1,
+	      "cuzkd's descriptors (not sockets) after 3 restarts: %d, before %d, pidfds %d then %d "
+	      "(the failed device's is closed, nothing else leaked)", fds1, fds0, pf0, pf1);
+	/* Operators: enable the failed device, drain and disable the other. */
+	json_object *r = req(&d, "{\"op\":\"device\",\"device\":1,\"action\":\"enable\"}");
+	int en = ok_of(r);
+	json_object_put(r);
+	int np1 = en ? wait_ready(&d, 1, 0) : -1;
+	ct_ok(en && np1 > 0 && comm_is(np1, "cz-dev1"), "device 1 enable (after failed): ready again, process %d", np1);
+	r = req(&d, "{\"op\":\"device\",\"device\":0,\"action\":\"disable\"}");
+	int dis = ok_of(r);
+	json_object_put(r);
+	for (int i = 0; i < 500 && dev_field(&d, 0, "pid", NULL, 0) != 0; i++)
+		usleep(10000);
+	int64_t pid_after = dev_field(&d, 0, "pid", st, sizeof(st));
+	int done = submit(&d, "after", "normal", 4) && await_done(&d, "after", NULL, 0);
+	ct_ok(dis && pid_after == 0 && !strcmp(st, "disabled") && gone(p0) && done,
+	      "device 0 disable: its process %d ends (%s, pid %lld), a 4-partition job completes on device 1",
+	      p0, st, (long long)pid_after);
+	/* Many restarts (an operator's: no death counted): nothing grows. */
+	int rounds = 0, pf2 = 0, pf3 = 0, fds2 = -1, fds3 = -1;
+	long rss2 = -1, rss3 = -1;
+	for (int i = 0; i < 101; i++) {
+		r = req(&d, "{\"op\":\"device\",\"device\":1,\"action\":\"restart\"}");
+		int rok = ok_of(r);
+		json_object_put(r);
+		int np = rok ? wait_ready(&d, 1, np1) : -1;
+		if (np <= 0)
+			break;
+		np1 = np;
+		rounds++;
+		if (i == 0) {
+			fds2 = nfds(d.pid, &pf2);
+			rss2 = rss_kb(d.pid);
+		}
+	}
+	fds3 = nfds(d.pid, &pf3);
+	rss3 = rss_kb(d.pid);
+	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && rss3 - rss2 <= 1024,
+	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
+	      "%d -> %d, RSS %ld -> %ld KiB after the first and the last 100", fds2, fds3, rss2, rss3);
+	ct_ok(daemon_stop(&d) == 0 && gone(np1), "SIGTERM: cuzkd stops with status 0 and cz-dev1 with it");
+
+	/* SIGKILL of cuzkd: the children die with it (PR_SET_PDEATHSIG). */
+	if (daemon_start(&d, "null2", nul) == 0) {
+		p0 = wait_ready(&d, 0, 0);
+		p1 = wait_ready(&d, 1, 0);
+		kill(d.pid, SIGKILL);
+		waitpid(d.pid, NULL, 0);
+		ct_ok(p0 > 0 && p1 > 0 && gone(p0) && gone(p1), "kill -9 of cuzkd: cz-dev0 %d and cz-dev1 %d die with it", p0, p1);
+	} else {
+		ct_ok(0, "second daemon");
+	}
+}
+
+/* ---- faults on purpose (the null backend's test option) ---- */
+
+/* From the trace: a partition whose first compute_start was on device
+ * `from` and a later one on device `to`.  1 if there is one. */
+static int restarted_elsewhere(struct daemon *d, int from, int to)
+{
+	char p[3 * PATH_MAX], err[256], line[1024];
+	static struct { int64_t seq, part; int dev; } first[MAXP];
+	int nf = 0, found = 0;
+	snprintf(p, sizeof(p), "%s/trace2.jsonl", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (fd < 0 || s < 0)
+		return 0;
+	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
+	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
+	json_object_put(q);
+	close(s);
+	close(fd);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		if (!strcmp(str_of(e, "ev"), "compute_start")) {
+			int64_t seq = int_of(e, "job"), part = int_of(e, "part");
+			const char *th = str_of(e, "thread");
+			int dev = !strncmp(th, "consumer ", 9) ? atoi(th + 9) : -1, k;
+			for (k = 0; k < nf && (first[k].seq != seq || first[k].part != part); k++)
+				;
+			if (k == nf && nf < MAXP)
+				first[nf++] = (typeof(first[0])){ seq, part, dev };
+			else if (k < nf && first[k].dev == from && dev == to)
+				found = 1;
+		}
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void faults(void)
+{
+	struct daemon d;
+	const char *nth[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--isolation", "process", "--null-fault", "1:2", NULL };
+	int ok = daemon_start(&d, "fault", nth) == 0 && load_key(&d);
+	char id[4][16];
+	for (int i = 0; ok && i < 4; i++) {
+		snprintf(id[i], sizeof(id[i]), "f%d", i);
+		ok &= submit(&d, id[i], "normal", 3);
+	}
+	for (int i = 0; ok && i < 4; i++)
+		ok &= await_done(&d, id[i], NULL, 0);
+	int64_t r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	int moved = ok && restarted_elsewhere(&d, 1, 0);
+	ct_ok(ok && r1 >= 1 && moved, "cz-dev1 segfaults on its 2nd prove (--null-fault 1:2): the partition "
+	      "it held is proved again on device 0, all 4 jobs x 3 partitions done, restarts %lld", (long long)r1);
+	daemon_stop(&d);
+
+	const char *part[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			       "--isolation", "process", "--null-fault-part", "2", NULL };
+	ok = daemon_start(&d, "poison", part) == 0 && load_key(&d);
+	ok &= submit(&d, "p3", "normal", 3) & submit(&d, "p2a", "normal", 2) & submit(&d, "p2b", "normal", 2);
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"p3\"}");
+	json_object *r = ok ? req(&d, q) : NULL;
+	char why[512];
+	snprintf(why, sizeof(why), "%s", str_of(r, "error"));
+	int failed = r && !strcmp(str_of(r, "state"), "failed") && strstr(why, "partition 2") &&
+		     strstr(why, "died 2 times");
+	json_object_put(r);
+	int others = ok && await_done(&d, "p2a", NULL, 0) && await_done(&d, "p2b", NULL, 0);
+	ct_ok(failed && others, "a partition that segfaults every device it reaches fails its job after "
+	      "2 attempts (\"%s\"); the other jobs are done", why);
+	daemon_stop(&d);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	(void)argc;
+	if (!realpath(argv[0], self))
+		return 1;
+	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
+	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
+	signal(SIGPIPE, SIG_IGN);
+	ct_plan(17);
+	if (!mkdtemp(dir) || make_fixtures()) {
+		ct_ok(0, "fixtures");
+		return ct_exit();
+	}
+	cpu_kill();
+	null_kills();
+	faults();
+	cz_groth16_key_free(&key);
+	if (!ct_fail) {
+		char cmd[2 * PATH_MAX];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			ct_diag("could not remove %s", dir);
+	}
+	return ct_exit();
+}
