@@ -33,10 +33,16 @@ TESTS    += tools/check-layers
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
             $(shell pkg-config --exists numa && echo numa) \
-            $(shell pkg-config --exists json-c && echo json-c)
+            $(shell pkg-config --exists json-c && echo json-c) \
+            $(shell pkg-config --exists hwloc && echo hwloc)
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
+endif
+# hwloc (NUMA topology, engine/topo.c): without it cuzkd sees one node and
+# refuses --topology with a message saying so.
+ifneq ($(filter hwloc,$(PKGS)),)
+CFLAGS   += -DCZ_HAVE_HWLOC
 endif
 TESTLIBS := -lgmp
 

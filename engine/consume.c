@@ -107,6 +107,7 @@ void *cz_consume_main(void *v)
 	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / e->ndev);
 	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / e->ndev);
 	cz_trace_thread(role, c->idx);
+	cz_numa_bind_device(e, c->dev);         /* on its device's node (engine/numa.c) */
 	for (;;) {
 		/* Work held on this device (a peer's too: the peer may not be
 		 * scheduled yet) goes first; else wait for our own. */

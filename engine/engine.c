@@ -131,7 +131,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	if (!e->devs)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ndev; i++) {
-		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
+		e->devs[i].dev = cz_numa_open_device(e, i, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
 		fprintf(stderr, "cuzkd: device %u: %s\n", i, e->be->describe(e->devs[i].dev));
@@ -201,18 +201,23 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
+	if (!(e->place = cz_engine_place_plan(c, err, cap))) {
+		free(e);
+		return NULL;
+	}
+	cz_numa_log_hugepages(e->place);
 	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as
 	 * slabs are made; hugepages where reserved, else a logged fallback. */
 	bool buffers = e->be->input != CZ_BACKEND_IN_NONE;
 	if (e->budget && buffers)
-		e->arena = cz_slab_arena_create(c->mem_budget + c->mem_budget / 8 + (64u << 20),
-						CZ_REGION_NODE_NONE, 0, 0);
+		cz_numa_arenas_create(e);       /* one per node of the plan: engine/numa.c */
 	if (!e->budget || (buffers && !e->arena)) {
 		snprintf(err, cap, "cannot reserve %llu bytes of buffer space",
 			 (unsigned long long)c->mem_budget);
 		cz_budget_destroy(e->budget);
+		cz_place_free(e->place);
 		free(e);
 		return NULL;
 	}
@@ -275,8 +280,9 @@ void cz_engine_destroy(struct cz_engine *e)
 		cz_job_free(j);
 	}
 	cz_circuits_free(e);
-	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */
+	cz_numa_arenas_destroy(e);        /* every partition buffer with them */
 	cz_budget_destroy(e->budget);
+	cz_place_free(e->place);
 	cz_heap_free(&e->queued);
 	free(e->devs);
 	free(e->cons);

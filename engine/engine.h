@@ -36,9 +36,12 @@ struct cz_engine_config {
 	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
 	unsigned null_synth_ms;         /* null backend: synthesis time per partition */
+	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
+	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
 };
 
 struct cz_engine;
+struct cz_place;
 
 /* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
  * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis
@@ -46,6 +49,9 @@ struct cz_engine;
 void cz_engine_config_defaults(struct cz_engine_config *c);
 /* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
 int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);
+/* The placement plan c gives on this machine or c->topology (engine/place.h;
+ * cuzkd --print-placement).  NULL with err naming the option or file. */
+struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *err, size_t cap);
 /* Checks c (cz_engine_config_check), opens the devices, starts the threads. */
 struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap);
 /* Stops intake and wakes every waiter (awaits answer "shutting down"). */

@@ -2,7 +2,7 @@
 # Installs what cuzk's build and tests need on Debian (run as root, or with sudo).
 # One list, used by .ci/run, `make demo` and the README.
 set -e
-PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev clang libclang-rt-14-dev python3 time"
+PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev libhwloc-dev hwloc-nox clang libclang-rt-14-dev python3 time"
 # node and npm (for the snarkjs interop tests) come with the machine image; install only when absent.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""
