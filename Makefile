@@ -29,6 +29,10 @@ SHIM     := $(B)/selftests/heapcount.so
 # The layering check (the #include rules of tools/layers.txt) is one more
 # test program: a script that prints TAP.
 TESTS    += tools/check-layers
+# Placement on a real two-node kernel under qemu (skips without qemu): the
+# script boots a VM whose init runs the guest program.
+NUMA_GUEST := $(B)/selftests/vm/numa_guest
+TESTS    += selftests/vm/check-numa.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
@@ -51,8 +55,8 @@ CFLAGS   += $(SAN) -fno-omit-frame-pointer
 LDFLAGS  += $(SAN)
 endif
 
-.PHONY: all check check-asan check-tsan clean demo bench
-all: $(B)/libcuzk.a $(BINS) $(TESTS) $(SHIM)
+.PHONY: all check check-asan check-tsan check-numa clean demo bench
+all: $(B)/libcuzk.a $(BINS) $(TESTS) $(SHIM) $(NUMA_GUEST)
 
 -include gpu/gpu.mk
 -include selftests/fuzz/fuzz.mk
@@ -82,6 +86,9 @@ $(SHIM): selftests/shim/heapcount.c
 
 check: all
 	B=$(B) selftests/run.sh $(TESTS)
+
+check-numa: all
+	B=$(B) selftests/run.sh selftests/vm/check-numa.sh
 
 check-asan:
 	$(MAKE) B=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" OPT=-O1 check

@@ -129,7 +129,8 @@ int cz_numa_arenas_create(struct cz_engine *e)
 
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t share = n == 1 ? budget : e->place->arenas[k].bytes;
-		int node = n > 1 && e->place->bind ? e->place->arenas[k].node : CZ_REGION_NODE_NONE;
+		int node = e->place && e->place->bind && e->place->narenas &&
+			   cz_topo_nnodes(e->place->topo) > 1 ? e->place->arenas[k].node : CZ_REGION_NODE_NONE;
 		e->node_arena[k] = cz_slab_arena_create(share + share / 8 + (64u << 20), node, 0, 0);
 		if (!e->node_arena[k]) {
 			cz_numa_arenas_destroy(e);

@@ -8,7 +8,8 @@
  * and synthesis threads that wander between sockets lose their caches.  So
  * the unit of placement is the node: each device is on one (a GPU's from
  * its PCI bus id's locality, cpu and null devices from --device-nodes or
- * round-robin over the nodes that have CPUs), each node with a device gets
+ * round-robin over the nodes that have CPUs, counting only the devices
+ * without a locality; --device-nodes overrides PCI too), each node with a device gets
  * a partition arena of its devices' share of --mem-budget, and synthesis
  * workers are dealt out like the devices (worker w on device w mod ndev's
  * node), so every node with devices has workers in proportion to them.
@@ -96,6 +97,7 @@ struct cz_place *cz_place_plan(const struct cz_place_opts *o, char *err, size_t 
 	p->arenas = calloc(nwith, sizeof(*p->arenas));
 	if (!p->devs || !p->workers || !p->arenas)
 		goto oom;
+	unsigned unplaced = 0;  /* devices dealt round-robin so far */
 	for (unsigned i = 0; i < p->ndev; i++) {
 		struct cz_place_dev *d = &p->devs[i];
 		d->device = i;
@@ -112,7 +114,7 @@ struct cz_place *cz_place_plan(const struct cz_place_opts *o, char *err, size_t 
 		if (ngiven)
 			d->node = given[i % (unsigned)ngiven];
 		else if (d->node < 0)
-			d->node = withcpu[i % (unsigned)nwith];
+			d->node = withcpu[unplaced++ % (unsigned)nwith];
 	}
 	/* Arenas: one per node with a device, its devices' share of the budget. */
 	for (int k = 0; k < nwith; k++) {
