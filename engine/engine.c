@@ -149,6 +149,7 @@ static int start_threads(struct cz_engine *e)
 		return -ENOMEM;
 	}
 	e->pipe.lookup = cz_engine_part_lookup;
+	cz_numa_pipe_nodes(e);
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));

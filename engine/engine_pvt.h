@@ -153,6 +153,7 @@ struct cz_engine {
 	struct cz_place *place;
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
+	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -185,6 +186,7 @@ void cz_numa_bind_device(struct cz_engine *e, unsigned dev);    /* a consumer of
 struct cz_device *cz_numa_open_device(struct cz_engine *e, unsigned i, char *err, size_t cap);
 void cz_numa_count(struct cz_engine *e, const struct cz_part *p, unsigned dev);   /* finalizer */
 json_object *cz_numa_status_json(struct cz_engine *e);          /* NULL without a plan */
+void cz_numa_pipe_nodes(struct cz_engine *e);                    /* after cz_pipe_create */
 int cz_numa_arenas_create(struct cz_engine *e);                 /* 0 or -ENOMEM */
 void cz_numa_arenas_destroy(struct cz_engine *e);
 int cz_numa_caches_create(struct cz_engine *e, struct cz_circuit *c);   /* 0 or -ENOMEM */

@@ -197,10 +197,19 @@ void *cz_numa_buffer_get(struct cz_engine *e, struct cz_part *p, int arena)
 
 uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p)
 {
+	uint64_t node = p->node >= 0 && p->node < 255 ? (uint64_t)(p->node + 1) << 48 : 0;
 	if (!p->mem)
-		return 0;
+		return node;
 	for (unsigned k = 0; k < e->narena; k++)
 		if (p->cache == p->job->circ->node_cache[k])
-			return (uint64_t)k << 56 | cz_slab_off(e->node_arena[k], p->mem);
-	return 0;
+			return (uint64_t)k << 56 | node | cz_slab_off(e->node_arena[k], p->mem);
+	return node;
+}
+
+/* The order thread's view: each device's node (pipe.h, pick_free). */
+void cz_numa_pipe_nodes(struct cz_engine *e)
+{
+	for (unsigned d = 0; e->place && d < e->ndev && d < e->place->ndev && d < CZ_ENGINE_MAX_DEVICES; d++)
+		e->dev_node[d] = e->place->devs[d].node;
+	e->pipe.dev_node = e->place && cz_topo_nnodes(e->place->topo) > 1 ? e->dev_node : NULL;
 }

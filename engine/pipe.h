@@ -12,8 +12,14 @@
  *
  * A descriptor names its partition by the in-process pointer (off[1]) and
  * its buffer by the offset in the slab arena (off[0]), so that consumers in
- * another process (a later step) need only the offsets.
+ * another process (a later step) need only the offsets.  off[0]'s top byte
+ * is the arena (one per NUMA node, engine/numa.c), the next the node the
+ * partition was synthesized on plus one (0: unplaced); the order thread
+ * prefers a device of that node among equally loaded ones.
  */
+#define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
+#define CZ_PIPE_OFF_NODE(off)  ((int)((off) >> 48 & 0xff) - 1)
+#define CZ_PIPE_OFF_BYTES(off) ((off) & ((1ull << 48) - 1))
 #ifndef CZ_PIPE_H
 #define CZ_PIPE_H
 
@@ -50,6 +56,7 @@ struct cz_pipe {
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
+	const int *dev_node;            /* each device's NUMA node, or NULL (set by the engine) */
 	pthread_t order;
 	_Atomic int stop;               /* order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */

@@ -133,7 +133,7 @@ int main(void)
 {
 	char err[512] = "", buf[2048];
 
-	ct_plan(12);
+	ct_plan(13);
 	find_edu();
 	long sys_node = -9;
 	snprintf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/numa_node", edu);
@@ -161,6 +161,12 @@ int main(void)
 	}
 
 	/* The null daemon, devices on nodes 0 and 1: its threads are pinned. */
+	struct cz_cs cs;
+	struct cz_groth16_key key;
+	cz_fr *w = NULL;
+	int ok = !cz_builtin_build("merkle", 8, 1, &cs, &w, err) && !cz_groth16_devsetup(&cs, 9, &key, NULL) &&
+		 !cz_groth16_key_save(&key, "/tmp/k.zkey", err, sizeof(err)) &&
+		 !cz_wtns_save("/tmp/w.wtns", w, cs.nvars, err, sizeof(err));
 	struct cz_engine_config c;
 	cz_engine_config_defaults(&c);
 	mkdir("/tmp/s1", 0700);
@@ -171,21 +177,45 @@ int main(void)
 	c.device_nodes = "0,1";
 	c.synth_workers = 2;
 	c.mem_budget = 64 << 20;
+	c.null_synth_ms = 40;   /* synthesis the bottleneck: a device of each node is free */
+	c.null_delay_ms = 2;
 	struct cz_engine *e = cz_engine_create(&c, err, sizeof(err));
 	usleep(200 * 1000);     /* the threads bind as they start */
 	ct_ok(e && threads_on("cz-synth0", 0) == 1 && threads_on("cz-synth1", 1) == 1,
 	      "null daemon: synthesis worker 0 pinned to node 0's CPU, worker 1 to node 1's (%s)", err);
 	ct_ok(e && threads_on("cz-cons0.", 0) == 2 && threads_on("cz-cons1.", 1) == 2,
 	      "null daemon: device 0's two consumers on node 0, device 1's on node 1");
+	json_object *r = e ? call(e, "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"/tmp/k.zkey\"}") : NULL;
+	json_object_put(r);
+	char sub[4096] = "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"n\",\"witnesses\":[";
+	for (int i = 0; i < 16; i++)
+		strcat(sub, i ? ",\"/tmp/w.wtns\"" : "\"/tmp/w.wtns\"");
+	strcat(sub, "]}");
+	r = e ? call(e, sub) : NULL;
+	json_object_put(r);
+	r = e ? call(e, "{\"op\":\"await\",\"job\":\"n\"}") : NULL;
+	json_object_put(r);
+	r = e ? call(e, "{\"op\":\"status\"}") : NULL;
+	json_object *pl = NULL, *np = NULL;
+	uint64_t per[2] = { 0, 0 }, cross = ~0ull;
+	if (r && json_object_object_get_ex(r, "placement", &pl) && json_object_object_get_ex(pl, "node_partitions", &np)) {
+		cross = json_object_get_uint64(json_object_object_get(pl, "cross_node"));
+		for (size_t i = 0; i < json_object_array_length(np) && i < 2; i++)
+			per[i] = json_object_get_uint64(json_object_object_get(json_object_array_get_idx(np, i), "partitions"));
+	}
+	printf("# null daemon, 16 partitions, devices and workers on both nodes: %llu on node 0, %llu on node 1, "
+	       "%llu cross-node\n", (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)cross);
+	/* Not asserted to be 0: the order thread prefers the partition's node
+	 * only among equally loaded devices (a device never idles for it), and
+	 * under emulation a same-node device is sometimes still busy; the
+	 * figures go to docs/BENCHMARKS.md. */
+	ct_ok(per[0] + per[1] == 16 && per[0] && per[1] && cross <= 16,
+	      "null daemon: 16 partitions proved on both nodes' devices, cross-node ones counted (%llu)",
+	      (unsigned long long)cross);
+	json_object_put(r);
 	cz_engine_destroy(e);
 
 	/* The cpu daemon, its device on node 1: buffers from node 1's arena. */
-	struct cz_cs cs;
-	struct cz_groth16_key key;
-	cz_fr *w = NULL;
-	int ok = !cz_builtin_build("merkle", 8, 1, &cs, &w, err) && !cz_groth16_devsetup(&cs, 9, &key, NULL) &&
-		 !cz_groth16_key_save(&key, "/tmp/k.zkey", err, sizeof(err)) &&
-		 !cz_wtns_save("/tmp/w.wtns", w, cs.nvars, err, sizeof(err));
 	c.state_dir = "/tmp/s2";
 	c.backend = "cpu";
 	c.devices = 1;
@@ -193,7 +223,7 @@ int main(void)
 	c.device_threads = 2;
 	c.synth_workers = 1;
 	e = ok ? cz_engine_create(&c, err, sizeof(err)) : NULL;
-	json_object *r = e ? call(e, "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"/tmp/k.zkey\"}") : NULL;
+	r = e ? call(e, "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"/tmp/k.zkey\"}") : NULL;
 	json_object_put(r);
 	r = e ? call(e, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"j\",\"witnesses\":"
 		     "[\"/tmp/w.wtns\",\"/tmp/w.wtns\",\"/tmp/w.wtns\"]}") : NULL;
@@ -210,11 +240,11 @@ int main(void)
 		pages_on(cz_slab_region(e->arena)->base, cz_slab_region(e->arena)->size, 1, &present, &on);
 	ct_ok(present > 0 && on == present, "its populated pages: %u of %u on node 1 (move_pages)", on, present);
 	int nw = e ? threads_on("cz-synth0", 1) : -1, nc = e ? threads_on("cz-cons0.", 1) : -1;
-	int np = e ? threads_on("cz-pool0.", 1) : -1;
-	ct_ok(nw == 1 && nc == 2 && np >= 1, "its worker (%d), consumers (%d) and the device's pool "
-	      "threads (%d) pinned to node 1", nw, nc, np);
+	int npool = e ? threads_on("cz-pool0.", 1) : -1;
+	ct_ok(nw == 1 && nc == 2 && npool >= 1, "its worker (%d), consumers (%d) and the device's pool "
+	      "threads (%d) pinned to node 1", nw, nc, npool);
 	r = e ? call(e, "{\"op\":\"status\"}") : NULL;
-	json_object *pl = NULL, *cn = NULL;
+	json_object *cn = NULL;
 	ct_ok(r && json_object_object_get_ex(r, "placement", &pl) && json_object_object_get_ex(pl, "cross_node", &cn) &&
 	      json_object_get_uint64(cn) == 0, "status: 0 cross-node partitions");
 	json_object_put(r);
