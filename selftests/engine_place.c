@@ -282,21 +282,21 @@ static void test_engine(void)
 	struct cz_engine *e = ok ? cz_engine_create(&c, err, sizeof(err)) : NULL;
 	char req[3 * PATH_MAX];
 	snprintf(req, sizeof(req), "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir);
-	json_object *q = json_tokener_parse(req), *r = e ? cz_engine_request(e, q, NULL, 0) : NULL;
+	json_object *q = json_tokener_parse(req), *r = e ? cz_engine_request(e, q, NULL, 0, NULL) : NULL;
 	json_object_put(q);
 	json_object_put(r);
 	snprintf(req, sizeof(req), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"j\",\"witnesses\":"
 		 "[\"%s/w.wtns\",\"%s/w.wtns\",\"%s/w.wtns\"]}", dir, dir, dir);
 	q = json_tokener_parse(req);
-	r = e ? cz_engine_request(e, q, NULL, 0) : NULL;
+	r = e ? cz_engine_request(e, q, NULL, 0, NULL) : NULL;
 	json_object_put(q);
 	json_object_put(r);
 	q = json_tokener_parse("{\"op\":\"await\",\"job\":\"j\"}");
-	r = e ? cz_engine_request(e, q, NULL, 0) : NULL;
+	r = e ? cz_engine_request(e, q, NULL, 0, NULL) : NULL;
 	json_object_put(q);
 	json_object_put(r);
 	q = json_tokener_parse("{\"op\":\"status\"}");
-	r = e ? cz_engine_request(e, q, NULL, 0) : NULL;
+	r = e ? cz_engine_request(e, q, NULL, 0, NULL) : NULL;
 	json_object_put(q);
 	json_object *pl = NULL, *np = NULL, *cn = NULL;
 	uint64_t sum = 0;

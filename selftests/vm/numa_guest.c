@@ -124,7 +124,7 @@ static int threads_on(const char *prefix, int node)
 
 static json_object *call(struct cz_engine *e, const char *s)
 {
-	json_object *q = json_tokener_parse(s), *r = cz_engine_request(e, q, NULL, 0);
+	json_object *q = json_tokener_parse(s), *r = cz_engine_request(e, q, NULL, 0, NULL);
 	json_object_put(q);
 	return r;
 }
