@@ -137,6 +137,10 @@ int cz_numa_arenas_create(struct cz_engine *e)
 			return -ENOMEM;
 		}
 		e->narena = k + 1;
+		if (node >= 0 && cz_slab_region(e->node_arena[k])->node != node)
+			fprintf(stderr, "cuzkd: node %d: mbind of its %llu-byte arena failed: its pages go "
+				"where they are first touched (docs/deploy.md, when a node is short)\n", node,
+				(unsigned long long)(share + share / 8 + (64u << 20)));
 	}
 	e->arena = e->node_arena[0];
 	return 0;
