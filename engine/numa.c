@@ -42,10 +42,13 @@ struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *er
 	return cz_place_plan(&o, err, cap);
 }
 
-/* One line per node with work and no 2 MiB hugepages reserved: its arena
- * falls back to THP or base pages (alloc/region.c says which). */
+/* On a multi-node machine, one line per node with an arena and no 2 MiB
+ * hugepages reserved: its arena falls back to THP or base pages
+ * (alloc/region.c says which). */
 void cz_numa_log_hugepages(const struct cz_place *p)
 {
+	if (cz_topo_nnodes(p->topo) < 2)
+		return;         /* one node: alloc/region.c's own fallback line says it all */
 	for (unsigned i = 0; i < p->narenas; i++) {
 		int ti = cz_topo_node_index(p->topo, p->arenas[i].node);
 		const struct cz_topo_node *n = ti < 0 ? NULL : cz_topo_node(p->topo, (unsigned)ti);

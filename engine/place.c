@@ -77,7 +77,9 @@ struct cz_place *cz_place_plan(const struct cz_place_opts *o, char *err, size_t 
 
 	if (!p)
 		goto oom;
-	p->topo = cz_topo_load(o->topology, err, cap);
+	/* An XML file's PCI objects are free to read; this machine's need a
+	 * bus scan, done only for a backend whose devices have bus ids. */
+	p->topo = cz_topo_load(o->topology, o->topology || o->pci_bus_id, err, cap);
 	if (!p->topo)
 		goto fail;
 	p->bind = cz_topo_is_this_system(p->topo);

@@ -34,8 +34,9 @@ struct cz_topo_node {
 	uint64_t hugepages_2m;  /* 2 MiB hugepages reserved on the node */
 };
 
-/* xml NULL: this machine.  NULL with err on failure (naming the file). */
-struct cz_topo *cz_topo_load(const char *xml, char *err, size_t cap);
+/* xml NULL: this machine.  io: keep PCI objects (for cz_topo_pci_node).
+ * NULL with err on failure (naming the file). */
+struct cz_topo *cz_topo_load(const char *xml, bool io, char *err, size_t cap);
 void cz_topo_free(struct cz_topo *t);
 unsigned cz_topo_nnodes(const struct cz_topo *t);
 const struct cz_topo_node *cz_topo_node(const struct cz_topo *t, unsigned i);
