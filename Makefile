@@ -33,9 +33,10 @@ TESTS    += tools/check-layers
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
-# The Groth16 suite once more with the AVX-512 IFMA path forced off
+# The Groth16 and snarkjs interop suites once more with the AVX-512 IFMA path forced off
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it.
 TESTS    += selftests/zk_groth16_noifma.sh
+TESTS    += selftests/e2e_cli_noifma.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
