@@ -29,6 +29,10 @@ SHIM     := $(B)/selftests/heapcount.so
 # The layering check (the #include rules of tools/layers.txt) is one more
 # test program: a script that prints TAP.
 TESTS    += tools/check-layers
+# Placement on a real two-node kernel under qemu (skips without qemu): the
+# script boots a VM whose init runs the guest program.
+NUMA_GUEST := $(B)/selftests/vm/numa_guest
+TESTS    += selftests/vm/check-numa.sh
 # The Groth16 and snarkjs interop suites once more with the AVX-512 IFMA path forced off
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it.
 TESTS    += selftests/zk_groth16_noifma.sh
@@ -37,10 +41,16 @@ TESTS    += selftests/e2e_cli_noifma.sh
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
             $(shell pkg-config --exists numa && echo numa) \
-            $(shell pkg-config --exists json-c && echo json-c)
+            $(shell pkg-config --exists json-c && echo json-c) \
+            $(shell pkg-config --exists hwloc && echo hwloc)
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
+endif
+# hwloc (NUMA topology, engine/topo.c): without it cuzkd sees one node and
+# refuses --topology with a message saying so.
+ifneq ($(filter hwloc,$(PKGS)),)
+CFLAGS   += -DCZ_HAVE_HWLOC
 endif
 TESTLIBS := -lgmp
 
@@ -49,8 +59,8 @@ CFLAGS   += $(SAN) -fno-omit-frame-pointer
 LDFLAGS  += $(SAN)
 endif
 
-.PHONY: all check check-asan check-tsan clean demo bench
-all: $(B)/libcuzk.a $(BINS) $(TESTS) $(SHIM)
+.PHONY: all check check-asan check-tsan check-numa clean demo bench
+all: $(B)/libcuzk.a $(BINS) $(TESTS) $(SHIM) $(NUMA_GUEST)
 
 -include gpu/gpu.mk
 -include selftests/fuzz/fuzz.mk
@@ -80,6 +90,9 @@ $(SHIM): selftests/shim/heapcount.c
 
 check: all
 	B=$(B) selftests/run.sh $(TESTS)
+
+check-numa: all
+	B=$(B) selftests/run.sh selftests/vm/check-numa.sh
 
 check-asan:
 	$(MAKE) B=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" OPT=-O1 check

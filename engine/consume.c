@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 /* First come: the lock decides only who runs the device next, and whoever
@@ -89,9 +90,13 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 		usleep(1000);
 	struct cz_dev_work w = { .key = key, .dom = k->dom, .part = d->key.part };
 
-	if (key && sl->has_buf && c->buf_base) {
+	unsigned arena = CZ_PIPE_OFF_ARENA(d->off[0]);
+	char *base = arena < CZ_PLACE_MAX_NODES ? c->buf_base[arena] : NULL;
+	if (sl->has_buf && !base)
+		key = NULL;     /* an arena this process does not map: fails below, never a wild read */
+	if (key && sl->has_buf) {
 		struct cz_synth_part b;
-		cz_synth_part_carve(key, (char *)c->buf_base + d->off[0], &b);
+		cz_synth_part_carve(key, base + CZ_PIPE_OFF_BYTES(d->off[0]), &b);
 		w.w = b.w;
 		w.a = b.a;
 		w.b = b.b;
@@ -127,6 +132,12 @@ void *cz_consume_main(void *v)
 	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / pipe->ndev);
 	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / pipe->ndev);
 	cz_trace_thread(role, c->idx);
+	if (c->place) {                         /* on its device's node (engine/place.c) */
+		int rc = cz_place_apply_device(c->place, c->dev);
+		if (rc)
+			fprintf(stderr, "cuzkd: consumer %u.%u: cannot bind to node %d: %s\n", c->dev,
+				c->idx / pipe->ndev, c->place->devs[c->dev].node, strerror(-rc));
+	}
 	for (;;) {
 		/* Work held on this device (a peer's too: the peer may not be
 		 * scheduled yet) goes first; else wait for our own. */

@@ -244,7 +244,7 @@ int cz_devproc_child_main(int argc, char **argv)
 		return 1;
 	for (unsigned k = 0; k < per; k++) {
 		cons[k] = (struct cz_consumer){ .pipe = &pipe, .be = be, .hw = hw,
-						.buf_base = arena.base, .idx = dev + k * pipe.ndev,
+						.buf_base = { arena.base }, .idx = dev + k * pipe.ndev,
 						.dev = dev, .trace_fd = -1 };
 		if (pthread_create(&cons[k].tid, NULL, cz_consume_main, &cons[k]))
 			return 1;

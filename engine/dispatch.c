@@ -136,7 +136,7 @@ void *cz_dispatch_main(void *v)
 
 /* Witness → a, b, c in one block (synth/part.h), or the backend's stand-in
  * when it reads no input.  0, or -1 with p->err set. */
-static int synthesize(struct cz_engine *e, struct cz_part *p)
+static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 {
 	const struct cz_circuit *c = p->job->circ;
 	const struct cz_groth16_key *k = &c->key;
@@ -155,8 +155,7 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 	 * warm, ~1-2 us on a line a fill has evicted; a smaller one (a tiny
 	 * test circuit) is the cache lock and a slab's free-index pop (no
 	 * magazines: engine/keys.c).  Never a heap call once the slab exists. */
-	p->mem = cz_slab_get(c->cache);
-	if (!p->mem) {
+	if (!cz_numa_buffer_get(e, p, arena)) {      /* the worker's node first */
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
@@ -194,6 +193,9 @@ void *cz_dispatch_synth_main(void *v)
 
 	cz_thread_name("cz-synth%u", worker - 1);
 	cz_trace_thread("synth", worker - 1);
+	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/numa.c) */
+	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;
+	int arena = e->place && node >= 0 ? cz_place_arena_index(e->place, node) : 0;
 	pthread_mutex_lock(&e->lock);
 	e->synth_idle++;
 	pthread_cond_signal(&e->dispatch_cv);
@@ -213,13 +215,14 @@ void *cz_dispatch_synth_main(void *v)
 			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
-			rc = synthesize(e, p);
+			p->node = node;
+			rc = synthesize(e, p, arena);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
 				qrc = cz_pipe_ready(&e->pipe, worker, p, p->job->circ->key_id, p->mem,
-						    e->arena && p->mem ? cz_slab_off(e->arena, p->mem) : 0);
+						    cz_numa_buffer_off(e, p));
 			}
 		}
 		if (qrc) {      /* not queued: still ours to fail */

@@ -154,7 +154,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	/* In process isolation only the children open devices (for cuda,
 	 * only they ever touch the GPU). */
 	for (unsigned i = 0; i < e->ndev && e->cfg.isolation == CZ_ISOLATION_THREAD; i++) {
-		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
+		e->devs[i].dev = cz_numa_open_device(e, i, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
 		fprintf(stderr, "cuzkd: device %u: %s\n", i, e->be->describe(e->devs[i].dev));
@@ -173,6 +173,7 @@ static int start_threads(struct cz_engine *e)
 	}
 	e->pipe.lookup = cz_engine_part_lookup;
 	e->pipe.redo = cz_dispatch_redo;
+	cz_numa_pipe_nodes(e);
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
@@ -182,9 +183,12 @@ static int start_threads(struct cz_engine *e)
 	for (unsigned i = 0; i < e->ncons; i++) {
 		e->cons[i] = (struct cz_consumer){
 			.pipe = &e->pipe, .be = e->be, .hw = e->devs[i % e->ndev].dev,
-			.buf_base = e->arena ? cz_slab_region(e->arena)->base : NULL,
-			.idx = i, .dev = i % e->ndev,
+			.place = e->place, .idx = i, .dev = i % e->ndev,
 		};
+		for (unsigned k = 0; k < e->narena; k++)
+			e->cons[i].buf_base[k] = cz_slab_region(e->node_arena[k])->base;
+		if (!e->narena && e->arena)
+			e->cons[i].buf_base[0] = cz_slab_region(e->arena)->base;
 	}
 	/* The consumers' trace buffers in shared memory, so a consumer in a
 	 * device child traces like one here (engine/trace.c). */
@@ -244,18 +248,32 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
+	if (!(e->place = cz_engine_place_plan(c, err, cap))) {
+		free(e);
+		return NULL;
+	}
+	if (c->isolation == CZ_ISOLATION_PROCESS && e->place->narenas > 1) {
+		/* A device child maps one partition arena (engine/devproc.c). */
+		snprintf(err, cap, "--isolation process with a %u-node placement: device processes map "
+			 "one partition arena today; use --isolation thread on this machine",
+			 e->place->narenas);
+		cz_place_free(e->place);
+		free(e);
+		return NULL;
+	}
+	cz_numa_log_hugepages(e->place);
 	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as
 	 * slabs are made; hugepages where reserved, else a logged fallback. */
 	bool buffers = e->be->input != CZ_BACKEND_IN_NONE;
 	if (e->budget && buffers)
-		e->arena = cz_slab_arena_create(c->mem_budget + c->mem_budget / 8 + (64u << 20),
-						CZ_REGION_NODE_NONE, 0, 0);
+		cz_numa_arenas_create(e);       /* one per node of the plan: engine/numa.c */
 	if (!e->budget || (buffers && !e->arena)) {
 		snprintf(err, cap, "cannot reserve %llu bytes of buffer space",
 			 (unsigned long long)c->mem_budget);
 		cz_budget_destroy(e->budget);
+		cz_place_free(e->place);
 		free(e);
 		return NULL;
 	}
@@ -325,8 +343,9 @@ void cz_engine_destroy(struct cz_engine *e)
 		cz_job_free(j);
 	}
 	cz_circuits_free(e);
-	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */
+	cz_numa_arenas_destroy(e);        /* every partition buffer with them */
 	cz_budget_destroy(e->budget);
+	cz_place_free(e->place);
 	cz_heap_free(&e->queued);
 	free(e->devs);
 	free(e->cons);

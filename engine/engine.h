@@ -38,12 +38,15 @@ struct cz_engine_config {
 	unsigned null_synth_ms;         /* null backend: synthesis time per partition */
 	unsigned isolation;             /* CZ_ISOLATION_*: where a device's consumers run */
 	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
+	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
+	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
 };
 
 #define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
 #define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
 
 struct cz_engine;
+struct cz_place;
 
 /* A device child's main (engine/devproc.c): a program that embeds the
  * engine with --isolation process runs it when started as
@@ -56,6 +59,9 @@ int cz_devproc_child_main(int argc, char **argv);
 void cz_engine_config_defaults(struct cz_engine_config *c);
 /* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
 int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);
+/* The placement plan c gives on this machine or c->topology (engine/place.h;
+ * cuzkd --print-placement).  NULL with err naming the option or file. */
+struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *err, size_t cap);
 /* Checks c (cz_engine_config_check), opens the devices, starts the threads. */
 struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, size_t cap);
 /* Stops intake and wakes every waiter (awaits answer "shutting down"). */

@@ -11,6 +11,7 @@
 #include "engine/devproc.h"
 #include "engine/engine.h"
 #include "engine/pipe.h"
+#include "engine/place.h"
 #include "engine/trace.h"
 #include "gpu/backend.h"
 #include "lib/heap.h"
@@ -37,6 +38,9 @@ struct cz_circuit {
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
+	/* The same in each node's arena (engine/numa.c): node_cache[k] is
+	 * arena k's, node_cache[0] == cache. */
+	struct cz_slab_cache *node_cache[CZ_PLACE_MAX_NODES];
 	uint32_t partitions;    /* expected witnesses per job, 0 = any */
 	uint32_t key_id;        /* its id in the pipe's resident keys */
 	int jobs;               /* active jobs using it (unload waits for 0) */
@@ -51,12 +55,14 @@ struct cz_part {
 	bool dispatched;        /* counted in the engine's inflight */
 	struct cz_key key;
 	void *mem;              /* one slab object: w, a, b, c, h */
+	struct cz_slab_cache *cache;    /* mem's, to put it back */
 	uint64_t reserved;      /* budget bytes held */
 	struct cz_dev_work work;
 	struct cz_groth16_proof proof;
 	uint32_t olen[2];       /* bytes of its proof.json, public.json in job->out */
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
+	int node;               /* NUMA node it was synthesized on, -1 unplaced */
 	char err[320];
 	uint64_t t_done;
 };
@@ -97,7 +103,8 @@ struct cz_consumer {
 	struct cz_pipe *pipe;
 	const struct cz_backend *be;
 	struct cz_device *hw;
-	void *buf_base;                 /* the arena region's mapping, or NULL */
+	void *buf_base[CZ_PLACE_MAX_NODES];  /* each arena's mapping (off[0]'s top byte), or NULL */
+	const struct cz_place *place;   /* binds it to its device's node (thread isolation), or NULL */
 	unsigned idx, dev;
 	int trace_fd;                   /* its trace buffer's memfd, or -1 (cuzkd's) */
 	pthread_t tid;
@@ -125,6 +132,9 @@ struct cz_engine {
 	unsigned handoff_n, handoff_head, synth_idle;
 	struct cz_budget *budget;       /* keys and partition buffers */
 	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
+	/* One arena per node of the plan (engine/numa.c): node_arena[0] == arena. */
+	struct cz_slab_arena *node_arena[CZ_PLACE_MAX_NODES];
+	unsigned narena;
 	uint64_t budget_waits;          /* times the dispatcher waited for budget */
 	unsigned inflight;              /* dispatched, not yet terminal */
 	_Atomic unsigned synth_ids;     /* hands out synthesis worker numbers */
@@ -153,6 +163,12 @@ struct cz_engine {
 	pthread_t dp_super;
 	bool dp_super_up;
 	_Atomic int dp_stop;
+	/* Placement (engine/numa.c): the plan, partitions finished per arena
+	 * node by its devices, and those synthesized on another node. */
+	struct cz_place *place;
+	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
+	_Atomic uint64_t cross_node;
+	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -180,6 +196,23 @@ void cz_stat_stop(struct cz_engine *e);
 /* Per device: since_start and last_10s {window_ms, busy_ms, idle_ms, duty,
  * idle_by_cause_ms, unattributed_ms}; *lost = trace events it missed. */
 json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
+/* engine/numa.c: binding threads to the plan, its figures for status */
+void cz_numa_log_hugepages(const struct cz_place *p);
+void cz_numa_bind_worker(struct cz_engine *e, unsigned w);      /* 0-based */
+void cz_numa_bind_device(struct cz_engine *e, unsigned dev);    /* a consumer of dev */
+struct cz_device *cz_numa_open_device(struct cz_engine *e, unsigned i, char *err, size_t cap);
+void cz_numa_count(struct cz_engine *e, const struct cz_part *p, unsigned dev);   /* finalizer */
+json_object *cz_numa_status_json(struct cz_engine *e);          /* NULL without a plan */
+void cz_numa_pipe_nodes(struct cz_engine *e);                    /* after cz_pipe_create */
+int cz_numa_arenas_create(struct cz_engine *e);                 /* 0 or -ENOMEM */
+void cz_numa_arenas_destroy(struct cz_engine *e);
+int cz_numa_caches_create(struct cz_engine *e, struct cz_circuit *c);   /* 0 or -ENOMEM */
+void cz_numa_caches_destroy(struct cz_circuit *c);
+/* A buffer for p from arena `arena` (the worker's), else from any other;
+ * sets p->mem, p->cache, p->node.  NULL when every arena is full. */
+void *cz_numa_buffer_get(struct cz_engine *e, struct cz_part *p, int arena);
+/* The descriptor's buffer offset: the arena in the top byte. */
+uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
 /* engine/output.c */

@@ -41,6 +41,9 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 		if (st == CZ_PART_DONE && cz_output_render(p, pub))
 			st = CZ_PART_FAILED;
 	}
+	int ci = atomic_load(&p->consumer);
+	if (st == CZ_PART_DONE && ci >= 0 && (unsigned)ci < e->ncons)
+		cz_numa_count(e, p, e->cons[ci].dev);
 	cz_part_wipe(p);        /* outside the lock: one pass over the buffer */
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);

@@ -124,7 +124,7 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	if (p->mem) {
 		if (cz_engine_test_put_hook)
 			cz_engine_test_put_hook(p->mem, j->circ->part_bytes);
-		cz_slab_put(j->circ->cache, p->mem);
+		cz_slab_put(p->cache, p->mem);
 		p->mem = NULL;
 	}
 	if (p->dispatched) {

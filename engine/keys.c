@@ -24,8 +24,7 @@ struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 
 static void circuit_free(struct cz_circuit *c)
 {
-	if (c->cache)
-		cz_slab_cache_destroy(c->cache);
+	cz_numa_caches_destroy(c);
 	cz_ntt_domain_destroy(c->dom);
 	cz_shkey_free(&c->key, &c->kreg);
 	free(c);
@@ -92,8 +91,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	 * lock once per partition costs nothing, and once the slabs exist
 	 * (the high-water mark of partitions in flight) get and put make no
 	 * heap call. */
-	else if (e->arena && !(c->cache = cz_slab_cache_create(e->arena, name, c->part_bytes,
-								CZ_SLAB_NOMAG)))
+	else if (e->arena && cz_numa_caches_create(e, c))
 		r = cz_resp_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
 				(unsigned long long)c->part_bytes);
 	else if (cz_budget_try_reserve(e->budget, c->key_bytes))

@@ -158,9 +158,12 @@ static unsigned dev_load(const struct cz_pipe *p, unsigned d, bool *computing)
 	return n;
 }
 
-/* Rule 1, then 2: the free consumer where key goes, or -1. */
-static int pick_free(const struct cz_pipe *p)
+/* Rule 1, then 2: the free consumer where key goes, or -1.  Among devices
+ * equally loaded, one on the partition's node first (engine/numa.c), then
+ * the one given work longest ago. */
+static int pick_free(const struct cz_pipe *p, int node)
 {
+	bool best_far = true;
 	int best = -1;
 	unsigned best_load = ~0u;
 	uint64_t best_tick = ~0ull;
@@ -173,9 +176,12 @@ static int pick_free(const struct cz_pipe *p)
 				f = (int)c;
 		if (f < 0)
 			continue;
-		if (load < best_load || (load == best_load && p->dev_tick[d] < best_tick)) {
+		bool far = node >= 0 && p->dev_node && p->dev_node[d] != node;
+		if (load < best_load || (load == best_load && (far < best_far ||
+		    (far == best_far && p->dev_tick[d] < best_tick)))) {
 			best = f;
 			best_load = load;
+			best_far = far;
 			best_tick = p->dev_tick[d];
 		}
 	}
@@ -257,7 +263,7 @@ static unsigned pump(struct cz_pipe *p)
 		const struct cz_ring_desc *top = cz_ring_order_peek(p->q);
 		if (!top)
 			return moved + steal(p);
-		int c = pick_free(p);
+		int c = pick_free(p, CZ_PIPE_OFF_NODE(top->off[0]));
 		if (c >= 0) {
 			bool computing;
 			unsigned d = (unsigned)c % p->ndev;
@@ -296,7 +302,7 @@ static bool pump_ready(void *v)
 		return true;
 	const struct cz_ring_desc *top = cz_ring_order_peek(p->q);
 	if (top)
-		return pick_free(p) >= 0 || pick_held(p, -1, &top->key, true) >= 0;
+		return pick_free(p, -1) >= 0 || pick_held(p, -1, &top->key, true) >= 0;
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		if (dev_load(p, d, &computing))

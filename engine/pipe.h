@@ -17,7 +17,15 @@
  * failure code) go back in the slot, and only the finalizer, in cuzkd,
  * turns a slot back into its struct cz_part.  So a consumer in another
  * process that maps the region needs only offsets and ids.
+ * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
+ * next the node the partition was synthesized on plus one (0: unplaced);
+ * the order thread prefers a device of that node among equally loaded
+ * ones.  (A device child maps only e->arena today: with --isolation
+ * process a multi-node plan's other arenas are not yet passed to it.)
  */
+#define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
+#define CZ_PIPE_OFF_NODE(off)  ((int)((off) >> 48 & 0xff) - 1)
+#define CZ_PIPE_OFF_BYTES(off) ((off) & ((1ull << 48) - 1))
 #ifndef CZ_PIPE_H
 #define CZ_PIPE_H
 
@@ -116,6 +124,7 @@ struct cz_pipe {
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
+	const int *dev_node;            /* each device's NUMA node, or NULL (set by the engine) */
 	pthread_t order;
 	_Atomic int *stop;              /* in the region: order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */

@@ -159,6 +159,7 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 		j->parts[i].wfd = wfd[i];
 		atomic_init(&j->parts[i].consumer, -1);
 		atomic_init(&j->parts[i].slot, -1);
+		j->parts[i].node = -1;
 	}
 	return j;
 }
@@ -460,6 +461,9 @@ json_object *cz_req_status(struct cz_engine *e)
 	json_object_object_add(cnt, "partitions_done", json_object_new_int64((int64_t)e->parts_done));
 	json_object_object_add(cnt, "queued", json_object_new_int64((int64_t)e->queued.n));
 	pthread_mutex_unlock(&e->lock);
+	json_object *place = cz_numa_status_json(e);
+	if (place)
+		json_object_object_add(r, "placement", place);
 	for (unsigned i = 0; i < e->ncons; i++) {
 		struct cz_consumer *c = &e->cons[i];
 		struct cz_pipe_cons *l = &e->pipe.cons[i];

@@ -79,6 +79,10 @@ struct cz_backend {
 	 * before freeing k, once no job uses k.  NULL: nothing kept. */
 	void (*unload_key)(struct cz_device *d, const struct cz_groth16_key *k);
 	void (*close)(struct cz_device *d);
+	/* Device index's PCI bus id "0000:3b:00.0" into buf, before open (the
+	 * engine places the device's node by it).  0, or -1 when it has none;
+	 * NULL: no device of this backend has one (cpu, null). */
+	int (*pci_bus_id)(unsigned index, char *buf, size_t cap);
 	/* "cpu: 2 threads", "NVIDIA H200 (0000:3b:00.0), 141 GB" */
 	const char *(*describe)(struct cz_device *d);
 };

@@ -184,6 +184,7 @@ const struct cz_backend cz_backend_cuda = {
 	.name = "cuda", .count = cuda_count, .input = CZ_BACKEND_IN_SYNTH,
 	.open = cuda_open, .prove = cuda_prove, .finish = cz_backend_groth16_finish,
 	.unload_key = cuda_unload_key, .close = cuda_close, .describe = cuda_describe,
+	.pci_bus_id = cz_cuda_pci_bus_id,
 };
 #else
 /* Without nvcc there is no CUDA backend; ISO C wants something in a file. */

@@ -98,6 +98,16 @@ extern "C" int cz_cuda_count(char *why, size_t cap)
 	return n;
 }
 
+extern "C" int cz_cuda_pci_bus_id(unsigned index, char *buf, size_t cap)
+{
+	/* No context is made: the driver answers from its device table. */
+	if (cudaDeviceGetPCIBusId(buf, (int)cap, (int)index) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return -1;
+	}
+	return 0;
+}
+
 extern "C" struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t cap)
 {
 	struct cz_cuda_dev *d = (struct cz_cuda_dev *)calloc(1, sizeof(*d));

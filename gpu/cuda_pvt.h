@@ -29,6 +29,8 @@ struct cz_cuda_dev;
 int cz_cuda_count(char *why, size_t cap);
 struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t cap);
 void cz_cuda_close(struct cz_cuda_dev *d);
+/* Device index's PCI bus id ("0000:3B:00.0"); 0 or -1. */
+int cz_cuda_pci_bus_id(unsigned index, char *buf, size_t cap);
 /* "NVIDIA H200 (0000:3b:00.0), 139.8 GiB, 132 SMs" */
 const char *cz_cuda_describe(const struct cz_cuda_dev *d);
 /* Nonzero once a sticky error took the device out of service. */

@@ -2,6 +2,7 @@
 /* cuzkd — the cuzk proving daemon.  See docs/cuzkd.8.md. */
 #include "ctl/ctl.h"
 #include "engine/engine.h"
+#include "engine/place.h"
 #include "gpu/backend.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
+		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -43,12 +45,14 @@ static void usage(FILE *f)
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
 		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
-		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n",
+		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n"
+		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN);
+		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
+		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)");
 }
 
 /* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
@@ -123,6 +127,7 @@ struct opts {
 	const char *socket;
 	const char *loads[MAX_LOADS];
 	int nloads;
+	int print_placement;    /* --print-placement: print the plan, exit */
 	char **owned;           /* strings copied from the config file, freed at exit */
 	size_t nowned;
 };
@@ -186,7 +191,11 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	} else if (!strcmp(name, "isolation")) {
 		bad = strcmp(val, "process") && strcmp(val, "thread");
 		c->isolation = !strcmp(val, "process") ? CZ_ISOLATION_PROCESS : CZ_ISOLATION_THREAD;
-	} else if (!strcmp(name, "mem-budget"))
+	} else if (!strcmp(name, "topology"))
+		bad = !(c->topology = keep(o, val, copy));
+	else if (!strcmp(name, "device-nodes"))
+		bad = !(c->device_nodes = keep(o, val, copy));
+	else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget);
 	else if (!strcmp(name, "idle-timeout"))
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
@@ -247,13 +256,18 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
-		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
+		{ "print-placement", 0, 0, 'P' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
 		if (ch == 'h') {
 			usage(stdout);
 			exit(0);
+		}
+		if (ch == 'P') {
+			o->print_placement = 1;
+			continue;
 		}
 		if (ch != 0)
 			return -1;
@@ -266,6 +280,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		return -1;
 	}
 	char err[256];
+	if (o->print_placement && !o->cfg.state_dir)
+		o->cfg.state_dir = "-";         /* not used: nothing is started */
 	if (cz_engine_config_check(&o->cfg, err, sizeof(err))) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -1;
@@ -323,6 +339,20 @@ int main(int argc, char **argv)
 	}
 	if (!o.socket)
 		o.socket = cz_ctl_default_path(path, sizeof(path));
+	if (o.print_placement) {
+		/* The plan only: no device opened, no memory reserved, no socket. */
+		struct cz_place *p = cz_engine_place_plan(&o.cfg, err, sizeof(err));
+		if (!p) {
+			fprintf(stderr, "cuzkd: %s\n", err);
+			return 1;
+		}
+		json_object *j = cz_place_json(p);
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+		cz_place_free(p);
+		return 0;
+	}
 
 	/* Signals go to this thread only, by sigwait; every other thread blocks them. */
 	sigemptyset(&sigs);
