@@ -28,6 +28,16 @@ TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
             $(shell pkg-config --exists numa && echo numa) \
             $(shell pkg-config --exists json-c && echo json-c)
+# The HTTP listener (engine/http.c) and sd_notify (tools/cuzkd): without
+# them cuzkd builds, and --metrics-listen says what is missing.
+ifneq ($(shell pkg-config --exists libmicrohttpd && echo y),)
+PKGS     += libmicrohttpd
+CFLAGS   += -DCZ_HAVE_MICROHTTPD
+endif
+ifneq ($(shell pkg-config --exists libsystemd && echo y),)
+PKGS     += libsystemd
+CFLAGS   += -DCZ_HAVE_SYSTEMD
+endif
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
@@ -52,6 +62,9 @@ $(B)/obj/%.o: %.c
 $(B)/libcuzk.a: $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The dashboard is built into the binary (.incbin): rebuild when it changes.
+$(B)/obj/engine/dashboard.o: engine/dashboard.html
 
 tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
 .SECONDARY:

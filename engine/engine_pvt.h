@@ -9,6 +9,7 @@
 #include "alloc/budget.h"
 #include "alloc/slab.h"
 #include "engine/engine.h"
+#include "engine/metrics.h"
 #include "engine/pipe.h"
 #include "engine/pq.h"
 #include "engine/trace.h"
@@ -123,6 +124,7 @@ struct cz_engine {
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
+	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers

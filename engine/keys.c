@@ -87,6 +87,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	if (!r) {
 		c->next = e->circuits;
 		e->circuits = c;
+		cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
@@ -124,6 +125,7 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		gone = *pp;
 		*pp = gone->next;
 		cz_engine_budget_release_locked(e, gone->key_bytes);
+		cz_metrics_keys(e->metrics, -(int64_t)gone->key_bytes, -1);
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r)

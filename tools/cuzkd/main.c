@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--load NAME=ZKEY]... [--config FILE]\n"
+		"             [--metrics-listen ADDR:PORT|/PATH]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -36,12 +37,19 @@ static void usage(FILE *f)
 		"  --synth-workers %u, 1 to %u\n"
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
-		"  --null-delay-ms %u, --null-synth-ms %u\n",
+		"  --null-delay-ms %u, --null-synth-ms %u\n"
+		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms);
+		d.null_synth_ms,
+#ifdef CZ_HAVE_MICROHTTPD
+		""
+#else
+		"; this build has no libmicrohttpd"
+#endif
+		);
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -84,6 +92,7 @@ static int parse_uint(const char *s, unsigned *out)
 struct opts {
 	struct cz_engine_config cfg;
 	const char *socket;
+	const char *metrics_listen;
 	const char *loads[MAX_LOADS];
 	int nloads;
 	char **owned;           /* strings copied from the config file, freed at exit */
@@ -119,6 +128,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	/* Only the syntax here: the ranges are the engine's (cz_engine_config_check). */
 	if (!strcmp(name, "socket"))
 		bad = !(o->socket = keep(o, val, copy));
+	else if (!strcmp(name, "metrics-listen"))
+		bad = !(o->metrics_listen = keep(o, val, copy));
 	else if (!strcmp(name, "state-dir"))
 		bad = !(c->state_dir = keep(o, val, copy));
 	else if (!strcmp(name, "backend"))
@@ -183,7 +194,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
-		{ "config", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "config", 1, 0, 0 }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
@@ -217,8 +228,11 @@ static json_object *handle(void *ctx, json_object *req, int *fds, int nfds)
 static int preload(struct cz_engine *e, struct opts *o)
 {
 	for (int i = 0; i < o->nloads; i++) {
-		char *eq = strchr(o->loads[i], '=');
+		char *eq = strchr(o->loads[i], '='), phase[128];
 		*eq = 0;
+		snprintf(phase, sizeof(phase), "loading keys given at start: %d of %d (%s)", i + 1, o->nloads,
+			 o->loads[i]);
+		cz_engine_set_phase(e, phase);
 		json_object *req = json_object_new_object();
 		json_object_object_add(req, "op", json_object_new_string("load"));
 		json_object_object_add(req, "name", json_object_new_string(o->loads[i]));
@@ -263,23 +277,40 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return 1;
 	}
+	/* Before the keys load, so /readyz says what it waits for meanwhile. */
+	struct cz_http *http = NULL;
+	if (o.metrics_listen) {
+		http = cz_http_start(e, o.metrics_listen, err, sizeof(err));
+		if (!http) {
+			fprintf(stderr, "cuzkd: %s\n", err);
+			cz_engine_destroy(e);
+			return 2;
+		}
+		fprintf(stderr, "cuzkd: metrics on %s (/metrics, /status, /healthz, /readyz, /)\n",
+			o.metrics_listen);
+	}
 	if (preload(e, &o)) {
+		cz_http_stop(http);
 		cz_engine_destroy(e);
 		return 1;
 	}
 	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cuzkd: %s\n", err);
+		cz_http_stop(http);
 		cz_engine_destroy(e);
 		return 1;
 	}
+	cz_engine_set_phase(e, NULL);
 	fprintf(stderr, "cuzkd: listening on %s (backend %s, budget %llu bytes, state %s)\n", o.socket,
 		o.cfg.backend, (unsigned long long)o.cfg.mem_budget, o.cfg.state_dir);
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	fprintf(stderr, "cuzkd: %s: stopping\n", strsignal(sig));
+	cz_engine_set_phase(e, "stopping");
 	cz_engine_stop(e);
 	cz_ctl_server_stop(s);
+	cz_http_stop(http);
 	cz_engine_destroy(e);
 	unlink(o.socket);
 	fprintf(stderr, "cuzkd: stopped\n");
