@@ -64,6 +64,11 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len);
 void cz_engine_set_phase(struct cz_engine *e, const char *phase);
 int cz_engine_ready(struct cz_engine *e, char *why, size_t cap);
+/* The watchdog's check: 1 when the engine's control-plane lock was free
+ * within usec, else 0 with why.  One line of what the daemon is doing (for
+ * sd_notify's STATUS=). */
+int cz_engine_alive(struct cz_engine *e, uint64_t usec, char *why, size_t cap);
+void cz_engine_status_line(struct cz_engine *e, char *line, size_t cap);
 
 /* engine/http.c: the HTTP listener (--metrics-listen): "ADDR:PORT" (IPv4,
  * [IPv6]:PORT) or a Unix socket path starting with '/'.  NULL with err set

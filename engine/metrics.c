@@ -338,6 +338,42 @@ int cz_engine_ready(struct cz_engine *e, char *why, size_t cap)
 	return 1;
 }
 
+int cz_engine_alive(struct cz_engine *e, uint64_t usec, char *why, size_t cap)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t ns = (uint64_t)ts.tv_nsec + usec * 1000;
+	ts.tv_sec += (time_t)(ns / 1000000000u);
+	ts.tv_nsec = (long)(ns % 1000000000u);
+	/* The control plane's lock: every request and the dispatcher need it,
+	 * and it is held only for short steps (no file I/O, no waits). */
+	if (pthread_mutex_timedlock(&e->lock, &ts)) {
+		snprintf(why, cap, "the engine lock was not free within %llu ms", (unsigned long long)usec / 1000);
+		return 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return 1;
+}
+
+void cz_engine_status_line(struct cz_engine *e, char *line, size_t cap)
+{
+	struct cz_metrics *m = e->metrics;
+	char why[200];
+	int ready = cz_engine_ready(e, why, sizeof(why));
+	if (!m) {
+		snprintf(line, cap, "%s", why);
+		return;
+	}
+	uint64_t jobs = 0;
+	for (int p = 0; p < NPRIO; p++)
+		jobs += atomic_load_explicit(&m->jobs[0][p], memory_order_relaxed);
+	snprintf(line, cap, "%s; %d key(s), %u device(s), %llu jobs done, %llu partitions done, %llu failed",
+		 ready ? "ready" : why, atomic_load_explicit(&m->nkeys, memory_order_relaxed), e->ndev,
+		 (unsigned long long)jobs,
+		 (unsigned long long)atomic_load_explicit(&m->parts[0], memory_order_relaxed),
+		 (unsigned long long)atomic_load_explicit(&m->parts[1], memory_order_relaxed));
+}
+
 /* ---- the exposition ---- */
 
 struct buf {

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -320,7 +321,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(26);
+	ct_plan(27);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -566,7 +567,19 @@ int main(int argc, char **argv)
 	snprintf(upath, sizeof(upath), "%s/m.sock", dir);
 	snprintf(lspec, sizeof(lspec), "m=%s", zkey);
 	const char *args_b[] = { "--backend", "null", "--metrics-listen", upath, "--load", lspec, NULL };
+	/* ... under systemd's notify protocol, with a watchdog of 300 ms. */
+	char npath[100];
+	snprintf(npath, sizeof(npath), "%.80s/notify.sock", dir);
+	int nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un na = { .sun_family = AF_UNIX };
+	snprintf(na.sun_path, sizeof(na.sun_path), "%s", npath);
+	if (nfd >= 0 && !bind(nfd, (struct sockaddr *)&na, sizeof(na))) {
+		setenv("NOTIFY_SOCKET", npath, 1);
+		setenv("WATCHDOG_USEC", "300000", 1);
+	}
 	rc = daemon_start(&b, "b", args_b);
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
 	h = rc ? -1 : http(0, upath, "GET", "/readyz", &r);
 	ct_ok(!h && r.code == 200, "Unix socket listener, key given at start: /readyz 200 (%d: %.*s)", r.code,
 	      LINE(r.body));
@@ -574,8 +587,36 @@ int main(int argc, char **argv)
 	h = rc ? -1 : http(0, upath, "GET", "/metrics", &r);
 	ct_ok(!h && r.code == 200 && metric(r.body, "cuzk_keys_loaded") == 1, "… and /metrics on it");
 	resp_free(&r);
+	/* Notifications so far: READY=1 with a STATUS= line, then watchdog pings. */
+	char note[4096] = "";
+	int ready = 0, pings = 0, stopping = 0;
+	for (int i = 0; i < 1000 && nfd >= 0 && pings < 2; i++) {
+		struct pollfd pf = { .fd = nfd, .events = POLLIN };
+		if (poll(&pf, 1, 10) <= 0)
+			continue;
+		ssize_t k = recv(nfd, note, sizeof(note) - 1, 0);
+		note[k > 0 ? k : 0] = 0;
+		ready |= strstr(note, "READY=1") && strstr(note, "STATUS=ready; 1 key(s)");
+		pings += !!strstr(note, "WATCHDOG=1");
+	}
 	daemon_stop(&b);
 	ct_ok(access(upath, F_OK) != 0, "the Unix socket is removed at stop");
+	for (int i = 0; i < 100 && nfd >= 0 && !stopping; i++) {
+		struct pollfd pf = { .fd = nfd, .events = POLLIN };
+		if (poll(&pf, 1, 10) <= 0)
+			continue;
+		ssize_t k = recv(nfd, note, sizeof(note) - 1, 0);
+		note[k > 0 ? k : 0] = 0;
+		stopping |= !!strstr(note, "STOPPING=1");
+	}
+#ifdef CZ_HAVE_SYSTEMD
+	ct_ok(ready && pings >= 2 && stopping, "sd_notify: READY=1 with STATUS=, %d WATCHDOG=1 pings, STOPPING=1",
+	      pings);
+#else
+	ct_skip("built without libsystemd", "sd_notify");
+#endif
+	if (nfd >= 0)
+		close(nfd);
 
 	const char *args_d[] = { "--backend", "null", "--metrics-listen", "nonsense", NULL };
 	struct daemon d = { 0 };

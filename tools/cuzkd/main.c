@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cuzkd — the cuzk proving daemon.  See docs/cuzkd.8.md. */
 #include "ctl/ctl.h"
+#include "tools/cuzkd/notify.h"
 #include "engine/engine.h"
 #include "gpu/backend.h"
 
@@ -302,12 +303,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cz_engine_set_phase(e, NULL);
+	cuzkd_notify_ready(e);
 	fprintf(stderr, "cuzkd: listening on %s (backend %s, budget %llu bytes, state %s)\n", o.socket,
 		o.cfg.backend, (unsigned long long)o.cfg.mem_budget, o.cfg.state_dir);
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	fprintf(stderr, "cuzkd: %s: stopping\n", strsignal(sig));
 	cz_engine_set_phase(e, "stopping");
+	cuzkd_notify_stopping();
 	cz_engine_stop(e);
 	cz_ctl_server_stop(s);
 	cz_http_stop(http);
