@@ -31,7 +31,8 @@ static void prove(struct cz_engine *e, struct cz_consumer *c, struct cz_part *p)
 	cz_trace_arg(CZ_EV_COMPUTE_START, p->job->seq, p->idx, c->dev);
 	int rc = e->be->prove(d->dev, &p->work);
 	cz_trace(CZ_EV_COMPUTE_END, p->job->seq, p->idx);
-	atomic_fetch_add(&c->busy_ns, cz_trace_now() - t0);
+	p->device_ns = cz_trace_now() - t0;
+	atomic_fetch_add(&c->busy_ns, p->device_ns);
 	atomic_store(&c->busy, 0);
 	pthread_mutex_unlock(&d->lock);
 	atomic_fetch_add(&c->proved, 1);

@@ -56,6 +56,9 @@ struct cz_part {
 	_Atomic int consumer;   /* proving on consumer #, or -1 */
 	char err[320];
 	uint64_t t_done;
+	/* Per-job accounting (engine/metrics.c), each written by the stage's
+	 * own thread, read once terminal (under the lock): */
+	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 };
 
 struct cz_job {
@@ -71,6 +74,7 @@ struct cz_job {
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
 	uint64_t t_submit, t_finish;
+	struct cz_job_acct acct;        /* summed as partitions end (engine/metrics.c) */
 	struct cz_job *next;
 };
 

@@ -71,6 +71,9 @@ struct qjob {
 	uint8_t prio;
 };
 
+#define LOG_LINES 64
+#define LOG_LEN 400
+
 struct cz_metrics {
 	unsigned ndev;
 	/* Stat thread, under the stat lock. */
@@ -89,6 +92,12 @@ struct cz_metrics {
 	/* cuzkd's phase for /readyz. */
 	pthread_mutex_t phase_lock;
 	char phase[160];
+	/* Finished jobs' log lines, queued under the engine lock, printed by
+	 * the stat thread with no lock held (no I/O under a lock). */
+	pthread_mutex_t log_lock;
+	unsigned log_n;
+	uint64_t log_dropped;
+	char log[LOG_LINES][LOG_LEN];
 };
 
 struct cz_metrics *cz_metrics_create(unsigned ndev)
@@ -103,6 +112,7 @@ struct cz_metrics *cz_metrics_create(unsigned ndev)
 		return NULL;
 	}
 	pthread_mutex_init(&m->phase_lock, NULL);
+	pthread_mutex_init(&m->log_lock, NULL);
 	snprintf(m->phase, sizeof(m->phase), "starting");
 	return m;
 }
@@ -111,7 +121,9 @@ void cz_metrics_destroy(struct cz_metrics *m)
 {
 	if (!m)
 		return;
+	cz_metrics_log_drain(m);
 	pthread_mutex_destroy(&m->phase_lock);
+	pthread_mutex_destroy(&m->log_lock);
 	free(m->q);
 	free(m->lanes);
 	free(m);
@@ -302,6 +314,102 @@ void cz_metrics_keys(struct cz_metrics *m, int64_t bytes, int count)
 		return;
 	atomic_fetch_add_explicit(&m->key_bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&m->nkeys, count, memory_order_relaxed);
+}
+
+/* ---- per-job accounting (engine lock) ---- */
+
+void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p)
+{
+	struct cz_job *j = p->job;
+	struct cz_job_acct *a = &j->acct;
+
+	if (!a->dev && (a->dev = malloc(j->nparts)))
+		memset(a->dev, -1, j->nparts);
+	if (p->t_dispatch && (!a->t_first_dispatch || p->t_dispatch < a->t_first_dispatch))
+		a->t_first_dispatch = p->t_dispatch;
+	a->synth_ns += p->synth_ns;
+	a->device_ns += p->device_ns;
+	a->final_ns += p->final_ns;
+	int c = atomic_load(&p->consumer);
+	if (a->dev && p->device_ns && c >= 0 && (unsigned)c < e->ncons)
+		a->dev[p->idx] = (int8_t)e->cons[c].dev;
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+json_object *cz_metrics_acct_json(const struct cz_job *j)
+{
+	const struct cz_job_acct *a = &j->acct;
+	json_object *o = json_object_new_object(), *dev = json_object_new_array_ext((int)j->nparts);
+
+	if (a->t_first_dispatch)
+		json_object_object_add(o, "wait_ms", json_object_new_double(ms(a->t_first_dispatch - j->t_submit)));
+	json_object_object_add(o, "synthesis_ms", json_object_new_double(ms(a->synth_ns)));
+	json_object_object_add(o, "device_ms", json_object_new_double(ms(a->device_ns)));
+	json_object_object_add(o, "finalize_ms", json_object_new_double(ms(a->final_ns)));
+	for (uint32_t i = 0; i < j->nparts; i++)
+		json_object_array_add(dev, json_object_new_int(a->dev ? a->dev[i] : -1));
+	json_object_object_add(o, "devices", dev);
+	return o;
+}
+
+void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j)
+{
+	static const char *const st[] = { "active", "done", "failed", "cancelled" };
+	struct cz_metrics *m = e->metrics;
+	const struct cz_job_acct *a = &j->acct;
+	unsigned per_dev[CZ_ENGINE_MAX_DEVICES] = { 0 };
+	char devs[160] = "";
+	size_t k = 0;
+	int js = atomic_load(&j->state);
+
+	if (!m)
+		return;
+	for (uint32_t i = 0; a->dev && i < j->nparts; i++)
+		if (a->dev[i] >= 0 && a->dev[i] < CZ_ENGINE_MAX_DEVICES)
+			per_dev[a->dev[i]]++;
+	for (unsigned d = 0; d < e->ndev && k < sizeof(devs) - 16; d++)
+		if (per_dev[d])
+			k += (size_t)snprintf(devs + k, sizeof(devs) - k, "%s%u:%u", k ? "," : "", d, per_dev[d]);
+	pthread_mutex_lock(&m->log_lock);
+	if (m->log_n == LOG_LINES) {
+		m->log_dropped++;
+	} else {
+		/* key=value, one line, journald friendly; devices=DEV:PARTITIONS,... */
+		snprintf(m->log[m->log_n++], LOG_LEN,
+			 "cuzkd: job=%s state=%s priority=%s circuit=%s partitions=%u failed=%u ms=%.1f "
+			 "wait_ms=%.1f synthesis_ms=%.1f device_ms=%.1f finalize_ms=%.1f devices=%s",
+			 j->id, js >= 0 && js <= CZ_JOB_CANCELLED ? st[js] : "?", cz_prio_name(j->prio),
+			 j->circ_name, j->nparts, j->nfailed, ms(j->t_finish - j->t_submit),
+			 a->t_first_dispatch ? ms(a->t_first_dispatch - j->t_submit) : 0.0, ms(a->synth_ns),
+			 ms(a->device_ns), ms(a->final_ns), *devs ? devs : "none");
+	}
+	pthread_mutex_unlock(&m->log_lock);
+}
+
+void cz_metrics_log_drain(struct cz_metrics *m)
+{
+	static char lines[LOG_LINES][LOG_LEN];   /* the stat thread's (and, at stop, its joiner's) */
+	unsigned n;
+	uint64_t dropped;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->log_lock);
+	n = m->log_n;
+	memcpy(lines, m->log, (size_t)n * LOG_LEN);
+	dropped = m->log_dropped;
+	m->log_n = 0;
+	m->log_dropped = 0;
+	pthread_mutex_unlock(&m->log_lock);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(stderr, "%s\n", lines[i]);
+	if (dropped)
+		fprintf(stderr, "cuzkd: %llu job log lines dropped (more than %d jobs ended within 100 ms)\n",
+			(unsigned long long)dropped, LOG_LINES);
 }
 
 /* ---- readiness ---- */

@@ -25,6 +25,26 @@
 const char *cz_stat_cause_name(int c);
 
 struct cz_metrics;
+
+/* One job's accounting, summed over its partitions as each ends: when
+ * the first was dispatched, synthesis, device and finalize time, and the
+ * device each partition was proved on (-1: none). */
+struct cz_job_acct {
+	uint64_t t_first_dispatch, synth_ns, device_ns, final_ns;
+	int8_t *dev;            /* nparts entries, or NULL (out of memory) */
+};
+struct cz_job;
+struct cz_part;
+struct cz_engine;
+/* Under the engine lock: p reached its terminal state; j finished (its log
+ * line is queued, printed by the stat thread outside any lock).  The JSON
+ * object for status and await. */
+void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p);
+void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j);
+json_object *cz_metrics_acct_json(const struct cz_job *j);
+/* The stat thread, with no lock held: prints queued job log lines. */
+void cz_metrics_log_drain(struct cz_metrics *m);
+
 struct cz_metrics *cz_metrics_create(unsigned ndev);
 void cz_metrics_destroy(struct cz_metrics *m);
 

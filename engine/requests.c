@@ -245,6 +245,7 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
 	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
 	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
+	json_object_object_add(r, "accounting", cz_metrics_acct_json(j));
 	return r;
 }
 
@@ -371,6 +372,7 @@ static json_object *status_job(const struct cz_engine *e, const struct cz_job *j
 			json_object_object_add(counts, cz_part_state_name(st), json_object_new_int((int)cnt[st]));
 	json_object_object_add(o, "counts", counts);
 	json_object_object_add(o, "placed", where);
+	json_object_object_add(o, "accounting", cz_metrics_acct_json(j));
 	return o;
 }
 

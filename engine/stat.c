@@ -228,6 +228,11 @@ static void *stat_main(void *v)
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		pump_locked(s);
+		pthread_mutex_unlock(&s->lock);
+		cz_metrics_log_drain(s->e->metrics);    /* stderr, with no lock held */
+		pthread_mutex_lock(&s->lock);
+		if (s->stop)
+			break;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += (long)PERIOD_NS;

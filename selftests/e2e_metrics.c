@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(27);
+	ct_plan(29);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -397,12 +397,22 @@ int main(int argc, char **argv)
 		      cells, done, duties);
 		free(dom);
 	}
-	int awaited = 0;
+	int awaited = 0, placed[NDEV] = { 0 }, bad_dev = 0;
+	double acct_dev_ms = 0;
 	for (int j = 0; j < NJOB; j++) {
 		char rq[128];
 		snprintf(rq, sizeof(rq), "{\"op\":\"await\",\"job\":\"%s\"}", ids[j]);
 		json_object *ar = req_str(&a, rq);
 		awaited += ok_of(ar);
+		acct_dev_ms += num(ar, "accounting.device_ms");
+		json_object *dv = path_get(ar, "accounting.devices");
+		for (int i = 0; i < NPART; i++) {
+			int d = dv ? json_object_get_int(json_object_array_get_idx(dv, (size_t)i)) : -1;
+			if (d >= 0 && d < NDEV)
+				placed[d]++;
+			else
+				bad_dev++;
+		}
 		json_object_put(ar);
 	}
 	ct_ok(submitted == NJOB && awaited == NJOB, "%d jobs submitted, %d done", submitted, awaited);
@@ -462,6 +472,24 @@ int main(int argc, char **argv)
 		near_status &= m > 0 && fabs(m - s) <= 0.01 * s;
 		near_cons &= m > 0 && fabs(m - cons) <= 0.01 * cons;
 	}
+	/* Per-job accounting (await): the device time each partition's consumer
+	 * measured, against the trace's device stage; each partition's device
+	 * against the consumers' own proved counts. */
+	int proved_match = !bad_dev;
+	for (int d = 0; d < NDEV; d++) {
+		double proved = 0;
+		json_object *cl = path_get(st, "consumers");
+		for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+			json_object *co = json_object_array_get_idx(cl, i);
+			if (num(co, "device") == d)
+				proved += num(co, "proved");
+		}
+		proved_match &= proved == placed[d];
+	}
+	double tr_dev = metric(mt, "cuzk_stage_duration_seconds_sum{stage=\"device\"}");
+	ct_ok(proved_match && fabs(acct_dev_ms / 1e3 - tr_dev) <= 0.01 * tr_dev,
+	      "await accounting: device_ms %.1f summed = trace device stage %.1f ms within 1%%; partitions per "
+	      "device %d/%d = consumers' proved", acct_dev_ms, tr_dev * 1e3, placed[0], placed[1]);
 	ct_ok(near_status, "cuzk_device_busy_seconds_total within 1%% of status devices[].since_start.busy_ms");
 	ct_ok(near_cons, "cuzk_device_busy_seconds_total within 1%% of the consumers' own busy_ms per device");
 
@@ -561,6 +589,13 @@ int main(int argc, char **argv)
 		daemon_stop(&c);
 	rc = daemon_stop(&a);
 	ct_ok(rc == 0, "cuzkd stops cleanly with the listener (exit %d)", rc);
+	int lines = 0;
+	for (int j = 0; j < NJOB; j++) {
+		snprintf(cmd, sizeof(cmd), "grep -q 'cuzkd: job=%s state=done priority=normal circuit=m partitions=%d "
+			 "failed=0 ms=.* device_ms=' %s", ids[j], NPART, a.log);
+		lines += !system(cmd);
+	}
+	ct_ok(lines == NJOB, "a log line per finished job: %d of %d", lines, NJOB);
 
 	/* A Unix-socket listener, with a key given at start: ready at once. */
 	char upath[3 * PATH_MAX], lspec[3 * PATH_MAX + 4];
