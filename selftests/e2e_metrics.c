@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(29);
+	ct_plan(31);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -579,10 +579,53 @@ int main(int argc, char **argv)
 	ct_ok(nf && !h && r.code == 405, "/nope: 404; POST /metrics: 405 (%d)", r.code);
 	resp_free(&r);
 
+	/* cuzkctl top: --once, and live under tmux until 'q'. */
+	char top[8 * PATH_MAX], cmd[12 * PATH_MAX];
+	snprintf(top, sizeof(top), "%s/cuzkctl --socket %s top", bindir, a.sock);
+	snprintf(cmd, sizeof(cmd), "%s --once", top);
+	FILE *tp = popen(cmd, "r");
+	char frame[16384] = "";
+	size_t fl = tp ? fread(frame, 1, sizeof(frame) - 1, tp) : 0;
+	frame[fl] = 0;
+	int top_rc = tp ? pclose(tp) : -1, rows = 0;
+	for (int j = 0; j < NJOB; j++) {
+		char row[160];
+		snprintf(row, sizeof(row), "\n%-16s normal    done       ########\n", ids[j]);
+		rows += !!strstr(frame, row);
+	}
+	ct_ok(top_rc == 0 && rows == NJOB && strstr(frame, "\ndevice 0 ") && strstr(frame, "\ndevice 1 "),
+	      "cuzkctl top --once: %d of %d job rows all done, both devices", rows, NJOB);
+	if (!have("tmux")) {
+		ct_skip("tmux absent (tools/install-deps.sh installs it)", "cuzkctl top under tmux");
+	} else {
+		char tm[128], shown = 0, quit = 0;
+		snprintf(tm, sizeof(tm), "tmux -L cuzk-e2e-metrics-%d", (int)getpid());
+		snprintf(cmd, sizeof(cmd), "%s new-session -d -s top -x 150 -y 45 '%s'", tm, top);
+		int started = !system(cmd);
+		for (int i = 0; started && i < 400 && !shown; i++) {
+			snprintf(cmd, sizeof(cmd), "%s capture-pane -p -t top | grep -q '^job0 .*done *########' && "
+				 "%s capture-pane -p -t top | grep -q '^device 1 '", tm, tm);
+			shown = !system(cmd);
+			if (!shown)
+				usleep(50000);
+		}
+		snprintf(cmd, sizeof(cmd), "%s send-keys -t top q", tm);
+		if (started && !system(cmd))
+			for (int i = 0; i < 400 && !quit; i++) {
+				snprintf(cmd, sizeof(cmd), "%s has-session -t top 2>/dev/null", tm);
+				quit = system(cmd) != 0;
+				if (!quit)
+					usleep(50000);
+			}
+		snprintf(cmd, sizeof(cmd), "%s kill-server 2>/dev/null", tm);
+		if (system(cmd))
+			(void)0;        /* already gone with its last session */
+		ct_ok(started && shown && quit, "cuzkctl top under tmux: the jobs and devices shown, 'q' quits");
+	}
+
 	/* A second daemon on the same port: refused, naming the flag. */
 	const char *args_c[] = { "--backend", "null", "--metrics-listen", spec, NULL };
 	rc = daemon_start(&c, "c", args_c);
-	char cmd[4 * PATH_MAX];
 	snprintf(cmd, sizeof(cmd), "grep -q -- '--metrics-listen %s: Address already in use' %s", spec, c.log);
 	ct_ok(rc == 2 && !system(cmd), "a port in use: exit %d, named in the log", rc);
 	if (rc == 0)

@@ -3,9 +3,9 @@
 # One list, used by .ci/run, `make demo` and the README.  libmicrohttpd-dev:
 # cuzkd's --metrics-listen; libsystemd-dev: sd_notify; prometheus: promtool,
 # which checks /metrics in selftests/e2e_metrics; chromium: the dashboard's
-# headless test there.
+# headless test there; tmux: cuzkctl top's test there.
 set -e
-PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev libmicrohttpd-dev libsystemd-dev prometheus chromium clang libclang-rt-14-dev python3 time"
+PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev libmicrohttpd-dev libsystemd-dev prometheus chromium tmux clang libclang-rt-14-dev python3 time"
 # node and npm (for the snarkjs interop tests) come with the machine image; install only when absent.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""

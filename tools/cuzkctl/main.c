@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cuzkctl — talks to cuzkd over its control socket.  See docs/cuzkctl.1.md. */
 #include "ctl/ctl.h"
+#include "tools/cuzkctl/top.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@ static void usage(FILE *f)
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
+		"  top [--once]                      jobs and devices live, each 0.5 s (q quits)\n"
 		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
 }
 
@@ -240,6 +242,8 @@ static int run(int sock, int argc, char **argv)
 		return cmd_submit(sock, argc, argv);
 	if (!strcmp(c, "trace"))
 		return cmd_trace(sock, argc, argv);
+	if (!strcmp(c, "top"))
+		return cuzkctl_top(sock, argc, argv);
 	if (!strcmp(c, "load") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--partitions")))) {
 		char full[4096];
 		q = req_new("load");
