@@ -250,7 +250,7 @@ void cz_metrics_span(struct cz_metrics *m, unsigned dev, int busy, int cause, ui
 	}
 }
 
-/* {"slot_ms": 200, "busy": [fraction per slot, oldest first], "idle_cause":
+/* {"slot_ms": 200, "busy_pct": [busy percent per slot, oldest first], "idle_cause":
  * [index into "causes" of the slot's main idle cause, or -1], "causes"}. */
 json_object *cz_metrics_lanes_json(const struct cz_metrics *m, unsigned dev, uint64_t t_rel)
 {
@@ -278,11 +278,11 @@ json_object *cz_metrics_lanes_json(const struct cz_metrics *m, unsigned dev, uin
 				frac = tot ? (double)sl->ns[0] / (double)tot : 0;
 			}
 		}
-		json_object_array_add(busy, json_object_new_double((double)(int)(frac * 100 + 0.5) / 100));
+		json_object_array_add(busy, json_object_new_int((int)(frac * 100 + 0.5)));
 		json_object_array_add(cause, json_object_new_int(main_cause));
 	}
 	json_object_object_add(o, "slot_ms", json_object_new_int((int)(SLOT_NS / 1000000)));
-	json_object_object_add(o, "busy", busy);
+	json_object_object_add(o, "busy_pct", busy);
 	json_object_object_add(o, "idle_cause", cause);
 	json_object_object_add(o, "causes", names);
 	return o;

@@ -544,8 +544,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; same && i < json_object_array_length(hj); i++)
 		same &= !strcmp(json_object_get_string(path_get(json_object_array_get_idx(hj, i), "job")),
 				json_object_get_string(path_get(json_object_array_get_idx(sj, i), "job")));
-	same &= path_get(hs, "devices.0.last_60s.busy") &&
-		json_object_array_length(path_get(hs, "devices.0.last_60s.busy")) == 300;
+	same &= path_get(hs, "devices.0.last_60s.busy_pct") &&
+		json_object_array_length(path_get(hs, "devices.0.last_60s.busy_pct")) == 300;
 	ct_ok(same, "/status: the socket's status (counters, jobs) plus 300 lane slots a device");
 	json_object_put(hs);
 	resp_free(&r);

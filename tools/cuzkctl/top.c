@@ -62,7 +62,7 @@ static const char *str(json_object *o, const char *k)
  * else the most frequent idle cause among them. */
 static void lane(json_object *l, char out[61])
 {
-	json_object *busy = get(l, "busy"), *cause = get(l, "idle_cause");
+	json_object *busy = get(l, "busy_pct"), *cause = get(l, "idle_cause");
 	size_t n = busy ? json_object_array_length(busy) : 0;
 	memset(out, ' ', 60);
 	out[60] = 0;
@@ -70,7 +70,7 @@ static void lane(json_object *l, char out[61])
 		double b = 0;
 		int votes[16] = { 0 }, best = -1;
 		for (size_t i = k; i < k + 5; i++) {
-			b += json_object_get_double(json_object_array_get_idx(busy, i));
+			b += json_object_get_double(json_object_array_get_idx(busy, i)) / 100;
 			int c = json_object_get_int(json_object_array_get_idx(cause, i));
 			if (c >= 0 && c < 16 && ++votes[c] > (best >= 0 ? votes[best] : 0))
 				best = c;
