@@ -185,5 +185,7 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e);
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds);
+/* engine/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
+json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd);
 
 #endif

@@ -442,6 +442,10 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 			close(fds[i]);
 		return cz_resp_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
 	}
+	json_object *sv;        /* a selection: engine/tracesel.c */
+	if (json_object_object_get_ex(req, "job", &sv) || json_object_object_get_ex(req, "since", &sv) ||
+	    json_object_object_get_ex(req, "follow", &sv))
+		return cz_req_trace_select(e, req, fds[0]);
 	FILE *f = fdopen(fds[0], "w");
 	if (!f) {
 		close(fds[0]);

@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(31);
+	ct_plan(33);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -622,6 +622,70 @@ int main(int argc, char **argv)
 			(void)0;        /* already gone with its last session */
 		ct_ok(started && shown && quit, "cuzkctl top under tmux: the jobs and devices shown, 'q' quits");
 	}
+
+	/* trace --job, --since, --follow. */
+	double seq3 = -1;
+	for (size_t i = 0; sj && i < json_object_array_length(sj); i++)
+		if (!strcmp(json_object_get_string(path_get(json_object_array_get_idx(sj, i), "job")), ids[3]))
+			seq3 = num(json_object_array_get_idx(sj, i), "seq");
+	char tout[3 * PATH_MAX];
+	snprintf(tout, sizeof(tout), "%s/trace.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%s/cuzkctl --socket %s trace --job %s --out %s", bindir, a.sock, ids[3], tout);
+	int trc = system(cmd), others = 0, starts = 0, evs = 0;
+	FILE *tf = fopen(tout, "r");
+	char ln[512];
+	while (tf && fgets(ln, sizeof(ln), tf)) {
+		if (strstr(ln, "\"ev\": \"thread\""))
+			continue;
+		char *jp = strstr(ln, "\"job\": ");
+		evs++;
+		others += !jp || strtod(jp + 7, NULL) != seq3;
+		starts += !!strstr(ln, "\"ev\": \"compute_start\"");
+	}
+	if (tf)
+		fclose(tf);
+	snprintf(cmd, sizeof(cmd), "%s/cuzkctl --socket %s trace --job no-such-job >/dev/null 2>&1", bindir, a.sock);
+	int unknown = system(cmd);
+	ct_ok(trc == 0 && evs > 0 && others == 0 && starts == NPART && WIFEXITED(unknown) && WEXITSTATUS(unknown) == 1,
+	      "trace --job %s: %d events, all of job seq %g, %d compute starts; an unknown job exits 1", ids[3], evs,
+	      seq3, starts);
+	/* --follow: a job submitted after the stream began shows up in it. */
+	pid_t fp = fork();
+	if (fp == 0) {
+		char bin[3 * PATH_MAX];
+		snprintf(bin, sizeof(bin), "%s/cuzkctl", bindir);
+		execl(bin, bin, "--socket", a.sock, "trace", "--follow", "--out", tout, (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	q = json_object_new_object();
+	json_object *fw = json_object_new_array();
+	json_object_object_add(q, "op", json_object_new_string("submit"));
+	json_object_object_add(q, "circuit", json_object_new_string("m"));
+	json_object_object_add(q, "id", json_object_new_string("followed"));
+	json_object_array_add(fw, json_object_new_string(wt[0]));
+	json_object_array_add(fw, json_object_new_string(wt[1]));
+	json_object_object_add(q, "witnesses", fw);
+	json_object *fr = req(&a, q);
+	double fseq = num(fr, "seq");
+	json_object_put(fr);
+	json_object_put(req_str(&a, "{\"op\":\"await\",\"job\":\"followed\"}"));
+	int ends = 0;
+	for (int i = 0; i < 300 && ends < 2; i++) {
+		usleep(20000);
+		ends = 0;
+		tf = fopen(tout, "r");
+		while (tf && fgets(ln, sizeof(ln), tf)) {
+			char *jp = strstr(ln, "\"job\": ");
+			ends += strstr(ln, "\"ev\": \"final_end\"") && jp && strtod(jp + 7, NULL) == fseq;
+		}
+		if (tf)
+			fclose(tf);
+	}
+	kill(fp, SIGTERM);
+	int fst;
+	waitpid(fp, &fst, 0);
+	ct_ok(ends == 2, "trace --follow: both partitions of a job submitted after it started stream in (%d)", ends);
 
 	/* A second daemon on the same port: refused, naming the flag. */
 	const char *args_c[] = { "--backend", "null", "--metrics-listen", spec, NULL };
