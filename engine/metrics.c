@@ -72,7 +72,7 @@ struct qjob {
 };
 
 #define LOG_LINES 64
-#define LOG_LEN 400
+#define LOG_LEN 640     /* fits the longest line: ids, names, devices */
 
 struct cz_metrics {
 	unsigned ndev;
