@@ -741,8 +741,8 @@ int main(int argc, char **argv)
 		ready |= strstr(note, "READY=1") && strstr(note, "STATUS=ready; 1 key(s)");
 		pings += !!strstr(note, "WATCHDOG=1");
 	}
-	daemon_stop(&b);
-	ct_ok(access(upath, F_OK) != 0, "the Unix socket is removed at stop");
+	int brc = daemon_stop(&b);
+	ct_ok(brc == 0 && access(upath, F_OK) != 0, "stops cleanly (exit %d) and removes the Unix socket", brc);
 	for (int i = 0; i < 100 && nfd >= 0 && !stopping; i++) {
 		struct pollfd pf = { .fd = nfd, .events = POLLIN };
 		if (poll(&pf, 1, 10) <= 0)
