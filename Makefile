@@ -23,6 +23,12 @@ BINS     := $(TOOLS:%=$(B)/bin/%)
 
 TESTSRC  := $(wildcard selftests/*.c)
 TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
+# The heap-call counter the e2e_heap test preloads into cuzkd: never built
+# with a sanitizer (their runtimes must come first; that test skips there).
+SHIM     := $(B)/selftests/heapcount.so
+# The layering check (the #include rules of tools/layers.txt) is one more
+# test program: a script that prints TAP.
+TESTS    += tools/check-layers
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
@@ -50,7 +56,7 @@ LDFLAGS  += $(SAN)
 endif
 
 .PHONY: all check check-asan check-tsan clean demo bench
-all: $(B)/libcuzk.a $(BINS) $(TESTS)
+all: $(B)/libcuzk.a $(BINS) $(TESTS) $(SHIM)
 
 -include gpu/gpu.mk
 -include selftests/fuzz/fuzz.mk
@@ -76,6 +82,10 @@ $(B)/bin/%: $$(call tool_objs,$$*) $(B)/libcuzk.a
 $(B)/selftests/%: $(B)/obj/selftests/%.o $(B)/libcuzk.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libcuzk.a $(LDLIBS) $(GPU_LDLIBS) $(TESTLIBS)
+
+$(SHIM): selftests/shim/heapcount.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g -Wall -Wextra -Werror -fPIC -shared -pthread -o $@ $< -ldl
 
 check: all
 	B=$(B) selftests/run.sh $(TESTS)

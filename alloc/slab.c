@@ -177,7 +177,15 @@ struct cz_slab_cache {
 	struct slab *lists[NLISTS];
 	struct tcache *reg;       /* threads attached (reg_lock) */
 	struct cz_slab_cache *anext; /* arena's cache list (arena cfg lock) */
+	/* Slab headers for every slab the region could hold, made with the
+	 * cache (caches of <= HDR_POOL_OBJS objects per slab: partition
+	 * buffers), so a slab grown on the hot path makes no heap call. */
+	char *hdrs;               /* nhdr headers of hdrsz bytes, or NULL */
+	size_t nhdr, hdrsz;
+	struct slab *hfree;       /* unused headers (lock) */
 } __attribute__((aligned(64)));
+
+#define HDR_POOL_OBJS 64
 
 _Static_assert(offsetof(struct cz_slab_cache, btop) + sizeof(void *) <= 64,
 	       "buffer-cache fields must share the first cache line");
@@ -440,17 +448,39 @@ static void debug_init(struct cz_slab_cache *c, char *obj)
 	memset(obj, POISON, c->size < POISON_LEN ? c->size : POISON_LEN);
 }
 
+/* A slab header: from the cache's pool when it has one; cache lock held. */
+static struct slab *hdr_get(struct cz_slab_cache *c)
+{
+	struct slab *s = c->hfree;
+
+	if (s) {
+		c->hfree = s->next;
+		return s;
+	}
+	return malloc(sizeof(*s) + c->slab_objs * sizeof(uint32_t));
+}
+
+static void hdr_put(struct cz_slab_cache *c, struct slab *s)
+{
+	if (c->hdrs && (char *)s >= c->hdrs && (char *)s < c->hdrs + c->nhdr * c->hdrsz) {
+		s->next = c->hfree;
+		c->hfree = s;
+	} else {
+		free(s);
+	}
+}
+
 /* A new slab for c; cache lock held. */
 static struct slab *grow(struct cz_slab_cache *c)
 {
 	struct cz_slab_arena *a = c->a;
-	struct slab *s = malloc(sizeof(*s) + c->slab_objs * sizeof(uint32_t));
+	struct slab *s = hdr_get(c);
 
 	if (!s)
 		return NULL;
 	long u = take_run(a, c->slab_units);
 	if (u < 0) {
-		free(s);
+		hdr_put(c, s);
 		return NULL;
 	}
 	*s = (struct slab){ .cache = c, .first_unit = (size_t)u, .units = c->slab_units,
@@ -868,6 +898,18 @@ static struct cz_slab_cache *cache_create(struct cz_slab_arena *a, const char *n
 		}
 	}
 	geometry(c);
+	if (c->slab_objs <= HDR_POOL_OBJS) {
+		c->hdrsz = round_up(sizeof(struct slab) + c->slab_objs * sizeof(uint32_t), 16);
+		c->nhdr = a->r.size / ((size_t)c->slab_units * UNIT) + 1;
+		c->hdrs = malloc(c->nhdr * c->hdrsz);
+		for (size_t i = c->nhdr; c->hdrs && i-- > 0;) {
+			struct slab *h = (struct slab *)(c->hdrs + i * c->hdrsz);
+			h->next = c->hfree;
+			c->hfree = h;
+		}
+		if (!c->hdrs)
+			c->nhdr = 0;    /* headers come from malloc, as for other caches */
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->dlock, NULL);
 	pthread_mutex_lock(&reg_lock);
@@ -878,6 +920,8 @@ static struct cz_slab_cache *cache_create(struct cz_slab_arena *a, const char *n
 		pthread_mutex_unlock(&reg_lock);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->dlock);
+		free(c->hdrs);
+		free(c->bstack);
 		free(c);
 		return NULL;
 	}
@@ -933,7 +977,7 @@ static void cache_destroy(struct cz_slab_cache *c)
 			struct slab *s = c->lists[l];
 			c->lists[l] = s->next;
 			free_run(a, s->first_unit, s->units, false);
-			free(s);
+			hdr_put(c, s);
 		}
 	pthread_mutex_unlock(&a->lock);
 	for (struct cz_slab_cache **pp = &a->caches; *pp; pp = &(*pp)->anext)
@@ -944,6 +988,7 @@ static void cache_destroy(struct cz_slab_cache *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->dlock);
 	free(c->bstack);
+	free(c->hdrs);
 	free(c);
 }
 
@@ -1083,7 +1128,7 @@ static size_t reclaim(struct cz_slab_arena *a, size_t max_bytes, bool punch)
 			a->shrinks += punch;
 			pthread_mutex_unlock(&a->lock);
 			done += (size_t)s->units * UNIT;
-			free(s);
+			hdr_put(c, s);
 		}
 		pthread_mutex_unlock(&c->lock);
 		free_mags(full);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE  /* accept4, pipe2 */
 #include "ctl/ctl.h"
+#include "lib/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,8 @@ static void *conn_main(void *v)
 	int fds[CZ_CTL_MAX_FDS], nfds;
 	char err[256], *msg;
 	size_t len;
+
+	cz_thread_name("cz-ctl%d", (int)(c - c->s->conns));
 
 	for (;;) {
 		err[0] = 0;
@@ -135,6 +138,8 @@ static void *accept_main(void *v)
 {
 	struct cz_ctl_server *s = v;
 	struct pollfd p[2] = { { .fd = s->lfd, .events = POLLIN }, { .fd = s->stopfd[0], .events = POLLIN } };
+
+	cz_thread_name("cz-ctl-accept");
 
 	while (poll(p, 2, -1) >= 0 || errno == EINTR) {
 		if (p[1].revents)

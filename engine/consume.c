@@ -12,6 +12,7 @@
  * again the moment it is free.
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 
 #include <stdio.h>
 
@@ -50,6 +51,7 @@ void *cz_consume_main(void *v)
 	char role[32];
 
 	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / e->ndev);
+	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / e->ndev);
 	cz_trace_thread(role, c->idx);
 	for (;;) {
 		cz_trace(CZ_EV_IDLE, 0, 0);

@@ -10,6 +10,7 @@
  * strictly in key order and no waiter can be overtaken.
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 #include "synth/part.h"
 #include "synth/synth.h"
 #include "zk/groth16_io.h"
@@ -37,8 +38,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
 		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
-		j->in_heap--;
-		cz_job_compact_locked(j);   /* p may be gone after this */
+		j->in_heap--;               /* the control plane compacts the job */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
@@ -112,6 +112,7 @@ void *cz_dispatch_main(void *v)
 	bool waiting = false;
 	int why = -1;           /* the last traced reason, -1 while dispatching */
 
+	cz_thread_name("cz-disp");
 	cz_trace_thread("dispatcher", 0);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stopping) {
@@ -151,7 +152,8 @@ static int synthesize(struct cz_engine *e, struct cz_part *p)
 	/* A partition buffer of 16 MiB or more comes off the cache's stack of
 	 * free buffers (alloc/slab.c, BUFFER CACHES): one lock, tens of ns
 	 * warm, ~1-2 us on a line a fill has evicted; a smaller one (a tiny
-	 * test circuit) is a magazine round, a few ns. */
+	 * test circuit) is the cache lock and a slab's free-index pop (no
+	 * magazines: engine/keys.c).  Never a heap call once the slab exists. */
 	p->mem = cz_slab_get(c->cache);
 	if (!p->mem) {
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
@@ -177,6 +179,7 @@ void *cz_dispatch_synth_main(void *v)
 
 	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
 
+	cz_thread_name("cz-synth%u", worker - 1);
 	cz_trace_thread("synth", worker - 1);
 	pthread_mutex_lock(&e->lock);
 	e->synth_idle++;

@@ -38,7 +38,6 @@
  * proof before it is written; the daemon itself keeps serving.
  */
 #include "engine/engine_pvt.h"
-#include "zk/ntt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -125,6 +124,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}
+	/* Each device's host threads are "cz-pool<D>.<k>" (lib/pool.h). */
 	e->devs = calloc(e->ndev, sizeof(*e->devs));
 	if (!e->devs)
 		return -ENOMEM;
@@ -168,6 +168,10 @@ static int start_threads(struct cz_engine *e)
 	for (unsigned i = 0; i < e->nsynth; i++)
 		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
+	if (cz_output_start(e, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return -EAGAIN;
+	}
 	if (pthread_create(&e->finalizer, NULL, cz_finalize_main, e) ||
 	    pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
 		return -EAGAIN;
@@ -255,6 +259,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_pipe_finish(&e->pipe);
 	if (e->finalizer)
 		pthread_join(e->finalizer, NULL);
+	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
 	for (unsigned i = 0; e->devs && i < e->ndev; i++) {

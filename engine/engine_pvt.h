@@ -52,7 +52,7 @@ struct cz_part {
 	uint64_t reserved;      /* budget bytes held */
 	struct cz_dev_work work;
 	struct cz_groth16_proof proof;
-	cz_fr *pub;             /* public inputs (Montgomery), kept for the output files */
+	uint32_t olen[2];       /* bytes of its proof.json, public.json in job->out */
 	_Atomic int consumer;   /* proving on consumer #, or -1 */
 	char err[320];
 	uint64_t t_done;
@@ -71,6 +71,10 @@ struct cz_job {
 	uint32_t in_heap;       /* partitions still referenced by the queued heap */
 	struct cz_part *parts;  /* NULL once finished and compacted */
 	uint8_t *final;         /* partition states after compaction */
+	char *out;              /* output files, rendered by the finalizer (engine/output.c) */
+	size_t out_pub;         /* bytes of a public.json slot in out */
+	bool writing;           /* queued to or held by the output writer: not compacted */
+	struct cz_job *out_next;     /* the writer's queue */
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
 	uint64_t t_submit, t_finish;
@@ -123,6 +127,8 @@ struct cz_engine {
 	/* Synthesis → order → consumers → finalizer: rings (engine/pipe.c). */
 	struct cz_pipe pipe;
 
+	struct cz_output *output;       /* the output writer (engine/output.c) */
+
 	pthread_t dispatcher, finalizer, *synth;
 	unsigned nsynth, ncons, ndev;
 	struct cz_consumer *cons;
@@ -154,7 +160,14 @@ json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
 /* engine/output.c */
-int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap);
+int cz_output_start(struct cz_engine *e, char *err, size_t cap);
+void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then joins */
+int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
+/* Finalizer: scratch for one partition's public inputs (npub values), then
+ * partition p's files into the job's buffer; 0 or -1 with p->err. */
+cz_fr *cz_output_pub(struct cz_job *j);
+int cz_output_render(struct cz_part *p, const cz_fr *pub);
+void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 void cz_part_set(struct cz_part *p, enum cz_part_state s);

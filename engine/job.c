@@ -42,26 +42,29 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 	cz_metrics_acct_finish(e, j);
 	j->circ->jobs--;
 	pthread_cond_broadcast(&e->job_cv);
-	cz_job_compact_locked(j);
+	/* Not compacted here: this runs on the finalizer's and the writer's
+	 * threads, which make no heap calls; the control plane compacts
+	 * finished jobs (jobs_trim_locked, engine/requests.c). */
 }
 
 /* A finished job keeps only its partitions' final states (a byte each), so
  * the history of finished jobs costs a few hundred bytes per job and the
  * daemon's memory stays flat.  Not while the queued heap still points at a
- * cancelled partition: the dispatcher's pop of the last one compacts. */
+ * cancelled partition, nor while the writer holds the job.  Runs on the
+ * control plane only (it frees and allocates). */
 void cz_job_compact_locked(struct cz_job *j)
 {
-	if (!j->parts || j->in_heap || j->nterminal != j->nparts ||
+	if (!j->parts || j->in_heap || j->nterminal != j->nparts || j->writing ||
 	    atomic_load(&j->state) == CZ_JOB_ACTIVE)
 		return;
 	uint8_t *f = malloc(j->nparts);
 	if (!f)
 		return;         /* keep the full record */
-	for (uint32_t i = 0; i < j->nparts; i++) {
+	for (uint32_t i = 0; i < j->nparts; i++)
 		f[i] = (uint8_t)atomic_load(&j->parts[i].state);
-		free(j->parts[i].pub);
-	}
 	free(j->parts);
+	free(j->out);
+	j->out = NULL;
 	j->parts = NULL;
 	j->final = f;
 }
@@ -76,9 +79,9 @@ void cz_job_free(struct cz_job *j)
 	for (uint32_t i = 0; j->parts && i < j->nparts; i++) {
 		if (j->parts[i].wfd >= 0)
 			close(j->parts[i].wfd);
-		free(j->parts[i].pub);
 	}
 	free(j->parts);
+	free(j->out);
 	free(j->final);
 	free(j->acct.dev);
 	free(j);

@@ -78,7 +78,14 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 				"budget (%llu of %llu bytes; raise --mem-budget)", path,
 				(unsigned long long)c->key_bytes, (unsigned long long)c->part_bytes,
 				(unsigned long long)st.free, (unsigned long long)st.limit);
-	else if (e->arena && !(c->cache = cz_slab_cache_create(e->arena, name, c->part_bytes, 0)))
+	/* No magazines: a buffer is taken on a synthesis thread and given back
+	 * on the finalizer's, so per-thread magazines would only shuttle it
+	 * through the depot and malloc new ones as the flow settles; the cache
+	 * lock once per partition costs nothing, and once the slabs exist
+	 * (the high-water mark of partitions in flight) get and put make no
+	 * heap call. */
+	else if (e->arena && !(c->cache = cz_slab_cache_create(e->arena, name, c->part_bytes,
+								CZ_SLAB_NOMAG)))
 		r = cz_resp_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
 				(unsigned long long)c->part_bytes);
 	else if (cz_budget_try_reserve(e->budget, c->key_bytes))

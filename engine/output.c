@@ -1,13 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/output.c — a finished job's proofs, written with io_uring:
+ * engine/output.c — a finished job's proofs on disk:
  *   <state-dir>/proofs/<job>/<k>.proof.json, <k>.public.json, proof.bin
- * Each file is written under a temporary name, fsynced (write and fsync are
- * linked in one submission per file, all files in flight together), then
- * renamed into place and the directory fsynced, so a crash leaves either no
- * file or a whole one, never a partial proof.
+ *
+ * Who does what.  The finalizer renders each partition's three pieces into
+ * the job's output buffer (made at submit, sized from the key: nothing is
+ * allocated per partition) as soon as its proof verifies, and hands the
+ * complete job to the writer thread (cz-final-io) through a small queue of
+ * its own.  So writing and fsyncing never hold up verification: the
+ * finalizer keeps taking partitions off the done ring while the writer
+ * waits on the disk.
+ *
+ * The writer takes every job queued since its last round as one batch and
+ * writes it through one io_uring ring made at start and kept for its life:
+ *   - each file under a temporary name, its write linked to its fsync
+ *     (IOSQE_IO_LINK), every file of every job in the batch in flight
+ *     together (the SQ bounds how many; the rest follow as slots free);
+ *   - a short write breaks the link (the fsync completes -ECANCELED): the
+ *     rest is resubmitted, write + fsync again, never reported as failure;
+ *   - then each job's files are renamed into place and its directory
+ *     fsynced once (all the batch's directory fsyncs in flight together),
+ *     so a crash leaves either no file or a whole one, never a partial proof.
+ * Per file: one write and one fsync (more only after a short write); per
+ * job: one directory fsync; per batch: one submit per SQ-full of requests.
+ * An error fails only the job it belongs to, with its cause and file name.
+ *
+ * Without io_uring (the ring cannot be set up: an old kernel or a seccomp
+ * filter), the writer logs it once at start and uses write(2)/fsync(2).
  */
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 
@@ -20,156 +42,482 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define RING_ENTRIES 256
+#define BATCH_FILES (4 * CZ_ENGINE_MAX_PARTS + 2)    /* two of the largest jobs */
+#define BATCH_JOBS 64
+
+enum { OP_WRITE, OP_FSYNC, OP_DIRSYNC };
+
 struct ofile {
-	char name[64];
-	char *data;
-	size_t len;
+	const char *data;
+	uint32_t len, done;     /* bytes, bytes written */
+	uint16_t job;           /* index in the batch */
+	uint8_t synced;
 	int fd;
+	char name[24];          /* "<k>.proof.json", "<k>.public.json", "proof.bin" */
 };
 
-static int render(struct cz_job *j, struct ofile *f)
-{
-	uint32_t n = j->nparts, npub = j->circ->key.npub;
-	char err[CZ_ERRLEN];
+struct ojob {
+	struct cz_job *j;
+	int dfd, rc;
+	unsigned first, nf;     /* its files in the batch */
+	char err[300];
+};
 
-	for (unsigned i = 0; i < 2 * n + 1; i++)
-		f[i].fd = -1;
-	for (uint32_t k = 0; k < n; k++) {
-		struct ofile *pf = &f[2 * k], *uf = &f[2 * k + 1];
-		struct cz_part *p = &j->parts[k];
-		snprintf(pf->name, sizeof(pf->name), "%u.proof.json", k);
-		snprintf(uf->name, sizeof(uf->name), "%u.public.json", k);
-		pf->data = cz_proof_json_format(&p->proof, err);
-		uf->data = cz_public_json_format(p->pub, npub, err);
-		if (!pf->data || !uf->data)
-			return -ENOMEM;
-		pf->len = strlen(pf->data);
-		uf->len = strlen(uf->data);
+struct cz_output {
+	struct cz_engine *e;
+	pthread_t tid;
+	pthread_mutex_t lock;   /* the queue only; never held with the engine lock */
+	pthread_cond_t cv;
+	struct cz_job *head, *tail;
+	bool stop, have_ring;
+	struct io_uring ring;   /* for the writer's life */
+	/* One batch, reused: made at start. */
+	struct ofile f[BATCH_FILES];
+	unsigned resub[BATCH_FILES], nresub;
+	struct ojob jb[BATCH_JOBS];
+	char dir[BATCH_JOBS][PATH_MAX + 80];
+};
+
+/* ---- the job's buffer: [proof.json, public.json] per partition, then
+ * proof.bin, then one partition's public inputs (the finalizer's scratch:
+ * one finalizer takes a job's partitions one at a time) ---- */
+
+static size_t pub_slot(const struct cz_groth16_key *k)
+{
+	return (cz_public_json_max(k->npub) + 63) & ~(size_t)63;
+}
+
+int cz_output_job_init(struct cz_job *j)
+{
+	j->out_pub = pub_slot(&j->circ->key);
+	size_t per = CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES;
+	size_t pub = ((size_t)j->circ->key.npub + 1) * sizeof(cz_fr);
+	j->out = aligned_alloc(64, ((size_t)j->nparts * per + pub + 63) & ~(size_t)63);
+	return j->out ? 0 : -ENOMEM;
+}
+
+static char *proof_at(const struct cz_job *j, uint32_t k)
+{
+	return j->out + (size_t)k * (CZ_PROOF_JSON_MAX + j->out_pub);
+}
+
+static uint8_t *bin_at(const struct cz_job *j, uint32_t k)
+{
+	return (uint8_t *)j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub) +
+	       (size_t)k * CZ_PROOF_BIN_BYTES;
+}
+
+cz_fr *cz_output_pub(struct cz_job *j)
+{
+	return (cz_fr *)(j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub +
+							 CZ_PROOF_BIN_BYTES));
+}
+
+int cz_output_render(struct cz_part *p, const cz_fr *pub)
+{
+	struct cz_job *j = p->job;
+	const struct cz_groth16_key *k = &j->circ->key;
+	char *pj = proof_at(j, p->idx), *uj = pj + CZ_PROOF_JSON_MAX;
+
+	size_t n = cz_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof);
+	if (n >= CZ_PROOF_JSON_MAX) {
+		snprintf(p->err, sizeof(p->err), "partition %u: proof.json needs %zu bytes, its buffer "
+			 "has %d (a bug: CZ_PROOF_JSON_MAX)", p->idx, n + 1, CZ_PROOF_JSON_MAX);
+		return -1;
 	}
-	struct ofile *bf = &f[2 * n];
-	snprintf(bf->name, sizeof(bf->name), "proof.bin");
-	bf->data = malloc((size_t)n * CZ_PROOF_BIN_BYTES);
-	if (!bf->data)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < n; k++)
-		cz_proof_bin((uint8_t *)bf->data + (size_t)k * CZ_PROOF_BIN_BYTES, &j->parts[k].proof);
-	bf->len = (size_t)n * CZ_PROOF_BIN_BYTES;
+	p->olen[0] = (uint32_t)n;
+	n = cz_public_json_render(uj, j->out_pub, pub, k->npub);
+	if (n >= j->out_pub) {
+		snprintf(p->err, sizeof(p->err), "partition %u: public.json needs %zu bytes, its buffer "
+			 "has %zu (a bug: cz_public_json_max)", p->idx, n + 1, j->out_pub);
+		return -1;
+	}
+	p->olen[1] = (uint32_t)n;
+	cz_proof_bin(bin_at(j, p->idx), &p->proof);
 	return 0;
 }
 
-/* Queues write+fsync (linked) for every file, waits for all completions. */
-static int write_all(int dfd, struct ofile *f, unsigned nf, char *err, size_t cap)
+/* ---- one batch ---- */
+
+static void job_fail(struct ojob *o, int rc, const char *fmt, const char *a, const char *b)
 {
-	struct io_uring ring;
-	int rc = io_uring_queue_init(2 * nf < 256 ? 2 * nf : 256, &ring, 0);
-	if (rc) {
-		snprintf(err, cap, "io_uring_queue_init: %s", strerror(-rc));
-		return rc;
-	}
-	unsigned i = 0, inflight = 0;
-	while (i < nf || inflight) {
-		while (i < nf && io_uring_sq_space_left(&ring) >= 2) {
-			struct io_uring_sqe *s = io_uring_get_sqe(&ring);
-			io_uring_prep_write(s, f[i].fd, f[i].data, (unsigned)f[i].len, 0);
-			io_uring_sqe_set_flags(s, IOSQE_IO_LINK);
-			io_uring_sqe_set_data64(s, i);
-			s = io_uring_get_sqe(&ring);
-			io_uring_prep_fsync(s, f[i].fd, 0);
-			io_uring_sqe_set_data64(s, i | (1ull << 63));
-			inflight += 2;
-			i++;
-		}
-		io_uring_submit(&ring);
-		struct io_uring_cqe *c;
-		if ((rc = io_uring_wait_cqe(&ring, &c))) {
-			snprintf(err, cap, "io_uring_wait_cqe: %s", strerror(-rc));
-			break;
-		}
-		uint64_t d = io_uring_cqe_get_data64(c);
-		unsigned k = (unsigned)(d & ~(1ull << 63));
-		bool is_write = !(d >> 63);
-		if (c->res < 0 || (is_write && (size_t)c->res != f[k].len)) {
-			snprintf(err, cap, "%s %s: %s", is_write ? "write" : "fsync", f[k].name,
-				 c->res < 0 ? strerror(-c->res) : "short write");
-			rc = c->res < 0 ? c->res : -EIO;
-		}
-		io_uring_cqe_seen(&ring, c);
-		inflight--;
-		if (rc)
-			break;
-	}
-	/* On error, drain what is in flight before the buffers go away. */
-	while (rc && inflight) {
-		struct io_uring_cqe *c;
-		if (io_uring_wait_cqe(&ring, &c))
-			break;
-		io_uring_cqe_seen(&ring, c);
-		inflight--;
-	}
-	io_uring_queue_exit(&ring);
-	(void)dfd;
-	return rc;
+	if (o->rc)
+		return;         /* the first cause is the one reported */
+	char m[sizeof(o->err)];   /* a and b live in the writer too: no overlap with o->err */
+
+	o->rc = rc;
+	snprintf(m, sizeof(m), fmt, a, b, strerror(-rc));
+	memcpy(o->err, m, sizeof(m));
 }
 
-int cz_output_write(struct cz_engine *e, struct cz_job *j, char *err, size_t cap)
+static void tmp_name(char *t, size_t cap, const struct ofile *f)
 {
-	unsigned nf = 2 * j->nparts + 1;
-	struct ofile *f = calloc(nf, sizeof(*f));
-	int rc = -ENOMEM, dfd = -1;
-	char tmp[96];
+	snprintf(t, cap, ".%s.tmp", f->name);
+}
 
-	char dir[PATH_MAX + 80];
-	snprintf(dir, sizeof(dir), "%s/proofs/%s", e->state_dir, j->id);
-	if (!f || render(j, f)) {
-		snprintf(err, cap, "out of memory rendering proofs");
-		goto out;
-	}
+/* mkdir, open the directory, create the temporary files. */
+static void job_open(struct cz_output *w, struct ojob *o, char *dir, size_t dcap)
+{
+	struct cz_job *j = o->j;
+	char t[40];
+
+	snprintf(dir, dcap, "%s/proofs/%s", w->e->state_dir, j->id);
+	o->dfd = -1;
 	if (mkdir(dir, 0750) && errno != EEXIST) {
-		rc = -errno;
-		snprintf(err, cap, "mkdir %s: %s", dir, strerror(errno));
-		goto out;
+		job_fail(o, -errno, "mkdir %s%s: %s", dir, "");
+		return;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		rc = -errno;
-		snprintf(err, cap, "open %s: %s", dir, strerror(errno));
-		goto out;
+	o->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->dfd < 0) {
+		job_fail(o, -errno, "open %s%s: %s", dir, "");
+		return;
 	}
+	for (unsigned i = o->first; i < o->first + o->nf; i++) {
+		tmp_name(t, sizeof(t), &w->f[i]);
+		w->f[i].fd = openat(o->dfd, t, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+		if (w->f[i].fd < 0) {
+			job_fail(o, -errno, "create %s/%s: %s", dir, t);
+			return;
+		}
+	}
+}
+
+/* Adds job j's files to the batch; false when they do not fit. */
+static bool batch_add(struct cz_output *w, unsigned *nj, unsigned *nf, struct cz_job *j)
+{
+	unsigned need = 2 * j->nparts + 1;
+
+	if (*nj == BATCH_JOBS || *nf + need > BATCH_FILES)
+		return false;
+	struct ojob *o = &w->jb[*nj];
+	o->j = j;
+	o->rc = 0;
+	o->dfd = -1;
+	o->first = *nf;
+	o->nf = need;
+	o->err[0] = 0;
+	for (uint32_t k = 0; k < j->nparts; k++) {
+		struct ofile *pf = &w->f[*nf + 2 * k], *uf = pf + 1;
+		const char *pj = proof_at(j, k);
+		*pf = (struct ofile){ .data = pj, .len = j->parts[k].olen[0], .job = (uint16_t)*nj, .fd = -1 };
+		*uf = (struct ofile){ .data = pj + CZ_PROOF_JSON_MAX, .len = j->parts[k].olen[1],
+				      .job = (uint16_t)*nj, .fd = -1 };
+		snprintf(pf->name, sizeof(pf->name), "%u.proof.json", k);
+		snprintf(uf->name, sizeof(uf->name), "%u.public.json", k);
+	}
+	struct ofile *bf = &w->f[*nf + 2 * j->nparts];
+	*bf = (struct ofile){ .data = (const char *)bin_at(j, 0), .len = j->nparts * CZ_PROOF_BIN_BYTES,
+			      .job = (uint16_t)*nj, .fd = -1 };
+	snprintf(bf->name, sizeof(bf->name), "proof.bin");
+	*nf += need;
+	(*nj)++;
+	return true;
+}
+
+static inline uint64_t udata(unsigned op, unsigned i)
+{
+	return (uint64_t)op << 32 | i;
+}
+
+/* Submits what is prepared and waits for at least one completion; a
+ * submit or wait error ends the batch's ring use (every job not yet
+ * finished fails with it). */
+static int ring_round(struct cz_output *w, unsigned *inflight)
+{
+	int rc;
+
+	do
+		rc = io_uring_submit_and_wait(&w->ring, *inflight ? 1 : 0);
+	while (rc == -EINTR);
+	return rc < 0 ? rc : 0;
+}
+
+static void on_cqe(struct cz_output *w, const struct io_uring_cqe *c, const char *dirs[])
+{
+	uint64_t d = io_uring_cqe_get_data64(c);
+	unsigned op = (unsigned)(d >> 32), i = (unsigned)d;
+
+	if (op == OP_DIRSYNC) {
+		if (c->res < 0)
+			job_fail(&w->jb[i], c->res, "fsync %s%s: %s", dirs[i], "");
+		return;
+	}
+	struct ofile *f = &w->f[i];
+	struct ojob *o = &w->jb[f->job];
+	if (op == OP_WRITE) {
+		if (c->res < 0) {
+			job_fail(o, c->res, "write %s/%s: %s", dirs[f->job], f->name);
+		} else if (c->res == 0 && f->done < f->len) {
+			job_fail(o, -EIO, "write %s/%s: %s (no progress)", dirs[f->job], f->name);
+		} else {
+			f->done += (uint32_t)c->res;
+			if (f->done < f->len)
+				w->resub[w->nresub++] = i;   /* short: the rest, write + fsync again */
+		}
+	} else if (c->res == -ECANCELED) {
+		/* its write failed or was short: handled there */
+	} else if (c->res < 0) {
+		job_fail(o, c->res, "fsync %s/%s: %s", dirs[f->job], f->name);
+	} else if (f->done == f->len) {
+		f->synced = 1;
+	}
+}
+
+static void reap(struct cz_output *w, unsigned *inflight, const char *dirs[])
+{
+	struct io_uring_cqe *c;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&w->ring, head, c) {
+		on_cqe(w, c, dirs);
+		n++;
+	}
+	io_uring_cq_advance(&w->ring, n);
+	*inflight -= n;
+}
+
+/* Every file: write + fsync, linked, all in flight together. */
+static int write_files(struct cz_output *w, unsigned nf, const char *dirs[])
+{
+	unsigned next = 0, inflight = 0;
+	int rc = 0;
+
+	w->nresub = 0;
+	while (next < nf || w->nresub || inflight) {
+		while ((w->nresub || next < nf) && io_uring_sq_space_left(&w->ring) >= 2) {
+			unsigned i = w->nresub ? w->resub[--w->nresub] : next++;
+			struct ofile *f = &w->f[i];
+			if (w->jb[f->job].rc)
+				continue;       /* its job failed already */
+			struct io_uring_sqe *s = io_uring_get_sqe(&w->ring);
+			io_uring_prep_write(s, f->fd, f->data + f->done, f->len - f->done, f->done);
+			io_uring_sqe_set_flags(s, IOSQE_IO_LINK);
+			io_uring_sqe_set_data64(s, udata(OP_WRITE, i));
+			s = io_uring_get_sqe(&w->ring);
+			io_uring_prep_fsync(s, f->fd, 0);
+			io_uring_sqe_set_data64(s, udata(OP_FSYNC, i));
+			inflight += 2;
+		}
+		if (!inflight)
+			break;
+		if ((rc = ring_round(w, &inflight)))
+			return rc;
+		reap(w, &inflight, dirs);
+	}
+	return 0;
+}
+
+static int dir_syncs(struct cz_output *w, unsigned nj, const char *dirs[])
+{
+	unsigned inflight = 0;
+	int rc;
+
+	for (unsigned k = 0; k < nj; k++) {
+		if (w->jb[k].rc)
+			continue;
+		struct io_uring_sqe *s = io_uring_get_sqe(&w->ring);
+		if (!s) {       /* SQ full: nj <= BATCH_JOBS < RING_ENTRIES, cannot happen */
+			job_fail(&w->jb[k], -EBUSY, "fsync %s%s: %s", dirs[k], "");
+			continue;
+		}
+		io_uring_prep_fsync(s, w->jb[k].dfd, 0);
+		io_uring_sqe_set_data64(s, udata(OP_DIRSYNC, k));
+		inflight++;
+	}
+	while (inflight) {
+		if ((rc = ring_round(w, &inflight)))
+			return rc;
+		reap(w, &inflight, dirs);
+	}
+	return 0;
+}
+
+/* The same without a ring. */
+static void write_files_sync(struct cz_output *w, unsigned nf, const char *dirs[])
+{
 	for (unsigned i = 0; i < nf; i++) {
-		snprintf(tmp, sizeof(tmp), ".%s.tmp", f[i].name);
-		f[i].fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-		if (f[i].fd < 0) {
-			rc = -errno;
-			snprintf(err, cap, "create %s/%s: %s", dir, tmp, strerror(errno));
-			goto out;
+		struct ofile *f = &w->f[i];
+		struct ojob *o = &w->jb[f->job];
+		while (!o->rc && f->done < f->len) {
+			ssize_t k = pwrite(f->fd, f->data + f->done, f->len - f->done, f->done);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				job_fail(o, k < 0 ? -errno : -EIO, "write %s/%s: %s", dirs[f->job], f->name);
+			else
+				f->done += (uint32_t)k;
+		}
+		if (!o->rc && fsync(f->fd))
+			job_fail(o, -errno, "fsync %s/%s: %s", dirs[f->job], f->name);
+	}
+}
+
+static void write_batch(struct cz_output *w, unsigned nj, unsigned nf)
+{
+	const char *dirs[BATCH_JOBS];
+	char t[40];
+	int rc = 0;
+
+	for (unsigned k = 0; k < nj; k++) {
+		dirs[k] = w->dir[k];
+		job_open(w, &w->jb[k], w->dir[k], sizeof(w->dir[k]));
+	}
+	if (w->have_ring)
+		rc = write_files(w, nf, dirs);
+	else
+		write_files_sync(w, nf, dirs);
+	for (unsigned k = 0; !rc && k < nj; k++) {
+		struct ojob *o = &w->jb[k];
+		for (unsigned i = o->first; !o->rc && i < o->first + o->nf; i++) {
+			if (w->have_ring && !w->f[i].synced) {
+				job_fail(o, -EIO, "fsync %s/%s: %s (no completion)", dirs[k], w->f[i].name);
+				break;
+			}
+			tmp_name(t, sizeof(t), &w->f[i]);
+			if (renameat(o->dfd, t, o->dfd, w->f[i].name))
+				job_fail(o, -errno, "rename %s/%s: %s", dirs[k], w->f[i].name);
 		}
 	}
-	if ((rc = write_all(dfd, f, nf, err, cap)))
-		goto out;
-	for (unsigned i = 0; i < nf; i++) {
-		snprintf(tmp, sizeof(tmp), ".%s.tmp", f[i].name);
-		if (renameat(dfd, tmp, dfd, f[i].name)) {
-			rc = -errno;
-			snprintf(err, cap, "rename %s/%s: %s", dir, f[i].name, strerror(errno));
-			goto out;
+	if (!rc && w->have_ring)
+		rc = dir_syncs(w, nj, dirs);
+	else if (!rc)
+		for (unsigned k = 0; k < nj; k++)
+			if (!w->jb[k].rc && fsync(w->jb[k].dfd))
+				job_fail(&w->jb[k], -errno, "fsync %s%s: %s", dirs[k], "");
+	for (unsigned k = 0; k < nj; k++) {
+		struct ojob *o = &w->jb[k];
+		if (rc)
+			job_fail(o, rc, "io_uring on %s%s: %s", dirs[k], "");
+		for (unsigned i = o->first; i < o->first + o->nf; i++) {
+			if (w->f[i].fd < 0)
+				continue;
+			close(w->f[i].fd);
+			if (o->rc) {
+				tmp_name(t, sizeof(t), &w->f[i]);
+				unlinkat(o->dfd, t, 0);
+			}
 		}
+		if (o->dfd >= 0)
+			close(o->dfd);
 	}
-	if (fsync(dfd)) {
-		rc = -errno;
-		snprintf(err, cap, "fsync %s: %s", dir, strerror(errno));
+	if (rc && w->have_ring) {
+		/* The ring's state is unknown after a failed submit or wait:
+		 * make it again (once per failure, not per partition). */
+		io_uring_queue_exit(&w->ring);
+		w->have_ring = io_uring_queue_init(RING_ENTRIES, &w->ring, 0) == 0;
 	}
-out:
-	for (unsigned i = 0; f && i < nf; i++) {
-		if (f[i].fd >= 0)
-			close(f[i].fd);
-		if (rc && f[i].fd >= 0) {
-			snprintf(tmp, sizeof(tmp), ".%s.tmp", f[i].name);
-			unlinkat(dfd, tmp, 0);
+}
+
+static void batch_finish(struct cz_output *w, unsigned nj)
+{
+	struct cz_engine *e = w->e;
+
+	for (unsigned k = 0; k < nj; k++)
+		cz_trace(CZ_EV_OUTPUT, w->jb[k].j->seq, 0);
+	pthread_mutex_lock(&e->lock);
+	for (unsigned k = 0; k < nj; k++) {
+		struct cz_job *j = w->jb[k].j;
+		if (atomic_load(&j->state) == CZ_JOB_ACTIVE) {   /* not cancelled meanwhile */
+			if (w->jb[k].rc) {
+				snprintf(j->err, sizeof(j->err), "writing proofs: %s", w->jb[k].err);
+				atomic_store(&j->state, CZ_JOB_FAILED);
+				e->jobs_failed++;
+			} else {
+				atomic_store(&j->state, CZ_JOB_DONE);
+				e->jobs_done++;
+			}
 		}
-		free(f[i].data);
+		j->writing = false;
+		cz_job_finished_locked(e, j);
 	}
-	if (dfd >= 0)
-		close(dfd);
-	free(f);
-	return rc;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void *writer_main(void *v)
+{
+	struct cz_output *w = v;
+
+	cz_thread_name("cz-final-io");
+	cz_trace_thread("output", 0);
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->cv, &w->lock);
+		if (!w->head)
+			break;
+		unsigned nj = 0, nf = 0;
+		while (w->head && batch_add(w, &nj, &nf, w->head)) {
+			w->head = w->head->out_next;
+			if (!w->head)
+				w->tail = NULL;
+		}
+		pthread_mutex_unlock(&w->lock);
+		write_batch(w, nj, nf);
+		batch_finish(w, nj);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+void cz_output_queue(struct cz_engine *e, struct cz_job *j)
+{
+	struct cz_output *w = e->output;
+
+	j->out_next = NULL;
+	pthread_mutex_lock(&w->lock);
+	if (w->tail)
+		w->tail->out_next = j;
+	else
+		w->head = j;
+	w->tail = j;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int cz_output_start(struct cz_engine *e, char *err, size_t cap)
+{
+	struct cz_output *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		snprintf(err, cap, "out of memory for the output writer");
+		return -ENOMEM;
+	}
+	w->e = e;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	int rc = io_uring_queue_init(RING_ENTRIES, &w->ring, 0);
+	w->have_ring = rc == 0;
+	if (rc)
+		fprintf(stderr, "cuzkd: io_uring unavailable (%s): writing proofs with write(2) and fsync(2)\n",
+			strerror(-rc));
+	if (pthread_create(&w->tid, NULL, writer_main, w)) {
+		snprintf(err, cap, "cannot start the output writer thread");
+		if (w->have_ring)
+			io_uring_queue_exit(&w->ring);
+		free(w);
+		return -EAGAIN;
+	}
+	e->output = w;
+	return 0;
+}
+
+void cz_output_stop(struct cz_engine *e)
+{
+	struct cz_output *w = e->output;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->tid, NULL);
+	if (w->have_ring)
+		io_uring_queue_exit(&w->ring);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+	e->output = NULL;
 }

@@ -13,6 +13,7 @@
  */
 #include "engine/pipe.h"
 #include "engine/engine_pvt.h"
+#include "lib/thread.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static void *order_main(void *v)
 {
 	struct cz_pipe *p = v;
 
+	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
 	while (!atomic_load(&p->stop))
 		if (!cz_ring_order_pump(p->q, p->inbox, p->out, p->nout))

@@ -75,11 +75,13 @@ static void jobs_trim_locked(struct cz_engine *e)
 		struct cz_job *j = *pp;
 		bool fin = atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts &&
 			   !j->in_heap;
-		if (fin && ++kept > KEEP_FINISHED) {
+		if (fin && ++kept > KEEP_FINISHED && !j->writing) {
 			*pp = j->next;
 			cz_job_free(j);
 			continue;
 		}
+		if (fin)
+			cz_job_compact_locked(j);   /* here, not on the engine's threads */
 		pp = &j->next;
 	}
 }
@@ -174,6 +176,12 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	if (!r)
 		r = open_witnesses(c, req, fds, nfds, wfd, &n);
 	struct cz_job *j = r ? NULL : job_new(c, n, wfd);
+	if (j && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
+		for (uint32_t i = 0; i < n; i++)
+			j->parts[i].wfd = -1;       /* still closed below, with wfd[] */
+		cz_job_free(j);
+		j = NULL;
+	}
 	if (!r && !j)
 		r = cz_resp_err("out of memory");
 	if (r) {

@@ -13,6 +13,7 @@
  * every consumer (and so every device) even if it never ran.
  */
 #include "engine/trace.h"
+#include "lib/clock.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define CAP (1u << 15)
 #define MAXBUF CZ_TRACE_MAXBUF
@@ -85,9 +85,7 @@ const char *cz_trace_name(enum cz_ev t)
 
 uint64_t cz_trace_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)cz_now_ns();
 }
 
 void cz_trace_thread(const char *role, uint32_t unit)

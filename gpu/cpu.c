@@ -21,8 +21,11 @@ static struct cz_device *cpu_open(unsigned index, const struct cz_backend_opts *
 				  size_t cap)
 {
 	struct cz_device *d = calloc(1, sizeof(*d));
+	char name[16];
+
+	snprintf(name, sizeof(name), "cz-pool%u", index);   /* workers cz-pool<D>.<k> */
 	if (d)
-		d->pool = cz_pool_create(o->threads);
+		d->pool = cz_pool_create_named(o->threads, name);
 	if (!d || !d->pool) {
 		snprintf(err, cap, "cpu device %u: out of memory", index);
 		free(d);

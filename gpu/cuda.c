@@ -5,8 +5,12 @@
  * (B2) on host cores at the same time, as the device cannot do G2 yet and
  * host cores are idle while it works.
  *
- * prove(): start B2 on a thread (cz_msm_g2 on the device's host pool), run
- * the device part (NTTs, h, MSMs A, B1, C, H), join.  A device error fails
+ * prove(): hand B2 to the device's B2 thread (cz_msm_g2 on the device's
+ * host pool), run the device part (NTTs, h, MSMs A, B1, C, H), wait for B2.
+ * The B2 thread ("cz-b2.<D>") and the pool ("cz-pool<D>.<k>") are made at
+ * open and live as long as the device, so a prove creates no thread and,
+ * once the pool's scratch has grown to the key's MSM (lib/pool.h), makes
+ * no heap call on the host.  A device error fails
  * the partition with a negative code and, if sticky, takes the device out of
  * service (later calls fail at once); the engine's finalizer verifies every
  * proof, so a device fault can cost a partition, never a bad proof.
@@ -18,18 +22,58 @@
 #include "gpu/backend.h"
 #include "gpu/cuda_pvt.h"
 #include "lib/pool.h"
+#include "lib/thread.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* One B2 MSM handed to the device's B2 thread. */
+struct b2_job {
+	const struct cz_groth16_key *key;
+	const cz_scalar *w;
+	cz_g2_jac *out;
+	int rc;
+};
+
 struct cz_device {
 	struct cz_cuda_dev *cu;
 	struct cz_pool *pool;   /* host threads for B2 */
+	pthread_t b2;
+	pthread_mutex_t lock;   /* job, posted, done, quit */
+	pthread_cond_t cv;
+	struct b2_job *job;     /* posted by prove, NULL once taken */
+	bool done, quit, have_b2;
+	unsigned index;
 	char desc[256];
 };
+
+/* The B2 thread: waits for a job, runs it on the pool, signals. */
+static void *b2_main(void *v)
+{
+	struct cz_device *d = v;
+
+	cz_thread_name("cz-b2.%u", d->index);
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		while (!d->job && !d->quit)
+			pthread_cond_wait(&d->cv, &d->lock);
+		if (d->quit)
+			break;
+		struct b2_job *j = d->job;
+		d->job = NULL;
+		pthread_mutex_unlock(&d->lock);
+		j->rc = cz_msm_g2(j->out, j->key->b2, j->w, j->key->nvars, d->pool);
+		pthread_mutex_lock(&d->lock);
+		d->done = true;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
 
 static int cuda_count(void)
 {
@@ -55,9 +99,17 @@ static struct cz_device *cuda_open(unsigned index, const struct cz_backend_opts 
 		free(d);
 		return NULL;
 	}
-	d->pool = cz_pool_create(o->threads);
-	if (!d->pool) {
+	char name[16];
+	snprintf(name, sizeof(name), "cz-pool%u", index);
+	d->index = index;
+	d->pool = cz_pool_create_named(o->threads, name);
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	if (d->pool)
+		d->have_b2 = !pthread_create(&d->b2, NULL, b2_main, d);
+	if (!d->pool || !d->have_b2) {
 		snprintf(err, cap, "cuda device %u: cannot start host threads", index);
+		cz_pool_destroy(d->pool);
 		cz_cuda_close(d->cu);
 		free(d);
 		return NULL;
@@ -67,39 +119,29 @@ static struct cz_device *cuda_open(unsigned index, const struct cz_backend_opts 
 	return d;
 }
 
-struct b2_job {
-	const struct cz_groth16_key *key;
-	const cz_scalar *w;
-	cz_g2_jac *out;
-	struct cz_pool *pool;
-	int rc;
-};
-
-static void *b2_main(void *v)
-{
-	struct b2_job *j = v;
-	j->rc = cz_msm_g2(j->out, j->key->b2, j->w, j->key->nvars, j->pool);
-	return NULL;
-}
-
 static int cuda_prove(struct cz_device *d, struct cz_dev_work *w)
 {
 	const struct cz_groth16_key *k = w->key;
-	struct b2_job job = { k, w->w, &w->out.b2, d->pool, 0 };
+	struct b2_job job = { k, w->w, &w->out.b2, 0 };
 	struct cz_cuda_g16 in = {
 		.key_id = k, .nvars = k->nvars, .npc = k->npub + 1, .log2n = k->log2n,
 		.a = k->a, .b1 = k->b1, .c = k->c, .h = k->h, .w = w->w,
 		.pa = w->a, .pb = w->b, .pc = w->c,
 	};
 	struct cz_cuda_g16_out out;
-	pthread_t t;
-	int threaded = !pthread_create(&t, NULL, b2_main, &job);
 
-	if (!threaded)
-		b2_main(&job);  /* no thread: B2 first, then the device */
+	/* The engine runs one prove per device at a time (its device lock),
+	 * so one job slot is enough. */
+	pthread_mutex_lock(&d->lock);
+	d->done = false;
+	d->job = &job;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->lock);
 	int rc = cz_cuda_groth16(d->cu, &in, &out);
-	if (threaded)
-		pthread_join(t, NULL);
+	pthread_mutex_lock(&d->lock);
+	while (!d->done)
+		pthread_cond_wait(&d->cv, &d->lock);
+	pthread_mutex_unlock(&d->lock);
 	if (rc)
 		return rc;
 	if (job.rc)
@@ -121,6 +163,13 @@ static void cuda_close(struct cz_device *d)
 {
 	if (!d)
 		return;
+	pthread_mutex_lock(&d->lock);
+	d->quit = true;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->b2, NULL);
+	pthread_mutex_destroy(&d->lock);
+	pthread_cond_destroy(&d->cv);
 	cz_cuda_close(d->cu);
 	cz_pool_destroy(d->pool);
 	free(d);

@@ -32,11 +32,11 @@
  * every proof; the device never hands out a proof itself.
  */
 #include "gpu/cuda_pvt.cuh"
+#include "lib/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int sticky(cudaError_t e)
 {
@@ -277,13 +277,6 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 	return 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * The stage, on one stream.  Buffers X0..X3 of n elements: a, b, c arrive in
  * X0..X2; each polynomial's odd-coset transform is DIF (in place), gather
@@ -298,7 +291,7 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 	cz_scratch sc(d);
 	cz_fr32 *x[4], *w;
 	cz_g1xyzz32 *res;
-	double t0 = now_ms(), t1;
+	double t0 = cz_now_ms(), t1;
 
 	CZ_TRY(key_get(d, in, &k));
 	CZ_TRY(cz_cuda_dom_get(d, in->log2n, &m));
@@ -313,7 +306,7 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 		CZ_CK(d, cudaMemcpyAsync(w, in->w, in->nvars * sizeof(cz_fr32), cudaMemcpyHostToDevice,
 					 d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
-	t1 = now_ms();
+	t1 = cz_now_ms();
 	out->ms_h2d = t1 - t0;
 
 	cz_fr32 *ev[3];
@@ -329,7 +322,7 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 	cz_fr32 *h = x[freebuf];
 	CZ_TRY(cz_cuda_abc(d, m, h, ev[0], ev[1], ev[2]));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
-	t0 = now_ms();
+	t0 = cz_now_ms();
 	out->ms_ntt = t0 - t1;
 
 	CZ_TRY(cz_cuda_msm_dev(d, &res[0], k->a, w, in->nvars, 0));
@@ -339,7 +332,7 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 	cz_g1xyzz32 hr[4];
 	CZ_CK(d, cudaMemcpyAsync(hr, res, sizeof(hr), cudaMemcpyDeviceToHost, d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
-	out->ms_msm = now_ms() - t0;
+	out->ms_msm = cz_now_ms() - t0;
 	cz_g1_jac *dst[4] = { &out->a, &out->b1, &out->c, &out->h };
 	for (int i = 0; i < 4; i++) {
 		cz_g1_xyzz p;
@@ -383,7 +376,7 @@ struct arith_out {
 static_assert(sizeof(struct arith_in) == sizeof(struct cz_cuda_arith_in), "arith_in layout");
 static_assert(sizeof(struct arith_out) == sizeof(struct cz_cuda_arith_out), "arith_out layout");
 
-__global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
+static __global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)

@@ -31,9 +31,9 @@ typedef struct { uint32_t l[CZ_FP32_LIMBS]; } cz_fp32;
 #define F32_N CZ_FR32_LIMBS
 #define F32_T cz_fr32
 #define F32_NAME(n) cz_fr32_##n
-#define F32_MOD64 BLS12_381_R
-#define F32_ONE64 BLS12_381_R_ONE
-#define F32_INV64 BLS12_381_R_INV
+#define F32_MOD64 CZ_BLS12_381_R
+#define F32_ONE64 CZ_BLS12_381_R_ONE
+#define F32_INV64 CZ_BLS12_381_R_INV
 #include "gpu/field32_impl.h"
 #undef F32_N
 #undef F32_T
@@ -45,9 +45,9 @@ typedef struct { uint32_t l[CZ_FP32_LIMBS]; } cz_fp32;
 #define F32_N CZ_FP32_LIMBS
 #define F32_T cz_fp32
 #define F32_NAME(n) cz_fp32_##n
-#define F32_MOD64 BLS12_381_P
-#define F32_ONE64 BLS12_381_P_ONE
-#define F32_INV64 BLS12_381_P_INV
+#define F32_MOD64 CZ_BLS12_381_P
+#define F32_ONE64 CZ_BLS12_381_P_ONE
+#define F32_INV64 CZ_BLS12_381_P_INV
 #include "gpu/field32_impl.h"
 #undef F32_N
 #undef F32_T

@@ -43,13 +43,15 @@ else
 $(info cuzk: nvcc not found: building without the CUDA backend)
 endif
 
-# `make gpu-check`: only what the CUDA test needs (zk/, lib/, gpu/ and the
-# .cu objects, no json-c, liburing, libnuma or GMP), for a GPU machine that
-# has the CUDA toolkit and a C compiler but not the Debian packages.
+# `make gpu-check`: only what the CUDA test needs (lib/, zk/, synth/, gpu/
+# and the .cu objects, no json-c, liburing, libnuma or GMP), for a GPU
+# machine that has the CUDA toolkit and a C compiler but not the Debian
+# packages.  These are the layers at and below gpu/ (tools/layers.txt)
+# plus synth/, which the test uses to make a partition's a, b, c.
 # tools/gpu-check.sh builds this and runs it.
 .PHONY: gpu-check
 ifneq ($(NVCC),)
-GPUCHK_SRC := $(filter-out zk/snarkjs_json.c,$(wildcard zk/*.c)) $(wildcard lib/*.c gpu/*.c)
+GPUCHK_SRC := $(filter-out zk/snarkjs_json.c,$(wildcard zk/*.c)) $(wildcard lib/*.c synth/*.c gpu/*.c)
 GPUCHK_OBJ := $(GPUCHK_SRC:%.c=$(B)/obj/%.o) $(GPU_OBJ)
 
 $(B)/gpu-check/libcuzk-gpu.a: $(GPUCHK_OBJ)

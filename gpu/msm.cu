@@ -22,7 +22,7 @@
 #define IDX_THREADS 256
 #define ONES_THREADS 8192 /* partial sums of the ones list */
 
-__global__ void k_classify(uint8_t *fbig, uint8_t *fone, uint32_t *iota, const cz_fr32 *s, size_t n)
+static __global__ void k_classify(uint8_t *fbig, uint8_t *fone, uint32_t *iota, const cz_fr32 *s, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) {
@@ -33,7 +33,7 @@ __global__ void k_classify(uint8_t *fbig, uint8_t *fone, uint32_t *iota, const c
 	}
 }
 
-__global__ void k_pairs(uint32_t *key, uint32_t *val, const cz_fr32 *s, const uint32_t *big,
+static __global__ void k_pairs(uint32_t *key, uint32_t *val, const cz_fr32 *s, const uint32_t *big,
 			uint32_t m, unsigned w0, unsigned nw, unsigned c)
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -41,14 +41,14 @@ __global__ void k_pairs(uint32_t *key, uint32_t *val, const cz_fr32 *s, const ui
 		cz_msm32_pair(key, val, s, big, m, (uint32_t)(e % m), w0 + (unsigned)(e / m), w0, c);
 }
 
-__global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *key, size_t nent)
+static __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *key, size_t nent)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < nent)
 		cz_msm32_bounds(start, end, key, nent, i);
 }
 
-__global__ void __launch_bounds__(MSM_THREADS)
+static __global__ void __launch_bounds__(MSM_THREADS)
 k_bucket(cz_g1xyzz32 *buckets, const uint32_t *start, const uint32_t *end, const uint32_t *val,
 	 const cz_g1a32 *bases, size_t nbk, unsigned w0, unsigned c)
 {
@@ -57,7 +57,7 @@ k_bucket(cz_g1xyzz32 *buckets, const uint32_t *start, const uint32_t *end, const
 		cz_msm32_bucket(buckets, start, end, val, bases, (uint32_t)b, w0, c);
 }
 
-__global__ void __launch_bounds__(MSM_THREADS)
+static __global__ void __launch_bounds__(MSM_THREADS)
 k_segment(cz_g1xyzz32 *out, const cz_g1xyzz32 *buckets, unsigned nwin, uint32_t nseg, unsigned c)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -65,7 +65,7 @@ k_segment(cz_g1xyzz32 *out, const cz_g1xyzz32 *buckets, unsigned nwin, uint32_t 
 		cz_msm32_segment(out, buckets, (unsigned)(i / nseg), (uint32_t)(i % nseg), nseg, c);
 }
 
-__global__ void __launch_bounds__(MSM_THREADS)
+static __global__ void __launch_bounds__(MSM_THREADS)
 k_group(cz_g1xyzz32 *out, const cz_g1xyzz32 *in, size_t count, size_t ngroups, unsigned k)
 {
 	size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -73,7 +73,7 @@ k_group(cz_g1xyzz32 *out, const cz_g1xyzz32 *in, size_t count, size_t ngroups, u
 		cz_msm32_group(out, in, count, g, k);
 }
 
-__global__ void __launch_bounds__(MSM_THREADS)
+static __global__ void __launch_bounds__(MSM_THREADS)
 k_ones(cz_g1xyzz32 *out, const cz_g1a32 *bases, const uint32_t *ones, const uint32_t *nones, size_t nt)
 {
 	size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -81,7 +81,7 @@ k_ones(cz_g1xyzz32 *out, const cz_g1a32 *bases, const uint32_t *ones, const uint
 		cz_msm32_ones(out, bases, ones, *nones, t, nt);
 }
 
-__global__ void k_horner(cz_g1xyzz32 *r, const cz_g1xyzz32 *win, unsigned nwin, unsigned c,
+static __global__ void k_horner(cz_g1xyzz32 *r, const cz_g1xyzz32 *win, unsigned nwin, unsigned c,
 			 const cz_g1xyzz32 *extra)
 {
 	if (blockIdx.x == 0 && threadIdx.x == 0)

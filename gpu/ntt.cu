@@ -25,7 +25,7 @@
 
 #define NTT_THREADS 256
 
-__global__ void k_pow2tab(cz_fr32 *out, size_t count, const cz_fr32 *hi, const cz_fr32 *lo,
+static __global__ void k_pow2tab(cz_fr32 *out, size_t count, const cz_fr32 *hi, const cz_fr32 *lo,
 			  unsigned s)
 {
 	size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,7 +33,7 @@ __global__ void k_pow2tab(cz_fr32 *out, size_t count, const cz_fr32 *hi, const c
 		cz_ntt32_pow2tab(&out[k], (uint32_t)k, hi, lo, s);
 }
 
-__global__ void k_bfly(cz_fr32 *a, size_t half, unsigned hlog, const cz_fr32 *tw, unsigned L)
+static __global__ void k_bfly(cz_fr32 *a, size_t half, unsigned hlog, const cz_fr32 *tw, unsigned L)
 {
 	size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (t < half)
@@ -42,7 +42,7 @@ __global__ void k_bfly(cz_fr32 *a, size_t half, unsigned hlog, const cz_fr32 *tw
 
 /* One block per 2^B elements, 2^(B-1) <= 512 threads, 2^B·32 bytes of shared
  * memory; the bound keeps registers at <= 128 a thread so 512 fit a block. */
-__global__ void __launch_bounds__(512) k_block(cz_fr32 *a, unsigned B, const cz_fr32 *tw, unsigned L)
+static __global__ void __launch_bounds__(512) k_block(cz_fr32 *a, unsigned B, const cz_fr32 *tw, unsigned L)
 {
 	extern __shared__ cz_fr32 sh[];
 	uint32_t t = threadIdx.x, half = (uint32_t)1 << (B - 1);
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(512) k_block(cz_fr32 *a, unsigned B, const cz_
 	blk[t + half] = sh[t + half];
 }
 
-__global__ void k_gather(cz_fr32 *dst, const cz_fr32 *src, size_t n, unsigned L, unsigned flags,
+static __global__ void k_gather(cz_fr32 *dst, const cz_fr32 *src, size_t n, unsigned L, unsigned flags,
 			 const cz_fr32 *hi, const cz_fr32 *lo, unsigned s)
 {
 	size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,7 +67,7 @@ __global__ void k_gather(cz_fr32 *dst, const cz_fr32 *src, size_t n, unsigned L,
 		cz_ntt32_gather(dst, src, (uint32_t)k, L, flags, hi, lo, s);
 }
 
-__global__ void k_abc(cz_fr32 *h, const cz_fr32 *a, const cz_fr32 *b, const cz_fr32 *c, size_t n,
+static __global__ void k_abc(cz_fr32 *h, const cz_fr32 *a, const cz_fr32 *b, const cz_fr32 *c, size_t n,
 		      unsigned L)
 {
 	size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -34,6 +34,7 @@
  * CZ_RING_NO_MEMBARRIER=1 in the environment forces the symmetric protocol.
  */
 #include "ring/ring_pvt.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,19 +53,12 @@
  * halved SPSC throughput there, 32 cost nothing measurable. */
 #define BELL_SPINS 32
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static long futex(_Atomic uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, 0);
 }
 
-bool ring_membarrier_register(void)
+bool cz_ring_membarrier_register(void)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static _Atomic pid_t done_pid;
@@ -94,13 +88,13 @@ void cz_ring_bell_init(struct cz_ring_bell *b)
 	atomic_init(&b->word, 0);
 	atomic_init(&b->sleepers, 0);
 	atomic_init(&b->closed, 0);
-	b->asym = ring_membarrier_register();
+	b->asym = cz_ring_membarrier_register();
 }
 
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns)
 {
-	int64_t deadline = timeout_ns < 0 ? INT64_MAX : now_ns() + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : cz_now_ns() + timeout_ns;
 
 	for (int i = 0; i < BELL_SPINS; i++) {
 		if (ready(arg))
@@ -130,7 +124,7 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return -EPIPE;
 		}
-		int64_t left = deadline == INT64_MAX ? -1 : deadline - now_ns();
+		int64_t left = deadline == INT64_MAX ? -1 : deadline - cz_now_ns();
 		if (deadline != INT64_MAX && left <= 0) {
 			atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 			return -ETIMEDOUT;
@@ -150,7 +144,7 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 	}
 }
 
-void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
+void cz_ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
 {
 	/* Callers issued F1 and saw sleepers != 0.  W3: pairs with A3 — the
 	 * bump is ordered after what they published. */
@@ -168,7 +162,7 @@ void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake)
 {
 	ring_wake_fence(b);  /* F1: pairs with F2 */
 	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-		ring_bell_wake(b, nwake);
+		cz_ring_bell_wake(b, nwake);
 }
 
 void cz_ring_bell_close(struct cz_ring_bell *b)
@@ -176,7 +170,7 @@ void cz_ring_bell_close(struct cz_ring_bell *b)
 	atomic_store_explicit(&b->closed, 1, memory_order_relaxed);
 	ring_wake_fence(b);  /* F1: pairs with F2 */
 	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-		ring_bell_wake(b, UINT32_MAX);
+		cz_ring_bell_wake(b, UINT32_MAX);
 }
 
 uint32_t cz_ring_bell_sleepers(const struct cz_ring_bell *b)

@@ -194,7 +194,7 @@ struct cz_ring *cz_ring_attach(void *mem, size_t bytes)
 	}
 	/* A waker in this process must be reachable by sleepers' membarrier. */
 	if ((cz_ring_cons_bell(r)->asym || cz_ring_prod_bell(r)->asym) &&
-	    !ring_membarrier_register()) {
+	    !cz_ring_membarrier_register()) {
 		errno = ENOTSUP;
 		return NULL;
 	}
@@ -405,7 +405,7 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 		/* F1: pairs with F2 in cz_ring_bell_wait — publish before reading sleepers. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			ring_bell_wake(b, k);
+			cz_ring_bell_wake(b, k);
 	}
 	return k;
 }
@@ -486,7 +486,7 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 		/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
 		ring_wake_fence(b);
 		if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-			ring_bell_wake(b, freed);
+			cz_ring_bell_wake(b, freed);
 	}
 	return k;
 }

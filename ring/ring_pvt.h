@@ -55,6 +55,7 @@ struct cz_ring {
 #define ST_LEN_BITS   6
 #define ST_LEN_SHIFT  (ST_KIND_BITS + ST_OWNER_BITS)
 #define ST_TAG_SHIFT  (ST_LEN_SHIFT + ST_LEN_BITS)
+_Static_assert(64 - ST_TAG_SHIFT == 43, "the tag is 43 bits, as the comments say");
 _Static_assert(CZ_RING_OWNER_MAX < (1u << ST_OWNER_BITS), "owner ids fit the state word");
 
 enum {
@@ -86,7 +87,8 @@ static inline unsigned st_len(uint64_t st)
 	return (st >> ST_LEN_SHIFT) & ((1u << ST_LEN_BITS) - 1);
 }
 
-/* Signed distance tag(st) - pos in the 45-bit position space. */
+/* Signed distance tag(st) - pos in the 43-bit position space (the tag's
+ * width: 64 - ST_TAG_SHIFT). */
 static inline int64_t st_dist(uint64_t st, uint64_t pos)
 {
 	uint64_t d = (st & ~((1ull << ST_TAG_SHIFT) - 1)) - (pos << ST_TAG_SHIFT);
@@ -138,11 +140,11 @@ static inline void ring_wake_fence(const struct cz_ring_bell *b)
 
 /* Bumps the futex word and wakes up to nwake sleepers; the caller has
  * issued F1 and seen sleepers != 0. */
-void ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
+void cz_ring_bell_wake(struct cz_ring_bell *b, unsigned nwake);
 
 /* Registers this process for global expedited membarrier (once per pid);
  * false when the kernel or a sandbox does not allow it. */
-bool ring_membarrier_register(void);
+bool cz_ring_membarrier_register(void);
 
 static inline void ring_cpu_relax(void)
 {

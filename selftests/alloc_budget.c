@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "alloc/budget.h"
 #include "selftests/cz_test.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,13 +16,6 @@ static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static unsigned waiters(struct cz_budget *b)
@@ -340,8 +334,8 @@ static void test_stress(void)
 
 	for (int i = 0; i < T; i++)
 		pthread_create(&th[i], NULL, stress_thread, b);
-	double t0 = now_s();
-	while (now_s() - t0 < 1.5)
+	double t0 = cz_now_ns() / 1e9;
+	while (cz_now_ns() / 1e9 - t0 < 1.5)
 		sleep_ms(10);
 	atomic_store(&stop, 1);
 	/* A thread blocked in reserve needs others' releases to finish; all

@@ -3,13 +3,13 @@
 #define _GNU_SOURCE
 #include "alloc/slab.h"
 #include "selftests/cz_test.h"
+#include "lib/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MiB ((size_t)1 << 20)
@@ -28,13 +28,6 @@ static uint64_t next_rand(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ---- stamps: owner-unique content at head, middle and tail ---- */
@@ -302,8 +295,8 @@ static void test_threads(struct cz_slab_arena *a, const char *what, double secs)
 		st.c[k] = cz_slab_cache_create(a, "stress", stress_sizes[k], 0);
 	for (int i = 0; i < T; i++)
 		pthread_create(&th[i], NULL, stress_thread, &st);
-	double t0 = now_s();
-	while (now_s() - t0 < secs)
+	double t0 = cz_now_ns() / 1e9;
+	while (cz_now_ns() / 1e9 - t0 < secs)
 		usleep(20000);
 	atomic_store(&st.stop, 1);
 	for (int i = 0; i < T; i++)

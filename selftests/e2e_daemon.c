@@ -57,7 +57,7 @@ static int make_fixtures(void)
 	snprintf(p, sizeof(p), "%s/vk.json", dir);
 	free(w);
 	cz_cs_free(&cs);
-	return cz_vk_json_write(p, &vk, err);
+	return cz_groth16_vk_json_write(p, &vk, err);
 }
 
 /* ---- the daemon ---- */

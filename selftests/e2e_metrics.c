@@ -329,6 +329,25 @@ int main(int argc, char **argv)
 	mkdir(outdir, 0755);
 	int port = free_port();
 	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+#ifndef CZ_HAVE_MICROHTTPD
+	{       /* This build has no listener: cuzkd must say so, and exit 2. */
+		const char *args[] = { "--backend", "null", "--metrics-listen", spec, NULL };
+		char cmd[4 * PATH_MAX];
+		int rc0 = daemon_start(&a, "nomhd", args);
+		snprintf(cmd, sizeof(cmd), "grep -q -- '--metrics-listen %s: this cuzkd was built without "
+			 "libmicrohttpd' %s", spec, a.log);
+		ct_ok(rc0 == 2 && !system(cmd), "without libmicrohttpd: --metrics-listen exits %d naming why", rc0);
+		for (int i = 1; i < 33; i++)
+			ct_skip("built without libmicrohttpd (tools/install-deps.sh installs libmicrohttpd-dev)",
+				"listener point %d", i + 1);
+		if (rc0 == 0)
+			daemon_stop(&a);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			printf("# cannot remove %s\n", dir);
+		return ct_exit();
+	}
+#endif
 	const char *args_a[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "100",
 				 "--metrics-listen", spec, NULL };
 	int rc = daemon_start(&a, "a", args_a);

@@ -110,8 +110,8 @@ static uint64_t rnd(void) /* splitmix64: independent of the code under test */
 		      name, NRAND, bad);                                                         \
 	}
 
-FIELD_TESTS(fr, cz_fr32, CZ_FR_LIMBS, BLS12_381_R, 0x7fffffffffffffffULL)
-FIELD_TESTS(fp, cz_fp32, CZ_FP_LIMBS, BLS12_381_P, 0x1fffffffffffffffULL)
+FIELD_TESTS(fr, cz_fr32, CZ_FR_LIMBS, CZ_BLS12_381_R, 0x7fffffffffffffffULL)
+FIELD_TESTS(fp, cz_fp32, CZ_FP_LIMBS, CZ_BLS12_381_P, 0x1fffffffffffffffULL)
 
 /* ---- G1 ----------------------------------------------------------------- */
 

@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifndef CZ_HAVE_CUDA
 int main(void)
@@ -28,6 +27,7 @@ int main(void)
 #else
 #include "gpu/cuda_pvt.h"
 #include "gpu/field32.h" /* CZ_F32_PTX */
+#include "lib/clock.h"
 
 static uint64_t rng = 0x6a09e667f3bcc909ULL;
 static uint64_t rnd(void) /* splitmix64 */
@@ -36,13 +36,6 @@ static uint64_t rnd(void) /* splitmix64 */
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static cz_fr fr_rand(void)
@@ -163,7 +156,7 @@ static void ntt_tests(struct cz_cuda_dev *d)
 			for (size_t i = 0; i < n; i++)
 				ref[i] = fr_rand();
 			memcpy(got, ref, n * sizeof(cz_fr));
-			double t0 = now_ms();
+			double t0 = cz_now_ms();
 			switch (op) {
 			case 0: cz_ntt_forward(zd, ref, pool); break;
 			case 1: cz_ntt_inverse(zd, ref, pool); break;
@@ -171,9 +164,9 @@ static void ntt_tests(struct cz_cuda_dev *d)
 			case 3: cz_ntt_coset_inverse(zd, ref, pool); break;
 			case 4: cz_ntt_to_odd_coset(zd, ref, pool); break;
 			}
-			double t1 = now_ms();
+			double t1 = cz_now_ms();
 			rc |= cz_cuda_ntt(d, L, got, op);
-			tg += now_ms() - t1;
+			tg += cz_now_ms() - t1;
 			tc += t1 - t0;
 			if (memcmp(ref, got, n * sizeof(cz_fr))) {
 				bad |= 1 << op;
@@ -242,11 +235,11 @@ static void msm_tests(struct cz_cuda_dev *d)
 				k[i] = (cz_scalar){ { 0, 0, 0, 0 } };
 		}
 		cz_g1_jac want, got;
-		double t0 = now_ms();
+		double t0 = cz_now_ms();
 		cz_msm_g1(&want, b, k, n, pool);
-		double t1 = now_ms();
+		double t1 = cz_now_ms();
 		int rc = cz_cuda_msm_g1(d, &got, b, k, n, cases[ci].window);
-		double t2 = now_ms();
+		double t2 = cz_now_ms();
 		ct_ok(!rc && cz_g1_jac_eq(&want, &got), "device MSM n = %zu, %s, window %u = cz_msm_g1 (rc %d)",
 		      n, kinds[cases[ci].kind], cases[ci].window, rc);
 		if (cases[ci].big)
@@ -275,13 +268,13 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 
 	if (!ct_ok(cz_builtin_build("merkle", L, 42, &cs, &w, err) == 0, "2^%u: build merkle: %s", L, err))
 		return;
-	double t0 = now_ms();
+	double t0 = cz_now_ms();
 	if (!ct_ok(cz_groth16_devsetup(&cs, 7, &key, pool) == 0, "2^%u: devsetup", L)) {
 		cz_cs_free(&cs);
 		free(w);
 		return;
 	}
-	double tsetup = now_ms() - t0;
+	double tsetup = cz_now_ms() - t0;
 	size_t n = (size_t)1 << L;
 	cz_scalar *ws = malloc(cs.nvars * sizeof(*ws)), *h = malloc(n * sizeof(*h));
 	cz_fr *abc = malloc(3 * n * sizeof(cz_fr)), *abc2 = malloc(3 * n * sizeof(cz_fr));
@@ -291,9 +284,9 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	cz_synth_abc(&key, ws, abc, abc + n, abc + 2 * n, pool);
 	memcpy(abc2, abc, 3 * n * sizeof(cz_fr));
 
-	t0 = now_ms();
+	t0 = cz_now_ms();
 	cz_groth16_device(&key, dom, ws, abc2, abc2 + n, abc2 + 2 * n, h, &ref, pool, NULL);
-	double tcpu = now_ms() - t0;
+	double tcpu = cz_now_ms() - t0;
 
 	struct cz_dev_work wk = { .key = &key, .dom = dom, .w = ws, .a = abc, .b = abc + n,
 				  .c = abc + 2 * n, .h = h };
@@ -301,9 +294,9 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	double tdev[2];
 	for (int rep = 0; rep < 2; rep++) {  /* the second run finds the key resident */
 		cz_synth_abc(&key, ws, abc, abc + n, abc + 2 * n, pool);
-		t0 = now_ms();
+		t0 = cz_now_ms();
 		rc |= be->prove(dev, &wk);
-		tdev[rep] = now_ms() - t0;
+		tdev[rep] = cz_now_ms() - t0;
 	}
 	ct_ok(!rc, "2^%u: backend cuda prove (rc %d)", L, rc);
 	ct_ok(cz_g1_jac_eq(&wk.out.a, &ref.a) && cz_g1_jac_eq(&wk.out.b1, &ref.b1) &&

@@ -168,7 +168,7 @@ static void run(const char *what, unsigned nprod, unsigned ncons, int procs, uin
 	pthread_t tid[2 * MAXP];
 	pid_t pid[2 * MAXP];
 	unsigned nr = nprod + ncons;
-	int64_t t0 = rt_now_ns();
+	int64_t t0 = cz_now_ns();
 
 	for (unsigned i = 0; i < nr; i++) {
 		int prod = i < nprod;
@@ -196,7 +196,7 @@ static void run(const char *what, unsigned nprod, unsigned ncons, int procs, uin
 			pthread_join(tid[i], NULL);
 		}
 	}
-	double secs = (rt_now_ns() - t0) / 1e9;
+	double secs = (cz_now_ns() - t0) / 1e9;
 	uint64_t missing;
 	int ok = check_books(b, nprod, &missing) && exits_ok &&
 		 atomic_load(&b->delivered) == nprod * per_producer;
@@ -288,10 +288,10 @@ static void t_stale(void)
 			rt_desc(&d[0], 1, seq++);
 			bad += cz_ring_mp_enqueue_burst(r, 1, d, 1) != 1;
 		}
-		int64_t t0 = rt_now_ns();
+		int64_t t0 = cz_now_ns();
 		atomic_store(&release_held, 1);
 		pthread_join(t, NULL);
-		int64_t took = rt_now_ns() - t0;
+		int64_t took = cz_now_ns() - t0;
 		if (who) {
 			bad += a.got != 1 || !rt_desc_is(&a.d, 1, seq - 1);
 		} else {

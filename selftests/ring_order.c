@@ -359,7 +359,7 @@ static void t_pipeline_live(int procs)
 	uint8_t *seen = calloc(3 * per, 1);
 	pthread_t ft[3];
 	struct feeder f[3];
-	int64_t t0 = rt_now_ns();
+	int64_t t0 = cz_now_ns();
 	pipe_start(&p, &w, procs);
 	for (unsigned i = 0; i < 3; i++) {
 		f[i] = (struct feeder){ &p, i, i * per, per };
@@ -372,7 +372,7 @@ static void t_pipeline_live(int procs)
 	ct_ok(!bad, "pipeline live (%s): 3 producers x %llu through inbox, dispatcher, 3 consumers "
 	      "and the completion ring, each exactly once", procs ? "processes" : "threads",
 	      (unsigned long long)per);
-	ct_diag("%.2f M items/s through the whole pipeline", 3 * per / ((rt_now_ns() - t0) / 1e3));
+	ct_diag("%.2f M items/s through the whole pipeline", 3 * per / ((cz_now_ns() - t0) / 1e3));
 	free(seen);
 	pipe_free(&p);
 }
@@ -403,8 +403,8 @@ static void t_late_critical(unsigned ncons, uint32_t depth)
 	c.csum = cz_ring_desc_csum(&c);
 	cz_ring_mp_enqueue_burst(p.inbox, 2, &c, 1);
 	atomic_store(&p.ctl->crit_sent, 1);
-	int64_t until = rt_now_ns() + 5 * SEC;
-	while (!atomic_load(&p.ctl->crit_seen) && rt_now_ns() < until)
+	int64_t until = cz_now_ns() + 5 * SEC;
+	while (!atomic_load(&p.ctl->crit_seen) && cz_now_ns() < until)
 		usleep(100);
 	bad += !pipe_stop(&p, &w);
 	unsigned after = atomic_load(&p.ctl->normals_after);

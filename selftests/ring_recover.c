@@ -429,8 +429,8 @@ static void t_stress_kill(void)
 		}
 		if (cz_ring_wait_nonempty(r, SEC / 10)) {
 			if (!idle_since)
-				idle_since = rt_now_ns();
-			else if (rt_now_ns() - idle_since > 5 * SEC)
+				idle_since = cz_now_ns();
+			else if (cz_now_ns() - idle_since > 5 * SEC)
 				break;
 		}
 	}

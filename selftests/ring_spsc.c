@@ -132,7 +132,7 @@ static void t_threads(void)
 	struct stream s = { cz_ring_attach(mem, bytes), n, 0 };
 	int timeouts = 0;
 	pthread_t t;
-	int64_t t0 = rt_now_ns();
+	int64_t t0 = cz_now_ns();
 
 	pthread_create(&t, NULL, produce, &s);
 	uint64_t bad = consume(s.r, n, &timeouts);
@@ -140,7 +140,7 @@ static void t_threads(void)
 	ct_ok(!bad && !timeouts && !s.timeouts && !cz_ring_nonempty(s.r),
 	      "threads: %llu descriptors in order with intact checksums (%llu bad, %d timeouts)",
 	      (unsigned long long)n, (unsigned long long)bad, timeouts + s.timeouts);
-	ct_diag("%.1f M descriptors/s with random bursts and sleeping", n / ((rt_now_ns() - t0) / 1e3));
+	ct_diag("%.1f M descriptors/s with random bursts and sleeping", n / ((cz_now_ns() - t0) / 1e3));
 	munmap(mem, bytes);
 	close(fd);
 }
@@ -196,7 +196,7 @@ static void wake_consumer(struct cz_ring *r, struct wake_area *w, uint64_t n)
 				return;
 			continue;
 		}
-		uint64_t lat = (uint64_t)rt_now_ns() - atomic_load(&w->sent_ns);
+		uint64_t lat = (uint64_t)cz_now_ns() - atomic_load(&w->sent_ns);
 		if (cz_ring_sc_dequeue_burst(r, &d, 1) != 1)
 			continue;
 		if (lat > atomic_load(&w->max_ns))
@@ -250,16 +250,16 @@ static void t_wakeup(int procs, int sym)
 	}
 	for (uint64_t i = 0; i < n && atomic_load(&w->late) <= 3; i++) {
 		/* Wait (up to 2 s) until the consumer is counted as a sleeper. */
-		int64_t until = rt_now_ns() + 2 * SEC;
-		while (!cz_ring_bell_sleepers(cz_ring_cons_bell(r)) && rt_now_ns() < until)
+		int64_t until = cz_now_ns() + 2 * SEC;
+		while (!cz_ring_bell_sleepers(cz_ring_cons_bell(r)) && cz_now_ns() < until)
 			sched_yield();
 		unslept += !cz_ring_bell_sleepers(cz_ring_cons_bell(r));
 		struct cz_ring_desc d;
 		rt_desc(&d, 1, i);
-		atomic_store(&w->sent_ns, (uint64_t)rt_now_ns());
+		atomic_store(&w->sent_ns, (uint64_t)cz_now_ns());
 		cz_ring_sp_enqueue_burst(r, &d, 1);
-		until = rt_now_ns() + 2 * SEC;
-		while (atomic_load(&w->got) <= i && atomic_load(&w->late) <= 3 && rt_now_ns() < until)
+		until = cz_now_ns() + 2 * SEC;
+		while (atomic_load(&w->got) <= i && atomic_load(&w->late) <= 3 && cz_now_ns() < until)
 			sched_yield();
 	}
 	if (procs) {
@@ -319,11 +319,11 @@ static void t_wakeup_full(void)
 
 	pthread_create(&t, NULL, full_producer, &f);
 	for (uint64_t i = 0; i < n + 4 && atomic_load(&f.late) <= 3; i++) {
-		int64_t until = rt_now_ns() + 2 * SEC;
+		int64_t until = cz_now_ns() + 2 * SEC;
 		/* Producer has filled the ring and is asleep waiting for room. */
 		while ((atomic_load(&f.sent) < (i + 4 < n + 4 ? i + 4 : n + 4) ||
 			(i < n && !cz_ring_bell_sleepers(cz_ring_prod_bell(f.r)))) &&
-		       rt_now_ns() < until)
+		       cz_now_ns() < until)
 			sched_yield();
 		unslept += i < n && !cz_ring_bell_sleepers(cz_ring_prod_bell(f.r));
 		if (cz_ring_sc_dequeue_burst(f.r, &d, 1) != 1)
@@ -340,11 +340,9 @@ static void t_wakeup_full(void)
 /* An idle waiter sleeps: 300 ms of waiting must cost well under 30 ms CPU. */
 static void *idle_waiter(void *v)
 {
-	struct timespec a, b;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	int64_t a = cz_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int rc = cz_ring_wait_nonempty(v, 300 * 1000000ll);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	long cpu_ns = (b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec);
+	long cpu_ns = (long)(cz_clock_ns(CLOCK_THREAD_CPUTIME_ID) - a);
 	return (void *)(intptr_t)(rc == -ETIMEDOUT ? cpu_ns : -1);
 }
 
@@ -354,12 +352,12 @@ static void t_idle(void)
 	cz_ring_init(mem, sizeof(mem), 8, 64);
 	pthread_t t;
 	void *res;
-	int64_t t0 = rt_now_ns();
+	int64_t t0 = cz_now_ns();
 
 	pthread_create(&t, NULL, idle_waiter, cz_ring_attach(mem, sizeof(mem)));
 	pthread_join(t, &res);
 	long cpu_ns = (long)(intptr_t)res;
-	int64_t wall = rt_now_ns() - t0;
+	int64_t wall = cz_now_ns() - t0;
 	ct_ok(cpu_ns >= 0 && cpu_ns < 30000000 && wall >= 290000000,
 	      "idle: a 300 ms wait on an empty ring times out and uses %.2f ms of CPU", cpu_ns / 1e6);
 }
@@ -383,15 +381,18 @@ static void t_close(void)
 	int ok = 1;
 
 	pthread_create(&t, NULL, forever_waiter, r);
-	int64_t until = rt_now_ns() + 2 * SEC;
-	while (!cz_ring_bell_sleepers(b) && rt_now_ns() < until)
+	int64_t until = cz_now_ns() + 2 * SEC;
+	while (!cz_ring_bell_sleepers(b) && cz_now_ns() < until)
 		sched_yield();
 	ok &= cz_ring_bell_sleepers(b) == 1;
-	int64_t t0 = rt_now_ns();
+	int64_t t0 = cz_now_ns();
 	cz_ring_bell_close(b);
 	pthread_join(t, &res);
-	int64_t took = rt_now_ns() - t0;
-	ok &= (intptr_t)res == -EPIPE && took < SEC;
+	int64_t took = cz_now_ns() - t0;
+	/* No time limit: that it returned at all, with -EPIPE, is the close's
+	 * doing.  How long it took is a figure, not a bound (a loaded machine
+	 * may not run the waiter for a while). */
+	ok &= (intptr_t)res == -EPIPE;
 	ok &= cz_ring_wait_nonempty(r, SEC) == -EPIPE;
 	struct cz_ring_desc d;
 	rt_desc(&d, 1, 0);
@@ -399,8 +400,9 @@ static void t_close(void)
 	ok &= cz_ring_wait_nonfull(r, SEC) == 0;  /* the other bell is open */
 	cz_ring_bell_init(b);
 	ok &= cz_ring_sc_dequeue_burst(r, &d, 1) == 1 && cz_ring_wait_nonempty(r, 1000000) == -ETIMEDOUT;
-	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE after %.0f us; later "
-	      "waits return at once, unless elements are there; init reopens", took / 1e3);
+	ct_ok(ok, "close: a waiter asleep without a time limit returns -EPIPE; later "
+	      "waits return at once, unless elements are there; init reopens");
+	ct_diag("close woke the sleeping waiter after %.0f us", took / 1e3);
 }
 
 int main(void)

@@ -9,13 +9,13 @@
 #define CZ_RING_TEST_H
 
 #include "ring/ring.h"
+#include "lib/clock.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
@@ -82,13 +82,6 @@ static inline int rt_desc_is(const struct cz_ring_desc *d, uint32_t src, uint64_
 	struct cz_ring_desc e;
 	rt_desc(&e, src, seq);
 	return !memcmp(d, &e, sizeof(e));
-}
-
-static inline int64_t rt_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static inline uint64_t rt_rand(uint64_t *s)

@@ -12,16 +12,25 @@
  *
  * The including file defines T_F and the T_F_* field operations, T_F_SMALL
  * (r = small integer), T_F_RAND (r = random element), T_SET_B, the point
- * types T_AFF T_JAC T_XYZZ, T_NAME(n) and T_GEN (the generator).
+ * types T_AFF T_JAC T_XYZZ, T_NAME(n) and T_GEN (the generator).  For the
+ * zcash encodings (t_codec) also: T_GROUP ("G1"), T_COMPRESSED_BYTES and
+ * T_UNCOMPRESSED_BYTES, T_GEN_COMPRESSED and T_GEN_UNCOMPRESSED (the
+ * published encodings of the generator, hex), T_F_LARGEST (the sign rule),
+ * T_F_TO_BE(out, a) (a's big-endian bytes in zcash order) and
+ * T_F_NONSQUARE(a) (true iff a is not a square, by a Legendre symbol in Fp,
+ * not by the decoder's square root).
  */
 #ifndef ZK_CURVE_TEST_H
 #define ZK_CURVE_TEST_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "selftests/cz_test.h"
+#include "zk/fp.h"
 #include "zk/fr.h"
+#include "zk/g1.h" /* CZ_EPOINT_*, cz_point_strerror */
 
 typedef T_F tf;
 typedef struct { tf x, y; int inf; } opt; /* oracle point */
@@ -38,6 +47,25 @@ static uint64_t rnd(void)
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+/* A random element of Fp (T_F_RAND builds on it). */
+static void fp_rand(cz_fp *r)
+{
+	uint64_t raw[CZ_FP_LIMBS];
+	for (int i = 0; i < CZ_FP_LIMBS; i++)
+		raw[i] = rnd();
+	raw[CZ_FP_LIMBS - 1] &= 0x0fffffffffffffffULL; /* < p, whose top limb is 0x1a01... */
+	cz_fp_to_mont(r, raw);
+}
+
+static void unhex(uint8_t *out, const char *hex, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
 }
 
 static tf ob; /* the oracle's b */
@@ -640,5 +668,169 @@ static void t_all_generic(void)
 	t_subgroup();
 }
 #define T_GENERIC_COUNT (3 + T_PATHS_COUNT + 1 + 1 + 4)
+
+/* ---- the zcash encodings ---------------------------------------------- */
+
+/* p, the base field's modulus, big-endian (published constant). */
+static const char p_hex[] =
+	"1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
+static const char gen_compressed[] = T_GEN_COMPRESSED;
+static const char gen_uncompressed[] = T_GEN_UNCOMPRESSED;
+
+static int expect(int got, int want, const char *what, int *bad)
+{
+	if (got != want) {
+		ct_diag("%s: got %d (%s), want %d", what, got, cz_point_strerror(got), want);
+		++*bad;
+	}
+	return got == want;
+}
+
+/* Published vectors, round trips against the oracle's points, and one
+ * rejection code per malformed input. */
+static void t_codec(void)
+{
+	enum { C = T_COMPRESSED_BYTES, U = T_UNCOMPRESSED_BYTES, PARTS = C / CZ_FP_BYTES };
+	uint8_t c[C], u[U], w[U];
+	T_AFF a, na;
+	opt g = o_gen(), p, t;
+	char what[64];
+	int bad = 0, n;
+
+	T_NAME(to_compressed)(c, &T_GEN);
+	unhex(w, gen_compressed, sizeof(c));
+	bad += memcmp(c, w, sizeof(c)) != 0;
+	bad += T_NAME(from_compressed)(&a, w) != 0 || !T_NAME(affine_eq)(&a, &T_GEN);
+	T_NAME(to_uncompressed)(u, &T_GEN);
+	unhex(w, gen_uncompressed, sizeof(u));
+	bad += memcmp(u, w, sizeof(u)) != 0;
+	bad += T_NAME(from_uncompressed)(&a, w) != 0 || !T_NAME(affine_eq)(&a, &T_GEN);
+	ct_ok(!bad, "generator: published compressed %.8s... and uncompressed encodings, both ways",
+	      gen_compressed);
+
+	bad = 0;
+	for (int i = 0; i < 8; i++) {
+		p = i ? o_rand_sub() : g;
+		if (i == 1)
+			o_neg(&p, &g);
+		to_aff(&na, &p);
+		T_NAME(to_compressed)(c, &na);
+		bad += (T_F_LARGEST(&na.y) ? 0x20 : 0) != (c[0] & 0x20);
+		bad += (c[0] & 0xc0) != 0x80;
+		bad += T_NAME(from_compressed)(&a, c) != 0 || !T_NAME(affine_eq)(&a, &na);
+		T_NAME(to_uncompressed)(u, &na);
+		bad += (u[0] & 0xe0) != 0;
+		bad += T_NAME(from_uncompressed)(&a, u) != 0 || !T_NAME(affine_eq)(&a, &na);
+	}
+	ct_ok(!bad, "round trips of G, -G and random subgroup points (both encodings, sign flag)");
+
+	bad = 0;
+	t.inf = 1;
+	to_aff(&na, &t);
+	T_NAME(to_compressed)(c, &na);
+	T_NAME(to_uncompressed)(u, &na);
+	bad += c[0] != 0xc0 || u[0] != 0x40;
+	for (size_t i = 1; i < sizeof(u); i++)
+		bad += u[i] != 0 || (i < sizeof(c) && c[i] != 0);
+	bad += T_NAME(from_compressed)(&a, c) != 0 || !T_NAME(affine_is_inf)(&a);
+	bad += T_NAME(from_uncompressed)(&a, u) != 0 || !T_NAME(affine_is_inf)(&a);
+	ct_ok(!bad, "infinity: exactly c0 00.. / 40 00.., and decodes to (0, 0)");
+
+	/* Rejections, one code each. */
+	bad = 0;
+	unhex(c, gen_compressed, sizeof(c));
+	unhex(u, gen_uncompressed, sizeof(u));
+	memcpy(w, c, sizeof(c));
+	w[0] &= 0x7f;
+	expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_FLAGS, "compressed without 0x80", &bad);
+	memcpy(w, u, sizeof(u));
+	w[0] |= 0x80;
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_FLAGS, "uncompressed with 0x80", &bad);
+	memcpy(w, u, sizeof(u));
+	w[0] |= 0x20;
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_FLAGS, "uncompressed with sign", &bad);
+	memset(w, 0, sizeof(w));
+	w[0] = 0xe0;
+	expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_FLAGS, "infinity with sign", &bad);
+	w[0] = 0xc0;
+	w[C - 1] = 1;
+	expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_FLAGS, "infinity, non-zero tail", &bad);
+	w[C - 1] = 0;
+	w[0] = 0xc1;
+	expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_FLAGS, "infinity, non-zero byte 0", &bad);
+	memset(w, 0, sizeof(w));
+	w[0] = 0x40;
+	w[U - 1] = 1;
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_FLAGS, "uncompressed infinity, tail", &bad);
+	memcpy(w, u, sizeof(u));
+	w[0] |= 0x40;
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_FLAGS, "infinity flag on G", &bad);
+	ct_ok(!bad, "bad flags rejected with CZ_EPOINT_FLAGS (8 cases)");
+
+	/* Each Fp coordinate in turn set to p (the top one keeps its flags),
+	 * and the compressed top one to 2^381 - 1. */
+	bad = 0, n = 0;
+	for (int j = 0; j < PARTS; j++, n++) {
+		memcpy(w, c, sizeof(c));
+		unhex(w + j * CZ_FP_BYTES, p_hex, CZ_FP_BYTES);
+		w[0] |= c[0] & 0xe0;
+		snprintf(what, sizeof(what), "compressed, Fp coordinate %d of x = p", j);
+		expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_RANGE, what, &bad);
+	}
+	memcpy(w, c, sizeof(c));
+	memset(w, 0xff, CZ_FP_BYTES);
+	w[0] = 0x9f;
+	expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_RANGE, "compressed x = 2^381 - 1", &bad);
+	n++;
+	for (int j = 0; j < 2 * PARTS; j++, n++) {
+		memcpy(w, u, sizeof(u));
+		unhex(w + j * CZ_FP_BYTES, p_hex, CZ_FP_BYTES);
+		snprintf(what, sizeof(what), "uncompressed, Fp coordinate %d of (x, y) = p", j);
+		expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_RANGE, what, &bad);
+	}
+	ct_ok(!bad, "coordinates >= p rejected with CZ_EPOINT_RANGE (%d cases)", n);
+
+	bad = 0;
+	{
+		tf x, y2;
+		for (uint64_t v = 1;; v++) { /* the first small x with x^3 + b a non-square */
+			T_F_SMALL(&x, v);
+			T_F_SQR(&y2, &x);
+			T_F_MUL(&y2, &y2, &x);
+			T_F_ADD(&y2, &y2, &ob);
+			if (T_F_NONSQUARE(&y2))
+				break;
+		}
+		T_F_TO_BE(w, &x);
+		w[0] |= 0x80;
+		expect(T_NAME(from_compressed)(&a, w), CZ_EPOINT_CURVE, "x^3 + b non-square", &bad);
+	}
+	memcpy(w, u, sizeof(u));
+	w[sizeof(u) - 1] ^= 1;
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_CURVE, "G with y off by one bit", &bad);
+	memset(w, 0, sizeof(w));
+	expect(T_NAME(from_uncompressed)(&a, w), CZ_EPOINT_CURVE, "(0, 0) without the flag", &bad);
+	ct_ok(!bad, "off-curve points rejected with CZ_EPOINT_CURVE (3 cases)");
+
+	bad = 0;
+	do {
+		o_rand_curve(&p);
+		o_mul(&t, &p, group_r, 4);
+	} while (t.inf);
+	to_aff(&na, &p);
+	T_NAME(to_compressed)(c, &na);
+	T_NAME(to_uncompressed)(u, &na);
+	expect(T_NAME(from_compressed)(&a, c), CZ_EPOINT_SUBGROUP, "compressed, outside the subgroup", &bad);
+	expect(T_NAME(from_uncompressed)(&a, u), CZ_EPOINT_SUBGROUP, "uncompressed, outside the subgroup",
+	       &bad);
+	const char *e[5] = { cz_point_strerror(0), cz_point_strerror(CZ_EPOINT_FLAGS),
+			     cz_point_strerror(CZ_EPOINT_RANGE), cz_point_strerror(CZ_EPOINT_CURVE),
+			     cz_point_strerror(CZ_EPOINT_SUBGROUP) };
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < i; j++)
+			bad += !e[i] || !e[j] || !strcmp(e[i], e[j]);
+	ct_ok(!bad, "points outside " T_GROUP " rejected with CZ_EPOINT_SUBGROUP; strerror texts distinct");
+}
+#define T_CODEC_COUNT 7
 
 #endif

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/pool.h"
@@ -24,6 +23,7 @@
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#include "lib/clock.h"
 
 static const char *data_dir = "selftests/data";
 static char tmp_dir[256];
@@ -31,22 +31,6 @@ static char tmp_dir[256];
 static const char *const circuits[] = { "mulchain", "rangehash" };
 
 /* ---- small helpers ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static char *path_of(char *buf, size_t cap, const char *dir, const char *circ, const char *suffix)
 {
@@ -238,13 +222,13 @@ static void check_circuit(const char *circ)
 	path_of(wp[1], sizeof(wp[1]), data_dir, circ, "_2.wtns");
 	path_of(vp, sizeof(vp), data_dir, circ, "_vk.json");
 
-	t0 = now_s();
+	t0 = cz_now_ns() / 1e9;
 	z = cz_zkey_open(zp, err);
 	if (!ct_ok(z != NULL, "%s.zkey opens with every check (%s)", circ, z ? "ok" : err))
 		return;
 	{
 		uint64_t npts = 0;
-		double dt = now_s() - t0;
+		double dt = cz_now_ns() / 1e9 - t0;
 
 		for (int s = 3; s <= 9; s++)
 			npts += cz_zkey_count(z, (enum cz_zkey_section)s);
@@ -267,7 +251,7 @@ static void check_circuit(const char *circ)
 	      "%s: zkey and both witnesses agree", circ);
 
 	/* The .zkey's header and IC equal snarkjs's decimal export. */
-	if (ct_ok(cz_vk_json_read(vp, &vkj, err) == 0, "%s_vk.json parses (%s)", circ, err)) {
+	if (ct_ok(cz_groth16_vk_json_read(vp, &vkj, err) == 0, "%s_vk.json parses (%s)", circ, err)) {
 		bool eq;
 		char *text;
 
@@ -280,7 +264,7 @@ static void check_circuit(const char *circ)
 		ct_ok(eq, "%s: zkey alpha1/beta2/gamma2/delta2/IC[%u] equal vk.json's decimals", circ,
 		      vk.n_public + 1);
 		ct_ok(vkj.have_alphabeta, "%s: vk_alphabeta_12 read", circ);
-		text = cz_vk_json_format(&vkj, err);
+		text = cz_groth16_vk_json_format(&vkj, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json rewritten byte-identical", circ);
 		free(text);
 		/* From the zkey, with snarkjs's e(alpha, beta)^3 computed: equals its export. */
@@ -289,7 +273,7 @@ static void check_circuit(const char *circ)
 		for (int k = 0; k < 12; k++)
 			eq = eq && cz_fp_eq(&vk.alphabeta[k], &vkj.alphabeta[k]);
 		ct_ok(eq, "%s: e(alpha1, beta2)^3 equals vk.json's vk_alphabeta_12", circ);
-		text = cz_vk_json_format(&vk, err);
+		text = cz_groth16_vk_json_format(&vk, err);
 		ct_ok(text_equals_file(text, vp), "%s: vk.json from the zkey alone byte-identical", circ);
 		free(text);
 		cz_groth16_vk_free(&vk);
@@ -323,6 +307,16 @@ static void check_circuit(const char *circ)
 			ct_ok(text_equals_file(text, pp), "%s: public_%d.json rewritten byte-identical",
 			      circ, i + 1);
 			free(text);
+			{
+				char rb[4096], cut[16];
+				size_t len = cz_public_json_render(rb, sizeof(rb), pub, npub);
+				size_t len2 = cz_public_json_render(cut, sizeof(cut), pub, npub);
+				ct_ok(len < sizeof(rb) && len < cz_public_json_max(npub) && len2 == len &&
+					      strlen(cut) == (len < sizeof(cut) ? len : sizeof(cut) - 1) &&
+					      !strncmp(cut, rb, sizeof(cut) - 1) && text_equals_file(rb, pp),
+				      "%s: public_%d.json rendered into a buffer byte-identical (%zu bytes; cut at 16 "
+				      "still counts them)", circ, i + 1, len);
+			}
 		}
 		free(pub);
 
@@ -361,6 +355,13 @@ static void check_circuit(const char *circ)
 			ct_ok(text_equals_file(text, prp), "%s: proof_%d.json rewritten byte-identical",
 			      circ, i + 1);
 			free(text);
+			{
+				char rb[CZ_PROOF_JSON_MAX];
+				size_t len = cz_proof_json_render(rb, sizeof(rb), &pf);
+				ct_ok(len < sizeof(rb) && text_equals_file(rb, prp),
+				      "%s: proof_%d.json rendered into a buffer byte-identical (%zu bytes)",
+				      circ, i + 1, len);
+			}
 			snprintf(tp, sizeof(tp), "%s/proof.json", tmp_dir);
 			ct_ok(cz_proof_json_write(tp, &pf, err) == 0 &&
 				      cz_proof_json_read(tp, &pf2, err) == 0 && g1_eq(&pf.a, &pf2.a) &&
@@ -822,7 +823,7 @@ static void json_mutants(void)
 	}
 #undef PROOF
 
-#define VK(name, text) (rc = cz_vk_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &v, err), \
+#define VK(name, text) (rc = cz_groth16_vk_json_read(mutant(mp, sizeof(mp), name, text, strlen(text)), &v, err), \
 			cz_groth16_vk_free(&v), rc != 0)
 	{
 		char *m = strdup(vk), *q;
@@ -934,9 +935,9 @@ static void synthetic_key(void)
 	ct_ok(cz_zkey_write(zp, &kp, err) == 0, "synthetic key (nVars %d, domain %d) written %s", NV,
 	      DOM, err);
 
-	t0 = now_s();
+	t0 = cz_now_ns() / 1e9;
 	z = cz_zkey_open(zp, err);
-	dt1 = now_s() - t0;
+	dt1 = cz_now_ns() / 1e9 - t0;
 	if (ct_ok(z != NULL, "synthetic key opens with every check, on the pool (%s)", z ? "ok" : err)) {
 		eq = z->n_vars == NV && z->n_public == NP && z->domain_size == DOM &&
 		     g2_eq(&z->gamma2, &b2[2]) && g1_eq(&z->delta1, &a[3]) &&
@@ -954,14 +955,14 @@ static void synthetic_key(void)
 			eq = cr[i].matrix == co[i].matrix && cr[i].constraint == co[i].constraint &&
 			     cr[i].signal == co[i].signal && cz_fr_eq(&cr[i].value, &co[i].value);
 		ct_ok(eq, "synthetic key reads back what was written (H, B1, B2 with infinity, coefficients)");
-		t0 = cpu_s();
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 10; i++)
 			cz_zkey_g1(z, CZ_ZKEY_H, 0, DOM, rd, err);
-		dt1 = (cpu_s() - t0) / (10.0 * DOM);
-		t0 = cpu_s();
+		dt1 = (cz_cpu_ms() / 1e3 - t0) / (10.0 * DOM);
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 10; i++)
 			cz_zkey_g2(z, CZ_ZKEY_B2, 0, NV, rd2, err);
-		dt2 = (cpu_s() - t0) / (10.0 * NV);
+		dt2 = (cz_cpu_ms() / 1e3 - t0) / (10.0 * NV);
 		ct_diag("conversion with range and curve checks (CPU time): G1 %.2f us/point, G2 %.2f us/point",
 			dt1 * 1e6, dt2 * 1e6);
 		{
@@ -1024,24 +1025,24 @@ static void synthetic_key(void)
 		double m1, m2;
 
 		cz_fr_neg(&k, &cz_fr_one);
-		t0 = cpu_s();
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 200; i++)
 			eq = cz_g1_affine_in_subgroup(&h[i + 1]);
-		dt1 = (cpu_s() - t0) / 200;
-		t0 = cpu_s();
+		dt1 = (cz_cpu_ms() / 1e3 - t0) / 200;
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 50; i++)
 			eq = cz_g2_affine_in_subgroup(&b2[i + 10]);
-		dt2 = (cpu_s() - t0) / 50;
+		dt2 = (cz_cpu_ms() / 1e3 - t0) / 50;
 		cz_g1_jac_from_affine(&pj, &h[1]);
 		cz_g2_jac_from_affine(&pj2, &b2[10]);
-		t0 = cpu_s();
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 50; i++)
 			cz_g1_mul(&q, &pj, &k);
-		m1 = (cpu_s() - t0) / 50;
-		t0 = cpu_s();
+		m1 = (cz_cpu_ms() / 1e3 - t0) / 50;
+		t0 = cz_cpu_ms() / 1e3;
 		for (i = 0; i < 20; i++)
 			cz_g2_mul(&q2, &pj2, &k);
-		m2 = (cpu_s() - t0) / 20;
+		m2 = (cz_cpu_ms() / 1e3 - t0) / 20;
 		ct_diag("subgroup check (CPU time, one thread): G1 %.0f us/point (full scalar mul %.0f us), "
 			"G2 %.0f us/point (full scalar mul %.0f us); a 2^27-constraint key "
 			"(~5.4e8 G1 + 1.3e8 G2 points) would need ~%.0f core-hours",
@@ -1077,7 +1078,7 @@ int main(void)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(151);
+	ct_plan(159);
 	for (size_t i = 0; i < sizeof(circuits) / sizeof(circuits[0]); i++)
 		check_circuit(circuits[i]);
 	synthetic_key();

@@ -31,16 +31,25 @@ static void fp2_from_u64(cz_fp2 *r, uint64_t v)
 	r->c1 = cz_fp_zero;
 }
 static void fp2_rand(cz_fp2 *r);
-#include "selftests/zk_curve_test.h"
+static void fp2_to_be(uint8_t *out, const cz_fp2 *a);
+static bool fp2_nonsquare(const cz_fp2 *a);
+#define T_GROUP "G2"
+#define T_COMPRESSED_BYTES CZ_G2_COMPRESSED_BYTES
+#define T_UNCOMPRESSED_BYTES CZ_G2_UNCOMPRESSED_BYTES
+#define T_F_LARGEST cz_fp2_lexicographically_largest
+#define T_F_TO_BE fp2_to_be
+#define T_F_NONSQUARE fp2_nonsquare
+/* The zcash / IETF published encodings of the generator. */
+#define T_GEN_COMPRESSED                                                                                \
+	"93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e" \
+	"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"
+#define T_GEN_UNCOMPRESSED                                                                              \
+	"13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e" \
+	"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8" \
+	"0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be" \
+	"0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"
 
-static void fp_rand(cz_fp *r)
-{
-	uint64_t raw[CZ_FP_LIMBS];
-	for (int i = 0; i < CZ_FP_LIMBS; i++)
-		raw[i] = rnd();
-	raw[CZ_FP_LIMBS - 1] &= 0x0fffffffffffffffULL; /* < p, whose top limb is 0x1a01... */
-	cz_fp_to_mont(r, raw);
-}
+#include "selftests/zk_curve_test.h"
 
 static void fp2_rand(cz_fp2 *r)
 {
@@ -48,16 +57,13 @@ static void fp2_rand(cz_fp2 *r)
 	fp_rand(&r->c1);
 }
 
-static void unhex(uint8_t *out, const char *hex, size_t n)
+/* zcash order: c1 then c0 */
+static void fp2_to_be(uint8_t *out, const cz_fp2 *a)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
+	cz_fp_to_bytes_be(out, &a->c1);
+	cz_fp_to_bytes_be(out + CZ_FP_BYTES, &a->c0);
 }
 
-/* zcash order: c1 then c0 */
 static bool fp2_from_hex(cz_fp2 *r, const char *hex)
 {
 	uint8_t b[2 * CZ_FP_BYTES];
@@ -65,17 +71,15 @@ static bool fp2_from_hex(cz_fp2 *r, const char *hex)
 	return cz_fp_from_bytes_be(&r->c1, b) && cz_fp_from_bytes_be(&r->c0, b + CZ_FP_BYTES);
 }
 
-/* The zcash / IETF published encodings of the generator. */
-static const char gen_compressed[] =
-	"93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
-	"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8";
-static const char gen_uncompressed[] =
-	"13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
-	"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"
-	"0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"
-	"0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801";
-static const char p_hex[] =
-	"1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
+/* a in Fp2 is a square iff its norm c0^2 + c1^2 is a square in Fp. */
+static bool fp2_nonsquare(const cz_fp2 *a)
+{
+	cz_fp n, s;
+	cz_fp_sqr(&n, &a->c0);
+	cz_fp_sqr(&s, &a->c1);
+	cz_fp_add(&n, &n, &s);
+	return cz_fp_legendre(&n) == -1;
+}
 
 static void fp2_pow(cz_fp2 *r, const cz_fp2 *a, const uint64_t *e, size_t n)
 {
@@ -139,151 +143,9 @@ static void t_constants(void)
 	ct_ok(!bad, "psi constants: cx = (1+u)^-((p-1)/3), cy = (1+u)^-((p-1)/2); psi(G) = x·G; psi(E') = E'");
 }
 
-static int expect(int got, int want, const char *what, int *bad)
-{
-	if (got != want) {
-		ct_diag("%s: got %d (%s), want %d", what, got, cz_point_strerror(got), want);
-		++*bad;
-	}
-	return got == want;
-}
-
-static void t_codec(void)
-{
-	uint8_t c[CZ_G2_COMPRESSED_BYTES], u[CZ_G2_UNCOMPRESSED_BYTES], w[CZ_G2_UNCOMPRESSED_BYTES];
-	cz_g2_affine a, na;
-	opt g = o_gen(), p, t;
-	int bad = 0;
-
-	cz_g2_to_compressed(c, &cz_g2_generator);
-	unhex(w, gen_compressed, sizeof(c));
-	bad += memcmp(c, w, sizeof(c)) != 0;
-	bad += cz_g2_from_compressed(&a, w) != 0 || !cz_g2_affine_eq(&a, &cz_g2_generator);
-	cz_g2_to_uncompressed(u, &cz_g2_generator);
-	unhex(w, gen_uncompressed, sizeof(u));
-	bad += memcmp(u, w, sizeof(u)) != 0;
-	bad += cz_g2_from_uncompressed(&a, w) != 0 || !cz_g2_affine_eq(&a, &cz_g2_generator);
-	ct_ok(!bad, "generator: published compressed 93e02b60... and uncompressed encodings, both ways");
-
-	bad = 0;
-	for (int i = 0; i < 6; i++) {
-		p = i ? o_rand_sub() : g;
-		if (i == 1)
-			o_neg(&p, &g);
-		to_aff(&na, &p);
-		cz_g2_to_compressed(c, &na);
-		bad += (cz_fp2_lexicographically_largest(&na.y) ? 0x20 : 0) != (c[0] & 0x20);
-		bad += (c[0] & 0xc0) != 0x80;
-		bad += cz_g2_from_compressed(&a, c) != 0 || !cz_g2_affine_eq(&a, &na);
-		cz_g2_to_uncompressed(u, &na);
-		bad += (u[0] & 0xe0) != 0;
-		bad += cz_g2_from_uncompressed(&a, u) != 0 || !cz_g2_affine_eq(&a, &na);
-	}
-	ct_ok(!bad, "round trips of G, -G and random subgroup points (both encodings, sign flag)");
-
-	bad = 0;
-	t.inf = 1;
-	to_aff(&na, &t);
-	cz_g2_to_compressed(c, &na);
-	cz_g2_to_uncompressed(u, &na);
-	bad += c[0] != 0xc0 || u[0] != 0x40;
-	for (size_t i = 1; i < sizeof(u); i++)
-		bad += u[i] != 0 || (i < sizeof(c) && c[i] != 0);
-	bad += cz_g2_from_compressed(&a, c) != 0 || !cz_g2_affine_is_inf(&a);
-	bad += cz_g2_from_uncompressed(&a, u) != 0 || !cz_g2_affine_is_inf(&a);
-	ct_ok(!bad, "infinity: exactly c0 00.. / 40 00.., and decodes to (0, 0)");
-
-	bad = 0;
-	unhex(c, gen_compressed, sizeof(c));
-	unhex(u, gen_uncompressed, sizeof(u));
-	memcpy(w, c, sizeof(c));
-	w[0] &= 0x7f;
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_FLAGS, "compressed without 0x80", &bad);
-	memcpy(w, u, sizeof(u));
-	w[0] |= 0x80;
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_FLAGS, "uncompressed with 0x80", &bad);
-	memcpy(w, u, sizeof(u));
-	w[0] |= 0x20;
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_FLAGS, "uncompressed with sign", &bad);
-	memset(w, 0, sizeof(w));
-	w[0] = 0xe0;
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_FLAGS, "infinity with sign", &bad);
-	w[0] = 0xc0;
-	w[95] = 1;
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_FLAGS, "infinity, non-zero tail", &bad);
-	w[95] = 0;
-	w[0] = 0xc1;
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_FLAGS, "infinity, non-zero byte 0", &bad);
-	memset(w, 0, sizeof(w));
-	w[0] = 0x40;
-	w[100] = 1;
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_FLAGS, "uncompressed infinity, tail", &bad);
-	memcpy(w, u, sizeof(u));
-	w[0] |= 0x40;
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_FLAGS, "infinity flag on G", &bad);
-	ct_ok(!bad, "bad flags rejected with CZ_EPOINT_FLAGS (8 cases)");
-
-	bad = 0;
-	memcpy(w, c, sizeof(c));
-	unhex(w, p_hex, CZ_FP_BYTES);
-	w[0] |= 0x80;
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_RANGE, "compressed x.c1 = p", &bad);
-	memcpy(w, c, sizeof(c));
-	unhex(w + CZ_FP_BYTES, p_hex, CZ_FP_BYTES);
-	expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_RANGE, "compressed x.c0 = p", &bad);
-	memcpy(w, u, sizeof(u));
-	unhex(w + 2 * CZ_FP_BYTES, p_hex, CZ_FP_BYTES);
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_RANGE, "uncompressed y.c1 = p", &bad);
-	memcpy(w, u, sizeof(u));
-	unhex(w + 3 * CZ_FP_BYTES, p_hex, CZ_FP_BYTES);
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_RANGE, "uncompressed y.c0 = p", &bad);
-	ct_ok(!bad, "coordinates >= p rejected with CZ_EPOINT_RANGE (4 cases)");
-
-	bad = 0;
-	{
-		/* a in Fp2 is a square iff its norm c0^2 + c1^2 is a square in Fp */
-		cz_fp2 x, y2;
-		cz_fp n, s;
-		for (uint64_t v = 1;; v++) {
-			fp2_small(&x.c0, v);
-			fp2_small(&x.c1, 1);
-			cz_fp2_sqr(&y2, &x);
-			cz_fp2_mul(&y2, &y2, &x);
-			cz_fp2_add(&y2, &y2, &ob);
-			cz_fp_sqr(&n, &y2.c0);
-			cz_fp_sqr(&s, &y2.c1);
-			cz_fp_add(&n, &n, &s);
-			if (cz_fp_legendre(&n) == -1)
-				break;
-		}
-		cz_fp_to_bytes_be(w, &x.c1);
-		cz_fp_to_bytes_be(w + CZ_FP_BYTES, &x.c0);
-		w[0] |= 0x80;
-		expect(cz_g2_from_compressed(&a, w), CZ_EPOINT_CURVE, "x^3 + b non-square", &bad);
-	}
-	memcpy(w, u, sizeof(u));
-	w[sizeof(u) - 1] ^= 1;
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_CURVE, "G with y off by one bit", &bad);
-	memset(w, 0, sizeof(w));
-	expect(cz_g2_from_uncompressed(&a, w), CZ_EPOINT_CURVE, "(0, 0) without the flag", &bad);
-	ct_ok(!bad, "off-curve points rejected with CZ_EPOINT_CURVE (3 cases)");
-
-	bad = 0;
-	do {
-		o_rand_curve(&p);
-		o_mul(&t, &p, group_r, 4);
-	} while (t.inf);
-	to_aff(&na, &p);
-	cz_g2_to_compressed(c, &na);
-	cz_g2_to_uncompressed(u, &na);
-	expect(cz_g2_from_compressed(&a, c), CZ_EPOINT_SUBGROUP, "compressed, outside G2", &bad);
-	expect(cz_g2_from_uncompressed(&a, u), CZ_EPOINT_SUBGROUP, "uncompressed, outside G2", &bad);
-	ct_ok(!bad, "points outside G2 rejected with CZ_EPOINT_SUBGROUP");
-}
-
 int main(void)
 {
-	ct_plan(T_GENERIC_COUNT + 2 + 7);
+	ct_plan(T_GENERIC_COUNT + 2 + T_CODEC_COUNT);
 	t_all_generic();
 	t_constants();
 	t_codec();

@@ -59,10 +59,14 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 	ct_ok(cz_cs_check(&cs, w) == -1, "2^%u: the built-in witness satisfies every row", log2n);
 	ok &= ct_ok(cz_groth16_devsetup(&cs, 7, &k, pool) == 0 && k.log2n == log2n, "2^%u: devsetup", log2n);
 
+	size_t n = (size_t)1 << log2n;
 	cz_scalar *ws = malloc(cs.nvars * sizeof(*ws));
+	cz_fr *abc = malloc(3 * n * sizeof(*abc));
 	to_scalars(ws, w, cs.nvars);
-	int rc = cz_groth16_prove(&k, ws, &p, pool, NULL);
-	ok &= ct_ok(rc == CZ_GROTH16_OK, "2^%u: proof verifies (rc %d)", log2n, rc);
+	cz_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	int rc = cz_groth16_prove(&k, ws, abc, abc + n, abc + 2 * n, &p, pool, NULL);
+	ok &= ct_ok(rc == CZ_GROTH16_OK && all_bytes(abc, 3 * n * sizeof(*abc), 0),
+		    "2^%u: proof verifies, and a, b, c are wiped after (rc %d)", log2n, rc);
 
 	cz_groth16_vk_from_key(&vk, &k);
 	pub[0] = w[1], pub[1] = w[2];
@@ -81,9 +85,7 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 	 * the scratch is all zeros after, neither the pattern put in (unused)
 	 * nor r, s (used, not wiped). */
 	{
-		size_t n = (size_t)1 << k.log2n;
 		struct cz_ntt_domain *d = cz_ntt_domain_create(k.log2n);
-		cz_fr *abc = malloc(3 * n * sizeof(cz_fr));
 		cz_scalar *h = malloc(n * sizeof(cz_scalar));
 		struct cz_groth16_msms m;
 		struct cz_groth16_secrets sec;
@@ -101,15 +103,16 @@ static int prove_and_check(unsigned log2n, struct cz_pool *pool)
 		      "2^%u: finish gives a proof that verifies and leaves r, s and their random bytes "
 		      "wiped (rc %d)", log2n, rc);
 		free(h);
-		free(abc);
 		cz_ntt_domain_destroy(d);
 	}
 
 	/* A wire changed: the witness no longer satisfies the circuit. */
 	ws[1].l[0] ^= 1;
-	rc = cz_groth16_prove(&k, ws, &p, pool, NULL);
+	cz_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	rc = cz_groth16_prove(&k, ws, abc, abc + n, abc + 2 * n, &p, pool, NULL);
 	ct_ok(rc == CZ_GROTH16_UNSAT, "2^%u: unsatisfying witness gives UNSAT, not a proof (rc %d)", log2n, rc);
 
+	free(abc);
 	free(ws);
 	free(w);
 	cz_cs_free(&cs);
@@ -133,13 +136,16 @@ static void random_fails(void)
 		ct_ok(0, "fixture for the getrandom failure: %s", err);
 		return;
 	}
+	size_t n = (size_t)1 << k.log2n;
 	cz_scalar *ws = malloc(cs.nvars * sizeof(*ws));
+	cz_fr *abc = malloc(3 * n * sizeof(*abc));
 	to_scalars(ws, w, cs.nvars);
+	cz_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int out[2] = { -100, 0 };
 		if (!deny_getrandom(EIO)) {
-			out[0] = cz_groth16_prove(&k, ws, &p, NULL, NULL);
+			out[0] = cz_groth16_prove(&k, ws, abc, abc + n, abc + 2 * n, &p, NULL, NULL);
 			out[1] = errno;
 		}
 		if (write(fd[1], out, sizeof(out)) != sizeof(out))
@@ -157,6 +163,7 @@ static void random_fails(void)
 		      "(rc %d, errno %d)", got[0], got[1]);
 	close(fd[0]);
 	close(fd[1]);
+	free(abc);
 	free(ws);
 	free(w);
 	cz_cs_free(&cs);

@@ -7,10 +7,10 @@
  */
 #include <gmp.h>
 #include <string.h>
-#include <time.h>
 
 #include "selftests/cz_test.h"
 #include "zk/pairing.h"
+#include "lib/clock.h"
 
 static mpz_t P, R, X;
 
@@ -253,14 +253,6 @@ static void textbook_miller(cz_fp12 *f, const cz_g1_affine *p, const cz_g2_affin
 	cz_fp12_inv(f, f); /* x < 0 */
 }
 
-/* thread CPU time: the machine is shared, wall time measures the neighbours */
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 int main(void)
 {
 	p1 g1 = { .inf = false }, pa, pb, t1;
@@ -271,7 +263,7 @@ int main(void)
 	mpz_t a, b, c, t;
 	bool ok;
 
-	ct_plan(16);
+	ct_plan(15);
 	mpz_inits(P, R, X, a, b, c, t, NULL);
 	mpz_set_str(X, "-d201000000010000", 16);
 	mpz_pow_ui(R, X, 4);
@@ -481,25 +473,24 @@ int main(void)
 	/* timing (a figure, not a test point) */
 	{
 		int n = 20;
-		double t0 = now_ms();
+		double t0 = cz_thread_cpu_ms();
 		for (int i = 0; i < n; i++)
 			cz_pairing(&e, &G1, &G2);
-		double t_one = (now_ms() - t0) / n;
+		double t_one = (cz_thread_cpu_ms() - t0) / n;
 		for (int i = 0; i < 4; i++) {
 			P1[i] = G1;
 			Q2[i] = G2;
 		}
-		t0 = now_ms();
+		t0 = cz_thread_cpu_ms();
 		for (int i = 0; i < n; i++)
 			cz_multi_pairing(&e, P1, Q2, 4);
-		double t_four = (now_ms() - t0) / n;
-		t0 = now_ms();
+		double t_four = (cz_thread_cpu_ms() - t0) / n;
+		t0 = cz_thread_cpu_ms();
 		for (int i = 0; i < n; i++)
 			cz_pairing_miller_loop(&f, &G1, &G2, 1);
-		double t_ml = (now_ms() - t0) / n;
+		double t_ml = (cz_thread_cpu_ms() - t0) / n;
 		ct_diag("CPU time: pairing %.3f ms (Miller loop %.3f, final exp %.3f); 4-pair multi-pairing %.3f ms (%.2fx one)",
 			t_one, t_ml, t_one - t_ml, t_four, t_four / t_one);
-		ct_ok(t_one > 0 && t_four > 0, "timing ran");
 	}
 
 	mpz_clears(P, R, X, a, b, c, t, NULL);

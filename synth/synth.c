@@ -8,16 +8,15 @@
  * per public signal), as snarkjs's prover uses it: c is a∘b, never C·w.
  * Each coefficient holds v·R² so that one Montgomery product with the
  * standard-form witness value gives v·w in Montgomery form: the witness is
- * never converted.  Indexed keys (coefficients sorted by row, row_off)
- * split rows among threads with no sharing; unindexed ones run serially.
+ * never converted.  Indexed keys (coefficients sorted by row, row_off:
+ * zk/groth16_key.c builds it with every key) split rows among threads with
+ * no sharing; unindexed ones run serially.
  * Cost: one Fr mul and add per coefficient, one Fr mul per row.
  */
 #include "synth/synth.h"
 #include "zk/field_inline.h"
 #include "lib/pool.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* a[row] or b[row] += value·w[var]: value = v·R², w standard, so the
@@ -71,37 +70,4 @@ void cz_synth_abc(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, 
 		synth_coef(&k->coefs[i], w, a, b);
 	for (size_t i = 0; i < n; i++)
 		cz_fr_mul_inl(&c[i], &a[i], &b[i]);
-}
-
-/* Counting sort by row: stable, O(ncoefs + n). */
-int cz_synth_index(struct cz_groth16_key *k)
-{
-	size_t n = (size_t)1 << k->log2n;
-	uint32_t *off = calloc(n + 1, sizeof(*off));
-	struct cz_groth16_coef *sorted = malloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*sorted));
-
-	if (!off || !sorted || k->ncoefs > UINT32_MAX) {
-		free(off);
-		free(sorted);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < k->ncoefs; i++)
-		off[k->coefs[i].row + 1]++;
-	for (size_t r = 0; r < n; r++)
-		off[r + 1] += off[r];
-	uint32_t *pos = malloc(n * sizeof(*pos));
-	if (!pos) {
-		free(off);
-		free(sorted);
-		return -ENOMEM;
-	}
-	memcpy(pos, off, n * sizeof(*pos));
-	for (size_t i = 0; i < k->ncoefs; i++)
-		sorted[pos[k->coefs[i].row]++] = k->coefs[i];
-	free(pos);
-	free(k->coefs);
-	k->coefs = sorted;
-	free(k->row_off);
-	k->row_off = off;
-	return 0;
 }

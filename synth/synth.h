@@ -11,11 +11,9 @@
 struct cz_pool;
 
 /* a, b, c: n elements each.  w: nvars elements, standard form.  Rows are
- * split among the pool's threads when the key is indexed (pool may be NULL). */
+ * split among the pool's threads when the key is indexed (row_off, built by
+ * cz_groth16_key_index with every loaded or set-up key; pool may be NULL). */
 void cz_synth_abc(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
 		  cz_fr *c, struct cz_pool *pool);
-/* Sorts the key's coefficients by row and builds row_off.  0 or -ENOMEM
- * (the key then stays usable, with serial synthesis). */
-int cz_synth_index(struct cz_groth16_key *k);
 
 #endif

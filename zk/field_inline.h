@@ -47,12 +47,12 @@
 static const struct {
 	uint64_t p[CZ_FP_LIMBS];
 	uint64_t inv;
-} cz_fp_inl_m = { BLS12_381_P, BLS12_381_P_INV };
+} cz_fp_inl_m = { CZ_BLS12_381_P, CZ_BLS12_381_P_INV };
 
 static const struct {
 	uint64_t p[CZ_FR_LIMBS];
 	uint64_t inv;
-} cz_fr_inl_m = { BLS12_381_R, BLS12_381_R_INV };
+} cz_fr_inl_m = { CZ_BLS12_381_R, CZ_BLS12_381_R_INV };
 
 /* Stamps the inline set for one field: PFX, limb count N, constants M. */
 #define CZ_FIELD_INLINE_DEF(PFX, T, N, M)                                            \

@@ -15,7 +15,7 @@
 #include <string.h>
 
 const cz_fp2 cz_fp2_zero = { { { 0 } }, { { 0 } } };
-const cz_fp2 cz_fp2_one = { { BLS12_381_P_ONE }, { { 0 } } };
+const cz_fp2 cz_fp2_one = { { CZ_BLS12_381_P_ONE }, { { 0 } } };
 
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {

@@ -14,12 +14,12 @@
 #define FIELD_T cz_fr
 #define FIELD_WIDE_T cz_fr_wide
 #define FIELD_BYTES CZ_FR_BYTES
-#define FIELD_MOD BLS12_381_R
-#define FIELD_ONE BLS12_381_R_ONE
-#define FIELD_R2 BLS12_381_R_R2
-#define FIELD_R3 BLS12_381_R_R3
-#define FIELD_INV BLS12_381_R_INV
-#define FIELD_NQR BLS12_381_R_NQR
+#define FIELD_MOD CZ_BLS12_381_R
+#define FIELD_ONE CZ_BLS12_381_R_ONE
+#define FIELD_R2 CZ_BLS12_381_R_R2
+#define FIELD_R3 CZ_BLS12_381_R_R3
+#define FIELD_INV CZ_BLS12_381_R_INV
+#define FIELD_NQR CZ_BLS12_381_R_NQR
 #ifdef CZ_X86_MUL4
 #define FIELD_ADX_MUL CZ_X86_MUL4
 #define FIELD_ADX_SQR CZ_X86_SQR4
@@ -34,12 +34,12 @@
 #endif
 #include "zk/field_impl.h"
 
-_Static_assert(CZ_FR_TWO_ADICITY == BLS12_381_R_TWO_ADICITY, "Fr two-adicity");
+_Static_assert(CZ_FR_TWO_ADICITY == CZ_BLS12_381_R_TWO_ADICITY, "Fr two-adicity");
 
 /* omega_{2^k} = omega_{2^32}^(2^(32-k)): 32 - k squarings, k = 0 gives 1. */
 void cz_fr_root_of_unity(cz_fr *r, unsigned k)
 {
-	static const uint64_t w32[CZ_FR_LIMBS] = BLS12_381_R_OMEGA32;
+	static const uint64_t w32[CZ_FR_LIMBS] = CZ_BLS12_381_R_OMEGA32;
 	if (k > CZ_FR_TWO_ADICITY)
 		k = CZ_FR_TWO_ADICITY; /* callers check; never an invalid element */
 	cz_fr_to_mont(r, w32);

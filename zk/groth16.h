@@ -4,14 +4,20 @@
  * so keys from `snarkjs groth16 setup` work unchanged.
  *
  * A proof is three stages, each a function with explicit inputs and outputs
- * in caller-provided buffers (no hidden allocation, no global state), so the
- * daemon can schedule them on different threads and devices:
- *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU;
- *             synth/synth.h)
+ * (no global state), so the daemon can schedule them on different threads
+ * and devices:
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU; the
+ *             layer above this one, synth/synth.h: zk/ never calls it)
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
- * cz_groth16_prove() runs all three and verifies the proof before returning it.
+ * The big buffers (witness, a, b, c, h) are the caller's, but not every
+ * byte: each MSM mallocs its scratch per call (buckets, batch-addition
+ * queues: zk/msm_tmpl_pvt.h) and frees it before it returns, which is why
+ * cz_groth16_device can fail with -ENOMEM; cz_groth16_prove also allocates
+ * h and the NTT domain.
+ * cz_groth16_prove() runs device and finalize on vectors the caller has
+ * synthesized, and verifies the proof before returning it.
  */
 #ifndef CZ_GROTH16_H
 #define CZ_GROTH16_H
@@ -88,6 +94,10 @@ struct cz_groth16_times {
 };
 
 void cz_groth16_key_free(struct cz_groth16_key *k);
+/* Sorts the key's coefficients by row and builds row_off (zk/groth16_key.c);
+ * the key loaders and cz_groth16_devsetup call it.  0 or -ENOMEM (the key
+ * then stays usable, with serial synthesis). */
+int cz_groth16_key_index(struct cz_groth16_key *k);
 /* Bytes the key's arrays hold (points, coefficients, row index): what a
  * resident key costs, for the daemon's memory budget. */
 uint64_t cz_groth16_key_bytes(const struct cz_groth16_key *k);
@@ -139,11 +149,13 @@ enum {
 	CZ_GROTH16_UNSAT = -2,          /* the witness does not satisfy the circuit */
 	CZ_GROTH16_ERANDOM = -3,        /* getrandom(2) failed drawing r, s; errno says why */
 };
-/* Whole proof, verified before it is returned.  t may be NULL.  Its
- * scratch (a, b, c, h: all derived from w) and r, s are wiped before it
- * returns; w is the caller's to wipe. */
-int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
-		     struct cz_groth16_proof *p, struct cz_pool *pool,
+/* The rest of a proof once a, b, c are synthesized (cz_synth_abc, n each):
+ * device stage, cz_groth16_finish, so the proof is verified before it is
+ * returned.  t may be NULL; t->synth is the caller's to fill.  a, b, c, its
+ * own scratch h and r, s (all derived from w or secret) are wiped before
+ * it returns; w is the caller's to wipe. */
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
+		     cz_fr *c, struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t);
 
 struct cz_cs;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* zk/groth16_io.c — .zkey and .wtns to and from the prover's forms. */
-#include "synth/synth.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
@@ -112,7 +111,7 @@ int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_po
 		if (!rc)
 			rc = load_coefs(k, z, e);
 		if (!rc)
-			cz_synth_index(k);   /* failure only costs parallel synthesis */
+			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 		cz_zkey_close(z);
 	}
 	if (rc)
@@ -158,7 +157,7 @@ uint64_t cz_wtns_file_size(uint32_t nvars)
 
 static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
 {
-	static const uint64_t r[CZ_FR_LIMBS] = BLS12_381_R;
+	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
 
 	if (wt->n != nvars)
 		return cz_errf(e, -EINVAL, "%s: %u witness values, the circuit has nVars = %u",
@@ -177,30 +176,106 @@ static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
 	return 0;
 }
 
+static uint32_t rd32(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* pread until n bytes or end of file; bytes read, or -errno. */
+static ssize_t pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		size_t chunk = n - got < (1u << 30) ? n - got : (1u << 30);
+		ssize_t k = pread(fd, (char *)buf + got, chunk, off + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * Read, never mapped: the caller's file may be truncated or rewritten by
+ * its owner while we read it (a mapping would then SIGBUS the daemon), and
+ * the values go straight into the caller's buffer (the daemon's slab) with
+ * no mmap/munmap and no heap call.  The exact size the daemon checked at
+ * submit fixes the layout: header (76 bytes: magic, version, nSections,
+ * section 1 = n8, q, nWitness; section 2's id and size), then the values.
+ */
 int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
 {
-	char e[CZ_ERRLEN] = "";
+	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
+	uint8_t h[76];
+	uint64_t want = cz_wtns_file_size(nvars), vbytes = (uint64_t)nvars * CZ_FR_BYTES;
 	struct stat st;
-	int rc = -EINVAL;
 
-	if (fstat(fd, &st) || (uint64_t)st.st_size != cz_wtns_file_size(nvars)) {
+	if (fstat(fd, &st) || (uint64_t)st.st_size != want) {
 		snprintf(err, cap, "%lld bytes, expected %llu for nVars = %u", (long long)st.st_size,
-			 (unsigned long long)cz_wtns_file_size(nvars), nvars);
+			 (unsigned long long)want, nvars);
 		return -EINVAL;
 	}
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED) {
-		snprintf(err, cap, "mmap: %s", strerror(errno));
-		return -errno;
+	ssize_t k = pread_full(fd, h, sizeof(h), 0);
+	if (k < 0) {
+		snprintf(err, cap, "read: %s", strerror((int)-k));
+		return (int)k;
 	}
-	struct cz_wtns *wt = cz_wtns_open_mem("witness", m, (size_t)st.st_size, e);
-	if (wt) {
-		rc = wtns_copy(wt, nvars, w, e);
-		cz_wtns_close(wt);
+	if ((size_t)k < sizeof(h)) {
+		snprintf(err, cap, "truncated while reading: %zd of %llu bytes", k, (unsigned long long)want);
+		return -EIO;
 	}
-	munmap(m, (size_t)st.st_size);
-	snprintf(err, cap, "%s", e);
-	return rc;
+	uint64_t s1 = rd32(h + 16) | (uint64_t)rd32(h + 20) << 32;
+	uint64_t s2 = rd32(h + 68) | (uint64_t)rd32(h + 72) << 32;
+	if (memcmp(h, "wtns", 4) || (rd32(h + 4) != 1 && rd32(h + 4) != 2) || rd32(h + 8) != 2) {
+		snprintf(err, cap, "not a .wtns file of 2 sections (magic, version or nSections)");
+		return -EINVAL;
+	}
+	if (rd32(h + 12) != 1 || s1 != 40 || rd32(h + 24) != CZ_FR_BYTES ||
+	    memcmp(h + 28, r, CZ_FR_BYTES)) {
+		snprintf(err, cap, "section 1 (header): not n8 = 32 and q = the BLS12-381 scalar field");
+		return -EINVAL;
+	}
+	if (rd32(h + 60) != nvars) {
+		snprintf(err, cap, "%u witness values, the circuit has nVars = %u", rd32(h + 60), nvars);
+		return -EINVAL;
+	}
+	if (rd32(h + 64) != 2 || s2 != vbytes) {
+		snprintf(err, cap, "section 2 (values): expected id 2 of %llu bytes after the header",
+			 (unsigned long long)vbytes);
+		return -EINVAL;
+	}
+	k = pread_full(fd, w, (size_t)vbytes, (off_t)sizeof(h));   /* LE host */
+	if (k < 0) {
+		snprintf(err, cap, "read: %s", strerror((int)-k));
+		return (int)k;
+	}
+	if ((uint64_t)k < vbytes) {
+		snprintf(err, cap, "truncated while reading: %llu of %llu bytes (the file changed after submit)",
+			 (unsigned long long)(sizeof(h) + (size_t)k), (unsigned long long)want);
+		return -EIO;
+	}
+	for (uint32_t i = 0; i < nvars; i++) {
+		int lt = 0;
+		for (int l = CZ_FR_LIMBS - 1; l >= 0; l--)
+			if (w[i].l[l] != r[l]) {
+				lt = w[i].l[l] < r[l];
+				break;
+			}
+		if (!lt) {
+			snprintf(err, cap, "witness value %u is not below r", i);
+			return -EINVAL;
+		}
+	}
+	if (nvars && (w[0].l[0] != 1 || w[0].l[1] | w[0].l[2] | w[0].l[3])) {
+		snprintf(err, cap, "witness 0: not 1 (the constant signal)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cz_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err, size_t cap)

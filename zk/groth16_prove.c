@@ -1,30 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/groth16_prove.c — the prover's three stages (see zk/groth16.h).
+ * zk/groth16_prove.c — the prover's device and finalize stages (see
+ * zk/groth16.h; synthesis, the first, is synth/synth.c).
  *
- * Cost at n = 2^20 on one core, as a guide to where time goes: synth is one
- * Fr mul per coefficient (~3 M), the device stage 3 × (2 NTTs + n shift
+ * Cost at n = 2^20 on one core, as a guide to where time goes: synth (not
+ * here) is one Fr mul per coefficient (~3 M), the device stage 3 × (2 NTTs + n shift
  * muls) and MSMs over nvars (A, B1, C: G1; B2: G2) and n (H) points; the
  * MSMs dominate.  finalize is a handful of scalar multiplications.
  */
-#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/field_inline.h"
 #include "zk/ntt.h"
 #include "lib/pool.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 struct dsub_arg {
 	const cz_fr *a, *b, *c;
@@ -51,7 +44,7 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 {
 	size_t n = (size_t)1 << k->log2n;
 	size_t npc = (size_t)k->npub + 1;
-	double t0 = now_ms(), t1;
+	double t0 = cz_now_ms(), t1;
 	int rc = 0;
 
 	cz_ntt_to_odd_coset(d, a, pool);
@@ -59,14 +52,14 @@ int cz_groth16_device(const struct cz_groth16_key *k, const struct cz_ntt_domain
 	cz_ntt_to_odd_coset(d, c, pool);
 	struct dsub_arg da = { a, b, c, hbuf, n, 4096 };
 	cz_pool_for(pool, (n + da.chunk - 1) / da.chunk, dsub_chunk, &da);
-	t1 = now_ms();
+	t1 = cz_now_ms();
 	if (t)
 		t->ntt = t1 - t0;
 
 #define TIMED(field, call)                                  \
 	do {                                                \
 		rc |= (call);                               \
-		double t2 = now_ms();                       \
+		double t2 = cz_now_ms();                    \
 		if (t)                                      \
 			t->field = t2 - t1;                 \
 		t1 = t2;                                    \
@@ -166,16 +159,16 @@ int cz_groth16_finish(const struct cz_groth16_key *k, const struct cz_groth16_ms
 		      const cz_scalar *w, struct cz_groth16_proof *p,
 		      struct cz_groth16_secrets *sec, struct cz_groth16_times *t)
 {
-	double t0 = now_ms();
+	double t0 = cz_now_ms();
 	int rc = cz_groth16_blinding(sec);
 
 	if (!rc) {
 		cz_groth16_finalize(k, m, &sec->r, &sec->s, p);
-		double t1 = now_ms();
+		double t1 = cz_now_ms();
 		rc = cz_groth16_check_proof(k, w, p) ? CZ_GROTH16_OK : CZ_GROTH16_UNSAT;
 		if (t) {
 			t->finalize = t1 - t0;
-			t->verify = now_ms() - t1;
+			t->verify = cz_now_ms() - t1;
 		}
 	}
 	int saved = errno;      /* getrandom's, for CZ_GROTH16_ERANDOM */
@@ -184,26 +177,20 @@ int cz_groth16_finish(const struct cz_groth16_key *k, const struct cz_groth16_ms
 	return rc;
 }
 
-int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w,
-		     struct cz_groth16_proof *p, struct cz_pool *pool,
+int cz_groth16_prove(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
+		     cz_fr *c, struct cz_groth16_proof *p, struct cz_pool *pool,
 		     struct cz_groth16_times *t)
 {
 	size_t n = (size_t)1 << k->log2n;
 	struct cz_groth16_msms m;
 	struct cz_groth16_secrets sec;
 	int rc = CZ_GROTH16_ENOMEM;
-	double t0;
 
-	cz_fr *abc = malloc(3 * n * sizeof(cz_fr));
 	cz_scalar *h = malloc(n * sizeof(cz_scalar));
 	struct cz_ntt_domain *d = cz_ntt_domain_create(k->log2n);
-	if (!abc || !h || !d)
+	if (!h || !d)
 		goto out;
-	t0 = now_ms();
-	cz_synth_abc(k, w, abc, abc + n, abc + 2 * n, pool);
-	if (t)
-		t->synth = now_ms() - t0;
-	if (cz_groth16_device(k, d, w, abc, abc + n, abc + 2 * n, h, &m, pool, t))
+	if (cz_groth16_device(k, d, w, a, b, c, h, &m, pool, t))
 		goto out;
 	rc = cz_groth16_finish(k, &m, w, p, &sec, t);
 out:
@@ -213,10 +200,10 @@ out:
 		/* a = A·w, b = B·w, c, h: the witness in other words */
 		if (h)
 			explicit_bzero(h, n * sizeof(cz_scalar));
-		if (abc)
-			explicit_bzero(abc, 3 * n * sizeof(cz_fr));
+		explicit_bzero(a, n * sizeof(*a));
+		explicit_bzero(b, n * sizeof(*b));
+		explicit_bzero(c, n * sizeof(*c));
 		free(h);
-		free(abc);
 		errno = saved;
 	}
 	return rc;

@@ -16,7 +16,6 @@
  * 1 each), as snarkjs adds them, so that A's columns for public inputs are
  * linearly independent.
  */
-#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/cs.h"
 #include "zk/fixed_base.h"
@@ -212,7 +211,7 @@ int cz_groth16_devsetup(const struct cz_cs *cs, uint64_t seed, struct cz_groth16
 		goto out;
 	if (cz_g1_fixed_base_many(k->h, G1, sc, n, pool))
 		goto out;
-	cz_synth_index(k);   /* failure only costs parallel synthesis */
+	cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
 	rc = 0;
 out:
 	free(L);

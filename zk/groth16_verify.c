@@ -21,45 +21,61 @@ void cz_groth16_vk_from_key(struct cz_groth16_vk *vk, const struct cz_groth16_ke
 	vk->ic = k->ic;
 }
 
-bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
-		       const struct cz_groth16_proof *p)
+/* The multi-pairing, given x = IC_0 + Σ pub_i·IC_{i+1}. */
+static bool verify_x(const struct cz_groth16_vk *vk, const cz_g1_jac *x,
+		     const struct cz_groth16_proof *p)
 {
-	cz_g1_jac x, t, ic;
 	cz_g1_affine g1[4];
 	cz_g2_affine g2[4];
 
-	cz_g1_jac_from_affine(&x, &vk->ic[0]);
-	for (uint32_t i = 0; i < vk->n_public; i++) {
-		cz_g1_jac_from_affine(&ic, &vk->ic[i + 1]);
-		cz_g1_mul(&t, &ic, &pub[i]);
-		cz_g1_jac_add(&x, &x, &t);
-	}
 	cz_g1_affine_neg(&g1[0], &p->a);
 	g2[0] = p->b;
 	g1[1] = vk->alpha1;
 	g2[1] = vk->beta2;
-	cz_g1_jac_to_affine(&g1[2], &x);
+	cz_g1_jac_to_affine(&g1[2], x);
 	g2[2] = vk->gamma2;
 	g1[3] = p->c;
 	g2[3] = vk->delta2;
 	return cz_pairing_check(g1, g2, 4);
 }
 
+static void ic_add(cz_g1_jac *x, const struct cz_groth16_vk *vk, uint32_t i, const cz_fr *v)
+{
+	cz_g1_jac t, ic;
+
+	cz_g1_jac_from_affine(&ic, &vk->ic[i + 1]);
+	cz_g1_mul(&t, &ic, v);
+	cz_g1_jac_add(x, x, &t);
+}
+
+bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
+		       const struct cz_groth16_proof *p)
+{
+	cz_g1_jac x;
+
+	cz_g1_jac_from_affine(&x, &vk->ic[0]);
+	for (uint32_t i = 0; i < vk->n_public; i++)
+		ic_add(&x, vk, i, &pub[i]);
+	return verify_x(vk, &x, p);
+}
+
+/* The daemon's finalizer runs this per partition: the public inputs are
+ * converted one at a time from the witness, so nothing is allocated. */
 bool cz_groth16_check_proof(const struct cz_groth16_key *k, const cz_scalar *w,
 			    const struct cz_groth16_proof *p)
 {
 	struct cz_groth16_vk vk;
-	cz_fr *pub = malloc(((size_t)k->npub + 1) * sizeof(cz_fr));
-	bool ok = pub != NULL;
+	cz_g1_jac x;
+	cz_fr v;
 
-	for (uint32_t i = 0; ok && i < k->npub; i++)
-		ok = cz_fr_to_mont(&pub[i], w[1 + i].l);
-	if (ok) {
-		cz_groth16_vk_from_key(&vk, k);
-		ok = cz_groth16_verify(&vk, pub, p);
+	cz_groth16_vk_from_key(&vk, k);
+	cz_g1_jac_from_affine(&x, &vk.ic[0]);
+	for (uint32_t i = 0; i < k->npub; i++) {
+		if (!cz_fr_to_mont(&v, w[1 + i].l))
+			return false;
+		ic_add(&x, &vk, i, &v);
 	}
-	free(pub);
-	return ok;
+	return verify_x(&vk, &x, p);
 }
 
 uint64_t cz_groth16_key_bytes(const struct cz_groth16_key *k)

@@ -126,8 +126,8 @@ static void plan_window(struct msm_plan *p, unsigned c)
 		p->top_nb = 1;
 }
 
-void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   size_t aff_bytes, const struct cz_msm_tune *tune)
+void cz_msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
+		      size_t aff_bytes, const struct cz_msm_tune *tune)
 {
 	struct cz_msm_tune none = { 0 };
 	struct msm_plan t;

@@ -25,7 +25,11 @@ typedef struct { uint64_t l[4]; } cz_scalar;
 
 /* r = Σ scalars[i]·bases[i], i < n.  pool may be NULL (one thread); the
  * MSM runs one cz_pool_for loop on it, so it must not be called from inside
- * a loop of the same pool.  Returns 0, or -ENOMEM (r is then infinity). */
+ * a loop of the same pool.  Returns 0, or -ENOMEM (r is then infinity).
+ * Scratch comes from the pool's slots (lib/pool.h), grown to this plan's
+ * largest task on first need and kept: a pool that has run an MSM of a
+ * key once runs it again with no heap call.  With no pool, one block is
+ * allocated per call. */
 int cz_msm_g1(cz_g1_jac *r, const cz_g1_affine *bases, const cz_scalar *scalars, size_t n,
 	      struct cz_pool *pool);
 int cz_msm_g2(cz_g2_jac *r, const cz_g2_affine *bases, const cz_scalar *scalars, size_t n,

@@ -30,8 +30,8 @@ struct msm_plan {
 /* Chooses the plan for nbig scalars > 1 and nones scalars == 1 on threads
  * threads, for affine points of aff_bytes; tune (may be NULL) overrides
  * fields. */
-void msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
-		   size_t aff_bytes, const struct cz_msm_tune *tune);
+void cz_msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned threads,
+		      size_t aff_bytes, const struct cz_msm_tune *tune);
 
 /* 0 for k = 0, 1 for k = 1, 2 otherwise. */
 static inline int msm_class(const cz_scalar *k)

@@ -15,6 +15,12 @@
  * used only where the result feeds nothing but further products (the
  * batch-inversion chains and the slope), so add/sub/eq never see one.
  * Design, cost model and invariants: zk/msm.c.
+ *
+ * Memory: no task allocates.  Each takes its buckets, batch and side
+ * buckets from its pool slot's scratch (lib/pool.h) with a bump pointer
+ * (one add), sized before the loop by task_bytes() for the plan's largest
+ * task; the window results live in the caller's scratch.  A pool that has
+ * run a key's MSMs once runs them again with no heap call at all.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -82,6 +88,24 @@ struct qent {
 	uint32_t neg;
 };
 
+/* A task's scratch: a bump pointer over its pool slot (no free: the task
+ * ends and the next one starts from the bottom). */
+struct scr {
+	char *p, *end;
+};
+
+#define SCR_ALIGN(x) (((x) + 63) & ~(size_t)63)
+
+static void *scr_take(struct scr *s, size_t bytes)
+{
+	bytes = SCR_ALIGN(bytes ? bytes : 1);
+	if (!s->p || (size_t)(s->end - s->p) < bytes)
+		return NULL;   /* task_bytes() undercounted: reported as -ENOMEM */
+	void *r = s->p;
+	s->p += bytes;
+	return r;
+}
+
 /* One window's (or the ones') buckets and the pending batch. */
 struct acc {
 	AFF *bkt;           /* bucket values, valid where st & ST_HAS */
@@ -95,39 +119,41 @@ struct acc {
 	N *nrm;             /* [cap] their norms (unused when N is F) */
 	N *pre;             /* [cap] prefix products of the norms */
 	struct qent *q, *q2;/* [cap] queue and its swap buffer */
+	struct scr *scr;    /* where side buckets come from */
 	bool oom;
 };
 
-static void acc_free(struct acc *a)
+/* Scratch bytes of acc_init(nb, cap), of the side buckets and of their merge. */
+static size_t acc_bytes(uint32_t nb, uint32_t cap)
 {
-	free(a->bkt);
-	free(a->st);
-	free(a->side);
-	free(a->ent);
-	free(a->den);
-	free(a->nrm);
-	free(a->pre);
-	free(a->q);
-	free(a->q2);
+	return SCR_ALIGN((size_t)nb * sizeof(AFF)) + SCR_ALIGN(nb) +
+	       SCR_ALIGN((size_t)cap * sizeof(struct ent)) + SCR_ALIGN((size_t)cap * sizeof(F)) +
+	       2 * SCR_ALIGN((size_t)cap * sizeof(N)) + 2 * SCR_ALIGN((size_t)cap * sizeof(struct qent));
 }
 
-static int acc_init(struct acc *a, uint32_t nb, uint32_t cap)
+static size_t side_bytes(uint32_t nb)
+{
+	return SCR_ALIGN((size_t)nb * sizeof(XYZZ)) + SCR_ALIGN((size_t)nb * sizeof(JAC)) +
+	       SCR_ALIGN((size_t)nb * sizeof(AFF));
+}
+
+static int acc_init(struct acc *a, uint32_t nb, uint32_t cap, struct scr *s)
 {
 	memset(a, 0, sizeof(*a));
 	a->nb = nb;
 	a->cap = cap;
-	a->bkt = malloc((size_t)nb * sizeof(AFF));
-	a->st = calloc(nb, 1);
-	a->ent = malloc((size_t)cap * sizeof(*a->ent));
-	a->den = malloc((size_t)cap * sizeof(F));
-	a->nrm = malloc((size_t)cap * sizeof(N));
-	a->pre = malloc((size_t)cap * sizeof(N));
-	a->q = malloc((size_t)cap * sizeof(*a->q));
-	a->q2 = malloc((size_t)cap * sizeof(*a->q2));
-	if (!a->bkt || !a->st || !a->ent || !a->den || !a->nrm || !a->pre || !a->q || !a->q2) {
-		acc_free(a);
+	a->scr = s;
+	a->bkt = scr_take(s, (size_t)nb * sizeof(AFF));
+	a->st = scr_take(s, nb);
+	a->ent = scr_take(s, (size_t)cap * sizeof(*a->ent));
+	a->den = scr_take(s, (size_t)cap * sizeof(F));
+	a->nrm = scr_take(s, (size_t)cap * sizeof(N));
+	a->pre = scr_take(s, (size_t)cap * sizeof(N));
+	a->q = scr_take(s, (size_t)cap * sizeof(*a->q));
+	a->q2 = scr_take(s, (size_t)cap * sizeof(*a->q2));
+	if (!a->bkt || !a->st || !a->ent || !a->den || !a->nrm || !a->pre || !a->q || !a->q2)
 		return -ENOMEM;
-	}
+	memset(a->st, 0, nb);
 	return 0;
 }
 
@@ -136,11 +162,12 @@ static void side_add(struct acc *a, uint32_t b, const AFF *p, bool neg)
 	AFF t;
 
 	if (!a->side) {
-		a->side = calloc(a->nb, sizeof(XYZZ));
+		a->side = scr_take(a->scr, (size_t)a->nb * sizeof(XYZZ));
 		if (!a->side) {
 			a->oom = true;
 			return;
 		}
+		memset(a->side, 0, (size_t)a->nb * sizeof(XYZZ));   /* zero = infinity */
 	}
 	if (neg) {
 		t.x = p->x;
@@ -298,8 +325,8 @@ static void acc_merge_side(struct acc *a)
 		return;
 	for (uint32_t b = 0; b < a->nb; b++)
 		m += !f_is_zero(&a->side[b].zz);
-	JAC *j = malloc((size_t)m * sizeof(JAC));
-	AFF *p = malloc((size_t)m * sizeof(AFF));
+	JAC *j = scr_take(a->scr, (size_t)m * sizeof(JAC));
+	AFF *p = scr_take(a->scr, (size_t)m * sizeof(AFF));
 	if (m && (!j || !p)) {
 		a->oom = true;
 	} else {
@@ -317,9 +344,6 @@ static void acc_merge_side(struct acc *a)
 		}
 		acc_flush(a);
 	}
-	free(j);
-	free(p);
-	free(a->side);
 	a->side = NULL;
 }
 
@@ -384,12 +408,8 @@ static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t s)
 	struct acc run, tot;
 	XYZZ r, lr, lt;
 
-	if (acc_init(&run, lanes, lanes))
+	if (acc_init(&run, lanes, lanes, a->scr) || acc_init(&tot, lanes, lanes, a->scr))
 		return -ENOMEM;
-	if (acc_init(&tot, lanes, lanes)) {
-		acc_free(&run);
-		return -ENOMEM;
-	}
 	for (uint32_t i = s; i-- > 0;) {
 		for (uint32_t l = 0, b = i; l < lanes && b < m; l++, b += s)
 			if (a->st[b] & ST_HAS)
@@ -420,8 +440,6 @@ static int reduce_lanes(XYZZ *out, const struct acc *a, uint32_t s)
 		XYZZ_DBL(&lt, &lt);
 	xyzz_acc(&r, &lt);
 	*out = r;
-	acc_free(&run);
-	acc_free(&tot);
 	return 0;
 }
 
@@ -457,14 +475,55 @@ static void acc_reduce_plain(XYZZ *out, const struct acc *a)
 	*out = tot;
 }
 
+/* Scratch for a batch-affine window of nb buckets and batch cap: the
+ * accumulator, its side buckets and their merge, then the lane reduction's
+ * two accumulators (taken after the merge, so the sum is an upper bound). */
+static size_t affine_task_bytes(uint32_t nb, uint32_t cap)
+{
+	size_t b = acc_bytes(nb, cap) + side_bytes(nb);
+	uint32_t s = lane_len(nb);
+	if (s) {
+		uint32_t lanes = (nb + s - 1) / s;
+		b += 2 * acc_bytes(lanes, lanes);
+	}
+	return b;
+}
+
+/* The largest scratch any task of plan p takes. */
+static size_t task_bytes(const struct msm_plan *p, bool big)
+{
+	size_t b = acc_bytes(ONES_BUCKETS, ONES_BATCH) + side_bytes(ONES_BUCKETS), t;
+	uint32_t nb = 1u << (p->c - 1);
+
+	if (!big)
+		return b;
+	t = p->batch ? affine_task_bytes(nb, p->batch) : SCR_ALIGN((size_t)nb * sizeof(XYZZ));
+	b = t > b ? t : b;
+	if (p->batch && p->top_batch)
+		t = affine_task_bytes(p->top_nb, p->top_batch);
+	else
+		t = SCR_ALIGN((size_t)p->top_nb * sizeof(XYZZ));
+	return t > b ? t : b;
+}
+
 struct job {
 	const AFF *bases;
 	const cz_scalar *sc;
 	size_t n;
 	struct msm_plan plan;
 	JAC *res;         /* nwin·nchunks window results, then plan.nones ones results */
+	struct cz_pool *pool;
+	char *solo;       /* no pool: one slot of solo_bytes, the tasks run inline */
+	size_t slot_bytes;
 	atomic_int err;
 };
+
+/* The calling task's scratch. */
+static struct scr task_scr(struct job *j)
+{
+	char *m = j->solo ? j->solo : cz_pool_scratch(j->pool);
+	return (struct scr){ m, m ? m + j->slot_bytes : NULL };
+}
 
 static void range_of(size_t n, size_t parts, size_t k, size_t *lo, size_t *hi)
 {
@@ -477,13 +536,15 @@ static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *ou
 {
 	const struct msm_plan *p = &j->plan;
 	uint32_t nb = w + 1 == p->nwin ? p->top_nb : 1u << (p->c - 1);
-	XYZZ *bk = calloc(nb, sizeof(XYZZ));
+	struct scr s = task_scr(j);
+	XYZZ *bk = scr_take(&s, (size_t)nb * sizeof(XYZZ));
 	XYZZ run, tot;
 	AFF t;
 	bool any = false;
 
 	if (!bk)
 		return -ENOMEM;
+	memset(bk, 0, (size_t)nb * sizeof(XYZZ));
 	for (size_t i = lo; i < hi; i++) {
 		if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
 			continue;
@@ -508,7 +569,6 @@ static int window_xyzz(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *ou
 		if (any)
 			xyzz_acc(&tot, &run);
 	}
-	free(bk);
 	*out = tot;
 	return 0;
 }
@@ -521,6 +581,7 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 	uint32_t bi[BLOCK];
 	size_t pi[BLOCK];
 	uint8_t sg[BLOCK];
+	struct scr s = task_scr(j);
 
 	uint32_t nb = 1u << (p->c - 1), batch = p->batch;
 
@@ -530,7 +591,7 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 		if (!batch)
 			return window_xyzz(j, w, lo, hi, out);
 	}
-	if (acc_init(&a, nb, batch))
+	if (acc_init(&a, nb, batch, &s))
 		return -ENOMEM;
 	for (size_t i = lo; i < hi;) {
 		unsigned m = 0;
@@ -555,7 +616,6 @@ static int window_affine(struct job *j, unsigned w, size_t lo, size_t hi, XYZZ *
 	int rc = acc_reduce_weighted(out, &a);
 	if (a.oom)
 		rc = -ENOMEM;
-	acc_free(&a);
 	return rc;
 }
 
@@ -565,8 +625,9 @@ static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
 {
 	struct acc a;
 	uint32_t b = 0;
+	struct scr s = task_scr(j);
 
-	if (acc_init(&a, ONES_BUCKETS, ONES_BATCH))
+	if (acc_init(&a, ONES_BUCKETS, ONES_BATCH, &s))
 		return -ENOMEM;
 	for (size_t i = lo; i < hi; i++) {
 		if (msm_class(&j->sc[i]) != 1 || aff_is_inf(&j->bases[i]))
@@ -576,9 +637,7 @@ static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
 	}
 	acc_finish(&a);
 	acc_reduce_plain(out, &a);
-	int rc = a.oom ? -ENOMEM : 0;
-	acc_free(&a);
-	return rc;
+	return a.oom ? -ENOMEM : 0;
 }
 
 static void job_task(void *arg, size_t t)
@@ -608,7 +667,7 @@ static void job_task(void *arg, size_t t)
 int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 		 struct cz_pool *pool, const struct cz_msm_tune *tune)
 {
-	struct job j = { .bases = bases, .sc = scalars, .n = n };
+	struct job j = { .bases = bases, .sc = scalars, .n = n, .pool = pool };
 	size_t nbig = 0, nones = 0;
 
 	JAC_SET_INF(r);
@@ -619,20 +678,31 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	}
 	if (!nbig && !nones)
 		return 0;
-	msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
+	cz_msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
 	const struct msm_plan *p = &j.plan;
 	size_t nwt = nbig ? (size_t)p->nwin * p->nchunks : 0;
 	if (!nbig)
 		j.plan.nchunks = 0;
 	size_t ntask = nwt + p->nones;
-	j.res = malloc(ntask * sizeof(JAC));
-	if (!j.res)
+	/* Scratch: grown once per pool to the largest plan seen, then reused
+	 * (pool.h); without a pool, one block for this call. */
+	j.slot_bytes = task_bytes(p, nbig != 0);
+	size_t res_bytes = SCR_ALIGN(ntask * sizeof(JAC));
+	if (cz_pool_scratch_reserve(pool, j.slot_bytes, res_bytes) == 0) {
+		j.res = cz_pool_scratch(pool);
+	} else if (pool) {
 		return -ENOMEM;
+	} else {
+		j.solo = aligned_alloc(64, j.slot_bytes + res_bytes);
+		if (!j.solo)
+			return -ENOMEM;
+		j.res = (JAC *)(j.solo + j.slot_bytes);
+	}
 	atomic_init(&j.err, 0);
 	cz_pool_for(pool, ntask, job_task, &j);
 	int rc = atomic_load(&j.err);
 	if (rc) {
-		free(j.res);
+		free(j.solo);
 		return rc;
 	}
 
@@ -648,7 +718,7 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	}
 	for (size_t t = nwt; t < ntask; t++)
 		JAC_ADD(&acc, &acc, &j.res[t]);
-	free(j.res);
+	free(j.solo);
 	*r = acc;
 	return 0;
 }

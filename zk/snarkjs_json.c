@@ -445,8 +445,8 @@ static int get_alphabeta(struct jctx *c, struct json_object *o, cz_fp ab[12])
 	return 0;
 }
 
-int cz_vk_json_parse(const char *name, const char *text, size_t len, struct cz_groth16_vk *vk,
-		     char err[CZ_ERRLEN])
+int cz_groth16_vk_json_parse(const char *name, const char *text, size_t len,
+			     struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct jctx c = { name, err };
 	struct json_object *o = parse_text(&c, text, len), *np, *ic, *ab;
@@ -531,7 +531,7 @@ int cz_public_json_read(const char *path, cz_fr **vals, size_t *n, char err[CZ_E
 	return rc;
 }
 
-int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -539,7 +539,7 @@ int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRL
 
 	if (rc)
 		return rc;
-	rc = cz_vk_json_parse(path, text, len, vk, err);
+	rc = cz_groth16_vk_json_parse(path, text, len, vk, err);
 	free(text);
 	return rc;
 }
@@ -704,6 +704,130 @@ static char *finish_text(struct json_object *root, char *err)
 	return o.s;
 }
 
+/* ---- rendering into a caller's buffer: the same layout, no allocation ---- */
+
+struct rbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void rput(struct rbuf *b, const char *s, size_t n)
+{
+	if (b->len < b->cap) {
+		size_t k = b->cap - 1 - b->len < n ? b->cap - 1 - b->len : n;
+		memcpy(b->p + b->len, s, k);
+		b->p[b->len + k] = 0;
+	}
+	b->len += n;
+}
+
+static void rputs(struct rbuf *b, const char *s)
+{
+	rput(b, s, strlen(s));
+}
+
+static void rnl(struct rbuf *b, int depth)
+{
+	static const char sp[] = "\n        ";
+	rput(b, sp, 1 + (size_t)depth);   /* depth <= 8 here */
+}
+
+static void rdec(struct rbuf *b, const char *d, int depth, bool last)
+{
+	rnl(b, depth);
+	rputs(b, "\"");
+	rputs(b, d);
+	rputs(b, last ? "\"" : "\",");
+}
+
+static void rfp(struct rbuf *b, const cz_fp *a, int depth, bool last)
+{
+	char d[CZ_FP_LIMBS * 20 + 2];
+	cz_fp_to_dec(d, sizeof(d), a);
+	rdec(b, d, depth, last);
+}
+
+static void rg1(struct rbuf *b, const cz_g1_affine *p, int depth)
+{
+	bool inf = cz_g1_affine_is_inf(p);
+	rputs(b, "[");
+	rfp(b, inf ? &cz_fp_zero : &p->x, depth + 1, false);
+	rfp(b, inf ? &cz_fp_one : &p->y, depth + 1, false);
+	rfp(b, inf ? &cz_fp_zero : &cz_fp_one, depth + 1, true);
+	rnl(b, depth);
+	rputs(b, "]");
+}
+
+static void rfp2(struct rbuf *b, const cz_fp2 *a, int depth, bool last)
+{
+	rnl(b, depth);
+	rputs(b, "[");
+	rfp(b, &a->c0, depth + 1, false);
+	rfp(b, &a->c1, depth + 1, true);
+	rnl(b, depth);
+	rputs(b, last ? "]" : "],");
+}
+
+static void rg2(struct rbuf *b, const cz_g2_affine *p, int depth)
+{
+	bool inf = cz_g2_affine_is_inf(p);
+	rputs(b, "[");
+	rfp2(b, inf ? &cz_fp2_zero : &p->x, depth + 1, false);
+	rfp2(b, inf ? &cz_fp2_one : &p->y, depth + 1, false);
+	rfp2(b, inf ? &cz_fp2_zero : &cz_fp2_one, depth + 1, true);
+	rnl(b, depth);
+	rputs(b, "]");
+}
+
+size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof *p)
+{
+	struct rbuf b = { buf, 0, cap };
+
+	if (cap)
+		buf[0] = 0;
+	rputs(&b, "{");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_a\": ");
+	rg1(&b, &p->a, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_b\": ");
+	rg2(&b, &p->b, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"pi_c\": ");
+	rg1(&b, &p->c, 1);
+	rputs(&b, ",");
+	rnl(&b, 1);
+	rputs(&b, "\"protocol\": \"groth16\",");
+	rnl(&b, 1);
+	rputs(&b, "\"curve\": \"bls12381\"");
+	rnl(&b, 0);
+	rputs(&b, "}");
+	return b.len;
+}
+
+size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n)
+{
+	struct rbuf b = { buf, 0, cap };
+	char d[CZ_FR_LIMBS * 20 + 2];
+
+	if (cap)
+		buf[0] = 0;
+	if (!n) {
+		rputs(&b, "[]");
+		return b.len;
+	}
+	rputs(&b, "[");
+	for (size_t i = 0; i < n; i++) {
+		cz_fr_to_dec(d, sizeof(d), &vals[i]);
+		rdec(&b, d, 1, i + 1 == n);
+	}
+	rnl(&b, 0);
+	rputs(&b, "]");
+	return b.len;
+}
+
 char *cz_proof_json_format(const struct cz_groth16_proof *p, char err[CZ_ERRLEN])
 {
 	struct json_object *r = json_object_new_object();
@@ -725,7 +849,7 @@ char *cz_public_json_format(const cz_fr *vals, size_t n, char err[CZ_ERRLEN])
 	return finish_text(r, err);
 }
 
-char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+char *cz_groth16_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
 	struct json_object *r = json_object_new_object(), *ic;
 
@@ -778,7 +902,7 @@ int cz_public_json_write(const char *path, const cz_fr *vals, size_t n, char err
 	return write_text(path, cz_public_json_format(vals, n, err), err);
 }
 
-int cz_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
+int cz_groth16_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN])
 {
-	return write_text(path, cz_vk_json_format(vk, err), err);
+	return write_text(path, cz_groth16_vk_json_format(vk, err), err);
 }

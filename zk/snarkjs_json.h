@@ -26,7 +26,8 @@
 #include "zk/groth16.h"
 #include "zk/iden3bin.h" /* CZ_ERRLEN */
 
-/* struct cz_groth16_proof and struct cz_groth16_vk: zk/groth16.h. */
+/* struct cz_groth16_proof and struct cz_groth16_vk: zk/groth16.h.  What
+ * works on a vk is named cz_groth16_vk_*, its JSON file cz_groth16_vk_json_*. */
 void cz_groth16_vk_free(struct cz_groth16_vk *vk);
 /* Computes alphabeta as snarkjs does, e(alpha1, beta2)^3 (its pairing's
  * final exponent is 3·(p^12 - 1)/r), and sets have_alphabeta, so the
@@ -38,8 +39,8 @@ int cz_proof_json_write(const char *path, const struct cz_groth16_proof *p, char
 /* *vals is malloc'd (free()); *n may be 0. */
 int cz_public_json_read(const char *path, cz_fr **vals, size_t *n, char err[CZ_ERRLEN]);
 int cz_public_json_write(const char *path, const cz_fr *vals, size_t n, char err[CZ_ERRLEN]);
-int cz_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
-int cz_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
+int cz_groth16_vk_json_read(const char *path, struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
+int cz_groth16_vk_json_write(const char *path, const struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
 
 /* The same over text in memory (NUL not required); name is used in
  * messages.  For fuzzing, tests, and the daemon's socket. */
@@ -47,11 +48,24 @@ int cz_proof_json_parse(const char *name, const char *text, size_t len,
 			struct cz_groth16_proof *p, char err[CZ_ERRLEN]);
 int cz_public_json_parse(const char *name, const char *text, size_t len, cz_fr **vals,
 			 size_t *n, char err[CZ_ERRLEN]);
-int cz_vk_json_parse(const char *name, const char *text, size_t len, struct cz_groth16_vk *vk,
-		     char err[CZ_ERRLEN]);
+int cz_groth16_vk_json_parse(const char *name, const char *text, size_t len,
+			     struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
 /* Serialised text (malloc'd, NUL-terminated, free()), as the writers store it. */
 char *cz_proof_json_format(const struct cz_groth16_proof *p, char err[CZ_ERRLEN]);
 char *cz_public_json_format(const cz_fr *vals, size_t n, char err[CZ_ERRLEN]);
-char *cz_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
+char *cz_groth16_vk_json_format(const struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
+
+/* The same text as the _format functions, rendered into a caller's buffer
+ * with no allocation (the daemon renders into buffers made at submit).
+ * Return the text's length (without the NUL, like snprintf); when that is
+ * >= cap the text was cut.  At most CZ_PROOF_JSON_MAX and
+ * cz_public_json_max(n) bytes with the NUL. */
+#define CZ_PROOF_JSON_MAX 3072
+static inline size_t cz_public_json_max(size_t n)
+{
+	return 8 + n * (CZ_FR_LIMBS * 20 + 6);   /* 78 digits, quotes, comma, indent */
+}
+size_t cz_proof_json_render(char *buf, size_t cap, const struct cz_groth16_proof *p);
+size_t cz_public_json_render(char *buf, size_t cap, const cz_fr *vals, size_t n);
 
 #endif

@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cz_public_json_parse("fuzz.json", text, size, &vals, &n, err) == 0)
 		free(cz_public_json_format(vals, n, err));
 	free(vals);
-	if (cz_vk_json_parse("fuzz.json", text, size, &vk, err) == 0) {
-		free(cz_vk_json_format(&vk, err));
+	if (cz_groth16_vk_json_parse("fuzz.json", text, size, &vk, err) == 0) {
+		free(cz_groth16_vk_json_format(&vk, err));
 		cz_groth16_vk_free(&vk);
 	}
 	return 0;

@@ -15,6 +15,7 @@
  * cycles_per_op = ns_per_op · ghz, the figure that compares across machines.
  */
 #include "tools/cuzk/cmd.h"
+#include "lib/clock.h"
 #include "zk/field_inline.h"
 #include "zk/fp.h"
 #include "zk/fp2.h"
@@ -34,11 +35,11 @@ static double core_ghz(void)
 	double best = 0;
 	for (int r = 0; r < 5; r++) {
 		uint64_t x = 3;
-		double t0 = cz_bench_now_ms();
+		double t0 = cz_now_ms();
 		for (int i = 0; i < 200000; i++)
 			__asm__ volatile("imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0"
 					 : "+r"(x));
-		double ghz = 200000.0 * 4 * 3 / ((cz_bench_now_ms() - t0) * 1e6);
+		double ghz = 200000.0 * 4 * 3 / ((cz_now_ms() - t0) * 1e6);
 		best = ghz > best ? ghz : best;
 	}
 	return best;
@@ -65,10 +66,10 @@ static void report(const struct cz_bench_opts *o, const char *field, const char 
 		long per_ = (n) / ns_ > 0 ? (n) / ns_ : 1;                             \
 		double all_ = 0, best_ = 1e300;                                        \
 		for (long s_ = 0; s_ < ns_; s_++) {                                    \
-			double t_ = cz_bench_now_ms();                                 \
+			double t_ = cz_now_ms();                                 \
 			for (long i_ = 0; i_ < per_; i_++)                             \
 				STMT;                                                  \
-			t_ = cz_bench_now_ms() - t_;                                   \
+			t_ = cz_now_ms() - t_;                                   \
 			all_ += t_;                                                    \
 			best_ = t_ < best_ ? t_ : best_;                               \
 		}                                                                      \

@@ -16,19 +16,10 @@
 #include "zk/g1.h"
 #include "zk/g2.h"
 #include "zk/bls12_381.h"
+#include "lib/clock.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-/* Thread CPU time, not wall time: on a shared machine a preempted round
- * would otherwise count its neighbours' time slices. */
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void report(const struct cz_bench_opts *o, const char *grp, const char *what,
 		   const char *path, long n, double ms, double mul_ns)
@@ -49,16 +40,16 @@ static void report(const struct cz_bench_opts *o, const char *grp, const char *w
 		long per_ = (count) / REPS > 0 ? (count) / REPS : 1;                   \
 		double best_ = 1e300;                                                  \
 		for (int r_ = 0; r_ < REPS; r_++) {                                    \
-			double t0_ = cpu_ms();                                \
+			double t0_ = cz_thread_cpu_ms();                               \
 			for (long i_ = 0; i_ < per_; i_++)                             \
 				body;                                                  \
-			double dt_ = cpu_ms() - t0_;                          \
+			double dt_ = cz_thread_cpu_ms() - t0_;                         \
 			best_ = dt_ < best_ ? dt_ : best_;                             \
 		}                                                                      \
 		report(o, grp, what, path, per_, best_, mul_ns);                       \
 	} while (0)
 
-static const uint64_t group_r[4] = BLS12_381_R;
+static const uint64_t group_r[4] = CZ_BLS12_381_R;
 
 /* One function per group, stamped from this macro so each chain calls the
  * group's own functions directly.  F is the coordinate field prefix. */
@@ -79,10 +70,10 @@ static const uint64_t group_r[4] = BLS12_381_R;
 		fy = cz_##G##_generator.y;                                             \
 		mul_ns = 1e300;                                                        \
 		for (int r = 0; r < REPS; r++) {                                       \
-			t0 = cpu_ms();                                        \
+			t0 = cz_thread_cpu_ms();                                       \
 			for (long i = 0; i < n / REPS; i++)                            \
 				F##_mul(&fx, &fx, &fy);                                \
-			double ns = (cpu_ms() - t0) * 1e6 / (double)(n / REPS); \
+			double ns = (cz_thread_cpu_ms() - t0) * 1e6 / (double)(n / REPS); \
 			mul_ns = ns < mul_ns ? ns : mul_ns;                            \
 		}                                                                      \
 		report(o, grp, "field_mul", path, n / REPS, mul_ns * (double)(n / REPS) / 1e6, mul_ns); \

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/pool.h"
 #include "tools/cuzk/cmd.h"
 #include "zk/msm.h"
+#include "lib/clock.h"
 
 static uint64_t st = 0x2545f4914f6cdd1dull;
 
@@ -46,15 +46,6 @@ static cz_fr fr_rand(void)
 	scalars_rand(&k, 1);
 	cz_fr_to_mont(&f, k.l);
 	return f;
-}
-
-/* Process CPU time: on a shared machine, wall time / CPU time shows how
- * much of a core the run really had. */
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*
@@ -177,7 +168,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2
 	double par = 0;
 	for (unsigned it = 0; it < iters && !rc; it++) {
 		int na = thread_ticks(ta, MAXTHREADS);
-		double t0 = cz_bench_now_ms(), c0 = cpu_ms();
+		double t0 = cz_now_ms(), c0 = cz_cpu_ms();
 		if (g2) {
 			cz_g2_jac r;
 			rc = cz_msm_g2(&r, b, k, n, pool);
@@ -185,7 +176,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2
 			cz_g1_jac r;
 			rc = cz_msm_g1(&r, b, k, n, pool);
 		}
-		double ms = cz_bench_now_ms() - t0, cpu = cpu_ms() - c0;
+		double ms = cz_now_ms() - t0, cpu = cz_cpu_ms() - c0;
 		int nb = thread_ticks(tb, MAXTHREADS);
 		double pr = par_ratio(ta, na, tb, nb);
 		par = pr > par ? pr : par;

@@ -8,6 +8,7 @@
  * thread); speedup = its time / ntt_forward's.
  */
 #include "tools/cuzk/cmd.h"
+#include "lib/clock.h"
 #include "lib/pool.h"
 #include "zk/fr.h"
 #include "zk/ntt.h"
@@ -22,11 +23,11 @@ static double best_of(int iters, const struct cz_ntt_domain *d, cz_fr *a, struct
 	double best = 1e300;
 
 	for (int i = 0; i < iters; i++) {
-		double t0 = cz_bench_now_ms();
+		double t0 = cz_now_ms();
 		f(d, a, pool);
 		if (g)
 			g(d, a, pool);
-		double t = cz_bench_now_ms() - t0;
+		double t = cz_now_ms() - t0;
 		if (t < best)
 			best = t;
 	}
@@ -38,9 +39,9 @@ static int bench_one(const struct cz_bench_opts *o, unsigned log2, struct cz_poo
 	size_t n = (size_t)1 << log2;
 	int iters = o->iters > 0 ? o->iters : 3;
 	unsigned threads = cz_pool_nthreads(pool);
-	double t0 = cz_bench_now_ms();
+	double t0 = cz_now_ms();
 	struct cz_ntt_domain *d = cz_ntt_domain_create(log2);
-	double setup = cz_bench_now_ms() - t0;
+	double setup = cz_now_ms() - t0;
 	cz_fr *a = malloc(n * sizeof(*a));
 	char extra[64];
 

@@ -11,6 +11,7 @@
  */
 #include "ring/ring.h"
 #include "tools/cuzk/cmd.h"
+#include "lib/clock.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -19,18 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SLOTS 1024
 #define BURST 32
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- the baseline: a bounded queue under one mutex and two condvars ---- */
 struct mq {
@@ -133,7 +126,7 @@ static double throughput(unsigned nprod, int mutex, unsigned burst, uint64_t n)
 		t[i] = (struct tp){ cz_ring_attach(mem, bytes), q, n, nprod > 1 ? 1 + i : 0, burst, 0 };
 		pthread_create(&tid[i], NULL, tp_producer, &t[i]);
 	}
-	int64_t t0 = now_ns();
+	int64_t t0 = cz_now_ns();
 	for (unsigned i = 0; i < nprod; i++)
 		atomic_store(&t[i].go, 1);
 	for (uint64_t got = 0; got < n * nprod;) {
@@ -142,7 +135,7 @@ static double throughput(unsigned nprod, int mutex, unsigned burst, uint64_t n)
 		if (!k)
 			cz_ring_wait_nonempty(t[0].r, -1);
 	}
-	double secs = (now_ns() - t0) / 1e9;
+	double secs = (cz_now_ns() - t0) / 1e9;
 	for (unsigned i = 0; i < nprod; i++)
 		pthread_join(tid[i], NULL);
 	munmap(mem, bytes);
@@ -177,7 +170,7 @@ static void *lat_consumer(void *v)
 			if (!cz_ring_sc_dequeue_burst(l->r, &d, 1))
 				continue;
 		}
-		int64_t t = now_ns();
+		int64_t t = cz_now_ns();
 		l->ns[atomic_load(&l->got)] = t - (int64_t)d.off[0];
 		atomic_fetch_add(&l->got, 1);
 	}
@@ -214,7 +207,7 @@ static void latency(int mode, unsigned n, double *p50, double *p99)
 				sched_yield();
 		if (mode != LAT_SPIN)
 			usleep(50);  /* past the registration, into the syscall */
-		d.off[0] = (uint64_t)now_ns();
+		d.off[0] = (uint64_t)cz_now_ns();
 		if (q)
 			mq_put(q, &d, 1);
 		else

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include "alloc/slab.h"
 #include "tools/cuzk/cmd.h"
+#include "lib/clock.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -34,17 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MiB ((size_t)1 << 20)
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static long minflt(void)
 {
@@ -81,21 +74,21 @@ static void run_slab(struct cz_slab_cache *c, size_t size, int iters, struct sid
 	}
 	double fi = 0, gp[64], gt[64], pt[64];
 	long f0 = minflt();
-	double t0 = now_ns();
+	double t0 = cz_now_ns();
 	for (int i = 0; i < iters; i++) {
-		double a = now_ns();
+		double a = cz_now_ns();
 		void *p = cz_slab_get(c);
-		double b = now_ns();
+		double b = cz_now_ns();
 		memset(p, i + 1, size);
-		double d = now_ns();
+		double d = cz_now_ns();
 		cz_slab_put(c, p);
-		double e = now_ns();
+		double e = cz_now_ns();
 		gt[i % 64] = (b - a) - timer_cost;
 		pt[i % 64] = (e - d) - timer_cost;
 		gp[i % 64] = gt[i % 64] + pt[i % 64];
 		fi += d - b;
 	}
-	double t1 = now_ns();
+	double t1 = cz_now_ns();
 	/* The median get+put: on a shared machine a mean is mostly preemption. */
 	int m = iters < 64 ? iters : 64;
 	qsort(gp, (size_t)m, sizeof(gp[0]), cmp_double);
@@ -117,23 +110,23 @@ static void run_glibc(size_t size, int iters, struct side *s)
 	}
 	double al = 0, fi = 0, tr = 0;
 	long f0 = minflt();
-	double t0 = now_ns();
+	double t0 = cz_now_ns();
 	for (int i = 0; i < iters; i++) {
-		double a = now_ns();
+		double a = cz_now_ns();
 		char *p = malloc(size);
-		double b = now_ns();
+		double b = cz_now_ns();
 		memset(p, i + 1, size);
 		__asm__ volatile("" : : "r"(p) : "memory"); /* keep malloc/memset/free from being elided */
-		double d = now_ns();
+		double d = cz_now_ns();
 		free(p);
-		double e = now_ns();
+		double e = cz_now_ns();
 		malloc_trim(0);
-		double f = now_ns();
+		double f = cz_now_ns();
 		al += (b - a) + (f - d);
 		fi += d - b;
 		tr += f - e;
 	}
-	double t1 = now_ns();
+	double t1 = cz_now_ns();
 	*s = (struct side){ .cycle_ns = (t1 - t0) / iters, .alloc_ns = al / iters, .fill_ns = fi / iters,
 			    .trim_ns = tr / iters, .faults = (double)(minflt() - f0) / iters };
 }
@@ -169,7 +162,7 @@ static double timer_ns(void)
 {
 	double best = 1e9;
 	for (int i = 0; i < 10000; i++) {
-		double a = now_ns(), b = now_ns();
+		double a = cz_now_ns(), b = cz_now_ns();
 		if (b - a < best)
 			best = b - a;
 	}
@@ -195,10 +188,10 @@ static double cold_lock_ns(size_t size, int iters)
 	for (int i = 0; i < n; i++) {
 		memset(buf, i, size);
 		__asm__ volatile("" : : "r"(buf) : "memory"); /* the fill must happen */
-		double a = now_ns();
+		double a = cz_now_ns();
 		pthread_mutex_lock(m);
 		pthread_mutex_unlock(m);
-		v[i] = now_ns() - a - timer_cost;
+		v[i] = cz_now_ns() - a - timer_cost;
 	}
 	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
 	pthread_mutex_destroy(m);
@@ -210,13 +203,13 @@ static double cold_lock_ns(size_t size, int iters)
 /* get+put pairs in a tight loop, for a per-call figure below timer noise. */
 static double getput_ns(struct cz_slab_cache *c, int n)
 {
-	double t0 = now_ns();
+	double t0 = cz_now_ns();
 	for (int i = 0; i < n; i++) {
 		void *p = cz_slab_get(c);
 		__asm__ volatile("" : : "r"(p) : "memory");
 		cz_slab_put(c, p);
 	}
-	return (now_ns() - t0) / n;
+	return (cz_now_ns() - t0) / n;
 }
 
 int cz_bench_slab(const struct cz_bench_opts *o)

@@ -14,8 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zk/snarkjs_json.h"
-
 enum { CZ_EXIT_OK = 0, CZ_EXIT_FALSE = 1, CZ_EXIT_USAGE = 2 };
 
 /* Parses a non-negative decimal (up to max) into *v; prints

@@ -44,6 +44,5 @@ int cz_bench_daemon(const struct cz_bench_opts *o);
  * extra is a preformatted `"key": value, ...` fragment (may be NULL). */
 void cz_bench_report(const struct cz_bench_opts *o, const char *op, uint64_t n,
 		     unsigned threads, double ms, const char *extra);
-double cz_bench_now_ms(void);
 
 #endif

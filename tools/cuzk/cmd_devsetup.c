@@ -28,6 +28,7 @@
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 #include "zk/r1cs.h"
+#include "zk/snarkjs_json.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -176,7 +177,7 @@ static int write_key(const struct cz_groth16_key *k, const char *zkey, const cha
 	       k->nvars, k->npub);
 	cz_groth16_vk_from_key(&vk, k);             /* borrows k->ic */
 	cz_groth16_vk_set_alphabeta(&vk);
-	if ((rc = cz_vk_json_write(vkpath, &vk, err)))
+	if ((rc = cz_groth16_vk_json_write(vkpath, &vk, err)))
 		return rc;
 	printf("wrote %s (verification key)\n", vkpath);
 	return 0;

@@ -14,9 +14,11 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
+#include "synth/synth.h"
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 #include "zk/outfile.h"
+#include "zk/snarkjs_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -82,6 +84,7 @@ int cz_cmd_prove(int argc, char **argv)
 	struct cz_groth16_proof p;
 	struct cz_pool *pool = NULL;
 	cz_scalar *w = NULL;
+	cz_fr *abc = NULL;
 	int ret = CZ_EXIT_USAGE, rc;
 
 	if (!(pool = cz_pool_create((unsigned)threads))) {
@@ -93,8 +96,10 @@ int cz_cmd_prove(int argc, char **argv)
 		cz_pool_destroy(pool);
 		return CZ_EXIT_USAGE;
 	}
-	if (!(w = malloc((size_t)k.nvars * sizeof(*w)))) {
-		fprintf(stderr, "cuzk prove: out of memory for %u witness values\n", k.nvars);
+	size_t n = (size_t)1 << k.log2n;
+	if (!(w = malloc((size_t)k.nvars * sizeof(*w))) || !(abc = malloc(3 * n * sizeof(*abc)))) {
+		fprintf(stderr, "cuzk prove: out of memory for %u witness values and 3 x 2^%u vectors\n",
+			k.nvars, k.log2n);
 		goto out;
 	}
 	if (cz_wtns_read_path(pos[1], k.nvars, w, err, sizeof(err))) {
@@ -102,7 +107,8 @@ int cz_cmd_prove(int argc, char **argv)
 		goto out;
 	}
 
-	rc = cz_groth16_prove(&k, w, &p, pool, NULL);
+	cz_synth_abc(&k, w, abc, abc + n, abc + 2 * n, pool);
+	rc = cz_groth16_prove(&k, w, abc, abc + n, abc + 2 * n, &p, pool, NULL);
 	if (rc == CZ_GROTH16_UNSAT) {
 		fprintf(stderr, "cuzk prove: %s: witness does not satisfy the circuit\n", pos[1]);
 		ret = CZ_EXIT_FALSE;
@@ -124,6 +130,7 @@ int cz_cmd_prove(int argc, char **argv)
 	ret = CZ_EXIT_OK;
 out:
 	cz_pool_destroy(pool);
+	free(abc);      /* wiped by cz_groth16_prove */
 	if (w)
 		explicit_bzero(w, (size_t)k.nvars * sizeof(*w));   /* the private signals */
 	free(w);

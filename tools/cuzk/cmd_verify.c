@@ -14,6 +14,7 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "zk/groth16.h"
+#include "zk/snarkjs_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,8 @@ int cz_cmd_verify(int argc, char **argv)
 		return CZ_EXIT_USAGE;
 	}
 	memset(&vk, 0, sizeof(vk));
-	if (cz_vk_json_read(argv[1], &vk, err) || cz_public_json_read(argv[2], &pub, &npub, err) ||
-	    cz_proof_json_read(argv[3], &p, err)) {
+	if (cz_groth16_vk_json_read(argv[1], &vk, err) ||
+	    cz_public_json_read(argv[2], &pub, &npub, err) || cz_proof_json_read(argv[3], &p, err)) {
 		fprintf(stderr, "cuzk verify: %s\n", err);
 		goto out;
 	}

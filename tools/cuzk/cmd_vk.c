@@ -7,6 +7,7 @@
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
+#include "zk/snarkjs_json.h"
 #include "zk/zkey.h"
 
 #include <errno.h>
@@ -37,7 +38,7 @@ int cz_cmd_vk(int argc, char **argv)
 				     argv[1], i);
 	if (!rc) {
 		cz_groth16_vk_set_alphabeta(&vk);
-		rc = cz_vk_json_write(argv[2], &vk, err);
+		rc = cz_groth16_vk_json_write(argv[2], &vk, err);
 	}
 	cz_groth16_vk_free(&vk);
 	if (rc) {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #pragma weak cz_cmd_prove
 #pragma weak cz_cmd_verify
@@ -54,13 +53,6 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(benches); i++)
 		fprintf(f, "%s%s", i ? "|" : "", benches[i].name);
 	fprintf(f, "} [--log2 N] [--threads T] [--group g1|g2] [--backend cpu|cuda] [--iters N] [--json]\n");
-}
-
-double cz_bench_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 void cz_bench_report(const struct cz_bench_opts *o, const char *op, uint64_t n,

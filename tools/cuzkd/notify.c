@@ -10,6 +10,7 @@
  * (no $NOTIFY_SOCKET), each call costs nothing.
  */
 #include "tools/cuzkd/notify.h"
+#include "lib/thread.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@ static void *watchdog_main(void *v)
 	char why[256], line[320];
 	bool was_ok = true;
 
+	cz_thread_name("cz-watchdog");
 	pthread_mutex_lock(&wd_lock);
 	while (!wd_stop) {
 		pthread_mutex_unlock(&wd_lock);

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon; an output error names its cause. */
+#define _GNU_SOURCE     /* pthread_setname_np */
+#include "ctl/ctl.h"
+#include "zk/builtin.h"
+#include "zk/groth16_io.h"
+#include "selftests/cz_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1     /* a sanitizer's runtime must be the first library: no shim */
+#else
+#define SANITIZED 0
+#endif
+
+#define NWIT 16         /* witnesses 0-7 warm up, 8-15 are measured: new values */
+#define WARM_JOBS 4
+#define JOBS 25
+#define PARTS 4         /* JOBS × PARTS = 100 measured partitions */
+
+static char dir[PATH_MAX], bindir[2 * PATH_MAX], shim[3 * PATH_MAX];
+static uint64_t one_part_budget;
+static int child_noxfsz;           /* the next daemon ignores SIGXFSZ */   /* the key and 1.5 partitions: one partition in flight */
+
+static int make_fixtures(void)
+{
+	struct cz_cs cs;
+	struct cz_groth16_key key;
+	cz_fr *w = NULL;
+	char err[256], p[2 * PATH_MAX];
+
+	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
+		return -1;
+	snprintf(p, sizeof(p), "%s/k.zkey", dir);
+	int rc = cz_groth16_key_save(&key, p, err, sizeof(err));
+	uint64_t n = 1ull << key.log2n;
+	uint64_t part = (uint64_t)key.nvars * 32 + 4 * n * 32;
+	uint64_t kb = (key.npub + 1 + 3ull * key.nvars + n) * sizeof(cz_g1_affine) +
+		      key.nvars * sizeof(cz_g2_affine) + key.ncoefs * sizeof(struct cz_groth16_coef) +
+		      n * 2 * sizeof(cz_fr);
+	one_part_budget = kb + part * 3 / 2;
+	for (int i = 0; !rc && i < NWIT + 1; i++) {
+		free(w);
+		cz_cs_free(&cs);
+		if (cz_builtin_build("merkle", 8, 300 + (uint64_t)i, &cs, &w, err))
+			return -1;
+		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
+		rc = cz_wtns_save(p, w, cs.nvars, err, sizeof(err));
+	}
+	free(w);
+	cz_cs_free(&cs);
+	cz_groth16_key_free(&key);
+	return rc;
+}
+
+/* ---- the shim's control files ---- */
+
+static void touch(const char *base, const char *suffix)
+{
+	char p[4 * PATH_MAX];
+	snprintf(p, sizeof(p), "%s%s", base, suffix);
+	close(open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+}
+
+/* Waits until base+suffix exists (want 1) or is gone (want 0); 10 s at most. */
+static int wait_file(const char *base, const char *suffix, int want)
+{
+	char p[4 * PATH_MAX];
+	snprintf(p, sizeof(p), "%s%s", base, suffix);
+	for (int i = 0; i < 2000; i++) {
+		if ((access(p, F_OK) == 0) == want)
+			return 0;
+		usleep(5000);
+	}
+	return -1;
+}
+
+static int arm(const char *base)
+{
+	char p[4 * PATH_MAX];
+	snprintf(p, sizeof(p), "%s", base);
+	unlink(p);
+	touch(base, ".arm");
+	return wait_file(base, ".arm", 0);
+}
+
+static int dump(const char *base)
+{
+	touch(base, ".dump");
+	return wait_file(base, ".dump", 0) || wait_file(base, "", 1) ? -1 : 0;
+}
+
+struct tcount {
+	char name[32];
+	unsigned long long n[9];   /* malloc calloc realloc free memalign trim mmap munmap ring */
+};
+
+static int report_read(const char *base, struct tcount *t, int cap)
+{
+	FILE *f = fopen(base, "r");
+	int n = 0, tid;
+	if (!f)
+		return -1;
+	while (n < cap && fscanf(f, "%31s %d %llu %llu %llu %llu %llu %llu %llu %llu %llu", t[n].name, &tid,
+				 &t[n].n[0], &t[n].n[1], &t[n].n[2], &t[n].n[3], &t[n].n[4], &t[n].n[5],
+				 &t[n].n[6], &t[n].n[7], &t[n].n[8]) == 11)
+		n++;
+	fclose(f);
+	return n;
+}
+
+static unsigned long long total(const struct tcount *t)
+{
+	unsigned long long s = 0;
+	for (int i = 0; i < 9; i++)
+		s += t->n[i];
+	return s;
+}
+
+/* Engine threads (issue 9's names); cz-ctl* is the control plane, which
+ * parses requests with json-c and may allocate per request. */
+static int is_engine(const char *name)
+{
+	return !strncmp(name, "cz-", 3) && strncmp(name, "cz-ctl", 6);
+}
+
+/* ---- the planted check: the shim must see a cz- thread's heap calls ---- */
+
+static void *planted(void *v)
+{
+	(void)v;
+	pthread_setname_np(pthread_self(), "cz-final-x");
+	for (int i = 0; i < 3; i++) {
+		void *volatile p = malloc(100 + (size_t)i);
+		free(p);
+	}
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(m, 4096);
+	return NULL;
+}
+
+static int plant_child(const char *base)
+{
+	pthread_t t;
+	if (arm(base))
+		return 2;
+	pthread_create(&t, NULL, planted, NULL);
+	pthread_join(t, NULL);
+	return dump(base) ? 3 : 0;
+}
+
+static void test_plant(const char *self)
+{
+	char base[3 * PATH_MAX];
+	struct tcount t[64];
+
+	snprintf(base, sizeof(base), "%s/plant.count", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("LD_PRELOAD", shim, 1);
+		setenv("CZ_HEAPCOUNT", base, 1);
+		execl(self, self, "--plant", base, (char *)NULL);
+		_exit(127);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	int n = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? report_read(base, t, 64) : -1;
+	int found = 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(t[i].name, "cz-final-x"))
+			found = t[i].n[0] == 3 && t[i].n[3] == 3 && t[i].n[6] == 1 && t[i].n[7] == 1;
+	ct_ok(found, "the shim catches a planted malloc: a thread named cz-final-x shows its 3 mallocs, "
+	      "3 frees, 1 mmap and 1 munmap (%d threads reported)", n);
+}
+
+/* ---- the daemon ---- */
+
+struct daemon {
+	pid_t pid;
+	char sock[2 * PATH_MAX];
+};
+
+static int daemon_start(struct daemon *d, const char *name, const char *const *extra, const char *count)
+{
+	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
+	const char *argv[32];
+	int n = 0;
+
+	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
+	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
+	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	argv[n++] = bin;
+	argv[n++] = "--socket";
+	argv[n++] = d->sock;
+	argv[n++] = "--state-dir";
+	argv[n++] = state;
+	while (*extra && n < 30)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	d->pid = fork();
+	if (d->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		if (count) {
+			setenv("LD_PRELOAD", shim, 1);
+			setenv("CZ_HEAPCOUNT", count, 1);
+		}
+		if (child_noxfsz)   /* past RLIMIT_FSIZE: a short write, then EFBIG, no signal */
+			signal(SIGXFSZ, SIG_IGN);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		char err[256];
+		int s = cz_ctl_connect(d->sock, err, sizeof(err));
+		if (s >= 0) {
+			close(s);
+			return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int daemon_stop(struct daemon *d)
+{
+	int st;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 2000; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &st, 0);
+	return -1;
+}
+
+static json_object *req(struct daemon *d, const char *json, int *fds, int nfds)
+{
+	char err[256];
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (s < 0)
+		return NULL;
+	json_object *q = json_tokener_parse(json);
+	json_object *r = cz_ctl_call(s, q, fds, nfds, err, sizeof(err));
+	json_object_put(q);
+	close(s);
+	return r;
+}
+
+static int ok_of(json_object *r)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+}
+
+static const char *str_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
+}
+
+static int load_key(struct daemon *d)
+{
+	char q[3 * PATH_MAX];
+	snprintf(q, sizeof(q), "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir);
+	json_object *r = req(d, q, NULL, 0);
+	int ok = ok_of(r);
+	json_object_put(r);
+	return ok ? 0 : -1;
+}
+
+/* Submits a job of PARTS witnesses first, first+1, ... (mod the range);
+ * returns its id (static storage per call site) or NULL. */
+static int submit(struct daemon *d, const char *id, int first, int range, int lo)
+{
+	char q[256], p[2 * PATH_MAX];
+	int fds[PARTS];
+	for (int i = 0; i < PARTS; i++) {
+		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, lo + (first + i) % range);
+		fds[i] = open(p, O_RDONLY);
+	}
+	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\"}", id);
+	json_object *r = req(d, q, fds, PARTS);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("submit %s: %s", id, str_of(r, "error"));
+	json_object_put(r);
+	for (int i = 0; i < PARTS; i++)
+		close(fds[i]);
+	return ok ? 0 : -1;
+}
+
+static int await_done(struct daemon *d, const char *id, char *why, size_t cap)
+{
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id);
+	json_object *r = req(d, q, NULL, 0);
+	int ok = ok_of(r);
+	if (why)
+		snprintf(why, cap, "%s", ok ? "" : str_of(r, "error"));
+	json_object_put(r);
+	return ok ? 0 : -1;
+}
+
+/* Every thread of pid but the main one is named cz-*; the named roles are there. */
+static void test_names(struct daemon *d, const char *backend, const char *const *want)
+{
+	char p[64], comm[32], bad[256] = "", seen[1024] = "";
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)d->pid);
+	DIR *dd = opendir(p);
+	struct dirent *de;
+	int n = 0, nbad = 0;
+
+	while (dd && (de = readdir(dd))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char cp[320];
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/comm", (int)d->pid, de->d_name);
+		FILE *f = fopen(cp, "r");
+		if (!f || !fgets(comm, sizeof(comm), f)) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		comm[strcspn(comm, "\n")] = 0;
+		n++;
+		size_t l = strlen(seen);
+		snprintf(seen + l, sizeof(seen) - l, " %s", comm);
+		if (atoi(de->d_name) == (int)d->pid || !strcmp(comm, "heapcount") ||
+		    !strncmp(comm, "iou-", 4))
+			continue;       /* the process keeps its name; the shim's; the kernel's io_uring workers */
+		if (strncmp(comm, "cz-", 3)) {
+			l = strlen(bad);
+			snprintf(bad + l, sizeof(bad) - l, " %s", comm);
+			nbad++;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	int missing = 0;
+	for (; *want; want++) {
+		char pat[40];
+		snprintf(pat, sizeof(pat), " %s", *want);
+		size_t l = strlen(pat);
+		const char *s = seen;
+		int hit = 0;
+		while ((s = strstr(s, pat))) {
+			hit |= s[l] == ' ' || s[l] == 0;
+			s += l;
+		}
+		if (!hit) {
+			ct_diag("%s: no thread named %s", backend, *want);
+			missing++;
+		}
+	}
+	ct_ok(n > 0 && !nbad && !missing, "%s: every engine thread is named cz-* and each role is there "
+	      "(%d threads:%s)%s%s", backend, n, seen, nbad ? "; unnamed:" : "", bad);
+}
+
+static void test_backend(const char *backend, const char *const *args, const char *const *names)
+{
+	struct daemon d;
+	char base[3 * PATH_MAX], id[32], why[512];
+	struct tcount t[256];
+
+	snprintf(base, sizeof(base), "%s/%s.count", dir, backend);
+	int started = daemon_start(&d, backend, args, base) == 0;
+	if (!ct_ok(started && load_key(&d) == 0,
+		   "%s: cuzkd starts under the heap counter and loads a 2^8 key", backend)) {
+		if (started)
+			daemon_stop(&d);
+		for (int i = 0; i < 5; i++)
+			ct_skip("no daemon", "%s: test %d", backend, i + 2);
+		return;
+	}
+	/* Warm-up: witnesses 0-7, so every pool slot, slab cache and
+	 * magazine has been through a partition. */
+	int bad = 0;
+	for (int k = 0; k < WARM_JOBS; k++) {
+		snprintf(id, sizeof(id), "warm%d", k);
+		bad |= submit(&d, id, k * PARTS, 8, 0);
+	}
+	for (int k = 0; k < WARM_JOBS; k++) {
+		snprintf(id, sizeof(id), "warm%d", k);
+		bad |= await_done(&d, id, NULL, 0);
+	}
+	int armed = !bad && arm(base) == 0;
+	/* Measured: witnesses 8-15 (values the warm-up never saw). */
+	for (int k = 0; armed && k < JOBS; k++) {
+		snprintf(id, sizeof(id), "m%d", k);
+		bad |= submit(&d, id, k * PARTS, 8, 8);
+	}
+	for (int k = 0; armed && k < JOBS; k++) {
+		snprintf(id, sizeof(id), "m%d", k);
+		if (await_done(&d, id, why, sizeof(why))) {
+			ct_diag("%s: job %s: %s", backend, id, why);
+			bad = 1;
+		}
+	}
+	int n = armed && !bad && dump(base) == 0 ? report_read(base, t, 256) : -1;
+	ct_ok(armed && !bad && n > 0, "%s: %d warm-up partitions, then %d measured, all proved (%d threads "
+	      "reported heap calls)", backend, WARM_JOBS * PARTS, JOBS * PARTS, n);
+	unsigned long long ctl = 0, eng = 0;
+	for (int i = 0; i < n; i++) {
+		unsigned long long s = total(&t[i]);
+		if (is_engine(t[i].name)) {
+			eng += s;
+			ct_diag("%s: %s: malloc %llu calloc %llu realloc %llu free %llu memalign %llu trim %llu "
+				"mmap %llu munmap %llu ring %llu", backend, t[i].name, t[i].n[0], t[i].n[1],
+				t[i].n[2], t[i].n[3], t[i].n[4], t[i].n[5], t[i].n[6], t[i].n[7], t[i].n[8]);
+		} else if (!strncmp(t[i].name, "cz-ctl", 6)) {
+			ctl += s;
+		}
+	}
+	ct_ok(n > 0 && ctl > 0, "%s: the counter is live in the daemon: the control plane made %llu heap "
+	      "calls for %d requests", backend, ctl, 2 * JOBS);
+	ct_ok(n > 0 && eng == 0, "%s: engine threads (cz-disp, cz-synth*, cz-order, cz-cons*, cz-pool*, "
+	      "cz-final*) made %llu heap or mapping calls over %d partitions (%.2f per partition)", backend,
+	      eng, JOBS * PARTS, (double)eng / (JOBS * PARTS));
+	test_names(&d, backend, names);
+	ct_ok(daemon_stop(&d) == 0, "%s: cuzkd stops on SIGTERM with status 0", backend);
+}
+
+/* ---- a witness truncated after submit (issue 12, defect 2) ---- */
+
+static void test_truncate(void)
+{
+	struct daemon d;
+	char budget[32];
+	snprintf(budget, sizeof(budget), "%llu", (unsigned long long)one_part_budget);
+	const char *args[] = { "--backend", "cpu", "--device-threads", "1", "--synth-workers", "1",
+			       "--mem-budget", budget, NULL };
+	char p[2 * PATH_MAX], src[2 * PATH_MAX], why[512];
+
+	int started = daemon_start(&d, "trunc", args, NULL) == 0;
+	if (!ct_ok(started && load_key(&d) == 0, "truncate: cuzkd (cpu) starts and loads the key")) {
+		if (started)
+			daemon_stop(&d);
+		for (int i = 0; i < 4; i++)
+			ct_skip("no daemon", "truncate: test %d", i + 2);
+		return;
+	}
+	/* A backlog ahead of it, so the victim's witness is read well after
+	 * it is cut: the budget lets one partition in flight at a time, and
+	 * the victim is low priority, so 24 proofs come first. */
+	int bad = 0;
+	for (int k = 0; k < 6; k++) {
+		char id[16];
+		snprintf(id, sizeof(id), "b%d", k);
+		bad |= submit(&d, id, k, 8, 0);
+	}
+	snprintf(src, sizeof(src), "%s/w%d.wtns", dir, NWIT);
+	snprintf(p, sizeof(p), "%s/victim.wtns", dir);
+	char cmd[5 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "cp %s %s", src, p);
+	bad |= system(cmd) != 0;
+	int fd = open(p, O_RDONLY);
+	json_object *r = req(&d, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"victim\",\"priority\":\"low\"}",
+			     &fd, 1);
+	int sub = ok_of(r);
+	if (!sub)
+		ct_diag("truncate: submit: %s", str_of(r, "error"));
+	json_object_put(r);
+	close(fd);
+	bad |= truncate(p, 100) != 0;   /* the client cuts its file after submit */
+	int failed = sub && await_done(&d, "victim", why, sizeof(why)) != 0;
+	ct_ok(!bad && failed && strstr(why, "partition 0") && strstr(why, "witness"),
+	      "truncate: a witness cut to 100 bytes after submit fails its partition with a clear error "
+	      "(%s), the daemon is not killed (SIGBUS)", why);
+	/* An output error names its step, file and cause (not "out of memory"):
+	 * the job's directory is taken by a plain file. */
+	char blk[3 * PATH_MAX];
+	snprintf(blk, sizeof(blk), "%s/trunc-state/proofs/blocked", dir);
+	close(open(blk, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	int berr = submit(&d, "blocked", 0, 8, 0) == 0 && await_done(&d, "blocked", why, sizeof(why)) != 0;
+	ct_ok(berr && strstr(why, "writing proofs: open ") && strstr(why, "blocked: Not a directory"),
+	      "output: a job whose directory cannot be made fails with the step, path and cause (%s)", why);
+	int alive = 1;
+	for (int k = 0; k < 6; k++) {
+		char id[16];
+		snprintf(id, sizeof(id), "b%d", k);
+		alive &= await_done(&d, id, NULL, 0) == 0;
+	}
+	alive &= submit(&d, "after", 0, 8, 0) == 0 && await_done(&d, "after", why, sizeof(why)) == 0;
+	ct_ok(alive, "truncate: the jobs around it and a job submitted afterwards are proved");
+	ct_ok(daemon_stop(&d) == 0, "truncate: cuzkd stops on SIGTERM with status 0");
+}
+
+/* A write the kernel cuts short is resubmitted for the rest, not reported
+ * as a failure: with RLIMIT_FSIZE set to 1000 bytes once the daemon runs
+ * (its buffer region, a memfd, is made at start), a proof.json (~1.1 kB)
+ * gets a short write of 1000 bytes, the rest is resubmitted and fails with
+ * EFBIG, and the job's error names that (the old writer said "short
+ * write"). */
+static void test_short_write(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", "64M", NULL };
+	char why[512];
+
+	child_noxfsz = 1;
+	int started = daemon_start(&d, "fsize", args, NULL) == 0;
+	child_noxfsz = 0;
+	struct rlimit rl = { 1000, 1000 };
+	int failed = started && load_key(&d) == 0 && prlimit(d.pid, RLIMIT_FSIZE, &rl, NULL) == 0 &&
+		     submit(&d, "short", 0, 8, 0) == 0 && await_done(&d, "short", why, sizeof(why)) != 0;
+	ct_ok(failed && strstr(why, "writing proofs: write ") && strstr(why, ".proof.json: File too large"),
+	      "output: a short write is resubmitted; its rest's error is the job's (%s)", failed ? why : "");
+	if (started)
+		daemon_stop(&d);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+
+	if (argc == 3 && !strcmp(argv[1], "--plant"))
+		return plant_child(argv[2]);
+	if (!realpath(argv[0], self))
+		return 1;
+	char sd[PATH_MAX];
+	snprintf(sd, sizeof(sd), "%s", self);
+	char *sdir = dirname(sd);
+	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
+	snprintf(shim, sizeof(shim), "%s/heapcount.so", sdir);
+	snprintf(dir, sizeof(dir), "/tmp/cuzk-heap-XXXXXX");
+	signal(SIGPIPE, SIG_IGN);
+	ct_plan(1 + 1 + 2 * 6 + 5 + 1);
+	if (!ct_ok(mkdtemp(dir) && make_fixtures() == 0, "fixtures: a 2^8 dev key and %d witnesses", NWIT + 1))
+		return ct_exit();
+	if (SANITIZED || access(shim, R_OK)) {
+		for (int i = 0; i < 1 + 2 * 6; i++)
+			ct_skip(SANITIZED ? "sanitizer build: the heap counter cannot be preloaded"
+					  : "no heapcount.so next to this test", "heap count %d", i + 1);
+	} else {
+		test_plant(self);
+		const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "1",
+				      "--synth-workers", "2", "--mem-budget", "64M", NULL };
+		const char *nul_names[] = { "cz-disp", "cz-synth0", "cz-synth1", "cz-order", "cz-cons0.0",
+					    "cz-cons1.0", "cz-cons0.1", "cz-cons1.1", "cz-final",
+					    "cz-final-io", "cz-ctl-accept", NULL };
+		test_backend("null", nul, nul_names);
+		const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--synth-workers", "1",
+				      "--mem-budget", "64M", NULL };
+		const char *cpu_names[] = { "cz-disp", "cz-synth0", "cz-order", "cz-cons0.0", "cz-cons0.1",
+					    "cz-pool0.1", "cz-final", "cz-final-io", "cz-ctl-accept", NULL };
+		test_backend("cpu", cpu, cpu_names);
+	}
+	test_truncate();
+	test_short_write();
+	if (!ct_fail) {
+		char cmd[2 * PATH_MAX];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			ct_diag("could not remove %s", dir);
+	}
+	return ct_exit();
+}
