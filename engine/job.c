@@ -83,7 +83,6 @@ void cz_job_free(struct cz_job *j)
 	free(j->parts);
 	free(j->out);
 	free(j->final);
-	free(j->acct.dev);
 	free(j);
 }
 

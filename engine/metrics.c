@@ -100,6 +100,9 @@ struct cz_metrics {
 	char log[LOG_LINES][LOG_LEN];
 };
 
+_Static_assert(sizeof(((struct cz_job_acct *)0)->dev) >= CZ_ENGINE_MAX_PARTS, "a device slot per partition");
+_Static_assert(CZ_ENGINE_MAX_DEVICES < 127, "a device number + 1 fits an int8_t");
+
 struct cz_metrics *cz_metrics_create(unsigned ndev)
 {
 	struct cz_metrics *m = calloc(1, sizeof(*m));
@@ -323,16 +326,14 @@ void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p)
 	struct cz_job *j = p->job;
 	struct cz_job_acct *a = &j->acct;
 
-	if (!a->dev && (a->dev = malloc(j->nparts)))
-		memset(a->dev, -1, j->nparts);
 	if (p->t_dispatch && (!a->t_first_dispatch || p->t_dispatch < a->t_first_dispatch))
 		a->t_first_dispatch = p->t_dispatch;
 	a->synth_ns += p->synth_ns;
 	a->device_ns += p->device_ns;
 	a->final_ns += p->final_ns;
 	int c = atomic_load(&p->consumer);
-	if (a->dev && p->device_ns && c >= 0 && (unsigned)c < e->ncons)
-		a->dev[p->idx] = (int8_t)e->cons[c].dev;
+	if (p->device_ns && c >= 0 && (unsigned)c < e->ncons && p->idx < sizeof(a->dev))
+		a->dev[p->idx] = (int8_t)(e->cons[c].dev + 1);
 }
 
 static double ms(uint64_t ns)
@@ -351,7 +352,7 @@ json_object *cz_metrics_acct_json(const struct cz_job *j)
 	json_object_object_add(o, "device_ms", json_object_new_double(ms(a->device_ns)));
 	json_object_object_add(o, "finalize_ms", json_object_new_double(ms(a->final_ns)));
 	for (uint32_t i = 0; i < j->nparts; i++)
-		json_object_array_add(dev, json_object_new_int(a->dev ? a->dev[i] : -1));
+		json_object_array_add(dev, json_object_new_int(i < sizeof(a->dev) ? a->dev[i] - 1 : -1));
 	json_object_object_add(o, "devices", dev);
 	return o;
 }
@@ -368,9 +369,9 @@ void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j)
 
 	if (!m)
 		return;
-	for (uint32_t i = 0; a->dev && i < j->nparts; i++)
-		if (a->dev[i] >= 0 && a->dev[i] < CZ_ENGINE_MAX_DEVICES)
-			per_dev[a->dev[i]]++;
+	for (uint32_t i = 0; i < j->nparts && i < sizeof(a->dev); i++)
+		if (a->dev[i] > 0 && a->dev[i] <= CZ_ENGINE_MAX_DEVICES)
+			per_dev[a->dev[i] - 1]++;
 	for (unsigned d = 0; d < e->ndev && k < sizeof(devs) - 16; d++)
 		if (per_dev[d])
 			k += (size_t)snprintf(devs + k, sizeof(devs) - k, "%s%u:%u", k ? "," : "", d, per_dev[d]);

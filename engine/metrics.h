@@ -31,7 +31,8 @@ struct cz_metrics;
  * device each partition was proved on (-1: none). */
 struct cz_job_acct {
 	uint64_t t_first_dispatch, synth_ns, device_ns, final_ns;
-	int8_t *dev;            /* nparts entries, or NULL (out of memory) */
+	int8_t dev[200];        /* + 1 per partition (0: none); in the job, so no
+				 * allocation on the partition's path (CZ_ENGINE_MAX_PARTS) */
 };
 struct cz_job;
 struct cz_part;
