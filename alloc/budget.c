@@ -5,9 +5,10 @@
  * The counter `reserved` is the truth and is changed only by compare-and-
  * swap (take) or fetch-sub (release), so try_reserve and a release with
  * nobody waiting are lock-free: a few atomic instructions.  The lock guards
- * only the waiter list, kept sorted by key; each waiter sleeps on its own
- * condition variable in its own stack frame and is signalled, under the
- * lock, only once it has been granted (its bytes already added).
+ * only the waiters, in a min-heap by struct cz_key (lib/heap.c, the same
+ * heap the engine's queues use); each waiter sleeps on its own condition
+ * variable in its own stack frame and is signalled, under the lock, only
+ * once it has been granted (its bytes already added).
  *
  * The one race to get right is a waiter going to sleep just as the last
  * release that could satisfy it happens.  Both sides use sequentially
@@ -21,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "alloc/budget.h"
+#include "lib/heap.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -28,11 +30,14 @@
 #include <stdlib.h>
 
 struct waiter {
-	struct waiter *next;     /* next higher key */
-	uint64_t key;            /* lower is served first */
 	uint64_t bytes;          /* what it waits for */
 	pthread_cond_t cv;       /* its own: only it is woken */
 	int state;               /* 0 waiting, 1 granted, else -errno */
+};
+
+struct qent {                    /* a heap element */
+	struct cz_key key;       /* lower is served first */
+	struct waiter *w;        /* on its waiting thread's stack */
 };
 
 struct cz_budget {
@@ -43,8 +48,8 @@ struct cz_budget {
 	_Atomic uint64_t hw_in_use;    /* high-water of in_use */
 	_Atomic unsigned nwaiters;     /* list length, read without the lock */
 	_Atomic int closed;            /* cz_budget_cancel was called */
-	pthread_mutex_t lock;          /* guards head, waits */
-	struct waiter *head;           /* sorted by key, lowest first */
+	pthread_mutex_t lock;          /* guards waiters, waits */
+	struct cz_heap waiters;        /* of struct qent, lowest key on top */
 	uint64_t waits;                /* reserves that queued */
 };
 
@@ -75,10 +80,11 @@ static int take(struct cz_budget *b, uint64_t bytes)
  * that does not (strict order).  Called with the lock held. */
 static void serve_locked(struct cz_budget *b)
 {
-	struct waiter *w;
+	struct qent *top;
 
-	while ((w = b->head) && take(b, w->bytes)) {
-		b->head = w->next;
+	while ((top = cz_heap_peek(&b->waiters)) && take(b, top->w->bytes)) {
+		struct waiter *w = top->w;
+		cz_heap_pop(&b->waiters, NULL);
 		atomic_fetch_sub(&b->nwaiters, 1);
 		w->state = 1;
 		pthread_cond_signal(&w->cv); /* under the lock: w lives on a stack that may unwind */
@@ -93,6 +99,7 @@ struct cz_budget *cz_budget_create(uint64_t limit)
 		return NULL;
 	atomic_init(&b->limit, limit);
 	pthread_mutex_init(&b->lock, NULL);
+	cz_heap_init_grow(&b->waiters, sizeof(struct qent));
 	return b;
 }
 
@@ -101,6 +108,7 @@ void cz_budget_destroy(struct cz_budget *b)
 	if (!b)
 		return;
 	pthread_mutex_destroy(&b->lock);
+	cz_heap_free(&b->waiters);
 	free(b);
 }
 
@@ -115,10 +123,19 @@ int cz_budget_try_reserve(struct cz_budget *b, uint64_t bytes)
 	return take(b, bytes) ? 0 : -EAGAIN;
 }
 
-int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, uint64_t key,
+/* Index of w in the heap (it is there). */
+static uint32_t find(const struct cz_budget *b, const struct waiter *w)
+{
+	uint32_t i = 0;
+	while (((struct qent *)cz_heap_at(&b->waiters, i))->w != w)
+		i++;
+	return i;
+}
+
+int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, struct cz_key key,
 		      const struct timespec *deadline)
 {
-	struct waiter w = { .key = key, .bytes = bytes };
+	struct waiter w = { .bytes = bytes };
 	pthread_condattr_t ca;
 	int rc = 0;
 
@@ -130,19 +147,21 @@ int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, uint64_t key,
 		return -ECANCELED;
 	}
 	/* Ahead of everyone queued: take directly if it fits. */
-	if ((!b->head || key < b->head->key) && take(b, bytes)) {
+	struct qent *top = cz_heap_peek(&b->waiters);
+	if ((!top || cz_key_cmp(&key, &top->key) < 0) && take(b, bytes)) {
 		pthread_mutex_unlock(&b->lock);
 		return 0;
+	}
+	/* The heap's array grows by doubling (from 64): a malloc only when
+	 * more waiters queue than ever before. */
+	if (cz_heap_push(&b->waiters, &(struct qent){ .key = key, .w = &w })) {
+		pthread_mutex_unlock(&b->lock);
+		return -ENOMEM;
 	}
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	struct waiter **pp = &b->head;
-	while (*pp && (*pp)->key <= key)
-		pp = &(*pp)->next;
-	w.next = *pp;
-	*pp = &w;
 	b->waits++;
 	atomic_fetch_add(&b->nwaiters, 1); /* W1: pairs with R2 in release */
 	serve_locked(b);                   /* W2: bytes freed before W1 was visible */
@@ -152,9 +171,7 @@ int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, uint64_t key,
 		else
 			pthread_cond_wait(&w.cv, &b->lock);
 		if (rc == ETIMEDOUT && !w.state) {
-			for (pp = &b->head; *pp != &w; pp = &(*pp)->next)
-				;
-			*pp = w.next;
+			cz_heap_remove(&b->waiters, find(b, &w), NULL);
 			atomic_fetch_sub(&b->nwaiters, 1);
 			w.state = -ETIMEDOUT;
 			serve_locked(b); /* the next head may fit where we did not */
@@ -186,20 +203,23 @@ void cz_budget_uncharge(struct cz_budget *b, uint64_t bytes)
 	atomic_fetch_sub_explicit(&b->in_use, bytes, memory_order_relaxed);
 }
 
-/* Fails (with rc) every waiter asking for min_bytes or more; lock held. */
+/* Fails (with rc) every waiter asking for min_bytes or more; lock held.
+ * A removal reorders the heap's array, so each scan starts over: O(n^2)
+ * on a list that, in the daemon, is empty (it uses try_reserve). */
 static void fail_waiters(struct cz_budget *b, uint64_t min_bytes, int rc)
 {
-	struct waiter **pp = &b->head, *w;
-
-	while ((w = *pp)) {
-		if (w->bytes < min_bytes) {
-			pp = &w->next;
+	for (uint32_t i = 0; i < b->waiters.n;) {
+		struct qent *q = cz_heap_at(&b->waiters, i);
+		if (q->w->bytes < min_bytes) {
+			i++;
 			continue;
 		}
-		*pp = w->next;
+		struct waiter *w = q->w;
+		cz_heap_remove(&b->waiters, i, NULL);
 		atomic_fetch_sub(&b->nwaiters, 1);
 		w->state = rc;
 		pthread_cond_signal(&w->cv);
+		i = 0;
 	}
 }
 

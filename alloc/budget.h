@@ -7,13 +7,15 @@
  * nothing fails halfway for lack of memory.  try_reserve never blocks (it
  * takes no lock: one compare-and-swap) and never jumps the queue: it fails
  * while anyone waits.  reserve blocks; waiters are served strictly in key
- * order (lower first; the daemon passes (priority, job seq, partition)
- * packed into 64 bits), each on its own condition variable, and a release
+ * order (lower struct cz_key first: (priority, job seq, partition), the
+ * key of lib/key.h), each on its own condition variable, and a release
  * wakes only the waiters at the head that now fit: no thundering herd, and
  * a large head is never overtaken by a small later waiter.
  */
 #ifndef CZ_BUDGET_H
 #define CZ_BUDGET_H
+
+#include "lib/key.h"
 
 #include <stdint.h>
 #include <time.h>
@@ -37,11 +39,12 @@ void cz_budget_destroy(struct cz_budget *b); /* no waiters may remain */
 /* 0, -EAGAIN (does not fit now, or others are queued), -E2BIG (> limit). */
 int cz_budget_try_reserve(struct cz_budget *b, uint64_t bytes);
 
-/* Waits until bytes fit and every waiter with a lower key was served.
+/* Waits until bytes fit and every waiter with a lower key was served
+ * (equal keys in no particular order).
  * deadline: absolute CLOCK_MONOTONIC time, NULL to wait forever.
  * 0, -ETIMEDOUT, -E2BIG (bytes > limit, now or after set_limit),
- * -ECANCELED (cz_budget_cancel). */
-int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, uint64_t key,
+ * -ECANCELED (cz_budget_cancel), -ENOMEM (the waiters' heap cannot grow). */
+int cz_budget_reserve(struct cz_budget *b, uint64_t bytes, struct cz_key key,
 		      const struct timespec *deadline);
 
 void cz_budget_release(struct cz_budget *b, uint64_t bytes);

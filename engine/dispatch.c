@@ -31,19 +31,20 @@ static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
 /* Returns 1 if the head was dispatched or dropped, 0 to wait. */
 static int dispatch_one(struct cz_engine *e, bool *waiting)
 {
-	struct cz_part *p = cz_pq_peek(&e->queued);
+	struct cz_qent *top = cz_heap_peek(&e->queued);
 
-	if (!p)
+	if (!top)
 		return 0;
+	struct cz_part *p = top->part;
 	struct cz_job *j = p->job;
 	if (atomic_load(&p->state) == CZ_PART_CANCELLED) {
-		cz_pq_pop(&e->queued);      /* cancelled in place by cz_req_cancel */
+		cz_heap_pop(&e->queued, NULL);      /* cancelled in place by cz_req_cancel */
 		j->in_heap--;               /* the control plane compacts the job */
 		return 1;
 	}
 	if (atomic_load(&p->job->state) != CZ_JOB_ACTIVE) {
 		cz_trace(CZ_EV_DROP, p->job->seq, p->idx);
-		cz_pq_pop(&e->queued);
+		cz_heap_pop(&e->queued, NULL);
 		j->in_heap--;
 		cz_part_set(p, CZ_PART_CANCELLED);
 		cz_job_part_terminal_locked(e, p);
@@ -63,7 +64,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
 				 (unsigned long long)st.free, (unsigned long long)st.limit);
 			cz_trace(CZ_EV_DROP, p->job->seq, p->idx);
-			cz_pq_pop(&e->queued);
+			cz_heap_pop(&e->queued, NULL);
 			j->in_heap--;
 			fail_locked(e, p, why);
 			return 1;
@@ -82,7 +83,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	p->reserved = need;
 	p->dispatched = true;
 	e->inflight++;
-	cz_pq_pop(&e->queued);
+	cz_heap_pop(&e->queued, NULL);
 	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	p->t_dispatch = cz_trace_now();
@@ -97,7 +98,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
  * device needs the dispatcher's reason at that moment). */
 static int wait_reason_locked(struct cz_engine *e)
 {
-	if (!cz_pq_peek(&e->queued))
+	if (!cz_heap_peek(&e->queued))
 		return CZ_DISP_WAIT_JOB;
 	if (!e->synth_idle)
 		return CZ_DISP_WAIT_WORKER;
@@ -123,7 +124,8 @@ void *cz_dispatch_main(void *v)
 		/* One event per change of reason, not per wake-up. */
 		int w = wait_reason_locked(e);
 		if (w != why) {
-			struct cz_part *h = cz_pq_peek(&e->queued);
+			struct cz_qent *q = cz_heap_peek(&e->queued);
+			struct cz_part *h = q ? q->part : NULL;
 			cz_trace_arg(CZ_EV_DISP_WAIT, h ? h->job->seq : 0, h ? h->idx : 0, (uint32_t)w);
 			why = w;
 		}

@@ -11,12 +11,14 @@
  *                 │  budget reserved here,                              │
  *                 │  in key order, by one thread          order thread: min-heap
  *                 ▼                                       by key, feeds depth-1
- *            cancel drops                                 rings, one per consumer
+ *            cancel drops                                 rings, one per consumer,
+ *                                                         only to consumers that
+ *                                                         hold nothing (pipe.c)
  *                                                                       │
  *                         finalizer ◄──sc── done ring ◄──mp── consumers (≥ 2 per
- *                         (assemble, verify, free,           device; the device
- *                          release budget, write the          lock covers compute)
- *                          job's proofs with io_uring)
+ *                         (assemble, verify, free,           device; who holds the
+ *                          release budget, write the          device runs its lowest
+ *                          job's proofs with io_uring)        held partition)
  * The rings (ring/, engine/pipe.c) live in one shared region and partition
  * buffers in a slab arena on hugepages (alloc/), so consumers can later move
  * into processes of their own.
@@ -129,7 +131,6 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 	if (!e->devs)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ndev; i++) {
-		pthread_mutex_init(&e->devs[i].lock, NULL);
 		e->devs[i].dev = e->be->open(i, &e->bopts, err, cap);
 		if (!e->devs[i].dev)
 			return -ENODEV;
@@ -143,7 +144,7 @@ static int start_threads(struct cz_engine *e)
 	e->nsynth = e->cfg.synth_workers;              /* 1..: cz_engine_config_check */
 	e->ncons = e->ndev * e->cfg.consumers_per_device;
 	char err[256];
-	if (cz_pipe_create(&e->pipe, e->ncons, err, sizeof(err))) {
+	if (cz_pipe_create(&e->pipe, e->ncons, e->ndev, err, sizeof(err))) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -ENOMEM;
 	}
@@ -215,6 +216,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
+	cz_heap_init_grow(&e->queued, sizeof(struct cz_qent));
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->dispatch_cv, NULL);
 	pthread_cond_init(&e->synth_cv, NULL);
@@ -253,6 +255,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
 	cz_pipe_stop(&e->pipe);
+	for (unsigned i = 0; e->devs && i < e->ndev; i++)
+		cz_devslot_close(&e->devs[i]);
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
@@ -262,11 +266,9 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
-	for (unsigned i = 0; e->devs && i < e->ndev; i++) {
+	for (unsigned i = 0; e->devs && i < e->ndev; i++)
 		if (e->devs[i].dev)
 			e->be->close(e->devs[i].dev);
-		pthread_mutex_destroy(&e->devs[i].lock);
-	}
 	while (e->jobs) {
 		struct cz_job *j = e->jobs;
 		e->jobs = j->next;
@@ -275,7 +277,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_circuits_free(e);
 	cz_slab_arena_destroy(e->arena);   /* every partition buffer with it */
 	cz_budget_destroy(e->budget);
-	cz_pq_free(&e->queued);
+	cz_heap_free(&e->queued);
 	free(e->devs);
 	free(e->cons);
 	free(e->synth);

@@ -8,6 +8,8 @@
 #ifndef CZ_ENGINE_H
 #define CZ_ENGINE_H
 
+#include "lib/key.h"          /* enum cz_prio */
+
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,8 +23,6 @@
 #define CZ_ENGINE_MAX_CONSUMERS_PER_DEV 64
 #define CZ_ENGINE_MAX_SYNTH_WORKERS     1024
 #define CZ_ENGINE_MAX_DEVICE_THREADS    4096
-
-enum cz_prio { CZ_PRIO_CRITICAL, CZ_PRIO_HIGH, CZ_PRIO_NORMAL, CZ_PRIO_LOW };
 
 /* Start from cz_engine_config_defaults(): the defaults live there only
  * (cuzkd's --help prints them). */

@@ -11,9 +11,9 @@
 #include "engine/engine.h"
 #include "engine/metrics.h"
 #include "engine/pipe.h"
-#include "engine/pq.h"
 #include "engine/trace.h"
 #include "gpu/backend.h"
+#include "lib/heap.h"
 #include "zk/groth16.h"
 
 #include <limits.h>
@@ -61,6 +61,12 @@ struct cz_part {
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 };
 
+/* An element of the engine's queue (lib/heap.h: the key first). */
+struct cz_qent {
+	struct cz_key key;
+	struct cz_part *part;
+};
+
 struct cz_job {
 	uint64_t seq;
 	char id[64];            /* the caller's id, or the sequence number */
@@ -94,9 +100,12 @@ struct cz_consumer {
 	_Atomic uint64_t busy_ns, proved;
 };
 
+/* A device and its lock (engine/consume.c: whoever holds it starts the
+ * lowest key held on the device, so the lock need not be fair). */
 struct cz_devslot {
 	struct cz_device *dev;
-	pthread_mutex_t lock;   /* covers the device's compute only */
+	_Atomic uint32_t held;          /* 1 while a consumer holds the device */
+	struct cz_ring_bell bell;       /* waiters sleep here (zeroed: symmetric barriers) */
 };
 
 struct cz_engine {
@@ -110,7 +119,7 @@ struct cz_engine {
 	pthread_cond_t dispatch_cv;     /* queue, budget or workers changed */
 	pthread_cond_t synth_cv;        /* work handed to synthesis */
 	pthread_cond_t job_cv;          /* a job reached a terminal state */
-	struct cz_pq queued;            /* partitions not yet dispatched */
+	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
 	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
 	unsigned handoff_n, handoff_head, synth_idle;
 	struct cz_budget *budget;       /* keys and partition buffers */
@@ -140,6 +149,8 @@ struct cz_engine {
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
+#define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_ORDER, "the order thread's id is no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
@@ -150,6 +161,7 @@ void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+void cz_devslot_close(struct cz_devslot *d);     /* waiters for the device give up */
 /* engine/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);
@@ -183,7 +195,6 @@ void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
-const char *cz_prio_name(enum cz_prio p);
 /* engine/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);

@@ -10,16 +10,10 @@
 static const char *const part_names[] = {
 	"queued", "synthesizing", "ready", "proving", "finalizing", "done", "failed", "cancelled",
 };
-static const char *const prio_names[] = { "critical", "high", "normal", "low" };
 
 const char *cz_part_state_name(int s)
 {
 	return s >= 0 && s <= CZ_PART_CANCELLED ? part_names[s] : "?";
-}
-
-const char *cz_prio_name(enum cz_prio p)
-{
-	return p <= CZ_PRIO_LOW ? prio_names[p] : "?";
 }
 
 void cz_part_set(struct cz_part *p, enum cz_part_state s)

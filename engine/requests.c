@@ -47,17 +47,6 @@ static const char *get_str(json_object *o, const char *k)
 	return json_object_get_string(v);
 }
 
-static int parse_prio(const char *s, enum cz_prio *p)
-{
-	static const char *const n[] = { "critical", "high", "normal", "low" };
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, n[i])) {
-			*p = (enum cz_prio)i;
-			return 0;
-		}
-	return -1;
-}
-
 static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 {
 	for (struct cz_job *j = e->jobs; j; j = j->next)
@@ -165,8 +154,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("submit needs \"circuit\"");
 	else if (!c)
 		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
-	else if (pr && parse_prio(pr, &prio))
-		r = cz_resp_err("unknown priority '%s' (critical, high, normal, low)", pr);
+	else if (pr && cz_prio_parse(pr, &prio))
+		r = cz_resp_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
 	else if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.'))
 		r = cz_resp_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
 	else if (id && job_find_locked(e, id))
@@ -205,9 +194,10 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
 	for (uint32_t i = 0; i < n; i++) {
 		struct cz_part *p = &j->parts[i];
-		p->key.hi = (uint64_t)prio << 56 | j->seq;
-		p->key.lo = i;
-		if (!cz_pq_push(&e->queued, p->key, p)) {   /* the heap grows in 64-entry steps */
+		p->key = (struct cz_key){ .prio = prio, .seq = j->seq, .part = i };
+		/* The heap's array doubles when full (from 64): a realloc only
+		 * when more partitions queue than ever before. */
+		if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
 			j->in_heap++;
 			continue;
 		}

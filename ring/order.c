@@ -3,12 +3,14 @@
  * ring/order.c — the ordered dispatcher (see the ORDER section of ring.c).
  *
  * A binary min-heap in shared memory: a header line and cap descriptors,
- * 0-based, children of i at 2i+1 and 2i+2.  Push and pop cost O(log n)
- * 64-byte moves; at the rates partitions arrive (thousands a second at
- * most) this is noise, and a heap keeps the rule simple: the next element
- * out is always the smallest (prio, job_seq, part) the dispatcher has seen.
+ * sorted by their struct cz_key with lib/heap.c (the one heap), so push and
+ * pop cost O(log n) 64-byte moves; at the rates partitions arrive
+ * (thousands a second at most) this is noise, and a heap keeps the rule
+ * simple: the next element out is always the smallest (prio, job seq, part)
+ * the dispatcher has seen.
  */
 #include "ring/order.h"
+#include "lib/heap.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,57 +64,46 @@ const struct cz_ring_desc *cz_ring_order_peek(const struct cz_ring_order *q)
 	return q->n ? &q->heap[0] : NULL;
 }
 
+/* lib/heap.c does the work on a view of the shared array; only n changes. */
+static struct cz_heap view(struct cz_ring_order *q)
+{
+	struct cz_heap h;
+	cz_heap_init(&h, q->heap, q->cap, sizeof(struct cz_ring_desc));
+	h.n = q->n;
+	return h;
+}
+
 int cz_ring_order_push(struct cz_ring_order *q, const struct cz_ring_desc *d)
 {
-	if (q->n == q->cap)
-		return -ENOSPC;
-	uint32_t i = q->n++;
-	while (i) {  /* sift up: move parents down until d fits */
-		uint32_t p = (i - 1) / 2;
-		if (cz_ring_desc_cmp(&q->heap[p], d) <= 0)
-			break;
-		q->heap[i] = q->heap[p];
-		i = p;
-	}
-	q->heap[i] = *d;
-	return 0;
+	struct cz_heap h = view(q);
+	int rc = cz_heap_push(&h, d);
+	q->n = h.n;
+	return rc;
 }
 
 int cz_ring_order_pop(struct cz_ring_order *q, struct cz_ring_desc *d)
 {
-	if (!q->n)
-		return 0;
-	*d = q->heap[0];
-	struct cz_ring_desc last = q->heap[--q->n];
-	uint32_t i = 0, n = q->n;
-	for (;;) {  /* sift down: move the smaller child up until last fits */
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && cz_ring_desc_cmp(&q->heap[c + 1], &q->heap[c]) < 0)
-			c++;
-		if (cz_ring_desc_cmp(&last, &q->heap[c]) <= 0)
-			break;
-		q->heap[i] = q->heap[c];
-		i = c;
-	}
-	if (n)
-		q->heap[i] = last;
-	return 1;
+	struct cz_heap h = view(q);
+	int rc = cz_heap_pop(&h, d);
+	q->n = h.n;
+	return rc;
 }
 
-static void drain(struct cz_ring_order *q, struct cz_ring *inbox)
+unsigned cz_ring_order_drain(struct cz_ring_order *q, struct cz_ring *inbox)
 {
 	struct cz_ring_desc buf[32];
+	unsigned moved = 0;
 
 	while (q->n < q->cap) {
 		unsigned room = q->cap - q->n, want = room < 32 ? room : 32;
 		unsigned got = cz_ring_sc_dequeue_burst(inbox, buf, want);
 		for (unsigned i = 0; i < got; i++)
 			cz_ring_order_push(q, &buf[i]);
+		moved += got;
 		if (got < want)
 			break;
 	}
+	return moved;
 }
 
 unsigned cz_ring_order_pump(struct cz_ring_order *q, struct cz_ring *inbox,
@@ -121,7 +112,7 @@ unsigned cz_ring_order_pump(struct cz_ring_order *q, struct cz_ring *inbox,
 	unsigned moved = 0;
 
 	for (;;) {
-		drain(q, inbox);  /* before every pop: a late urgent element goes first */
+		cz_ring_order_drain(q, inbox);  /* before every pop: a late urgent element goes first */
 		const struct cz_ring_desc *top = cz_ring_order_peek(q);
 		if (!top)
 			break;

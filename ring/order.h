@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ring/order.h — the ordered dispatcher: a min-heap of descriptors keyed by
- * (prio, job_seq, part), in shared memory, between one deep producer ring
+ * their struct cz_key (prio, job seq, part; lib/key.h), in shared memory, between one deep producer ring
  * (the inbox) and short per-consumer rings.  The ordering argument is at
  * the top of ring/ring.c.
  *
@@ -28,6 +28,10 @@ int cz_ring_order_push(struct cz_ring_order *q, const struct cz_ring_desc *d);
 /* 1 and the smallest key in *d, or 0 when empty.  O(log n). */
 int cz_ring_order_pop(struct cz_ring_order *q, struct cz_ring_desc *d);
 const struct cz_ring_desc *cz_ring_order_peek(const struct cz_ring_order *q);
+
+/* Moves the inbox's elements (sc) into the heap while it has room; returns
+ * how many.  For dispatchers with a policy of their own (engine/pipe.c). */
+unsigned cz_ring_order_drain(struct cz_ring_order *q, struct cz_ring *inbox);
 
 /*
  * One dispatching step: drain the inbox (sc) into the heap, then move the

@@ -58,7 +58,7 @@
  *
  * ORDER (the promise consumers get).  A ring is FIFO per producer; across
  * producers it is FIFO in claim order.  Priority order is not a ring's job:
- * work is ordered by (prio, job_seq, part) in ring/order.c, one dispatcher
+ * work is ordered by struct cz_key (prio, job seq, part) in ring/order.c, one dispatcher
  * that drains the deep producer ring (the "inbox") into a min-heap and feeds
  * SHORT per-consumer rings (depth 1-2).  What is ordered: the sequence of
  * heap pops is non-decreasing among the items present at each pop, and each
@@ -120,17 +120,6 @@ uint64_t cz_ring_desc_csum(const struct cz_ring_desc *d)
 		h ^= h >> 32;
 	}
 	return h;
-}
-
-int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
-{
-	if (a->prio != b->prio)
-		return a->prio < b->prio ? -1 : 1;
-	if (a->job_seq != b->job_seq)
-		return a->job_seq < b->job_seq ? -1 : 1;
-	if (a->part != b->part)
-		return a->part < b->part ? -1 : 1;
-	return 0;
 }
 
 size_t cz_ring_bytes(uint32_t count, uint32_t esize)

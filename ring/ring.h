@@ -30,6 +30,8 @@
 #ifndef CZ_RING_H
 #define CZ_RING_H
 
+#include "lib/key.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,19 +49,17 @@
  * and the one ring/order.h sorts.
  */
 struct cz_ring_desc {
-	uint64_t job_seq;   /* job sequence number, assigned at submission */
-	uint32_t part;      /* partition index within the job */
-	uint16_t prio;      /* priority class, 0 = most urgent */
-	uint16_t kind;      /* what the consumer does with it (engine-defined) */
-	uint64_t off[5];    /* offsets of buffers in the shared region (engine-defined) */
+	struct cz_key key;  /* (prio, job seq, partition): the order (lib/key.h); first,
+			     * so that the heap of ring/order.c sorts descriptors as is */
+	uint32_t kind;      /* what the consumer does with it (engine-defined) */
+	uint32_t flags;     /* engine-defined */
+	uint64_t off[4];    /* offsets of buffers in the shared region (engine-defined) */
 	uint64_t csum;      /* cz_ring_desc_csum() of the 56 bytes above */
 };
 _Static_assert(sizeof(struct cz_ring_desc) == 64, "a descriptor is one cache line");
 
 /* A 64-bit mix of the first 56 bytes; catches torn or stale copies. */
 uint64_t cz_ring_desc_csum(const struct cz_ring_desc *d);
-/* Orders by (prio, job_seq, part): <0, 0, >0 like memcmp. */
-int cz_ring_desc_cmp(const struct cz_ring_desc *a, const struct cz_ring_desc *b);
 
 /*
  * A bell is a futex-backed event count: waiters sleep on word, wakers bump

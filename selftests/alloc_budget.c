@@ -95,10 +95,17 @@ struct warg {
 	atomic_int granted;
 };
 
+/* The tests' keys are numbers; spread over the key's three fields so that
+ * each decides some comparisons (order-preserving below 2^48). */
+static struct cz_key key_of(uint64_t k)
+{
+	return (struct cz_key){ .prio = (uint32_t)(k >> 16), .seq = (k >> 4) & 0xfff, .part = k & 0xf };
+}
+
 static void *wait_thread(void *v)
 {
 	struct warg *w = v;
-	w->rc = cz_budget_reserve(w->b, w->bytes, w->key, w->deadline);
+	w->rc = cz_budget_reserve(w->b, w->bytes, key_of(w->key), w->deadline);
 	if (w->order) {
 		int i = atomic_fetch_add(w->order_n, 1);
 		w->order[i] = w->key;
@@ -271,7 +278,7 @@ static void test_timeout_cancel_limit(void)
 	cz_budget_cancel(b);
 	pthread_join(t6, NULL);
 	ct_ok(w6.rc == -ECANCELED && cz_budget_try_reserve(b, 1) == -ECANCELED &&
-	      cz_budget_reserve(b, 1, 0, NULL) == -ECANCELED, "cancel fails waiters and later reserves");
+	      cz_budget_reserve(b, 1, key_of(0), NULL) == -ECANCELED, "cancel fails waiters and later reserves");
 	cz_budget_destroy(b);
 }
 
@@ -303,7 +310,7 @@ static void *stress_thread(void *v)
 			 * a job's bytes up front), or threads would deadlock
 			 * holding bytes while waiting for more. */
 			int rc = (r & 2) || n ? cz_budget_try_reserve(b, bytes)
-					      : cz_budget_reserve(b, bytes, r >> 20, NULL);
+					      : cz_budget_reserve(b, bytes, key_of(r >> 20), NULL);
 			if (rc == 0) {
 				tally_add((long)bytes);
 				cz_budget_charge(b, bytes / 2);

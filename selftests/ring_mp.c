@@ -89,7 +89,7 @@ static void *producer(void *v)
 
 static void put_pills(struct cz_ring *r, unsigned owner, unsigned n)
 {
-	struct cz_ring_desc pill = { .part = PILL };
+	struct cz_ring_desc pill = { .key.part = PILL };
 
 	while (n) {
 		if (cz_ring_mp_enqueue_burst(r, owner, &pill, 1))
@@ -121,8 +121,8 @@ static void *consumer(void *v)
 		}
 		unsigned pills = 0;
 		for (unsigned i = 0; i < k; i++) {
-			uint32_t p = buf[i].part;
-			uint64_t s = buf[i].job_seq;
+			uint32_t p = buf[i].key.part;
+			uint64_t s = buf[i].key.seq;
 			if (p == PILL) {
 				pills++;
 				continue;
@@ -261,7 +261,7 @@ static void t_stale(void)
 
 	cz_ring_test_hook = hold_hook;
 	for (int who = 0; who < 2; who++) {
-		struct stale_arg a = { r, who, 0, { 0 } };
+		struct stale_arg a = { .r = r, .consumer = who };
 		pthread_t t;
 		atomic_store(&held, 0);
 		atomic_store(&release_held, 0);

@@ -12,10 +12,10 @@
 
 #define SEC 1000000000ll
 
-/* The oracle compares keys itself rather than trusting cz_ring_desc_cmp. */
+/* The oracle compares keys itself rather than trusting cz_key_cmp. */
 static int key_less(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
 {
-	uint64_t ka[3] = { a->prio, a->job_seq, a->part }, kb[3] = { b->prio, b->job_seq, b->part };
+	uint64_t ka[3] = { a->key.prio, a->key.seq, a->key.part }, kb[3] = { b->key.prio, b->key.seq, b->key.part };
 	for (int i = 0; i < 3; i++)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i];
@@ -25,9 +25,9 @@ static int key_less(const struct cz_ring_desc *a, const struct cz_ring_desc *b)
 static void rand_desc(struct cz_ring_desc *d, uint64_t *seed, uint64_t uniq)
 {
 	memset(d, 0, sizeof(*d));
-	d->prio = (uint16_t)(rt_rand(seed) % 4);
-	d->job_seq = rt_rand(seed) % 50;
-	d->part = (uint32_t)(uniq);  /* unique, so keys never tie */
+	d->key.prio = (uint32_t)(rt_rand(seed) % 4);
+	d->key.seq = rt_rand(seed) % 50;
+	d->key.part = (uint32_t)(uniq);  /* unique, so keys never tie */
 	d->off[0] = uniq * 77;
 	d->csum = cz_ring_desc_csum(d);
 }
@@ -213,7 +213,7 @@ static void *consumer(void *v)
 			atomic_fetch_add(&c->inversions, 1);
 		prev = d;
 		atomic_fetch_add(&c->received, 1);
-		if (d.prio == 0 && d.kind == 0xc) {
+		if (d.key.prio == 0 && d.kind == 0xc) {
 			atomic_store(&c->normals_after, after);
 			atomic_store(&c->crit_seen, 1);
 		} else if (sent) {
@@ -393,13 +393,13 @@ static void t_late_critical(unsigned ncons, uint32_t depth)
 	uint64_t n = 1000;
 	uint8_t *seen = calloc(n + 1, 1);
 	for (uint64_t i = 0; i < n; i++) {
-		struct cz_ring_desc d = { .prio = 5, .job_seq = i, .off = { i * 77 } };
+		struct cz_ring_desc d = { .key = { .prio = 5, .seq = i }, .off = { i * 77 } };
 		d.csum = cz_ring_desc_csum(&d);
 		cz_ring_mp_enqueue_burst(p.inbox, 1, &d, 1);
 	}
 	pipe_start(&p, &w, 0);
 	uint64_t bad = finalize(&p, 20, n + 1, seen);
-	struct cz_ring_desc c = { .prio = 0, .kind = 0xc, .job_seq = 5000, .off = { n * 77 } };
+	struct cz_ring_desc c = { .key = { .prio = 0, .seq = 5000 }, .kind = 0xc, .off = { n * 77 } };
 	c.csum = cz_ring_desc_csum(&c);
 	cz_ring_mp_enqueue_burst(p.inbox, 2, &c, 1);
 	atomic_store(&p.ctl->crit_sent, 1);

@@ -316,9 +316,9 @@ static void t_dead_sp_sc(void)
 		unsigned k;
 		while ((k = cz_ring_sc_dequeue_burst(r, d, 32)))
 			for (unsigned i = 0; i < k; i++) {
-				bad += d[i].part != 8 || !rt_desc_is(&d[i], 8, d[i].job_seq) ||
-				       (int64_t)d[i].job_seq <= last;
-				last = (int64_t)d[i].job_seq;
+				bad += d[i].key.part != 8 || !rt_desc_is(&d[i], 8, d[i].key.seq) ||
+				       (int64_t)d[i].key.seq <= last;
+				last = (int64_t)d[i].key.seq;
 			}
 		/* Every slot usable again: a full lap goes through. */
 		for (int i = 0; i < 32; i++)
@@ -404,7 +404,7 @@ static void t_stress_kill(void)
 	while (next[1] < n || next[2] < n) {
 		unsigned k = cz_ring_sc_dequeue_burst(r, d, 32);
 		for (unsigned i = 0; i < k; i++) {
-			unsigned s = d[i].part;
+			unsigned s = d[i].key.part;
 			if (s > 2 || !rt_desc_is(&d[i], s, next[s]))
 				bad++;
 			else
@@ -463,7 +463,7 @@ int main(void)
 	static _Alignas(64) char mem[8192];
 	cz_ring_init(mem, sizeof(mem), 8, 64);
 	unsigned nout;
-	struct cz_ring_desc one[1] = { { 0 } };
+	struct cz_ring_desc one[1] = { { .kind = 0 } };
 	ct_ok(cz_ring_recover((struct cz_ring *)mem, 0, NULL, 0, &nout) == -EINVAL &&
 	      cz_ring_recover((struct cz_ring *)mem, CZ_RING_OWNER_MAX + 1, NULL, 0, &nout) == -EINVAL &&
 	      cz_ring_recover((struct cz_ring *)mem, 5, NULL, 0, &nout) == 0 &&

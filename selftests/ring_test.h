@@ -63,11 +63,10 @@ static inline void *rt_remap(int fd, size_t bytes)
 static inline void rt_desc(struct cz_ring_desc *d, uint32_t src, uint64_t seq)
 {
 	uint64_t x = (seq + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)src << 48);
-	d->job_seq = seq;
-	d->part = src;
-	d->prio = (uint16_t)(seq % 7);
-	d->kind = (uint16_t)src;
-	for (int i = 0; i < 5; i++) {
+	d->key = (struct cz_key){ .seq = seq, .part = src, .prio = (uint32_t)(seq % 7) };
+	d->kind = src;
+	d->flags = (uint32_t)(x >> 32);
+	for (int i = 0; i < 4; i++) {
 		x ^= x >> 29;
 		x *= 0xbf58476d1ce4e5b9ull;
 		d->off[i] = x;

@@ -89,7 +89,7 @@ static void *tp_producer(void *v)
 		;
 	const unsigned B = t->burst;
 	for (uint64_t i = 0; i < t->n; i += B) {
-		d[0].job_seq = i;
+		d[0].key.seq = i;
 		if (t->q) {
 			mq_put(t->q, d, B);
 			continue;

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: order at the device, from the real cuzkd's trace: inversions (a higher key started after a lower one had been ready >= 1 ms) stay within one per consumer on 2 null devices and on the cpu backend; a critical job behind a 30-partition backlog starts on each device after at most one partition per consumer; with synthesis slower than the devices, and with a budget for 2.5 partitions, both devices get work. */
+#include "ctl/ctl.h"
+#include "zk/builtin.h"
+#include "zk/groth16_io.h"
+#include "selftests/cz_test.h"
+
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * The oracle here is the trace alone, read as JSON: which partition was
+ * enqueued (ready for a device) and which started computing (compute_start)
+ * on which device ("consumer D.K"), with the priority of each job taken
+ * from the order this test submitted them.  None of the engine's code is
+ * used to judge it.
+ */
+
+static char dir[PATH_MAX], bindir[2 * PATH_MAX];
+
+#define NWTNS 4
+
+static int make_fixtures(void)
+{
+	struct cz_cs cs;
+	struct cz_groth16_key key;
+	cz_fr *w;
+	char err[256], p[2 * PATH_MAX];
+
+	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
+		return -1;
+	snprintf(p, sizeof(p), "%s/k.zkey", dir);
+	int rc = cz_groth16_key_save(&key, p, err, sizeof(err));
+	cz_groth16_key_free(&key);
+	for (int i = 0; !rc && i < NWTNS; i++) {
+		free(w);
+		cz_cs_free(&cs);
+		if (cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err))
+			return -1;
+		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
+		rc = cz_wtns_save(p, w, cs.nvars, err, sizeof(err));
+	}
+	free(w);
+	cz_cs_free(&cs);
+	return rc;
+}
+
+/* ---- the daemon ---- */
+
+struct daemon {
+	pid_t pid;
+	char sock[2 * PATH_MAX];
+};
+
+static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
+{
+	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
+	const char *argv[32];
+	int n = 0;
+
+	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
+	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
+	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	argv[n++] = bin;
+	argv[n++] = "--socket";
+	argv[n++] = d->sock;
+	argv[n++] = "--state-dir";
+	argv[n++] = state;
+	while (*extra && n < 30)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	d->pid = fork();
+	if (d->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		char err[256];
+		int s = cz_ctl_connect(d->sock, err, sizeof(err));
+		if (s >= 0) {
+			close(s);
+			return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int daemon_stop(struct daemon *d)
+{
+	int st;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 2000; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &st, 0);
+	return -1;
+}
+
+static json_object *req(struct daemon *d, const char *json)
+{
+	char err[256];
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (s < 0)
+		return NULL;
+	json_object *q = json_tokener_parse(json);
+	json_object *r = cz_ctl_call(s, q, NULL, 0, err, sizeof(err));
+	json_object_put(q);
+	close(s);
+	return r;
+}
+
+static int ok_of(json_object *r)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+}
+
+static const char *str_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
+}
+
+static int64_t int_of(json_object *r, const char *k)
+{
+	json_object *v;
+	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_int64(v) : -1;
+}
+
+static int load_key(struct daemon *d)
+{
+	char q[3 * PATH_MAX];
+	snprintf(q, sizeof(q), "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir);
+	json_object *r = req(d, q);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("load: %s", str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+static int submit(struct daemon *d, const char *id, const char *prio, int n)
+{
+	char q[8192];
+	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":[",
+			 id, prio);
+	for (int i = 0; i < n; i++)
+		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/w%d.wtns\"", i ? "," : "", dir, i % NWTNS);
+	snprintf(q + k, sizeof(q) - (size_t)k, "]}");
+	json_object *r = req(d, q);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("submit %s: %s", id, str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+static int await_done(struct daemon *d, const char *id)
+{
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\"}", id);
+	json_object *r = req(d, q);
+	int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
+	if (!ok)
+		ct_diag("await %s: %s %s", id, str_of(r, "state"), str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+/* ---- the trace, as this test reads it ---- */
+
+#define MAXP 512
+#define MAXJ 64
+
+struct tpart {
+	int64_t seq, part;
+	int prio;               /* from the submission order */
+	int64_t ready, start;   /* enqueue / compute_start ns, -1 if never */
+	int dev;
+};
+
+struct trace {
+	struct tpart p[MAXP];
+	int np;
+	int64_t seqs[MAXJ];     /* job sequence numbers in submission order */
+	int nj;
+	int64_t submit_ns[MAXJ];
+};
+
+static struct tpart *tpart_of(struct trace *t, int64_t seq, int64_t part)
+{
+	for (int i = 0; i < t->np; i++)
+		if (t->p[i].seq == seq && t->p[i].part == part)
+			return &t->p[i];
+	if (t->np == MAXP)
+		return NULL;
+	struct tpart *p = &t->p[t->np++];
+	*p = (struct tpart){ .seq = seq, .part = part, .prio = -1, .ready = -1, .start = -1, .dev = -1 };
+	return p;
+}
+
+/* prios[i]: the priority (0 critical .. 3 low) of the i-th job submitted to
+ * this daemon since it started. */
+static int trace_read(struct daemon *d, struct trace *t, const int *prios, int njobs)
+{
+	char p[3 * PATH_MAX], err[256];
+	snprintf(p, sizeof(p), "%s/trace.jsonl", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int s = cz_ctl_connect(d->sock, err, sizeof(err));
+	if (fd < 0 || s < 0)
+		return -1;
+	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
+	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
+	json_object_put(q);
+	close(s);
+	close(fd);
+	memset(t, 0, sizeof(*t));
+	FILE *f = fopen(p, "r");
+	char line[1024];
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		const char *ev = str_of(e, "ev");
+		int64_t seq = int_of(e, "job"), part = int_of(e, "part"), ns = int_of(e, "ns");
+		if (!strcmp(ev, "submit") && t->nj < MAXJ) {
+			t->submit_ns[t->nj] = ns;
+			t->seqs[t->nj++] = seq;
+		} else if (!strcmp(ev, "enqueue") || !strcmp(ev, "compute_start")) {
+			struct tpart *tp = tpart_of(t, seq, part);
+			if (tp && ev[0] == 'e' && tp->ready < 0)
+				tp->ready = ns;
+			if (tp && ev[0] == 'c' && tp->start < 0) {
+				const char *th = str_of(e, "thread");
+				tp->start = ns;
+				tp->dev = !strncmp(th, "consumer ", 9) ? atoi(th + 9) : -1;
+			}
+		}
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	if (t->nj != njobs) {
+		ct_diag("the trace shows %d submits, %d expected", t->nj, njobs);
+		return -1;
+	}
+	for (int i = 0; i < t->np; i++)
+		for (int j = 0; j < t->nj; j++)
+			if (t->p[i].seq == t->seqs[j])
+				t->p[i].prio = prios[j];
+	return 0;
+}
+
+static int key_cmp(const struct tpart *a, const struct tpart *b)
+{
+	if (a->prio != b->prio)
+		return a->prio < b->prio ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->part < b->part ? -1 : a->part > b->part;
+}
+
+#define GRACE_NS 1000000   /* "had been ready for 1 ms" */
+
+/* For each partition b: the partitions with a higher key that started (on
+ * any device) after b had been ready for GRACE_NS and before b started.
+ * Returns the worst b's count; *worst_b names it. */
+static int inversions(const struct trace *t, const struct tpart **worst_b)
+{
+	int worst = 0;
+	*worst_b = NULL;
+	for (int i = 0; i < t->np; i++) {
+		const struct tpart *b = &t->p[i];
+		if (b->ready < 0 || b->start < 0)
+			continue;
+		int n = 0;
+		for (int j = 0; j < t->np; j++) {
+			const struct tpart *a = &t->p[j];
+			if (a->start >= 0 && a->start >= b->ready + GRACE_NS && a->start < b->start &&
+			    key_cmp(a, b) > 0)
+				n++;
+		}
+		if (n > worst || !*worst_b) {
+			worst = n;
+			*worst_b = b;
+		}
+	}
+	return worst;
+}
+
+static int all_started(const struct trace *t, int expect)
+{
+	int n = 0;
+	for (int i = 0; i < t->np; i++)
+		n += t->p[i].start >= 0 && t->p[i].ready >= 0;
+	if (n != expect)
+		ct_diag("%d partitions ready and started in the trace, %d expected", n, expect);
+	return n == expect;
+}
+
+/* The issue's scenario: 3 normal jobs, then 1 critical, then 1 low, 6
+ * partitions each, back to back.  0 when all finished. */
+static const int scen_prio[5] = { 2, 2, 2, 0, 3 };
+
+static int scenario(struct daemon *d, const char *tag)
+{
+	static const char *const pn[] = { "critical", "high", "normal", "low" };
+	char ids[5][32];
+	int ok = 1;
+	for (int i = 0; i < 5; i++) {
+		snprintf(ids[i], sizeof(ids[i]), "%s%d", tag, i);
+		ok &= submit(d, ids[i], pn[scen_prio[i]], 6);
+	}
+	for (int i = 0; i < 5; i++)
+		ok &= await_done(d, ids[i]);
+	return ok;
+}
+
+static void check_inversions(struct daemon *d, const char *what, int ncons)
+{
+	static struct trace t;
+	const struct tpart *wb;
+	int ok = scenario(d, "s");
+	ok = trace_read(d, &t, scen_prio, 5) == 0 && ok && all_started(&t, 30);
+	int worst = ok ? inversions(&t, &wb) : -1;
+	if (worst >= 0 && wb)
+		ct_diag("%s: worst partition job %lld part %lld (prio %d) saw %d higher-key starts",
+			what, (long long)wb->seq, (long long)wb->part, wb->prio, worst);
+	ct_ok(ok && worst <= ncons, "%s: worst inversion count %d <= %d consumers (3 normal, 1 critical, 1 low job, 6 partitions each)",
+	      what, worst, ncons);
+}
+
+/* A critical job behind a backlog of 30 ready partitions: on each device,
+ * count the non-critical partitions that started after the critical job's
+ * first partition had been ready for 1 ms and before the device's first
+ * critical start. */
+static void check_backlog(struct daemon *d, unsigned ndev, int per_dev)
+{
+	static struct trace t;
+	int prios[7] = { 2, 2, 2, 2, 2, 2, 0 };
+	char ids[6][16];
+	int ok = 1;
+	for (int i = 0; i < 6; i++) {
+		snprintf(ids[i], sizeof(ids[i]), "b%d", i);
+		ok &= submit(d, ids[i], "normal", 6);
+	}
+	/* 36 partitions; let synthesis (5 ms, 3 workers) make them ready: the
+	 * devices take 36 x 20 ms / 2 to work through them, so some 30 wait. */
+	usleep(60000);
+	ok &= submit(d, "crit", "critical", 6);
+	for (int i = 0; i < 6; i++)
+		ok &= await_done(d, ids[i]);
+	ok &= await_done(d, "crit");
+	/* This daemon also ran the scenario: 5 jobs before these. */
+	int all[12];
+	memcpy(all, scen_prio, sizeof(scen_prio));
+	memcpy(all + 5, prios, 7 * sizeof(int));
+	ok = trace_read(d, &t, all, 12) == 0 && ok;
+	int64_t crit = t.seqs[11], ready = -1;
+	for (int i = 0; ok && i < t.np; i++)
+		if (t.p[i].seq == crit && t.p[i].ready >= 0 && (ready < 0 || t.p[i].ready < ready))
+			ready = t.p[i].ready;
+	int worst = 0, behind = 0;
+	for (unsigned dv = 0; ok && dv < ndev; dv++) {
+		int64_t first = -1;
+		for (int i = 0; i < t.np; i++)
+			if (t.p[i].seq == crit && (int)dv == t.p[i].dev && (first < 0 || t.p[i].start < first))
+				first = t.p[i].start;
+		int n = 0, waiting = 0;
+		for (int i = 0; i < t.np; i++) {
+			const struct tpart *a = &t.p[i];
+			if (a->seq != crit && a->seq >= t.seqs[5] && a->start >= 0 && a->start >= ready + GRACE_NS &&
+			    (first < 0 || a->start < first) && a->dev == (int)dv)
+				n++;
+			waiting += a->seq != crit && a->seq >= t.seqs[5] && a->ready >= 0 && a->ready < ready &&
+				   (a->start < 0 || a->start > ready);
+		}
+		ct_diag("device %u: %d backlog partitions started after the critical job was ready, before its first "
+			"critical start (%s); %d backlog partitions were ready and waiting", dv, n,
+			first < 0 ? "it ran none" : "it ran some", waiting);
+		if (n > worst)
+			worst = n;
+		behind = waiting > behind ? waiting : behind;
+	}
+	ct_ok(ok && worst <= per_dev && behind >= 10,
+	      "a critical job behind %d ready partitions starts on each device after at most %d (<= %d consumers per device)",
+	      behind, worst, per_dev);
+}
+
+/* Synthesis slower than the devices: every partition finds both devices
+ * idle, and both must get work. */
+static void check_spread(struct daemon *d, unsigned ndev)
+{
+	static struct trace t;
+	static const int prios[3] = { 2, 2, 2 };
+	int ok = submit(d, "p0", "normal", 6) && submit(d, "p1", "normal", 6) && submit(d, "p2", "normal", 6);
+	ok = await_done(d, "p0") && await_done(d, "p1") && await_done(d, "p2") && ok;
+	ok = trace_read(d, &t, prios, 3) == 0 && ok && all_started(&t, 18);
+	int per[8] = { 0 }, least = 1 << 30;
+	for (int i = 0; i < t.np; i++)
+		if (t.p[i].dev >= 0 && t.p[i].dev < 8)
+			per[t.p[i].dev]++;
+	for (unsigned dv = 0; dv < ndev; dv++) {
+		ct_diag("device %u proved %d of 18", dv, per[dv]);
+		least = per[dv] < least ? per[dv] : least;
+	}
+	ct_ok(ok && least >= 18 / (2 * (int)ndev),
+	      "synthesis slower than the devices: every device proved at least %d of 18 (least: %d)",
+	      18 / (2 * (int)ndev), least);
+}
+
+/* The budget-bound run of the issue: memory for the key and 2.5
+ * partitions, so partitions reach the devices one or two at a time; both
+ * devices must get work (before: device 1 proved 3 of 30).  The partition's
+ * size is measured, not computed: the budget's high water after a lone
+ * one-partition job, less the key. */
+static int64_t part_bytes(int64_t *key_bytes)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--null-delay-ms", "1", NULL };
+	int64_t hw = -1;
+	*key_bytes = -1;
+	if (daemon_start(&d, "probe", nul) || !load_key(&d))
+		return -1;
+	if (submit(&d, "one", "normal", 1) && await_done(&d, "one")) {
+		json_object *s = req(&d, "{\"op\":\"status\"}");
+		hw = int_of(json_object_object_get(s, "budget"), "high_water");
+		*key_bytes = int_of(json_object_array_get_idx(json_object_object_get(s, "circuits"), 0), "key_bytes");
+		json_object_put(s);
+	}
+	daemon_stop(&d);
+	return hw > *key_bytes && *key_bytes > 0 ? hw - *key_bytes : -1;
+}
+
+static void check_budget(unsigned ndev)
+{
+	static struct trace t;
+	static const int prios[5] = { 2, 2, 2, 2, 2 };
+	struct daemon d;
+	int64_t kb, pb = part_bytes(&kb);
+	char budget[32];
+	snprintf(budget, sizeof(budget), "%lld", (long long)(kb + pb * 5 / 2));
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--null-synth-ms", "5", "--synth-workers", "3", "--mem-budget", budget, NULL };
+	int ok = pb > 0 && daemon_start(&d, "budget", nul) == 0 && load_key(&d);
+	char ids[5][16];
+	for (int i = 0; ok && i < 5; i++) {
+		snprintf(ids[i], sizeof(ids[i]), "m%d", i);
+		ok &= submit(&d, ids[i], "normal", 6);
+	}
+	for (int i = 0; ok && i < 5; i++)
+		ok &= await_done(&d, ids[i]);
+	ok = ok && trace_read(&d, &t, prios, 5) == 0 && all_started(&t, 30);
+	if (pb > 0)
+		daemon_stop(&d);
+	int per[8] = { 0 }, least = 1 << 30;
+	for (int i = 0; i < t.np; i++)
+		if (t.p[i].dev >= 0 && t.p[i].dev < 8)
+			per[t.p[i].dev]++;
+	for (unsigned dv = 0; dv < ndev; dv++) {
+		ct_diag("budget for 2.5 partitions (%s bytes): device %u proved %d of 30", budget, dv, per[dv]);
+		least = per[dv] < least ? per[dv] : least;
+	}
+	ct_ok(ok && least >= 30 / (2 * (int)ndev), "budget for 2.5 partitions: every device proved at least %d of 30 (least: %d)",
+	      30 / (2 * (int)ndev), least);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	struct daemon d;
+	(void)argc;
+	if (!realpath(argv[0], self))
+		return 1;
+	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
+	snprintf(dir, sizeof(dir), "/tmp/cuzk-order-XXXXXX");
+	signal(SIGPIPE, SIG_IGN);
+	ct_plan(11);
+	if (!mkdtemp(dir) || make_fixtures()) {
+		ct_ok(0, "fixtures");
+		return ct_exit();
+	}
+
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+			      "--null-synth-ms", "5", "--synth-workers", "3", NULL };
+	if (!ct_ok(daemon_start(&d, "null", nul) == 0 && load_key(&d), "cuzkd: 2 null devices of 20 ms, synthesis 5 ms on 3 workers"))
+		return ct_exit();
+	check_inversions(&d, "2 null devices", 4);
+	check_backlog(&d, 2, 2);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (null) stops with status 0");
+
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "1", "--synth-workers", "2", NULL };
+	if (!ct_ok(daemon_start(&d, "cpu", cpu) == 0 && load_key(&d), "cuzkd: the cpu backend, one device, two consumers"))
+		return ct_exit();
+	check_inversions(&d, "cpu backend", 2);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (cpu) stops with status 0");
+
+	const char *slow[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "5",
+			       "--null-synth-ms", "10", "--synth-workers", "1", NULL };
+	if (!ct_ok(daemon_start(&d, "slow", slow) == 0 && load_key(&d), "cuzkd: 2 null devices of 5 ms, synthesis 10 ms on 1 worker"))
+		return ct_exit();
+	check_spread(&d, 2);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (slow synthesis) stops with status 0");
+	check_budget(2);
+
+	if (!ct_fail) {
+		char cmd[2 * PATH_MAX];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			ct_diag("could not remove %s", dir);
+	}
+	return ct_exit();
+}
