@@ -20,7 +20,8 @@ json_object *cz_ctl_call(int sock, json_object *req, const int *fds, int nfds, c
 	}
 	char *msg;
 	int rfds[4], nr;
-	rc = cz_ctl_recv(sock, &msg, &len, rfds, &nr, 4, err, errcap);
+	/* A response may be larger than a request (status lists every key). */
+	rc = cz_ctl_recv_ex(sock, CZ_CTL_MAX_REPLY, -1, &msg, &len, rfds, &nr, 4, err, errcap);
 	if (rc == 1)
 		snprintf(err, errcap, "the daemon closed the connection without answering");
 	if (rc)

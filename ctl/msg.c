@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ctl/msg.c — framing: [u32 little-endian length][length bytes of JSON].
- * The length is checked against CZ_CTL_MAX_MSG before anything is allocated,
- * so a hostile or broken client costs at most one 1 MiB buffer.
+ * The length is checked against the receiver's limit (CZ_CTL_MAX_MSG for
+ * requests) before anything is allocated, so a hostile or broken client
+ * costs at most one 1 MiB buffer; a deadline on the whole frame keeps one
+ * that stops mid-frame from holding its connection for ever.
  */
 #include "ctl/ctl.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +46,30 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int read_all(int fd, void *p, size_t n)
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Reads n bytes by deadline (CLOCK_MONOTONIC ms; < 0: none): -ETIMEDOUT
+ * once it passes, -EPIPE at end of stream. */
+static int read_all(int fd, void *p, size_t n, int64_t deadline)
 {
 	char *c = p;
 	while (n) {
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			int k = left > 0 ? poll(&pf, 1, (int)(left > INT32_MAX ? INT32_MAX : left)) : 0;
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return -errno;
+			if (k == 0)
+				return -ETIMEDOUT;
+		}
 		ssize_t k = recv(fd, c, n, 0);
 		if (k < 0) {
 			if (errno == EINTR)
@@ -70,7 +94,7 @@ int cz_ctl_send(int sock, const char *json, size_t len, const int *fds, int nfds
 	struct iovec iov = { hdr, sizeof(hdr) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (len > CZ_CTL_MAX_MSG || nfds < 0 || nfds > CZ_CTL_MAX_FDS)
+	if (len > CZ_CTL_MAX_REPLY || nfds < 0 || nfds > CZ_CTL_MAX_FDS)
 		return -EMSGSIZE;
 	if (nfds) {
 		memset(&u, 0, sizeof(u));
@@ -99,6 +123,12 @@ int cz_ctl_send(int sock, const char *json, size_t len, const int *fds, int nfds
 int cz_ctl_recv(int sock, char **msg, size_t *len, int *fds, int *nfds, int maxfds,
 		char *err, size_t errcap)
 {
+	return cz_ctl_recv_ex(sock, CZ_CTL_MAX_MSG, -1, msg, len, fds, nfds, maxfds, err, errcap);
+}
+
+int cz_ctl_recv_ex(int sock, size_t maxlen, int timeout_ms, char **msg, size_t *len, int *fds,
+		   int *nfds, int maxfds, char *err, size_t errcap)
+{
 	uint8_t hdr[4];
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * CZ_CTL_MAX_FDS)];
@@ -109,6 +139,7 @@ int cz_ctl_recv(int sock, char **msg, size_t *len, int *fds, int *nfds, int maxf
 			     .msg_controllen = sizeof(u.buf) };
 	ssize_t k;
 	int got = 0, rc;
+	int64_t deadline = -1;
 
 	*msg = NULL;
 	*nfds = 0;
@@ -117,6 +148,10 @@ int cz_ctl_recv(int sock, char **msg, size_t *len, int *fds, int *nfds, int maxf
 	while (k < 0 && errno == EINTR);
 	if (k == 0)
 		return 1;
+	/* The clock starts at the frame's first byte: waiting for a request
+	 * is the caller's idle time, not this frame's. */
+	if (timeout_ms >= 0)
+		deadline = now_ms() + timeout_ms;
 	if (k < 0) {
 		snprintf(err, errcap, "receive failed: %s", strerror(errno));
 		return -errno;
@@ -139,13 +174,17 @@ int cz_ctl_recv(int sock, char **msg, size_t *len, int *fds, int *nfds, int maxf
 		rc = -E2BIG;
 		goto fail;
 	}
-	if (k < 4 && (rc = read_all(sock, hdr + k, 4 - (size_t)k))) {
-		snprintf(err, errcap, "message header truncated");
+	if (k < 4 && (rc = read_all(sock, hdr + k, 4 - (size_t)k, deadline))) {
+		if (rc == -ETIMEDOUT)
+			snprintf(err, errcap, "message header incomplete after %.3g s (read timeout)",
+				 timeout_ms / 1e3);
+		else
+			snprintf(err, errcap, "message header truncated");
 		goto fail;
 	}
 	*len = (size_t)hdr[0] | (size_t)hdr[1] << 8 | (size_t)hdr[2] << 16 | (size_t)hdr[3] << 24;
-	if (*len > CZ_CTL_MAX_MSG) {
-		snprintf(err, errcap, "message of %zu bytes exceeds the %u-byte limit", *len, CZ_CTL_MAX_MSG);
+	if (*len > maxlen) {
+		snprintf(err, errcap, "message of %zu bytes exceeds the %zu-byte limit", *len, maxlen);
 		rc = -EMSGSIZE;
 		goto fail;
 	}
@@ -155,8 +194,12 @@ int cz_ctl_recv(int sock, char **msg, size_t *len, int *fds, int *nfds, int maxf
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = read_all(sock, *msg, *len))) {
-		snprintf(err, errcap, "message truncated: connection closed mid-message");
+	if ((rc = read_all(sock, *msg, *len, deadline))) {
+		if (rc == -ETIMEDOUT)
+			snprintf(err, errcap, "message incomplete after %.3g s (read timeout): %zu-byte frame",
+				 timeout_ms / 1e3, *len);
+		else
+			snprintf(err, errcap, "message truncated: connection closed mid-message");
 		goto fail;
 	}
 	(*msg)[*len] = 0;
@@ -212,7 +255,15 @@ int cz_ctl_listen(const char *path, char *err, size_t errcap)
 		snprintf(err, errcap, "socket: %s", strerror(errno));
 		return rc;
 	}
-	/* A stale socket from a dead daemon is replaced; a live one is not. */
+	/* A stale socket from a dead daemon is replaced; a live one is not, and
+	 * anything that is not a socket (a mistyped path naming a file) is never
+	 * unlinked. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		snprintf(err, errcap, "%s exists and is not a socket: refusing to replace it", path);
+		return -EEXIST;
+	}
 	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
 		close(probe);

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void cz_engine_config_defaults(struct cz_engine_config *c)
@@ -92,6 +93,17 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 	}
 	if (!c->mem_budget) {
 		snprintf(err, cap, "--mem-budget 0: must be more than 0 bytes");
+		return -EINVAL;
+	}
+	/* The budget is the promise that keys and buffers stay in RAM, so
+	 * that work waits for memory rather than swapping: one above physical
+	 * memory cannot be kept, and would end in swap or the OOM killer. */
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	if (phys && c->mem_budget > phys) {
+		snprintf(err, cap, "--mem-budget %llu bytes (%.1f GiB) is more than this machine's %.1f GiB of "
+			 "physical memory: the budget must fit in RAM", (unsigned long long)c->mem_budget,
+			 (double)c->mem_budget / (1u << 30), (double)phys / (1u << 30));
 		return -EINVAL;
 	}
 	return 0;
@@ -220,7 +232,13 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->dispatch_cv, NULL);
 	pthread_cond_init(&e->synth_cv, NULL);
-	pthread_cond_init(&e->job_cv, NULL);
+	/* Awaits time out on CLOCK_MONOTONIC: a clock step cannot stretch or
+	 * cut a timeout. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->job_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	cz_trace_thread("control", 0);
 	if (start_devices(e, err, cap) || start_threads(e)) {
 		if (!*err)
@@ -285,10 +303,19 @@ void cz_engine_destroy(struct cz_engine *e)
 	free(e);
 }
 
-json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds)
+void cz_engine_wake(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	pthread_cond_broadcast(&e->job_cv);
+	pthread_mutex_unlock(&e->lock);
+}
+
+json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds,
+			       struct cz_ctl_peer *peer)
 {
 	json_object *opv;
-	const char *op = json_object_object_get_ex(req, "op", &opv) ? json_object_get_string(opv) : NULL;
+	const char *op = json_object_object_get_ex(req, "op", &opv) &&
+			 json_object_is_type(opv, json_type_string) ? json_object_get_string(opv) : NULL;
 	json_object *r;
 
 	if (!op || !json_object_is_type(req, json_type_object))
@@ -296,7 +323,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	else if (!strcmp(op, "submit"))
 		return cz_req_submit(e, req, fds, nfds);
 	else if (!strcmp(op, "trace"))
-		return cz_req_trace(e, req, fds, nfds);
+		return cz_req_trace(e, req, fds, nfds, peer);
 	else if (!strcmp(op, "load"))
 		r = cz_req_load(e, req);
 	else if (!strcmp(op, "unload"))
@@ -304,7 +331,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	else if (!strcmp(op, "circuits"))
 		r = cz_req_circuits(e);
 	else if (!strcmp(op, "await"))
-		r = cz_req_await(e, req);
+		r = cz_req_await(e, req, peer);
 	else if (!strcmp(op, "cancel"))
 		r = cz_req_cancel(e, req);
 	else if (!strcmp(op, "status"))

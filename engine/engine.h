@@ -54,8 +54,15 @@ void cz_engine_stop(struct cz_engine *e);
 void cz_engine_destroy(struct cz_engine *e);
 
 /* Each request handler: a JSON request in, a JSON response out (never NULL);
- * fds are passed descriptors, owned by the callee afterwards. */
-json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds);
+ * fds are passed descriptors, owned by the callee afterwards.  peer (NULL
+ * for an in-process caller) is the connection: a request that waits stops
+ * when its client hangs up or the server stops. */
+struct cz_ctl_peer;
+json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds,
+			       struct cz_ctl_peer *peer);
+/* Wakes every waiting request to look at its peer again (the control
+ * server's hangup hook). */
+void cz_engine_wake(struct cz_engine *e);
 
 /* engine/metrics.c (docs/metrics.md): the Prometheus text exposition
  * (malloc'd, *len bytes; NULL when out of memory), and readiness: 1, or 0

@@ -201,15 +201,21 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req);
 json_object *cz_req_unload(struct cz_engine *e, json_object *req);
 json_object *cz_req_circuits(struct cz_engine *e);
 void cz_circuits_free(struct cz_engine *e);
+/* engine/fields.c: NULL (absent or good) or the error response naming k. */
+json_object *cz_field_str(json_object *req, const char *k, bool required, const char **out);
+json_object *cz_field_bool(json_object *req, const char *k, bool *out);
+json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64_t *out);
+json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out);
 /* engine/requests.c */
 json_object *cz_resp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_object *cz_resp_ok(void);
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds);
-json_object *cz_req_await(struct cz_engine *e, json_object *req);
+json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e);
-json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds);
+json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
+			  struct cz_ctl_peer *peer);
 /* engine/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
-json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd);
+json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, struct cz_ctl_peer *peer);
 
 #endif

@@ -84,7 +84,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!strcmp(url, "/status")) {
 		json_object *q = json_object_new_object();
 		json_object_object_add(q, "op", json_object_new_string("status"));
-		json_object *r = cz_engine_request(h->e, q, NULL, 0);
+		json_object *r = cz_engine_request(h->e, q, NULL, 0, NULL);
 		size_t len;
 		const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
 		char *body = s ? malloc(len + 1) : NULL;

@@ -32,16 +32,18 @@ static void circuit_free(struct cz_circuit *c)
 
 json_object *cz_req_load(struct cz_engine *e, json_object *req)
 {
-	json_object *v;
-	const char *name = json_object_object_get_ex(req, "name", &v) ? json_object_get_string(v) : NULL;
-	const char *path = json_object_object_get_ex(req, "zkey", &v) ? json_object_get_string(v) : NULL;
-	int64_t parts = json_object_object_get_ex(req, "partitions", &v) ? json_object_get_int64(v) : 0;
+	const char *name = NULL, *path = NULL;
+	uint64_t parts = 0;
 	char err[256];
+	json_object *bad;
 
-	if (!name || !*name || strlen(name) >= 64 || !path)
-		return cz_resp_err("load needs \"name\" (1 to 63 characters) and \"zkey\" (a path)");
-	if (parts < 0 || parts > CZ_ENGINE_MAX_PARTS)
-		return cz_resp_err("\"partitions\" must be 0 (any) to %d", CZ_ENGINE_MAX_PARTS);
+	if ((bad = cz_field_str(req, "name", true, &name)) || (bad = cz_field_str(req, "zkey", true, &path)) ||
+	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, &parts)))
+		return bad;
+	if (!*name || strlen(name) >= 64)
+		return cz_resp_err("\"name\" must be 1 to 63 characters");
+	if (!*path)
+		return cz_resp_err("\"zkey\" must be a path, not empty");
 	pthread_mutex_lock(&e->lock);
 	bool dup = cz_circuit_find(e, name) != NULL;
 	pthread_mutex_unlock(&e->lock);
@@ -112,13 +114,12 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 
 json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 {
-	json_object *v;
-	const char *name = json_object_object_get_ex(req, "name", &v) ? json_object_get_string(v) : NULL;
+	const char *name = NULL;
 	json_object *r = NULL;
 	struct cz_circuit *gone = NULL;
 
-	if (!name)
-		return cz_resp_err("unload needs \"name\"");
+	if ((r = cz_field_str(req, "name", true, &name)))
+		return r;
 	pthread_mutex_lock(&e->lock);
 	struct cz_circuit **pp = &e->circuits;
 	while (*pp && strcmp((*pp)->name, name))

@@ -4,11 +4,13 @@
  * cancel, status, trace.  Each validates everything before it changes any
  * state, so a bad request leaves the daemon exactly as it was.
  */
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "zk/groth16_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +41,6 @@ json_object *cz_resp_ok(void)
 	return r;
 }
 
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 {
 	for (struct cz_job *j = e->jobs; j; j = j->next)
@@ -75,46 +69,77 @@ static void jobs_trim_locked(struct cz_engine *e)
 	}
 }
 
-/* Opens the witnesses (paths or passed fds) and checks each file's size. */
-static json_object *open_witnesses(struct cz_circuit *c, json_object *req, int *fds, int nfds,
-				   int *out, uint32_t *n)
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+/*
+ * Opens the witnesses (paths) or takes the passed descriptors, and checks
+ * each is a regular file, recording its size.  Runs before the engine lock
+ * is taken: open() of a FIFO blocks until a writer comes, and of a file on
+ * a hung mount for ever, so no file is opened under the lock status needs.
+ * O_NONBLOCK makes the open itself return at once; the mode check then
+ * refuses anything but a regular file.
+ */
+static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *out, off_t *size,
+				   const char **path, uint32_t *n)
 {
 	json_object *paths;
-	uint64_t want = cz_wtns_file_size(c->key.nvars);
 	bool have_paths = json_object_object_get_ex(req, "witnesses", &paths);
 
 	if (have_paths && (!json_object_is_type(paths, json_type_array) || nfds))
 		return cz_resp_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
-	*n = have_paths ? (uint32_t)json_object_array_length(paths) : (uint32_t)nfds;
-	if (*n == 0)
+	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
+	if (count == 0)
 		return cz_resp_err("a job needs at least one witness (none given)");
-	if (*n > CZ_ENGINE_MAX_PARTS)
-		return cz_resp_err("%u witnesses: at most %d per job", *n, CZ_ENGINE_MAX_PARTS);
-	if (c->partitions && *n != c->partitions)
-		return cz_resp_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
-				   c->partitions, *n);
+	if (count > CZ_ENGINE_MAX_PARTS)
+		return cz_resp_err("%zu witnesses: at most %d per job", count, CZ_ENGINE_MAX_PARTS);
+	*n = (uint32_t)count;
 	for (uint32_t i = 0; i < *n; i++) {
-		const char *path = NULL;
+		path[i] = NULL;
 		if (have_paths) {
 			json_object *pj = json_object_array_get_idx(paths, i);
-			path = json_object_is_type(pj, json_type_string) ? json_object_get_string(pj) : NULL;
-			if (!path)
+			path[i] = json_object_is_type(pj, json_type_string) ? json_object_get_string(pj) : NULL;
+			if (!path[i])
 				return cz_resp_err("witness %u: not a path string", i);
-			out[i] = open(path, O_RDONLY | O_CLOEXEC);
+			out[i] = open(path[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 			if (out[i] < 0)
-				return cz_resp_err("witness %u: cannot open %s: %s", i, path, strerror(errno));
+				return cz_resp_err("witness %u: cannot open %s: %s", i, path[i], strerror(errno));
 		} else {
 			out[i] = fds[i];
 			fds[i] = -1;
 		}
 		struct stat st;
-		if (fstat(out[i], &st) || !S_ISREG(st.st_mode))
-			return cz_resp_err("witness %u%s%s: not a regular file", i, path ? " " : "", path ? path : "");
-		if ((uint64_t)st.st_size != want)
-			return cz_resp_err("witness %u%s%s: %lld bytes, but circuit %s needs %llu (nVars = %u)", i,
-					   path ? " " : "", path ? path : "", (long long)st.st_size, c->name,
-					   (unsigned long long)want, c->key.nvars);
+		if (fstat(out[i], &st))
+			return cz_resp_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "",
+					   strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return cz_resp_err("witness %u%s%s: %s, not a regular file", i, path[i] ? " " : "",
+					   path[i] ? path[i] : "", file_kind(st.st_mode));
+		/* Our own descriptor reads blocking from here on (a passed one's
+		 * flags are the client's: left alone). */
+		if (path[i] && fcntl(out[i], F_SETFL, 0))
+			return cz_resp_err("witness %u %s: fcntl: %s", i, path[i], strerror(errno));
+		size[i] = st.st_size;
 	}
+	return NULL;
+}
+
+/* Under the engine lock: the witnesses against the circuit's shape. */
+static json_object *witnesses_check_locked(const struct cz_circuit *c, uint32_t n, const off_t *size,
+					   const char *const *path)
+{
+	uint64_t want = cz_wtns_file_size(c->key.nvars);
+	if (c->partitions && n != c->partitions)
+		return cz_resp_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
+				   c->partitions, n);
+	for (uint32_t i = 0; i < n; i++)
+		if ((uint64_t)size[i] != want)
+			return cz_resp_err("witness %u%s%s: %lld bytes, but circuit %s needs %llu (nVars = %u)", i,
+					   path[i] ? " " : "", path[i] ? path[i] : "", (long long)size[i], c->name,
+					   (unsigned long long)want, c->key.nvars);
 	return NULL;
 }
 
@@ -139,33 +164,50 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds)
 {
-	const char *name = get_str(req, "circuit"), *pr = get_str(req, "priority");
-	const char *id = get_str(req, "id");
+	const char *name = NULL, *pr = NULL, *id = NULL;
+	const char *path[CZ_ENGINE_MAX_PARTS];
 	enum cz_prio prio = CZ_PRIO_NORMAL;
 	int wfd[CZ_ENGINE_MAX_PARTS];
+	off_t size[CZ_ENGINE_MAX_PARTS];
 	uint32_t n = 0;
-	json_object *r = NULL;
+	json_object *r;
+	bool locked = false;
+	struct cz_circuit *c = NULL;
+	struct cz_job *j = NULL;
 
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
 		wfd[i] = -1;
-	pthread_mutex_lock(&e->lock);
-	struct cz_circuit *c = name ? cz_circuit_find(e, name) : NULL;
-	if (!name)
-		r = cz_resp_err("submit needs \"circuit\"");
-	else if (!c)
-		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
-	else if (pr && cz_prio_parse(pr, &prio))
+	if ((r = cz_field_str(req, "circuit", true, &name)) || (r = cz_field_str(req, "priority", false, &pr)) ||
+	    (r = cz_field_str(req, "id", false, &id)))
+		goto fail;
+	if (pr && cz_prio_parse(pr, &prio)) {
 		r = cz_resp_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
-	else if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.'))
+		goto fail;
+	}
+	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.')) {
 		r = cz_resp_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
+		goto fail;
+	}
+	/* The circuit is looked up again under the lock below (it may be
+	 * unloaded meanwhile); this first look only orders the errors. */
+	pthread_mutex_lock(&e->lock);
+	bool known = cz_circuit_find(e, name) != NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (known && (r = witnesses_open(req, fds, nfds, wfd, size, path, &n)))
+		goto fail;
+
+	pthread_mutex_lock(&e->lock);
+	locked = true;
+	c = cz_circuit_find(e, name);
+	if (!c)
+		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
 	else if (id && job_find_locked(e, id))
 		r = cz_resp_err("job id '%s' is already in use", id);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
-	if (!r)
-		r = open_witnesses(c, req, fds, nfds, wfd, &n);
-	struct cz_job *j = r ? NULL : job_new(c, n, wfd);
-	if (j && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
+	else
+		r = witnesses_check_locked(c, n, size, path);
+	if (!r && (j = job_new(c, n, wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
 		for (uint32_t i = 0; i < n; i++)
 			j->parts[i].wfd = -1;       /* still closed below, with wfd[] */
 		cz_job_free(j);
@@ -173,16 +215,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	}
 	if (!r && !j)
 		r = cz_resp_err("out of memory");
-	if (r) {
-		pthread_mutex_unlock(&e->lock);
-		for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
-			if (wfd[i] >= 0)
-				close(wfd[i]);
-		for (int i = 0; i < nfds; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		return r;
-	}
+	if (r)
+		goto fail;
 	j->seq = e->next_seq++;
 	j->prio = prio;
 	j->t_submit = cz_trace_now();
@@ -220,6 +254,16 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
 	return r;
+fail:
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
+	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
+		if (wfd[i] >= 0)
+			close(wfd[i]);
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return r;
 }
 
 static const char *job_state_name(int s)
@@ -247,28 +291,32 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 	return r;
 }
 
-json_object *cz_req_await(struct cz_engine *e, json_object *req)
+/* A year: any longer is surely a mistake, and far below where the
+ * deadline's arithmetic could overflow (a 1e19 s timeout once wrapped
+ * time_t and made the wait spin holding the engine lock). */
+#define AWAIT_MAX_S (366.0 * 86400)
+
+json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
 {
-	const char *id = get_str(req, "job");
-	json_object *tv;
+	const char *id = NULL;
 	double timeout = -1;
 	struct timespec until;
+	json_object *r;
 
-	if (!id)
-		return cz_resp_err("await needs \"job\"");
-	if (json_object_object_get_ex(req, "timeout", &tv))
-		timeout = json_object_get_double(tv);
-	clock_gettime(CLOCK_REALTIME, &until);
+	if ((r = cz_field_str(req, "job", true, &id)) ||
+	    (r = cz_field_seconds(req, "timeout", AWAIT_MAX_S, &timeout)))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &until);   /* job_cv's clock */
 	if (timeout >= 0) {
-		until.tv_sec += (time_t)timeout;
-		until.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
+		double whole = floor(timeout);
+		until.tv_sec += (time_t)whole;
+		until.tv_nsec += (long)((timeout - whole) * 1e9);
 		if (until.tv_nsec >= 1000000000L) {
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
 	}
 	pthread_mutex_lock(&e->lock);
-	json_object *r = NULL;
 	for (;;) {
 		struct cz_job *j = job_find_locked(e, id);
 		if (!j) {
@@ -283,12 +331,23 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req)
 			r = cz_resp_err("job %s: the daemon is shutting down", id);
 			break;
 		}
-		if (timeout < 0)
-			pthread_cond_wait(&e->job_cv, &e->lock);
-		else if (pthread_cond_timedwait(&e->job_cv, &e->lock, &until) == ETIMEDOUT) {
+		/* Set before cz_engine_wake() takes the lock to broadcast, so
+		 * checked here under it, no hangup is missed. */
+		if (peer && atomic_load(&peer->gone)) {
+			r = cz_resp_err("job %s: the client hung up", id);
+			break;
+		}
+		/* The wait gives the lock up: status and submit run meanwhile. */
+		int rc = timeout < 0 ? pthread_cond_wait(&e->job_cv, &e->lock)
+				     : pthread_cond_timedwait(&e->job_cv, &e->lock, &until);
+		if (rc == ETIMEDOUT) {
 			r = cz_resp_err("job %s: still running after %.1f s", id, timeout);
 			json_object_object_add(r, "state", json_object_new_string("active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
+			break;
+		}
+		if (rc) {   /* never loop on an error: that was the spin */
+			r = cz_resp_err("job %s: waiting failed: %s", id, strerror(rc));
 			break;
 		}
 	}
@@ -298,12 +357,12 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req)
 
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 {
-	const char *id = get_str(req, "job");
+	const char *id = NULL;
 	json_object *r;
 	uint32_t dropped = 0;
 
-	if (!id)
-		return cz_resp_err("cancel needs \"job\"");
+	if ((r = cz_field_str(req, "job", true, &id)))
+		return r;
 	pthread_mutex_lock(&e->lock);
 	struct cz_job *j = job_find_locked(e, id);
 	if (!j)
@@ -430,26 +489,36 @@ json_object *cz_req_status(struct cz_engine *e)
 	return r;
 }
 
-json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds)
+json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
+			  struct cz_ctl_peer *peer)
 {
-	json_object *cv;
-	int chrome = json_object_object_get_ex(req, "chrome", &cv) && json_object_get_boolean(cv);
+	bool chrome = false;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	json_object *r;
 	(void)e;
-	if (nfds != 1) {
+	if ((r = cz_field_bool(req, "chrome", &chrome)) || nfds != 1) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
-		return cz_resp_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
+		return r ? r : cz_resp_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
 	}
 	json_object *sv;        /* a selection: engine/tracesel.c */
 	if (json_object_object_get_ex(req, "job", &sv) || json_object_object_get_ex(req, "since", &sv) ||
 	    json_object_object_get_ex(req, "follow", &sv))
-		return cz_req_trace_select(e, req, fds[0]);
-	FILE *f = fdopen(fds[0], "w");
-	if (!f) {
-		close(fds[0]);
-		return cz_resp_err("trace: cannot write to the passed descriptor: %s", strerror(errno));
-	}
-	int rc = cz_trace_dump(f, chrome);
-	rc |= fclose(f);
-	return rc ? cz_resp_err("trace: write failed") : cz_resp_ok();
+		return cz_req_trace_select(e, req, fds[0], peer);
+	/* Into memory first, then out without ever blocking on the reader:
+	 * a stalled `cuzkctl trace | ...` must not hold shutdown. */
+	FILE *f = open_memstream(&buf, &len);
+	int rc = f ? cz_trace_dump(f, chrome) : -1;
+	if (f)
+		rc |= fclose(f);
+	if (rc)
+		r = cz_resp_err("trace: out of memory for the dump");
+	else if (cz_ctl_peer_write(peer, fds[0], buf, len, err, sizeof(err)))
+		r = cz_resp_err("trace: %s", err);
+	else
+		r = cz_resp_ok();
+	free(buf);
+	close(fds[0]);
+	return r;
 }

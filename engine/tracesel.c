@@ -7,18 +7,18 @@
  *
  * It reads the trace through a cursor of its own (cz_trace_scan: lock-free
  * against the writers, as the live accounting does), so a follower costs
- * the pipeline nothing and holds no lock while it writes.  The per-thread
+ * the pipeline nothing and holds no lock while it writes; its writes go
+ * through cz_ctl_peer_write, which never blocks on the reader.  The per-thread
  * trace buffers are the bounded buffer: a reader slower than the events
  * loses the ones overwritten before it got to them, and is told how many
  * in a `lost` record.  Follow reads up to 5 ms in the past (as engine/stat.c
  * does), so an event whose writer was preempted mid-publish is not skipped.
  */
 #define _GNU_SOURCE
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +32,8 @@
 
 struct sel {
 	struct cz_engine *e;
+	struct cz_ctl_peer *peer;
+	char why[256];          /* why writing stopped */
 	int fd;
 	bool follow, dead;
 	bool by_job;
@@ -48,25 +50,27 @@ static bool stopping(struct cz_engine *e)
 	return st;
 }
 
-/* Writes the buffer out.  A follower's descriptor is non-blocking: while
- * the reader is slow, wait in 100-ms steps (events meanwhile overwritten
- * are counted as lost), and give up when the daemon stops. */
+/* Writes the buffer out through the control plane's writer, which never
+ * blocks on the reader: it gives up when the daemon stops, the client hangs
+ * up, or the reader takes nothing for the idle timeout (ctl/ctl.h).  While
+ * it waits on a slow reader, events the trace overwrites meanwhile are the
+ * follower's loss, counted by the cursor. */
 static void flush(struct sel *s)
 {
-	size_t off = 0;
-	while (!s->dead && off < s->len) {
-		ssize_t k = write(s->fd, s->buf + off, s->len - off);
-		if (k > 0) {
-			off += (size_t)k;
-		} else if (k < 0 && errno == EINTR) {
-			continue;
-		} else if (k < 0 && errno == EAGAIN && s->follow) {
-			struct pollfd p = { .fd = s->fd, .events = POLLOUT };
-			if (poll(&p, 1, (int)(FOLLOW_PERIOD_NS / 1000000)) == 0 && stopping(s->e))
-				s->dead = true;
-		} else {
-			s->dead = true;         /* EPIPE: the reader is gone */
+	if (!s->dead && s->len) {
+		int rc;
+		if (s->peer) {
+			rc = cz_ctl_peer_write(s->peer, s->fd, s->buf, s->len, s->why, sizeof(s->why));
+		} else {        /* no client connection (not from the socket): plain writes */
+			size_t off = 0;
+			ssize_t k = 0;
+			while (off < s->len && (k = write(s->fd, s->buf + off, s->len - off)) > 0)
+				off += (size_t)k;
+			rc = off < s->len ? -1 : 0;
+			if (rc)
+				snprintf(s->why, sizeof(s->why), "write: %s", strerror(errno));
 		}
+		s->dead = rc != 0;
 	}
 	s->len = 0;
 }
@@ -95,7 +99,7 @@ static void put(void *v, const struct cz_trace_ev *e)
 	s->n++;
 }
 
-json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd)
+json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, struct cz_ctl_peer *peer)
 {
 	json_object *v, *r;
 	struct sel *s = calloc(1, sizeof(*s));
@@ -107,6 +111,7 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd)
 		goto out;
 	}
 	s->e = e;
+	s->peer = peer;
 	s->fd = fd;
 	s->follow = json_object_object_get_ex(req, "follow", &v) && json_object_get_boolean(v);
 	if (json_object_object_get_ex(req, "chrome", &v) && json_object_get_boolean(v)) {
@@ -138,10 +143,6 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd)
 			goto out;
 		}
 	}
-	if (s->follow && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)) {
-		r = cz_resp_err("trace: cannot make the passed descriptor non-blocking: %s", strerror(errno));
-		goto out;
-	}
 	char *hdr = NULL;
 	size_t hl = 0;
 	FILE *m = open_memstream(&hdr, &hl);
@@ -172,7 +173,7 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd)
 	}
 	/* A follower ends when its reader closes (EPIPE) or the daemon stops. */
 	if (s->dead && !s->follow) {
-		r = cz_resp_err("trace: write failed");
+		r = cz_resp_err("trace: %s", s->why);
 		goto out;
 	}
 	r = cz_resp_ok();

@@ -50,7 +50,7 @@ static json_object *call(struct cz_engine *e, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	json_object *q = json_tokener_parse(buf);
-	json_object *r = cz_engine_request(e, q, NULL, 0);
+	json_object *r = cz_engine_request(e, q, NULL, 0, NULL);
 	json_object_put(q);
 	return r;
 }

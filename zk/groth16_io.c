@@ -22,11 +22,13 @@ static void fr_rr(cz_fr *rr)
 	cz_fr_to_mont(rr, cz_fr_one.l);         /* one's limbs are R mod r */
 }
 
-/* Drops a converted section's file pages from this process's RSS: without
- * it the key is resident twice at the end of the load (the mapping and the
- * copy), and peak RSS is 2× the .zkey instead of 1×.  Only for our own
- * read-only file mapping (a caller's buffer is left alone); the pages stay
- * in the page cache.  point_bytes: the file's size of one point (G1: x, y). */
+/* Drops a converted section's pages from this process's RSS: without it
+ * the key is resident twice at the end of the load (the file's bytes and
+ * the copy), and peak RSS is 2× the .zkey instead of 1×.  Only for the
+ * anonymous memory cz_iden3_open() read the file into (a caller's buffer
+ * is left alone): its pages read as zero afterwards, so a section is
+ * released only once nothing reads it again.  point_bytes: the file's size
+ * of one point (G1: x, y). */
 #define G1B (2 * CZ_FP_BYTES)
 static void release(const struct cz_zkey *z, enum cz_zkey_section sec, size_t point_bytes)
 {

@@ -105,15 +105,33 @@ int cz_iden3_open_mem(struct cz_iden3 *f, const char *name, const void *data, si
 	return rc;
 }
 
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/*
+ * Reads the file into anonymous memory of our own rather than mapping it.
+ * A mapping of a file is only as good as the file: when someone truncates
+ * it (`cp new.zkey k.zkey` truncates first, then writes) every later access
+ * to the lost pages is SIGBUS, which kills the daemon with every job in it,
+ * and MAP_PRIVATE does not help (truncation unmaps even private copies).
+ * read() instead sees a short file, and the fstat after the read sees a
+ * file that changed: both are an error naming the file.  The memory is an
+ * anonymous mapping, so a converted section can still be dropped with
+ * MADV_DONTNEED (zk/groth16_io.c) and the peak stays about one file's size.
+ * O_NONBLOCK: open() of a FIFO would wait for a writer; the mode check then
+ * refuses anything but a regular file.
+ */
 int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic, uint32_t minv,
 		  uint32_t maxv, char err[CZ_ERRLEN])
 {
-	struct stat st;
-	void *m;
+	struct stat st, st2;
+	uint8_t *m;
 	int fd, rc;
 
 	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
@@ -131,17 +149,50 @@ int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic, uint3
 			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
 			       (long long)st.st_size);
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	size_t size = (size_t)st.st_size;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		rc = cz_errf(err, -errno, "%s: no memory to read its %zu bytes: %s", path, size, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	for (size_t got = 0; got < size;) {
+		ssize_t k = pread(fd, m + got, size - got > (1u << 30) ? 1u << 30 : size - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			rc = k < 0 ? cz_errf(err, -errno, "%s: read: %s", path, strerror(errno))
+				   : cz_errf(err, -ESTALE, "%s: changed while being read (shrank below its "
+					     "%zu bytes, at %zu); load it again once it is complete",
+					     path, size, got);
+			goto fail;
+		}
+		got += (size_t)k;
+	}
+	if (fstat(fd, &st2) != 0) {
+		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (st2.st_size != st.st_size || !same_time(st2.st_mtim, st.st_mtim) ||
+	    !same_time(st2.st_ctim, st.st_ctim)) {
+		rc = cz_errf(err, -ESTALE, "%s: changed while being read; load it again once it is complete",
+			     path);
+		goto fail;
+	}
 	close(fd);
-	if (m == MAP_FAILED)
-		return cz_errf(err, -errno, "%s: mmap: %s", path, strerror(errno));
-	rc = cz_iden3_open_mem(f, path, m, (size_t)st.st_size, magic, minv, maxv, err);
+	fd = -1;
+	mprotect(m, size, PROT_READ);
+	rc = cz_iden3_open_mem(f, path, m, size, magic, minv, maxv, err);
 	if (rc) {
-		munmap(m, (size_t)st.st_size);
+		munmap(m, size);
 		return rc;
 	}
 	f->mapped = true;
 	return 0;
+fail:
+	close(fd);
+	munmap(m, size);
+	return rc;
 }
 
 void cz_iden3_close(struct cz_iden3 *f)

@@ -10,8 +10,9 @@
  *     u32       number of sections
  *     then per section:  u32 type, u64 size, size bytes of data
  *
- * The file is mapped read-only and the section table records offsets into
- * the mapping; parsers read through a bounds-checked cursor (struct
+ * The file is read into memory of our own (never mapped: a file truncated
+ * under a mapping is SIGBUS) and the section table records offsets into
+ * it; parsers read through a bounds-checked cursor (struct
  * cz_iden3_rd), so no size read from the file is used before it has been
  * checked against what is left of the file or section.  A type may appear
  * once only where a parser asks for it (as snarkjs requires); unknown
@@ -39,14 +40,15 @@ struct cz_iden3 {
 	char *name;                /* path (or caller's name) for messages */
 	const uint8_t *data;       /* the whole file, read-only */
 	size_t size;               /* file bytes */
-	bool mapped;               /* data is our mmap (munmap on close) */
+	bool mapped;               /* data is our anonymous mapping (munmap on close) */
 	char magic[5];             /* NUL-terminated */
 	uint32_t version;
 	uint32_t nsec;
 	struct cz_iden3_sec *sec;  /* nsec entries, file order */
 };
 
-/* Maps path and reads the section table.  magic must match; the version
+/* Reads path (a regular file; a FIFO is refused without waiting) and its
+ * section table; a file that changes while being read is an error.  magic must match; the version
  * must lie in [min_version, max_version]. */
 int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic,
 		  uint32_t min_version, uint32_t max_version, char err[CZ_ERRLEN]);

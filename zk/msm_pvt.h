@@ -27,6 +27,16 @@ struct msm_plan {
 	uint64_t h[5];       /* recoding constant H = Σ_{j<nwin-1} 2^(c-1)·2^(j·c) */
 };
 
+/* One pending "bucket b += (neg ? -p : p)" of a batch-affine batch; dbl:
+ * bucket == the added point, a doubling.  p is the template's AFF.  Shared
+ * with the vector flush (zk/fp_ifma.h), which reads the same entries. */
+struct msm_ent {
+	const void *p;
+	uint32_t b;
+	uint8_t dbl;
+	uint8_t neg;
+};
+
 /* Chooses the plan for nbig scalars > 1 and nones scalars == 1 on threads
  * threads, for affine points of aff_bytes; tune (may be NULL) overrides
  * fields. */

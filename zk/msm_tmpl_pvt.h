@@ -14,6 +14,9 @@
  * may leave their result unreduced (Fp: < 2p, zk/field_inline.h); they are
  * used only where the result feeds nothing but further products (the
  * batch-inversion chains and the slope), so add/sub/eq never see one.
+ * Optional vector flush (zk/fp_ifma.h): VEC_FLUSH(ent, n, bkt, scratch) does
+ * what acc_flush does for n >= VEC_MIN entries when cz_ifma_on, with
+ * VEC_BYTES(cap) bytes of scratch taken beside the batch's own.
  * Design, cost model and invariants: zk/msm.c.
  *
  * Memory: no task allocates.  Each takes its buckets, batch and side
@@ -75,12 +78,23 @@ static inline bool aff_is_inf(const AFF *p)
 	return f_is_zero(&p->x) && f_is_zero(&p->y);
 }
 
-struct ent {
-	const AFF *p;   /* the point added (a base) */
-	uint32_t b;     /* its bucket */
-	uint8_t dbl;    /* bucket == point: a doubling */
-	uint8_t neg;    /* add -p */
-};
+#define ent msm_ent /* zk/msm_pvt.h: p (an AFF), bucket, dbl, neg */
+
+#ifdef VEC_FLUSH
+#include "zk/fp_ifma.h"
+/* Below this many adds the idle lanes cost more than the vector saves. */
+#define VEC_MIN 16
+static size_t vec_bytes(uint32_t cap)
+{
+	return cz_ifma_on && cap >= VEC_MIN ? VEC_BYTES(cap) : 0;
+}
+#else
+static size_t vec_bytes(uint32_t cap)
+{
+	(void)cap;
+	return 0;
+}
+#endif
 
 struct qent {
 	const AFF *p;
@@ -119,6 +133,7 @@ struct acc {
 	N *nrm;             /* [cap] their norms (unused when N is F) */
 	N *pre;             /* [cap] prefix products of the norms */
 	struct qent *q, *q2;/* [cap] queue and its swap buffer */
+	void *vec;          /* the vector flush's scratch, or NULL */
 	struct scr *scr;    /* where side buckets come from */
 	bool oom;
 };
@@ -128,7 +143,8 @@ static size_t acc_bytes(uint32_t nb, uint32_t cap)
 {
 	return SCR_ALIGN((size_t)nb * sizeof(AFF)) + SCR_ALIGN(nb) +
 	       SCR_ALIGN((size_t)cap * sizeof(struct ent)) + SCR_ALIGN((size_t)cap * sizeof(F)) +
-	       2 * SCR_ALIGN((size_t)cap * sizeof(N)) + 2 * SCR_ALIGN((size_t)cap * sizeof(struct qent));
+	       2 * SCR_ALIGN((size_t)cap * sizeof(N)) + 2 * SCR_ALIGN((size_t)cap * sizeof(struct qent)) +
+	       SCR_ALIGN(vec_bytes(cap));
 }
 
 static size_t side_bytes(uint32_t nb)
@@ -152,6 +168,8 @@ static int acc_init(struct acc *a, uint32_t nb, uint32_t cap, struct scr *s)
 	a->q = scr_take(s, (size_t)cap * sizeof(*a->q));
 	a->q2 = scr_take(s, (size_t)cap * sizeof(*a->q2));
 	if (!a->bkt || !a->st || !a->ent || !a->den || !a->nrm || !a->pre || !a->q || !a->q2)
+		return -ENOMEM;
+	if (vec_bytes(cap) && !(a->vec = scr_take(s, vec_bytes(cap))))
 		return -ENOMEM;
 	memset(a->st, 0, nb);
 	return 0;
@@ -190,13 +208,23 @@ static void acc_flush(struct acc *a)
 
 	if (!n)
 		return;
+#ifdef VEC_FLUSH
+	if (a->vec && n >= VEC_MIN && cz_ifma_on) {
+		VEC_FLUSH(a->ent, n, a->bkt, a->vec);
+		for (uint32_t i = 0; i < n; i++)
+			a->st[a->ent[i].b] = ST_HAS;
+		a->ne = 0;
+		return;
+	}
+#endif
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ent *e = &a->ent[i];
 		const AFF *bk = &a->bkt[e->b];
+		const AFF *pt = e->p;
 		if (e->dbl)
 			F_DBL(&a->den[i], &bk->y);
 		else
-			F_SUB(&a->den[i], &e->p->x, &bk->x);
+			F_SUB(&a->den[i], &pt->x, &bk->x);
 		DEN_NORM(NRM(a, i), &a->den[i]);
 		if (i == 0) {
 			acc = *NRM(a, 0);
@@ -211,6 +239,7 @@ static void acc_flush(struct acc *a)
 	N_INV(&inv, &acc);
 	for (uint32_t i = n; i-- > 0;) {
 		const struct ent *e = &a->ent[i];
+		const AFF *pt = e->p;
 		AFF *bk = &a->bkt[e->b];
 		if (i > 0) {
 			N_MUL_LAZY(&ni, &inv, &a->pre[i]);  /* 1/n_i */
@@ -226,14 +255,14 @@ static void acc_flush(struct acc *a)
 			F_DBL(&d, &lam);
 			F_ADD(&d, &d, &lam);         /* 3x^2 */
 		} else if (e->neg) {
-			F_ADD(&d, &e->p->y, &bk->y);
+			F_ADD(&d, &pt->y, &bk->y);
 		} else {
-			F_SUB(&d, &e->p->y, &bk->y);
+			F_SUB(&d, &pt->y, &bk->y);
 		}
 		F_MUL_LAZY(&lam, &d, &t);   /* feeds only the two products below */
 		F_SQR(&x3, &lam);
 		F_SUB(&x3, &x3, &bk->x);
-		F_SUB(&x3, &x3, e->dbl ? &bk->x : &e->p->x);
+		F_SUB(&x3, &x3, e->dbl ? &bk->x : &pt->x);
 		if (e->neg && !e->dbl)
 			F_SUB(&d, &x3, &bk->x);
 		else

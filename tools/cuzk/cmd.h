@@ -26,6 +26,7 @@ struct cz_bench_opts {
 	const char *backend;   /* --backend cpu|cuda */
 	int json;              /* --json: one JSON object a line */
 	int iters;             /* --iters N (0 = the bench's default) */
+	const char *path;      /* --path scalar|ifma|both: the MSM flush (NULL = as chosen at start-up) */
 	int npos;              /* positional arguments left after the options */
 	char **pos;
 };

@@ -90,6 +90,8 @@ static int bench_main(int argc, char **argv)
 			o.iters = atoi(argv[++i]);
 		else if (!strcmp(a, "--group") && more)
 			o.group = argv[++i];
+		else if (!strcmp(a, "--path") && more)
+			o.path = argv[++i];
 		else if (!strcmp(a, "--backend") && more)
 			o.backend = argv[++i];
 		else if (a[0] == '-' && a[1] == '-') {

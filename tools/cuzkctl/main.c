@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,20 @@ static void usage(FILE *f)
 		"  trace [--out FILE] [--chrome] [--job ID] [--since S] [--follow]\n"
 		"                                    dump the pipeline's timing events (or one job's, the\n"
 		"                                    last S s'; --follow streams them until interrupted)\n");
+}
+
+/* A plain decimal (strtod would take "nan", "inf", hex), finite, in [0, max]. */
+static int parse_num(const char *s, double max, double *out)
+{
+	char *end;
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static json_object *req_new(const char *op)
@@ -323,8 +338,15 @@ static int run(int sock, int argc, char **argv)
 		json_object_object_add(q, "name", json_object_new_string(argv[1]));
 		/* The daemon resolves paths from its own directory: send an absolute one. */
 		json_object_object_add(q, "zkey", json_object_new_string(realpath(argv[2], full) ? full : argv[2]));
+		double parts;
+		if (argc == 5 && (parse_num(argv[4], 200, &parts) || parts != (int)parts)) {
+			fprintf(stderr, "cuzkctl load: --partitions '%s': expected a whole number from 0 to 200\n",
+				argv[4]);
+			json_object_put(q);
+			return 2;
+		}
 		if (argc == 5)
-			json_object_object_add(q, "partitions", json_object_new_int(atoi(argv[4])));
+			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
 		return finish(call(sock, q, NULL, 0), 0);
 	}
 	if (!strcmp(c, "unload") && argc == 2) {
@@ -334,8 +356,16 @@ static int run(int sock, int argc, char **argv)
 	}
 	if (!strcmp(c, "circuits") && argc == 1)
 		return finish(call(sock, req_new("circuits"), NULL, 0), 1);
-	if (!strcmp(c, "await") && (argc == 2 || (argc == 4 && !strcmp(argv[2], "--timeout"))))
-		return await_job(sock, argv[1], argc == 4 ? atof(argv[3]) : -1);
+	if (!strcmp(c, "await") && (argc == 2 || (argc == 4 && !strcmp(argv[2], "--timeout")))) {
+		double t = -1;
+		/* The daemon checks too; a year is its limit. */
+		if (argc == 4 && parse_num(argv[3], 366.0 * 86400, &t)) {
+			fprintf(stderr, "cuzkctl await: --timeout '%s': expected seconds from 0 to 31622400 "
+				"(fractions allowed)\n", argv[3]);
+			return 2;
+		}
+		return await_job(sock, argv[1], t);
+	}
 	if (!strcmp(c, "cancel") && argc == 2) {
 		q = req_new("cancel");
 		json_object_object_add(q, "job", json_object_new_string(argv[1]));

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The defaults are the engine's (cz_engine_config_defaults): printed, not
@@ -27,7 +29,9 @@ static void usage(FILE *f)
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
-		"             [--null-synth-ms N] [--load NAME=ZKEY]... [--config FILE]\n"
+		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
+		"             [--max-conns-per-uid N]\n"
+		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
@@ -39,12 +43,14 @@ static void usage(FILE *f)
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
+		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
+		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms,
+		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
 #ifdef CZ_HAVE_MICROHTTPD
 		""
 #else
@@ -53,12 +59,25 @@ static void usage(FILE *f)
 		);
 }
 
+/* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
+static int plain_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!strchr("0123456789.eE+-", *p))
+			return p != s && strchr("KkMmGgTtBb", *p);   /* a size suffix ends it */
+	return 1;
+}
+
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
+	if (!plain_number(s))
+		return -1;
 	double v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !isfinite(v) || v < 0)
 		return -1;
 	uint64_t mul = 1;
 	switch (*end) {
@@ -71,9 +90,23 @@ static int parse_size(const char *s, uint64_t *out)
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end)
+	if (*end || v * (double)mul >= 0x1p63)
 		return -1;
 	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+/* Seconds: a plain decimal, finite, above 0, at most a day. */
+static int parse_secs(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	if (!plain_number(s))
+		return -1;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -81,6 +114,8 @@ static int parse_uint(const char *s, unsigned *out)
 {
 	char *end;
 	errno = 0;
+	if (*s < '0' || *s > '9')   /* strtoul takes "-1" and " 5" */
+		return -1;
 	unsigned long v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v > UINT_MAX)
 		return -1;
@@ -92,6 +127,7 @@ static int parse_uint(const char *s, unsigned *out)
 
 struct opts {
 	struct cz_engine_config cfg;
+	struct cz_ctl_server_opts srv;
 	const char *socket;
 	const char *metrics_listen;
 	const char *loads[MAX_LOADS];
@@ -149,6 +185,12 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->null_synth_ms);
 	else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget);
+	else if (!strcmp(name, "idle-timeout"))
+		bad = parse_secs(val, &o->srv.idle_timeout_s);
+	else if (!strcmp(name, "read-timeout"))
+		bad = parse_secs(val, &o->srv.read_timeout_s);
+	else if (!strcmp(name, "max-conns-per-uid"))
+		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
 	else if (!strcmp(name, "load")) {
 		if (o->nloads == MAX_LOADS) {
 			fprintf(stderr, "cuzkd: --load %s: at most %d keys at start\n", val, MAX_LOADS);
@@ -159,8 +201,13 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		fprintf(stderr, "cuzkd: unknown option '%s'\n", name);
 		return -1;
 	}
-	if (bad)
-		fprintf(stderr, "cuzkd: bad value for %s: '%s'\n", name, val);
+	if (bad) {
+		const char *want = !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
+				 : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
+				 : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
+				 : "a whole number in range (see cuzkd --help)";
+		fprintf(stderr, "cuzkd: bad value for --%s: '%s' (expected %s)\n", name, val, want);
+	}
 	return bad ? -1 : 0;
 }
 
@@ -195,6 +242,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
+		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -221,9 +269,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-static json_object *handle(void *ctx, json_object *req, int *fds, int nfds)
+static json_object *handle(void *ctx, json_object *req, int *fds, int nfds, struct cz_ctl_peer *peer)
 {
-	return cz_engine_request(ctx, req, fds, nfds);
+	return cz_engine_request(ctx, req, fds, nfds, peer);
+}
+
+static void hangup(void *ctx)
+{
+	cz_engine_wake(ctx);
 }
 
 static int preload(struct cz_engine *e, struct opts *o)
@@ -238,7 +291,7 @@ static int preload(struct cz_engine *e, struct opts *o)
 		json_object_object_add(req, "op", json_object_new_string("load"));
 		json_object_object_add(req, "name", json_object_new_string(o->loads[i]));
 		json_object_object_add(req, "zkey", json_object_new_string(eq + 1));
-		json_object *r = cz_engine_request(e, req, NULL, 0);
+		json_object *r = cz_engine_request(e, req, NULL, 0, NULL);
 		json_object *ok = json_object_object_get(r, "ok");
 		int good = ok && json_object_get_boolean(ok);
 		if (!good)
@@ -259,6 +312,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 
 	cz_engine_config_defaults(&o.cfg);
+	o.srv.hangup = hangup;
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
 		return 2;
@@ -295,7 +349,7 @@ int main(int argc, char **argv)
 		cz_engine_destroy(e);
 		return 1;
 	}
-	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, err, sizeof(err));
+	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, &o.srv, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		cz_http_stop(http);
@@ -315,7 +369,9 @@ int main(int argc, char **argv)
 	cz_ctl_server_stop(s);
 	cz_http_stop(http);
 	cz_engine_destroy(e);
-	unlink(o.socket);
+	struct stat st;   /* ours to remove only while it is still a socket */
+	if (lstat(o.socket, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(o.socket);
 	fprintf(stderr, "cuzkd: stopped\n");
 	for (size_t i = 0; i < o.nowned; i++)
 		free(o.owned[i]);

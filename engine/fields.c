@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/fields.c — typed access to a request's fields.  Every field a
+ * request carries is checked for its JSON type and range here, and a wrong
+ * one is an error that names it: json-c's own getters convert silently
+ * ("seven" → 0, 2.9 → 2, a number where a string belongs → ignored), which
+ * is how a mistyped request used to do something other than what was asked.
+ * Each getter returns NULL when the field is absent or good (absent leaves
+ * *out alone: the caller's default), else the error response.
+ */
+#include "engine/engine_pvt.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *type_name(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "?";
+}
+
+json_object *cz_field_str(json_object *req, const char *k, bool required, const char **out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(req, k, &v))
+		return required ? cz_resp_err("\"%s\" is required (a string)", k) : NULL;
+	if (!json_object_is_type(v, json_type_string))
+		return cz_resp_err("\"%s\" must be a string, not %s", k, type_name(v));
+	*out = json_object_get_string(v);
+	return NULL;
+}
+
+json_object *cz_field_bool(json_object *req, const char *k, bool *out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(req, k, &v))
+		return NULL;
+	if (!json_object_is_type(v, json_type_boolean))
+		return cz_resp_err("\"%s\" must be true or false, not %s", k, type_name(v));
+	*out = json_object_get_boolean(v);
+	return NULL;
+}
+
+json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64_t *out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(req, k, &v))
+		return NULL;
+	if (json_object_is_type(v, json_type_int)) {
+		/* json-c keeps integers beyond int64 as uint64; get_uint64 clamps
+		 * negatives to 0, so read the sign first. */
+		if (json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max)
+			return cz_resp_err("\"%s\" must be an integer from 0 to %llu, got %s", k,
+					   (unsigned long long)max, json_object_to_json_string(v));
+		*out = json_object_get_uint64(v);
+		return NULL;
+	}
+	if (json_object_is_type(v, json_type_double)) {
+		double d = json_object_get_double(v);
+		/* 1e2 is an integer written as a double; 2.9 is not. */
+		if (isfinite(d) && d >= 0 && d <= (double)max && d == floor(d)) {
+			*out = (uint64_t)d;
+			return NULL;
+		}
+	}
+	return cz_resp_err("\"%s\" must be an integer from 0 to %llu, got %s", k, (unsigned long long)max,
+			   json_object_to_json_string(v));
+}
+
+json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(req, k, &v))
+		return NULL;
+	double d = json_object_get_double(v);
+	bool num = json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+	if (!num || !isfinite(d) || d < 0 || d > max)
+		return cz_resp_err("\"%s\" must be a finite number of seconds from 0 to %.0f, got %s", k, max,
+				   num ? json_object_to_json_string(v) : type_name(v));
+	*out = d;
+	return NULL;
+}
