@@ -208,14 +208,14 @@ fail:
 	return -1;
 }
 
-/* /readyz once cuzkd is past "starting": its control socket answers a
+/* /readyz once cuzkd is past "starting…": its control socket answers a
  * moment before it marks itself started. */
 static int readyz(int port, const char *upath, struct resp *r)
 {
 	int h = -1;
 	for (int i = 0; i < 500; i++) {
 		h = http(port, upath, "GET", "/readyz", r);
-		if (h || !r->body || strcmp(r->body, "starting\n"))
+		if (h || !r->body || strncmp(r->body, "starting", 8))
 			break;
 		resp_free(r);
 		usleep(10000);

@@ -349,6 +349,7 @@ int main(int argc, char **argv)
 		cz_engine_destroy(e);
 		return 1;
 	}
+	cz_engine_set_phase(e, "starting the control socket");
 	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, &o.srv, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cuzkd: %s\n", err);
