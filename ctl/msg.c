@@ -7,6 +7,7 @@
  * that stops mid-frame from holding its connection for ever.
  */
 #include "ctl/ctl.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -46,11 +47,10 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* Deadlines in whole ms of CLOCK_MONOTONIC (lib/clock.h). */
 static int64_t now_ms(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return (int64_t)(cz_now_ns() / 1000000);
 }
 
 /* Reads n bytes by deadline (CLOCK_MONOTONIC ms; < 0: none): -ETIMEDOUT

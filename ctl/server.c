@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE  /* accept4, pipe2, POLLRDHUP */
 #include "ctl/ctl.h"
+#include "lib/clock.h"
 #include "lib/thread.h"
 
 #include <errno.h>
@@ -74,11 +75,10 @@ struct cz_ctl_server {
 	struct conn conns[MAX_CONN];
 };
 
+/* Deadlines in whole ms of CLOCK_MONOTONIC (lib/clock.h). */
 static int64_t now_ms(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return (int64_t)(cz_now_ns() / 1000000);
 }
 
 static json_object *err_obj(const char *why)

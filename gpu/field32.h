@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu/field32.h — BLS12-381 Fr (8 limbs) and Fp (12 limbs) on 32-bit limbs,
- * for the CUDA kernels and, compiled as plain C, for the host tests that
- * check them against zk/.  Generic code: gpu/field32_impl.h.  Constants come
- * from zk/bls12_381.h, the one place that holds them.
+ * gpu/field32.h — BLS12-381 Fr (8 limbs) and Fp (12 limbs), and BN254 Fr and
+ * Fp (8 limbs each), on 32-bit limbs, for the CUDA kernels and, compiled as
+ * plain C, for the host tests that check them against zk/.  Generic code:
+ * gpu/field32_impl.h.  Constants come from zk/bls12_381.h and zk/bn254.h,
+ * the one place that holds each curve's.
  *
  * Layout: cz_fr32 and cz_fp32 are byte-for-byte the zk/ types cz_fr and
- * cz_fp (same R, little-endian limbs), so arrays move between host and
+ * cz_fp (same R, little-endian limbs), cz_bn254_fr32 and cz_bn254_fp32
+ * those of cz_bn254_fr and cz_bn254_fp, so arrays move between host and
  * device with memcpy and no conversion.  A cz_scalar (standard form) read as
  * cz_fr32 limbs gives the scalar's 32-bit digits directly.
  */
@@ -15,6 +17,7 @@
 
 #include "gpu/hd.h"
 #include "zk/bls12_381.h"
+#include "zk/bn254.h"
 
 /* 1: the device multiplies with the inline-PTX carry chains (mul_ptx);
  * 0 (default until checked on a GPU): the portable C, as on the host. */
@@ -48,6 +51,40 @@ typedef struct { uint32_t l[CZ_FP32_LIMBS]; } cz_fp32;
 #define F32_MOD64 CZ_BLS12_381_P
 #define F32_ONE64 CZ_BLS12_381_P_ONE
 #define F32_INV64 CZ_BLS12_381_P_INV
+#include "gpu/field32_impl.h"
+#undef F32_N
+#undef F32_T
+#undef F32_NAME
+#undef F32_MOD64
+#undef F32_ONE64
+#undef F32_INV64
+
+#define CZ_BN254_FR32_LIMBS 8
+#define CZ_BN254_FP32_LIMBS 8
+
+typedef struct { uint32_t l[CZ_BN254_FR32_LIMBS]; } cz_bn254_fr32;
+typedef struct { uint32_t l[CZ_BN254_FP32_LIMBS]; } cz_bn254_fp32;
+
+#define F32_N CZ_BN254_FR32_LIMBS
+#define F32_T cz_bn254_fr32
+#define F32_NAME(n) cz_bn254_fr32_##n
+#define F32_MOD64 CZ_BN254_R
+#define F32_ONE64 CZ_BN254_R_ONE
+#define F32_INV64 CZ_BN254_R_INV
+#include "gpu/field32_impl.h"
+#undef F32_N
+#undef F32_T
+#undef F32_NAME
+#undef F32_MOD64
+#undef F32_ONE64
+#undef F32_INV64
+
+#define F32_N CZ_BN254_FP32_LIMBS
+#define F32_T cz_bn254_fp32
+#define F32_NAME(n) cz_bn254_fp32_##n
+#define F32_MOD64 CZ_BN254_P
+#define F32_ONE64 CZ_BN254_P_ONE
+#define F32_INV64 CZ_BN254_P_INV
 #include "gpu/field32_impl.h"
 #undef F32_N
 #undef F32_T

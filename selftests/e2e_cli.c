@@ -269,6 +269,63 @@ static void verify_fixtures(void)
 			      "verify accepts snarkjs's %s proof %d", circuits[c], i);
 }
 
+/* snarkjs's bn128 proofs (selftests/data/bn128/): the key's "curve" picks
+ * BN254; a changed public input is INVALID (exit 1); a file of the other
+ * curve is malformed input (exit 2) whose message names both curves. */
+static void verify_bn128(void)
+{
+	static const char *bn = "selftests/data/bn128";
+	int rc;
+
+	for (int c = 0; c < 2; c++)
+		for (int i = 1; i <= 2; i++)
+			ct_ok(cuzk_verify(path(bn, "%s_vk.json", circuits[c]),
+					  path(bn, "%s_public_%d.json", circuits[c], i),
+					  path(bn, "%s_proof_%d.json", circuits[c], i)),
+			      "verify accepts snarkjs's bn128 %s proof %d", circuits[c], i);
+	rc = RUN(cuzk, "verify", path(bn, "mulchain_vk.json"), path(bn, "mulchain_public_2.json"),
+		 path(bn, "mulchain_proof_1.json"));
+	ct_ok(rc == 1 && !strncmp(out, "INVALID", 7),
+	      "bn128: proof 1 with public inputs 2 is INVALID, exit 1 (%d: %s)", rc, out);
+	rc = RUN(cuzk, "verify", path(bn, "mulchain_vk.json"), path(bn, "mulchain_public_1.json"),
+		 path(data_dir, "mulchain_proof_1.json"));
+	ct_ok(rc == 2 && strstr(out, "bls12381/BLS12-381") && strstr(out, "bn128/BN254"),
+	      "a BLS12-381 proof against a bn128 key: exit 2 naming both curves (%d: %s)", rc, out);
+}
+
+/* cuzk calldata = snarkjs zkey export soliditycalldata, both curves' fixtures */
+static void calldata_fixtures(void)
+{
+	static const char *dirs[2] = { "selftests/data", "selftests/data/bn128" };
+	static char mine[OUTCAP];
+	int ok = 1, n = 0, rc;
+
+	if (!have_snarkjs) {
+		ct_skip(no_snarkjs, "calldata = snarkjs's soliditycalldata");
+	} else {
+		for (int d = 0; d < 2; d++)
+			for (int c = 0; c < 2; c++)
+				for (int i = 1; i <= 2; i++) {
+					const char *pr = path(dirs[d], "%s_proof_%d.json", circuits[c], i);
+					const char *pu = path(dirs[d], "%s_public_%d.json", circuits[c], i);
+					rc = RUN(cuzk, "calldata", pr, pu);
+					ok &= rc == 0;
+					snprintf(mine, sizeof(mine), "%s", out);
+					rc = RUN("node", snarkjs_cli, "zkey", "export", "soliditycalldata", pu, pr);
+					ok &= rc == 0 && !strcmp(mine, out) && mine[0] == '[';
+					if (!ok) {
+						ct_diag("%s: cuzk: %.200s", pr, mine);
+						ct_diag("%s: snarkjs: %.200s", pr, out);
+					}
+					n++;
+				}
+		ct_ok(ok, "calldata prints snarkjs's soliditycalldata for %d proofs, BLS12-381 and bn128", n);
+	}
+	rc = RUN(cuzk, "calldata", path(dirs[1], "mulchain_proof_1.json"), path(dirs[0], "mulchain_vk.json"));
+	ct_ok(rc == 2 && strstr(out, "mulchain_vk.json"), "calldata with a bad PUBLIC.json: exit 2 naming it (%d: %.120s)",
+	      rc, out);
+}
+
 /* Writes proof_1 with member key (and its sub-index) replaced. */
 static json_object *load_fixture(const char *c, const char *kind, int i)
 {
@@ -488,6 +545,13 @@ static void vk_fixtures(void)
 	}
 	int rc = RUN(cuzk, "vk", path(tmp, "missing.zkey"), path(tmp, "x.json"));
 	ct_ok(rc == 2 && strstr(out, "missing.zkey"), "vk of a missing file: exit %d, names it", rc);
+	/* bn128 keys: the primes pick BN254 */
+	for (int c = 0; c < 2; c++) {
+		const char *vk = path(tmp, "%s_bn128_vk.json", circuits[c]);
+		rc = RUN(cuzk, "vk", path("selftests/data/bn128", "%s.zkey", circuits[c]), vk);
+		ct_ok(rc == 0 && json_same(vk, path("selftests/data/bn128", "%s_vk.json", circuits[c])),
+		      "vk of the bn128 %s.zkey = snarkjs's vk.json (exit %d)", circuits[c], rc);
+	}
 }
 
 /* ---- cuzk devsetup, then prove and verify with both ---- */
@@ -589,12 +653,14 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(74);
+	ct_plan(74 + 6 + 2 + 2);
 	have_snarkjs = !access(snarkjs_cli, R_OK) && RUN("node", "--version") == 0;
 	if (!have_snarkjs)
 		ct_diag("%s", no_snarkjs);
 
 	verify_fixtures();
+	verify_bn128();
+	calldata_fixtures();
 	verify_rejects("mulchain");
 	verify_rejects("rangehash");
 	prove_fixtures();

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the CUDA kernels' 32-bit-limb Fr/Fp and G1 XYZZ/Jacobian arithmetic (gpu/field32.h, gpu/g1_32.h), run on the host, equals zk/ on random and edge values. */
+/* Description: the CUDA kernels' 32-bit-limb Fr/Fp (BLS12-381 and BN254) and G1 XYZZ/Jacobian arithmetic (gpu/field32.h, gpu/g1_32.h), run on the host, equals zk/ on random and edge values. */
 #include "gpu/g1_32.h"
 #include "selftests/cz_test.h"
 #include "zk/g1.h"
+#include "zk/bn254.h"
+#include "zk/bn254_fp.h"
+#include "zk/bn254_fr.h"
+#include "zk/bn254_g1.h"
 
 #include <string.h>
 
 _Static_assert(sizeof(cz_fr32) == sizeof(cz_fr), "cz_fr32 is cz_fr's bytes");
 _Static_assert(sizeof(cz_fp32) == sizeof(cz_fp), "cz_fp32 is cz_fp's bytes");
+_Static_assert(sizeof(cz_bn254_fr32) == sizeof(cz_bn254_fr), "cz_bn254_fr32 is cz_bn254_fr's bytes");
+_Static_assert(sizeof(cz_bn254_fp32) == sizeof(cz_bn254_fp), "cz_bn254_fp32 is cz_bn254_fp's bytes");
 _Static_assert(sizeof(cz_g1a32) == sizeof(cz_g1_affine), "affine layout");
 _Static_assert(sizeof(cz_g1xyzz32) == sizeof(cz_g1_xyzz), "xyzz layout");
+_Static_assert(sizeof(cz_bn254_g1a32) == sizeof(cz_bn254_g1_affine), "BN254 affine layout");
+_Static_assert(sizeof(cz_bn254_g1xyzz32) == sizeof(cz_bn254_g1_xyzz), "BN254 xyzz layout");
 _Static_assert(sizeof(cz_g1jac32) == sizeof(cz_g1_jac), "jacobian layout");
 
 #define NRAND 3000
@@ -112,26 +120,10 @@ static uint64_t rnd(void) /* splitmix64: independent of the code under test */
 
 FIELD_TESTS(fr, cz_fr32, CZ_FR_LIMBS, CZ_BLS12_381_R, 0x7fffffffffffffffULL)
 FIELD_TESTS(fp, cz_fp32, CZ_FP_LIMBS, CZ_BLS12_381_P, 0x1fffffffffffffffULL)
+FIELD_TESTS(bn254_fr, cz_bn254_fr32, CZ_BN254_FR_LIMBS, CZ_BN254_R, 0x3fffffffffffffffULL)
+FIELD_TESTS(bn254_fp, cz_bn254_fp32, CZ_BN254_FP_LIMBS, CZ_BN254_P, 0x3fffffffffffffffULL)
 
-/* ---- G1 ----------------------------------------------------------------- */
-
-static void rand_point(cz_g1_affine *r)
-{
-	cz_g1_jac g, p;
-	uint64_t k[2] = { rnd(), rnd() };
-	cz_g1_jac_from_affine(&g, &cz_g1_generator);
-	cz_g1_mul_vartime(&p, &g, k, 2);
-	cz_g1_jac_to_affine(r, &p);
-}
-
-static void rand_xyzz(cz_g1_xyzz *r)
-{
-	cz_g1_jac g, p;
-	uint64_t k[2] = { rnd(), rnd() };
-	cz_g1_jac_from_affine(&g, &cz_g1_generator);
-	cz_g1_mul_vartime(&p, &g, k, 2);
-	cz_g1_jac_to_xyzz(r, &p); /* Z != 1: a general representative */
-}
+/* ---- G1, both curves ---------------------------------------------------- */
 
 /* p's bytes as a T (a copy: the layouts match, the types do not alias). */
 static void *cp(void *dst, const void *src, size_t n)
@@ -140,117 +132,34 @@ static void *cp(void *dst, const void *src, size_t n)
 }
 #define AS(T, p) (*(T *)cp(&(T){ 0 }, (p), sizeof(T)))
 
-static int xyzz_same(const cz_g1xyzz32 *got, const cz_g1_xyzz *want)
-{
-	return memcmp(got, want, sizeof(*want)) == 0 ||
-	       cz_g1_xyzz_eq(&AS(cz_g1_xyzz, got), want);
-}
+#define ZG(n) cz_g1_##n
+#define G32(n) cz_g1##n
+#define GC(n) bls_##n
+#define GNAME "G1"
+#include "selftests/gpu_g1_check.h"
+#undef ZG
+#undef G32
+#undef GC
+#undef GNAME
 
-static int jac_same(const cz_g1jac32 *got, const cz_g1_jac *want)
-{
-	return cz_g1_jac_eq(&AS(cz_g1_jac, got), want);
-}
-
-static void g1_tests(void)
-{
-	enum { NP = 200 };
-	int bad_madd = 0, bad_add = 0, bad_dbl = 0, bad_jadd = 0, bad_jdbl = 0, bad_conv = 0;
-	int bad_edge = 0, bad_mul = 0;
-
-	for (int i = 0; i < NP; i++) {
-		cz_g1_affine b;
-		cz_g1_xyzz a, c, want;
-		cz_g1_jac aj, wj;
-		cz_g1xyzz32 got;
-		cz_g1jac32 gj;
-
-		rand_point(&b);
-		rand_xyzz(&a);
-		rand_xyzz(&c);
-		cz_g1_xyzz_add_affine(&want, &a, &b);
-		cz_g1xyzz32_add_affine(&got, &AS(cz_g1xyzz32, &a), &AS(cz_g1a32, &b));
-		bad_madd += !xyzz_same(&got, &want);
-		cz_g1_xyzz_add(&want, &a, &c);
-		cz_g1xyzz32_add(&got, &AS(cz_g1xyzz32, &a), &AS(cz_g1xyzz32, &c));
-		bad_add += !xyzz_same(&got, &want);
-		cz_g1_xyzz_dbl(&want, &a);
-		cz_g1xyzz32_dbl(&got, &AS(cz_g1xyzz32, &a));
-		bad_dbl += !xyzz_same(&got, &want);
-
-		cz_g1_xyzz_to_jac(&aj, &a);
-		cz_g1_jac_add_affine(&wj, &aj, &b);
-		cz_g1jac32_add_affine(&gj, &AS(cz_g1jac32, &aj), &AS(cz_g1a32, &b));
-		bad_jadd += !jac_same(&gj, &wj);
-		cz_g1_jac_dbl(&wj, &aj);
-		cz_g1jac32_dbl(&gj, &AS(cz_g1jac32, &aj));
-		bad_jdbl += !jac_same(&gj, &wj);
-		cz_g1xyzz32_to_jac(&gj, &AS(cz_g1xyzz32, &a));
-		bad_conv += !jac_same(&gj, &aj);
-
-		/* the aliased form r = a + b, as the bucket loop calls it */
-		got = AS(cz_g1xyzz32, &a);
-		cz_g1xyzz32_add_affine(&got, &got, &AS(cz_g1a32, &b));
-		cz_g1_xyzz_add_affine(&want, &a, &b);
-		bad_madd += !xyzz_same(&got, &want);
-
-		uint32_t k = (uint32_t)rnd() >> (i % 32);
-		cz_g1xyzz32_mul_u32(&got, &AS(cz_g1xyzz32, &a), k);
-		uint64_t k64 = k;
-		cz_g1_mul_vartime(&wj, &aj, &k64, 1);
-		cz_g1_xyzz_to_jac(&aj, &AS(cz_g1_xyzz, &got));
-		bad_mul += !cz_g1_jac_eq(&aj, &wj);
-	}
-	ct_ok(!bad_madd, "G1 XYZZ + affine (madd-2008-s) = zk/ on %d random pairs, plain and aliased (%d bad)", NP, bad_madd);
-	ct_ok(!bad_add, "G1 XYZZ + XYZZ (add-2008-s) = zk/ on %d random pairs (%d bad)", NP, bad_add);
-	ct_ok(!bad_dbl, "G1 XYZZ doubling = zk/ on %d random points (%d bad)", NP, bad_dbl);
-	ct_ok(!bad_jadd, "G1 Jacobian + affine (madd-2007-bl) = zk/ on %d random pairs (%d bad)", NP, bad_jadd);
-	ct_ok(!bad_jdbl, "G1 Jacobian doubling = zk/ on %d random points (%d bad)", NP, bad_jdbl);
-	ct_ok(!bad_conv, "G1 XYZZ -> Jacobian = zk/ on %d random points (%d bad)", NP, bad_conv);
-	ct_ok(!bad_mul, "G1 XYZZ small-scalar multiple = cz_g1_mul_vartime on %d points (%d bad)", NP, bad_mul);
-
-	/* Edges: infinity on either side, P + P (doubling path), P + (-P). */
-	for (int i = 0; i < 20; i++) {
-		cz_g1_affine b, nb, inf = { { { 0 } }, { { 0 } } };
-		cz_g1_xyzz a, want, infx;
-		cz_g1xyzz32 got;
-		cz_g1_jac aj, wj;
-		cz_g1jac32 gj;
-
-		rand_point(&b);
-		cz_g1_affine_neg(&nb, &b);
-		cz_g1_xyzz_set_inf(&infx);
-		rand_xyzz(&a);
-		const cz_g1_affine *bs[] = { &b, &nb, &inf };
-		cz_g1_xyzz from_b;
-		cz_g1_xyzz_from_affine(&from_b, &b);
-		const cz_g1_xyzz *as[] = { &from_b, &infx, &a };
-		for (int x = 0; x < 3; x++)
-			for (int y = 0; y < 3; y++) {
-				cz_g1_xyzz_add_affine(&want, as[x], bs[y]);
-				cz_g1xyzz32_add_affine(&got, &AS(cz_g1xyzz32, as[x]), &AS(cz_g1a32, bs[y]));
-				bad_edge += !xyzz_same(&got, &want);
-				cz_g1_xyzz bx;
-				cz_g1_xyzz_from_affine(&bx, bs[y]);
-				cz_g1_xyzz_add(&want, as[x], &bx);
-				cz_g1xyzz32_add(&got, &AS(cz_g1xyzz32, as[x]), &AS(cz_g1xyzz32, &bx));
-				bad_edge += !xyzz_same(&got, &want);
-				cz_g1_xyzz_to_jac(&aj, as[x]);
-				cz_g1_jac_add_affine(&wj, &aj, bs[y]);
-				cz_g1jac32_add_affine(&gj, &AS(cz_g1jac32, &aj), &AS(cz_g1a32, bs[y]));
-				bad_edge += !jac_same(&gj, &wj);
-			}
-		cz_g1xyzz32_dbl(&got, &AS(cz_g1xyzz32, &infx));
-		bad_edge += !cz_g1xyzz32_is_inf(&got);
-	}
-	ct_ok(!bad_edge, "G1 edges: infinity either side, P + P, P + (-P), for XYZZ and Jacobian (%d bad)",
-	      bad_edge);
-}
+#define ZG(n) cz_bn254_g1_##n
+#define G32(n) cz_bn254_g1##n
+#define GC(n) bn254_##n
+#define GNAME "BN254 G1"
+#include "selftests/gpu_g1_check.h"
+#undef ZG
+#undef G32
+#undef GC
+#undef GNAME
 
 int main(void)
 {
-	ct_plan(12);
+	ct_plan(24);
 	fr_tests("Fr (8 x 32-bit limbs)");
 	fp_tests("Fp (12 x 32-bit limbs)");
-	g1_tests();
+	bn254_fr_tests("BN254 Fr (8 x 32-bit limbs)");
+	bn254_fp_tests("BN254 Fp (8 x 32-bit limbs)");
+	bls_g1_tests();
+	bn254_g1_tests();
 	return ct_exit();
 }

@@ -35,9 +35,29 @@
 typedef T_F tf;
 typedef struct { tf x, y; int inf; } opt; /* oracle point */
 
-/* r, the group order (published constant). */
-static const uint64_t group_r[4] = { 0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
-				     0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL };
+/* The curve's prime fields (default BLS12-381's): T_FP / T_FR name the
+ * base and scalar field prefixes, T_FP_LIMBS the base field's limbs,
+ * T_FP_TOP_MASK a mask that keeps a random top limb mostly below p's. */
+#ifndef T_FP
+#define T_FP cz_fp
+#define T_FP_LIMBS CZ_FP_LIMBS
+#define T_FP_TOP_MASK 0x0fffffffffffffffULL /* p's top limb is 0x1a01... */
+#define T_FR cz_fr
+#endif
+#define TC_CAT2(a, b) a##_##b
+#define TC_CAT(a, b) TC_CAT2(a, b)
+#define TFP(n) TC_CAT(T_FP, n)
+#define TFR(n) TC_CAT(T_FR, n)
+typedef T_FP tfp;
+typedef T_FR tfr;
+
+/* r, the group order (published constant; default BLS12-381's). */
+#ifndef T_GROUP_R
+#define T_GROUP_R                                                                    \
+	{ 0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,        \
+	  0x73eda753299d7d48ULL }
+#endif
+static const uint64_t group_r[4] = T_GROUP_R;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
@@ -50,16 +70,16 @@ static uint64_t rnd(void)
 }
 
 /* A random element of Fp (T_F_RAND builds on it). */
-static void fp_rand(cz_fp *r)
+static void fp_rand(tfp *r)
 {
-	uint64_t raw[CZ_FP_LIMBS];
-	for (int i = 0; i < CZ_FP_LIMBS; i++)
+	uint64_t raw[T_FP_LIMBS];
+	for (int i = 0; i < T_FP_LIMBS; i++)
 		raw[i] = rnd();
-	raw[CZ_FP_LIMBS - 1] &= 0x0fffffffffffffffULL; /* < p, whose top limb is 0x1a01... */
-	cz_fp_to_mont(r, raw);
+	raw[T_FP_LIMBS - 1] &= T_FP_TOP_MASK; /* < p */
+	TFP(to_mont)(r, raw);
 }
 
-static void unhex(uint8_t *out, const char *hex, size_t n)
+static __attribute__((unused)) void unhex(uint8_t *out, const char *hex, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned v;
@@ -305,14 +325,14 @@ static int xyzz_is(const T_XYZZ *p, const opt *want)
 	return o_eq(&o, want);
 }
 
-/* Random scalar below r, as the integer (for the oracle) and as cz_fr. */
-static void rand_scalar(uint64_t raw[4], cz_fr *k)
+/* Random scalar below r, as the integer (for the oracle) and as an Fr element. */
+static void rand_scalar(uint64_t raw[4], tfr *k)
 {
 	do {
 		for (int i = 0; i < 4; i++)
 			raw[i] = rnd();
 		raw[3] &= 0x7fffffffffffffffULL;
-	} while (!cz_fr_to_mont(k, raw));
+	} while (!TFR(to_mont)(k, raw));
 }
 
 static opt o_gen(void)
@@ -355,14 +375,14 @@ static void t_mul(const char *path)
 {
 	opt g = o_gen(), want, p;
 	T_JAC j, r;
-	cz_fr k;
+	tfr k;
 	uint64_t raw[4];
 	int bad = 0;
 
 	for (uint64_t s = 0; s <= 20; s++) {
 		raw[0] = s;
 		raw[1] = raw[2] = raw[3] = 0;
-		cz_fr_from_u64(&k, s);
+		TFR(from_u64)(&k, s);
 		o_mul(&want, &g, raw, 4);
 		to_jac(&j, &g);
 		T_NAME(mul)(&r, &j, &k);
@@ -373,7 +393,7 @@ static void t_mul(const char *path)
 	for (int s = 1; s <= 2; s++) { /* r - 1, r - 2 */
 		memcpy(raw, group_r, sizeof(raw));
 		raw[0] -= (uint64_t)s;
-		cz_fr_to_mont(&k, raw);
+		TFR(to_mont)(&k, raw);
 		o_mul(&want, &g, raw, 4);
 		to_jac(&j, &g);
 		T_NAME(mul)(&r, &j, &k);
@@ -590,13 +610,18 @@ static void t_subgroup(void)
 		outside += !t.inf;
 		bad += T_NAME(affine_in_subgroup)(&a) != t.inf;
 	}
+#ifdef T_COFACTOR_ONE
+	ct_ok(!bad && outside == 0,
+	      "random curve points: all in the subgroup (cofactor 1), in_subgroup agrees (%d bad)", bad);
+#else
 	ct_ok(!bad && outside > 0,
 	      "random curve points: in_subgroup agrees with r·P = O (%d of 6 outside)", outside);
+#endif
 
 	bad = 0;
 	for (int i = 0; i < 4; i++) {
 		uint64_t raw[4];
-		cz_fr k;
+		tfr k;
 		opt g = o_gen();
 		rand_scalar(raw, &k);
 		o_mul(&p, &g, raw, 4);
@@ -670,6 +695,7 @@ static void t_all_generic(void)
 #define T_GENERIC_COUNT (3 + T_PATHS_COUNT + 1 + 1 + 4)
 
 /* ---- the zcash encodings ---------------------------------------------- */
+#ifdef T_GEN_COMPRESSED
 
 /* p, the base field's modulus, big-endian (published constant). */
 static const char p_hex[] =
@@ -832,5 +858,11 @@ static void t_codec(void)
 	ct_ok(!bad, "points outside " T_GROUP " rejected with CZ_EPOINT_SUBGROUP; strerror texts distinct");
 }
 #define T_CODEC_COUNT 7
+#else
+#define T_CODEC_COUNT 0
+static void t_codec(void)
+{
+}
+#endif
 
 #endif

@@ -34,6 +34,8 @@
  *   CI_B CI_B3      pointers to b and 3b
  *   CI_AFF CI_JAC CI_XYZZ  the point types
  *   CI_NAME(n)      the public name of function n (e.g. cz_g1_##n)
+ *   CI_S CI_S_LIMBS CI_S_FROM_MONT  the scalar field of mul(): its type,
+ *                   limb count (at most 4) and standard-form conversion
  */
 #ifndef CI_NAME
 #error "zk/curve_impl.h is private to zk/g1.c and zk/g2.c"
@@ -645,19 +647,19 @@ static void ct_lookup(ci_proj *r, const ci_proj *tab, size_t n, uint64_t idx)
 #define CI_TAB (1u << CI_WIN)
 
 /*
- * r = k·P with a fixed 4-bit window over all 256 scalar bits: 252 complete
+ * r = k·P with a fixed 4-bit window over all 64·CI_S_LIMBS scalar bits: 252 complete
  * doublings and 63 complete additions, each window's multiple read with
  * ct_lookup, so the instruction and memory trace does not depend on k.
  * Cost: about 2.5k field multiplications (plus 15 additions for the table).
  * (P itself is not secret: its infinity test may branch.)
  */
-void CI_NAME(mul)(ci_jac *r, const ci_jac *p, const cz_fr *k)
+void CI_NAME(mul)(ci_jac *r, const ci_jac *p, const CI_S *k)
 {
 	ci_proj tab[CI_TAB], acc, t;
-	uint64_t s[CZ_FR_LIMBS];
+	uint64_t s[CI_S_LIMBS];
 	ci_f z2;
 
-	cz_fr_from_mont(s, k);
+	CI_S_FROM_MONT(s, k);
 	/* Jacobian (X, Y, Z) -> projective (X·Z, Y, Z^3). */
 	tab[0].x = *CI_F_ZERO;
 	tab[0].y = *CI_F_ONE;
@@ -673,7 +675,7 @@ void CI_NAME(mul)(ci_jac *r, const ci_jac *p, const cz_fr *k)
 	for (unsigned i = 2; i < CI_TAB; i++)
 		proj_add(&tab[i], &tab[i - 1], &tab[1]);
 
-	const unsigned nwin = CZ_FR_LIMBS * 64 / CI_WIN;
+	const unsigned nwin = CI_S_LIMBS * 64 / CI_WIN;
 	for (unsigned w = nwin; w-- > 0;) {
 		uint64_t d = (s[w * CI_WIN / 64] >> (w * CI_WIN % 64)) & (CI_TAB - 1);
 		ct_lookup(&t, tab, CI_TAB, d);

@@ -16,6 +16,9 @@
  *                (zk/field_x86.h)
  *   FIELD_X86_ADD, FIELD_X86_DBL, FIELD_X86_SUB, FIELD_X86_NEG
  *                optional: the x86-64 add/sub kernels (zk/field_x86_add.h)
+ *   FIELD_OMEGA, FIELD_TWO_ADICITY
+ *                optional (scalar fields): omega_{2^S} in standard form and
+ *                S; defines root_of_unity (zk/field_decl.h)
  *
  * Invariants: every element is the fully reduced Montgomery residue a·R mod m
  * (so equality is limb equality and zero is all-zero limbs).  The modulus must
@@ -933,6 +936,19 @@ size_t F(to_dec)(char *s, size_t cap, const FIELD_T *a)
 		s[0] = 0;
 	return len;
 }
+
+#ifdef FIELD_OMEGA
+/* omega_{2^k} = omega_{2^S}^(2^(S-k)): S - k squarings, k = 0 gives 1. */
+void F(root_of_unity)(FIELD_T *r, unsigned k)
+{
+	static const uint64_t w[FN] = FIELD_OMEGA;
+	if (k > FIELD_TWO_ADICITY)
+		k = FIELD_TWO_ADICITY; /* callers check; never an invalid element */
+	F(to_mont)(r, w);
+	for (unsigned i = k; i < FIELD_TWO_ADICITY; i++)
+		fi_sqr(r->l, r->l);
+}
+#endif
 
 #undef F
 #undef FN

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field_inline.h — inlinable Fp, Fr and Fp2 arithmetic for hot loops
+ * zk/field_inline.h — inlinable Fp, Fr and Fp2 arithmetic, for both curves'
+ * fields (BLS12-381 cz_fp/cz_fr, BN254 cz_bn254_fp/cz_bn254_fr), for hot loops
  * (curve formulas, the MSM's batch-affine buckets, NTT butterflies).
  *
  * Why: an Fp subtraction is ~8 instructions of work; as a call it also pays
@@ -29,6 +30,10 @@
 #define CZ_FIELD_INLINE_H
 
 #include "zk/bls12_381.h"
+#include "zk/bn254.h"
+#include "zk/bn254_fp.h"
+#include "zk/bn254_fr.h"
+#include "zk/bn254_fp2.h"
 #include "zk/field_x86.h"
 #include "zk/field_x86_add.h"
 #include "zk/fp.h"
@@ -53,6 +58,16 @@ static const struct {
 	uint64_t p[CZ_FR_LIMBS];
 	uint64_t inv;
 } cz_fr_inl_m = { CZ_BLS12_381_R, CZ_BLS12_381_R_INV };
+
+static const struct {
+	uint64_t p[CZ_BN254_FP_LIMBS];
+	uint64_t inv;
+} cz_bn254_fp_inl_m = { CZ_BN254_P, CZ_BN254_P_INV };
+
+static const struct {
+	uint64_t p[CZ_BN254_FR_LIMBS];
+	uint64_t inv;
+} cz_bn254_fr_inl_m = { CZ_BN254_R, CZ_BN254_R_INV };
 
 /* Stamps the inline set for one field: PFX, limb count N, constants M. */
 #define CZ_FIELD_INLINE_DEF(PFX, T, N, M)                                            \
@@ -89,6 +104,8 @@ static const struct {
 
 CZ_FIELD_INLINE_DEF(cz_fp, cz_fp, 6, cz_fp_inl_m)
 CZ_FIELD_INLINE_DEF(cz_fr, cz_fr, 4, cz_fr_inl_m)
+CZ_FIELD_INLINE_DEF(cz_bn254_fp, cz_bn254_fp, 4, cz_bn254_fp_inl_m)
+CZ_FIELD_INLINE_DEF(cz_bn254_fr, cz_bn254_fr, 4, cz_bn254_fr_inl_m)
 
 /* r = a·b < 2p without the final subtraction (a, b < 2p): an operand for
  * mul/sqr/mul_lazy only.  The portable path gives the reduced product,
@@ -131,6 +148,8 @@ static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 
 CZ_FIELD_INLINE_FWD(cz_fp, cz_fp)
 CZ_FIELD_INLINE_FWD(cz_fr, cz_fr)
+CZ_FIELD_INLINE_FWD(cz_bn254_fp, cz_bn254_fp)
+CZ_FIELD_INLINE_FWD(cz_bn254_fr, cz_bn254_fr)
 
 static inline void cz_fp_mul_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 {
@@ -155,29 +174,30 @@ static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 
 #endif
 
-/* Fp2 = Fp[u]/(u^2 + 1): the linear operations, limb-wise. */
-static inline void cz_fp2_add_inl(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
-{
-	cz_fp_add_inl(&r->c0, &a->c0, &b->c0);
-	cz_fp_add_inl(&r->c1, &a->c1, &b->c1);
-}
+/* Fp2 = Fp[u]/(u^2 + 1): the linear operations, limb-wise, for each curve. */
+#define CZ_FP2_INLINE_DEF(E, B)                                                       \
+	static inline void E##_add_inl(E *r, const E *a, const E *b)                  \
+	{                                                                             \
+		B##_add_inl(&r->c0, &a->c0, &b->c0);                                  \
+		B##_add_inl(&r->c1, &a->c1, &b->c1);                                  \
+	}                                                                             \
+	static inline void E##_sub_inl(E *r, const E *a, const E *b)                  \
+	{                                                                             \
+		B##_sub_inl(&r->c0, &a->c0, &b->c0);                                  \
+		B##_sub_inl(&r->c1, &a->c1, &b->c1);                                  \
+	}                                                                             \
+	static inline void E##_dbl_inl(E *r, const E *a)                              \
+	{                                                                             \
+		B##_dbl_inl(&r->c0, &a->c0);                                          \
+		B##_dbl_inl(&r->c1, &a->c1);                                          \
+	}                                                                             \
+	static inline void E##_neg_inl(E *r, const E *a)                              \
+	{                                                                             \
+		B##_neg_inl(&r->c0, &a->c0);                                          \
+		B##_neg_inl(&r->c1, &a->c1);                                          \
+	}
 
-static inline void cz_fp2_sub_inl(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
-{
-	cz_fp_sub_inl(&r->c0, &a->c0, &b->c0);
-	cz_fp_sub_inl(&r->c1, &a->c1, &b->c1);
-}
-
-static inline void cz_fp2_dbl_inl(cz_fp2 *r, const cz_fp2 *a)
-{
-	cz_fp_dbl_inl(&r->c0, &a->c0);
-	cz_fp_dbl_inl(&r->c1, &a->c1);
-}
-
-static inline void cz_fp2_neg_inl(cz_fp2 *r, const cz_fp2 *a)
-{
-	cz_fp_neg_inl(&r->c0, &a->c0);
-	cz_fp_neg_inl(&r->c1, &a->c1);
-}
+CZ_FP2_INLINE_DEF(cz_fp2, cz_fp)
+CZ_FP2_INLINE_DEF(cz_bn254_fp2, cz_bn254_fp)
 
 #endif

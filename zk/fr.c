@@ -32,17 +32,8 @@
 #define FIELD_X86_SUB CZ_X86_SUB4
 #define FIELD_X86_NEG CZ_X86_NEG4
 #endif
+#define FIELD_OMEGA CZ_BLS12_381_R_OMEGA32
+#define FIELD_TWO_ADICITY CZ_BLS12_381_R_TWO_ADICITY
 #include "zk/field_impl.h"
 
 _Static_assert(CZ_FR_TWO_ADICITY == CZ_BLS12_381_R_TWO_ADICITY, "Fr two-adicity");
-
-/* omega_{2^k} = omega_{2^32}^(2^(32-k)): 32 - k squarings, k = 0 gives 1. */
-void cz_fr_root_of_unity(cz_fr *r, unsigned k)
-{
-	static const uint64_t w32[CZ_FR_LIMBS] = CZ_BLS12_381_R_OMEGA32;
-	if (k > CZ_FR_TWO_ADICITY)
-		k = CZ_FR_TWO_ADICITY; /* callers check; never an invalid element */
-	cz_fr_to_mont(r, w32);
-	for (unsigned i = k; i < CZ_FR_TWO_ADICITY; i++)
-		cz_fr_sqr(r, r);
-}

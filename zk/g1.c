@@ -38,6 +38,9 @@
 #define CI_JAC cz_g1_jac
 #define CI_XYZZ cz_g1_xyzz
 #define CI_NAME(n) cz_g1_##n
+#define CI_S cz_fr
+#define CI_S_LIMBS CZ_FR_LIMBS
+#define CI_S_FROM_MONT cz_fr_from_mont
 #include "zk/curve_impl.h"
 
 bool cz_g1_affine_in_subgroup(const cz_g1_affine *p)

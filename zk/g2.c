@@ -35,6 +35,9 @@
 #define CI_JAC cz_g2_jac
 #define CI_XYZZ cz_g2_xyzz
 #define CI_NAME(n) cz_g2_##n
+#define CI_S cz_fr
+#define CI_S_LIMBS CZ_FR_LIMBS
+#define CI_S_FROM_MONT cz_fr_from_mont
 #include "zk/curve_impl.h"
 
 /* psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in Jacobian coordinates

@@ -12,54 +12,14 @@
 
 #include "zk/fp2.h"
 #include "zk/fr.h"
+#include "zk/curve_decl.h"
 #include "zk/g1.h" /* CZ_EPOINT_* */
 
-typedef struct { cz_fp2 x, y; } cz_g2_affine;
-typedef struct { cz_fp2 x, y, z; } cz_g2_jac;
-typedef struct { cz_fp2 x, y, zz, zzz; } cz_g2_xyzz;
+CZ_CURVE_DECLARE(cz_g2, cz_fp2, cz_fr);
 
 #define CZ_G2_COMPRESSED_BYTES 96
 #define CZ_G2_UNCOMPRESSED_BYTES 192
 
-extern const cz_g2_affine cz_g2_generator;
-
-bool cz_g2_affine_is_inf(const cz_g2_affine *p);
-bool cz_g2_affine_eq(const cz_g2_affine *a, const cz_g2_affine *b);
-void cz_g2_affine_neg(cz_g2_affine *r, const cz_g2_affine *p);
-bool cz_g2_affine_on_curve(const cz_g2_affine *p);    /* infinity: true */
-bool cz_g2_affine_in_subgroup(const cz_g2_affine *p); /* on curve and r·P = O */
-
-void cz_g2_jac_set_inf(cz_g2_jac *r);
-bool cz_g2_jac_is_inf(const cz_g2_jac *p);
-void cz_g2_jac_from_affine(cz_g2_jac *r, const cz_g2_affine *p);
-void cz_g2_jac_to_affine(cz_g2_affine *r, const cz_g2_jac *p);
-void cz_g2_jac_batch_to_affine(cz_g2_affine *r, const cz_g2_jac *p, size_t n);
-bool cz_g2_jac_eq(const cz_g2_jac *a, const cz_g2_jac *b);
-void cz_g2_jac_neg(cz_g2_jac *r, const cz_g2_jac *p);
-void cz_g2_jac_dbl(cz_g2_jac *r, const cz_g2_jac *p);
-void cz_g2_jac_add(cz_g2_jac *r, const cz_g2_jac *a, const cz_g2_jac *b);
-void cz_g2_jac_add_affine(cz_g2_jac *r, const cz_g2_jac *a, const cz_g2_affine *b);
-/* r = k·P, k a field element (any value < r); constant time in k. */
-void cz_g2_mul(cz_g2_jac *r, const cz_g2_jac *p, const cz_fr *k);
-
-void cz_g2_xyzz_set_inf(cz_g2_xyzz *r);
-void cz_g2_xyzz_add_affine(cz_g2_xyzz *r, const cz_g2_xyzz *a, const cz_g2_affine *b);
-void cz_g2_xyzz_add(cz_g2_xyzz *r, const cz_g2_xyzz *a, const cz_g2_xyzz *b);
-void cz_g2_xyzz_dbl(cz_g2_xyzz *r, const cz_g2_xyzz *p);
-void cz_g2_xyzz_to_jac(cz_g2_jac *r, const cz_g2_xyzz *p);
-
-/* Additions beyond the first API (zk/curve_impl.h has the formulas' costs). */
-bool cz_g2_jac_on_curve(const cz_g2_jac *p);        /* infinity: true */
-bool cz_g2_xyzz_is_inf(const cz_g2_xyzz *p);
-bool cz_g2_jac_eq_affine(const cz_g2_jac *a, const cz_g2_affine *b);
-bool cz_g2_xyzz_eq(const cz_g2_xyzz *a, const cz_g2_xyzz *b);
-void cz_g2_xyzz_neg(cz_g2_xyzz *r, const cz_g2_xyzz *p);
-void cz_g2_xyzz_from_affine(cz_g2_xyzz *r, const cz_g2_affine *p);
-void cz_g2_jac_to_xyzz(cz_g2_xyzz *r, const cz_g2_jac *p);
-/* r = k·P for a PUBLIC integer k of nlimbs little-endian limbs; variable time. */
-void cz_g2_mul_vartime(cz_g2_jac *r, const cz_g2_jac *p, const uint64_t *k, size_t nlimbs);
-/* r = h·P, h the cofactor: maps any curve point into the subgroup. */
-void cz_g2_clear_cofactor(cz_g2_jac *r, const cz_g2_jac *p);
 /* The untwist-Frobenius-twist endomorphism; x·P on G2. */
 void cz_g2_psi(cz_g2_jac *r, const cz_g2_jac *p);
 

@@ -11,11 +11,14 @@
  *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
  *             MSMs A, B1, B2, C, H (the part a GPU does)
  *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
- * The big buffers (witness, a, b, c, h) are the caller's, but not every
- * byte: each MSM mallocs its scratch per call (buckets, batch-addition
- * queues: zk/msm_tmpl_pvt.h) and frees it before it returns, which is why
- * cz_groth16_device can fail with -ENOMEM; cz_groth16_prove also allocates
- * h and the NTT domain.
+ * The big buffers (witness, a, b, c, h) are the caller's.  Each MSM's
+ * scratch (buckets, batch-addition queues: zk/msm_tmpl_pvt.h) comes from
+ * the pool's per-thread scratch slots, which only grow: the first MSM of a
+ * size on a pool allocates, later ones make no heap call (the daemon's
+ * device stages after warm-up; selftests/e2e_heap counts it), and a slot
+ * that cannot grow is why cz_groth16_device can fail with -ENOMEM.
+ * cz_groth16_prove, the one-shot CLI path, also allocates h and the NTT
+ * domain.
  * cz_groth16_prove() runs device and finalize on vectors the caller has
  * synthesized, and verifies the proof before returning it.
  */

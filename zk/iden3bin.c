@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zk/bn254_fp.h"
+#include "zk/bn254_fr.h"
 #include "zk/fp.h"
 #include "zk/fr.h"
 
@@ -306,60 +308,92 @@ int cz_iden3_rd_end(struct cz_iden3_rd *r)
 	return 0;
 }
 
-/* BN254 is recognised only to name it in the message; its arithmetic is not
- * here.  Big-endian hex, as the primes are usually written. */
-static const char bn254_q_hex[] =
-	"30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47";
-static const char bn254_r_hex[] =
-	"30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
-
-static bool le_equals_hex(const uint8_t *le, uint32_t n8, const char *hex)
-{
-	size_t nh = strlen(hex), i;
-
-	if (n8 * 2 < nh)
-		return false;
-	for (i = 0; i < n8; i++) {
-		unsigned byte = 0;
-
-		/* byte i (little-endian) is hex digits [nh - 2i - 2, nh - 2i). */
-		if (2 * i + 2 <= nh) {
-			char two[3] = { hex[nh - 2 * i - 2], hex[nh - 2 * i - 1], 0 };
-			byte = (unsigned)strtoul(two, NULL, 16);
-		}
-		if (le[i] != byte)
-			return false;
-	}
-	return true;
-}
-
-/* The BLS12-381 primes come from the field code (p - 1 = -1), so their
- * constants live only in zk/bls12_381*. */
-static void prime_le(uint8_t *out, enum cz_iden3_prime which, uint32_t *n8)
+/* The four primes, each from its field's own code (p - 1 is the standard
+ * form of -1), so their constants live only in zk/bls12_381.h and
+ * zk/bn254.h.  Little-endian bytes; n8 is the field's encoded size. */
+void cz_iden3_prime_le(uint8_t out[CZ_IDEN3_PRIME_MAX], enum cz_iden3_prime which, uint32_t *n8)
 {
 	unsigned i;
 
-	if (which == CZ_PRIME_BLS12_381_P) {
+	memset(out, 0, CZ_IDEN3_PRIME_MAX);
+	switch (which) {
+	case CZ_PRIME_BLS12_381_P: {
 		cz_fp m1;
 		cz_fp_neg(&m1, &cz_fp_one);
 		cz_fp_to_bytes_le(out, &m1);
 		*n8 = CZ_FP_BYTES;
-	} else {
+		break;
+	}
+	case CZ_PRIME_BLS12_381_R: {
 		cz_fr m1;
 		cz_fr_neg(&m1, &cz_fr_one);
 		cz_fr_to_bytes_le(out, &m1);
 		*n8 = CZ_FR_BYTES;
+		break;
+	}
+	case CZ_PRIME_BN254_P: {
+		cz_bn254_fp m1;
+		cz_bn254_fp_neg(&m1, &cz_bn254_fp_one);
+		cz_bn254_fp_to_bytes_le(out, &m1);
+		*n8 = CZ_BN254_FP_BYTES;
+		break;
+	}
+	default: {
+		cz_bn254_fr m1;
+		cz_bn254_fr_neg(&m1, &cz_bn254_fr_one);
+		cz_bn254_fr_to_bytes_le(out, &m1);
+		*n8 = CZ_BN254_FR_BYTES;
+	}
 	}
 	for (i = 0; i < *n8 && ++out[i] == 0; i++)
 		;
 }
 
+static const struct {
+	enum cz_curve curve;
+	const char *which; /* "p" or "r" */
+} prime_info[] = {
+	[CZ_PRIME_BLS12_381_P] = { CZ_CURVE_BLS12_381, "p" },
+	[CZ_PRIME_BLS12_381_R] = { CZ_CURVE_BLS12_381, "r" },
+	[CZ_PRIME_BN254_P] = { CZ_CURVE_BN254, "p" },
+	[CZ_PRIME_BN254_R] = { CZ_CURVE_BN254, "r" },
+};
+#define NPRIMES (sizeof(prime_info) / sizeof(prime_info[0]))
+
+int cz_iden3_prime_find(const uint8_t *le, uint32_t n8, enum cz_iden3_prime *which)
+{
+	for (unsigned i = 0; i < NPRIMES; i++) {
+		uint8_t m[CZ_IDEN3_PRIME_MAX];
+		uint32_t mn8;
+
+		cz_iden3_prime_le(m, (enum cz_iden3_prime)i, &mn8);
+		if (n8 == mn8 && memcmp(le, m, mn8) == 0) {
+			*which = (enum cz_iden3_prime)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+enum cz_curve cz_iden3_prime_curve(enum cz_iden3_prime which)
+{
+	return prime_info[which].curve;
+}
+
+/* The curve's short name for messages: BLS12-381 / bn128/BN254 (the form
+ * the messages have always used for the expected curve). */
+static const char *curve_short(enum cz_curve c)
+{
+	return c == CZ_CURVE_BN254 ? "bn128/BN254" : "BLS12-381";
+}
+
 int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_prime want)
 {
 	char n8field[64];
-	uint8_t expect[CZ_FP_BYTES];
 	const uint8_t *p = NULL;
-	uint32_t n8, en8;
+	enum cz_iden3_prime seen;
+	enum cz_curve wc = prime_info[want].curve;
+	uint32_t n8;
 	int rc;
 
 	snprintf(n8field, sizeof(n8field), "n8%s", field);
@@ -371,24 +405,19 @@ int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_pr
 	rc = cz_iden3_rd_bytes(r, field, n8, &p);
 	if (rc)
 		return rc;
-	if (le_equals_hex(p, n8, bn254_q_hex) || le_equals_hex(p, n8, bn254_r_hex))
-		return cz_iden3_rd_fail(r, -EINVAL, field, "curve bn128/BN254, expected BLS12-381");
-	prime_le(expect, want, &en8);
-	if (n8 != en8 || memcmp(p, expect, en8) != 0) {
-		/* Name the other BLS12-381 prime when the two are swapped. */
-		uint8_t other[CZ_FP_BYTES];
-		uint32_t on8;
-
-		prime_le(other, want == CZ_PRIME_BLS12_381_P ? CZ_PRIME_BLS12_381_R
-							    : CZ_PRIME_BLS12_381_P, &on8);
-		if (n8 == on8 && memcmp(p, other, on8) == 0)
-			return cz_iden3_rd_fail(r, -EINVAL, field,
-						"BLS12-381's %s, expected its %s",
-						want == CZ_PRIME_BLS12_381_P ? "r" : "p",
-						want == CZ_PRIME_BLS12_381_P ? "p" : "r");
-		return cz_iden3_rd_fail(r, -EINVAL, field,
-					"unknown prime (%u bytes), expected BLS12-381's %s", n8,
-					want == CZ_PRIME_BLS12_381_P ? "p" : "r");
-	}
-	return 0;
+	if (cz_iden3_prime_find(p, n8, &seen))
+		return cz_iden3_rd_fail(r, -EINVAL, field, "unknown prime (%u bytes), expected %s's %s",
+					n8, curve_short(wc), prime_info[want].which);
+	if (seen == want)
+		return 0;
+	if (prime_info[seen].curve != wc)
+		return cz_iden3_rd_fail(r, -EINVAL, field, "curve %s, expected %s",
+					prime_info[seen].curve == CZ_CURVE_BN254 ? "bn128/BN254"
+										: "bls12381/BLS12-381",
+					curve_short(wc));
+	/* the curve's other prime: p and r swapped */
+	return cz_iden3_rd_fail(r, -EINVAL, field, "%s's %s, expected its %s", curve_short(wc),
+				prime_info[seen].which, prime_info[want].which);
 }
+
+_Static_assert(CZ_IDEN3_PRIME_MAX >= CZ_FP_BYTES, "the largest prime fits");

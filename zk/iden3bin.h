@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zk/curve_id.h"
+
 #define CZ_ERRLEN 256
 
 struct cz_iden3_sec {
@@ -90,11 +92,21 @@ int cz_iden3_rd_end(struct cz_iden3_rd *r);
 __attribute__((format(printf, 4, 5)))
 int cz_iden3_rd_fail(struct cz_iden3_rd *r, int rc, const char *field, const char *fmt, ...);
 
-/* Which field a prime is, for header checks. */
-enum cz_iden3_prime { CZ_PRIME_BLS12_381_P, CZ_PRIME_BLS12_381_R };
-/* Checks that (n8, le[0..n8)) is the expected BLS12-381 prime; names BN254's
- * primes when it sees one ("curve bn128/BN254, expected BLS12-381"). */
+/* Which field a prime is, for header checks: the base (p) and scalar (r)
+ * primes of both curves, each derived from its field's code. */
+enum cz_iden3_prime { CZ_PRIME_BLS12_381_P, CZ_PRIME_BLS12_381_R, CZ_PRIME_BN254_P, CZ_PRIME_BN254_R };
+/* Reads n8 and the prime, and checks it is the expected one; a prime of
+ * the other curve is named with both ("curve bn128/BN254, expected
+ * BLS12-381", "curve bls12381/BLS12-381, expected bn128/BN254"), the same
+ * curve's other prime as swapped, anything else as unknown. */
 int cz_iden3_rd_prime(struct cz_iden3_rd *r, const char *field, enum cz_iden3_prime want);
+/* Which of the four primes le[0..n8) is: 0 and *which, or -1 for none.
+ * For readers that take the curve from the file. */
+int cz_iden3_prime_find(const uint8_t *le, uint32_t n8, enum cz_iden3_prime *which);
+/* The prime's n8 little-endian bytes, as the files store it (writers). */
+#define CZ_IDEN3_PRIME_MAX 48
+void cz_iden3_prime_le(uint8_t out[CZ_IDEN3_PRIME_MAX], enum cz_iden3_prime which, uint32_t *n8);
+enum cz_curve cz_iden3_prime_curve(enum cz_iden3_prime which);
 
 /* snprintf into err; returns rc (so `return cz_errf(err, -EINVAL, ...)`). */
 __attribute__((format(printf, 3, 4)))

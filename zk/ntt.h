@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/ntt.h — number-theoretic transforms over the BLS12-381 scalar field Fr,
- * compatible with snarkjs/rapidsnark (Groth16's quotient polynomial).
+ * compatible with snarkjs/rapidsnark (Groth16's quotient polynomial).  The
+ * same code serves BN254's Fr (zk/bn254_ntt.h: cz_bn254_ntt_*).
  *
  * A domain is the multiplicative subgroup H of size n = 2^log2n, generated
  * by omega = omega_n, where omega_{2^k} is snarkjs's root (zk/fr.h:
@@ -28,30 +29,30 @@
 #include "lib/pool.h"
 #include "zk/fr.h"
 
+/* The API of one scalar field's NTT (BLS12-381's here, BN254's in
+ * zk/bn254_ntt.h): PFX_domain_create(log2n) is NULL if log2n > the
+ * field's maximum (errno EINVAL) or out of memory (ENOMEM), and holds 16*n
+ * bytes of twiddles (n/2 roots) plus a few KiB; PFX_domain_bytes is what it
+ * holds (what a resident key's footprint counts for it); _create_tuned
+ * picks the cache blocking by hand (tests and benches): blocks of
+ * 2^block_log2 elements for the last stages, radix 2^radix_log2 for the
+ * passes before them, 0 the default for either. */
+#define CZ_NTT_DECLARE(PFX, D, FR)                                                    \
+	struct D;                                                                     \
+	struct D *PFX##_domain_create(unsigned log2n);                                \
+	size_t PFX##_domain_bytes(const struct D *d);                                 \
+	struct D *PFX##_domain_create_tuned(unsigned log2n, unsigned block_log2,      \
+					    unsigned radix_log2);                     \
+	void PFX##_domain_destroy(struct D *d);                                       \
+	unsigned PFX##_domain_log2(const struct D *d);                                \
+	size_t PFX##_domain_size(const struct D *d);                                  \
+	void PFX##_forward(const struct D *d, FR *a, struct cz_pool *pool);           \
+	void PFX##_inverse(const struct D *d, FR *a, struct cz_pool *pool);           \
+	void PFX##_coset_forward(const struct D *d, FR *a, struct cz_pool *pool);     \
+	void PFX##_coset_inverse(const struct D *d, FR *a, struct cz_pool *pool);     \
+	void PFX##_to_odd_coset(const struct D *d, FR *a, struct cz_pool *pool)
+
 #define CZ_NTT_MAX_LOG2 28
-
-struct cz_ntt_domain;
-
-/* NULL if log2n > CZ_NTT_MAX_LOG2 (errno EINVAL) or out of memory (ENOMEM).
- * Memory: 16*n bytes of twiddles (n/2 roots) plus a few KiB. */
-struct cz_ntt_domain *cz_ntt_domain_create(unsigned log2n);
-/* Bytes the domain holds (its twiddles and itself): what a resident key's
- * footprint counts for it. */
-size_t cz_ntt_domain_bytes(const struct cz_ntt_domain *d);
-/* The same with the cache blocking chosen by hand (tests and benches):
- * blocks of 2^block_log2 elements for the last stages, radix 2^radix_log2
- * for the passes before them.  0 picks the default for either. */
-struct cz_ntt_domain *cz_ntt_domain_create_tuned(unsigned log2n, unsigned block_log2,
-						 unsigned radix_log2);
-void cz_ntt_domain_destroy(struct cz_ntt_domain *d);
-
-unsigned cz_ntt_domain_log2(const struct cz_ntt_domain *d);
-size_t cz_ntt_domain_size(const struct cz_ntt_domain *d);
-
-void cz_ntt_forward(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
-void cz_ntt_inverse(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
-void cz_ntt_coset_forward(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
-void cz_ntt_coset_inverse(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
-void cz_ntt_to_odd_coset(const struct cz_ntt_domain *d, cz_fr *a, struct cz_pool *pool);
+CZ_NTT_DECLARE(cz_ntt, cz_ntt_domain, cz_fr);
 
 #endif

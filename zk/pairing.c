@@ -44,156 +44,37 @@
  */
 #include "zk/pairing.h"
 
-#define MAX_PAIRS 16 /* pairs per shared Miller loop; more are done in chunks */
-
-struct pair_state {
-	cz_fp2 x, y, z;        /* T, projective on the twist */
-	cz_fp mxp, yp;         /* -xP, yP */
-	const cz_g2_affine *q; /* Q, affine */
-};
-
-static bool g1_inf(const cz_g1_affine *p)
-{
-	return cz_fp_is_zero(&p->x) && cz_fp_is_zero(&p->y);
-}
-
-static bool g2_inf(const cz_g2_affine *q)
-{
-	return cz_fp2_is_zero(&q->x) && cz_fp2_is_zero(&q->y);
-}
-
-/* f *= tangent at T evaluated at P; T = 2T. */
-static void dbl_step(cz_fp12 *f, struct pair_state *s)
-{
-	cz_fp2 B, C, E, F, J, H, t, l0, l1, l4;
-
-	cz_fp2_sqr(&B, &s->y);
-	cz_fp2_sqr(&C, &s->z);
-	cz_fp2_sqr(&J, &s->x);
-	cz_fp2_add(&H, &s->y, &s->z);
-	cz_fp2_sqr(&H, &H);
-	cz_fp2_sub(&H, &H, &B);
-	cz_fp2_sub(&H, &H, &C);              /* 2YZ */
-	cz_fp2_mul_nonres(&E, &C);           /* E = 3b' Z^2 = 12 xi Z^2 */
-	cz_fp2_add(&t, &E, &E);
-	cz_fp2_add(&E, &t, &E);
-	cz_fp2_dbl(&E, &E);
-	cz_fp2_dbl(&E, &E);
-	cz_fp2_add(&F, &E, &E);
-	cz_fp2_add(&F, &F, &E);              /* F = 3E */
-
-	cz_fp2_sub(&l0, &B, &E);
-	cz_fp2_add(&l1, &J, &J);
-	cz_fp2_add(&l1, &l1, &J);
-	cz_fp2_mul_fp(&l1, &l1, &s->mxp);
-	cz_fp2_mul_fp(&l4, &H, &s->yp);
-
-	/* X3 = 2XY (B - F), Y3 = (B + F)^2 - 12 E^2, Z3 = 4 B H */
-	cz_fp2_mul(&t, &s->x, &s->y);
-	cz_fp2_dbl(&t, &t);
-	cz_fp2_sub(&s->x, &B, &F);
-	cz_fp2_mul(&s->x, &s->x, &t);
-	cz_fp2_sqr(&E, &E);
-	cz_fp2_add(&t, &E, &E);
-	cz_fp2_add(&E, &t, &E);
-	cz_fp2_dbl(&E, &E);
-	cz_fp2_dbl(&E, &E);                  /* 12 E^2 */
-	cz_fp2_add(&t, &B, &F);
-	cz_fp2_sqr(&t, &t);
-	cz_fp2_sub(&s->y, &t, &E);
-	cz_fp2_mul(&s->z, &B, &H);
-	cz_fp2_dbl(&s->z, &s->z);
-	cz_fp2_dbl(&s->z, &s->z);
-
-	cz_fp12_mul_by_014(f, f, &l0, &l1, &l4);
-}
-
-/* f *= chord through T and Q evaluated at P; T = T + Q (T ≠ ±Q: T = kQ,
- * 1 < k < |x| < r). */
-static void add_step(cz_fp12 *f, struct pair_state *s)
-{
-	const cz_g2_affine *q = s->q;
-	cz_fp2 th, la, C, D, E, F, G, H, t, l0, l1, l4;
-
-	cz_fp2_mul(&th, &q->y, &s->z);
-	cz_fp2_sub(&th, &s->y, &th);
-	cz_fp2_mul(&la, &q->x, &s->z);
-	cz_fp2_sub(&la, &s->x, &la);
-
-	cz_fp2_mul(&l0, &th, &q->x);
-	cz_fp2_mul(&t, &la, &q->y);
-	cz_fp2_sub(&l0, &l0, &t);
-	cz_fp2_mul_fp(&l1, &th, &s->mxp);
-	cz_fp2_mul_fp(&l4, &la, &s->yp);
-
-	/* X3 = λH, Y3 = θ(G - H) - Y E, Z3 = Z E with C = θ^2, D = λ^2,
-	 * E = λ^3, F = Z C, G = X D, H = E + F - 2G */
-	cz_fp2_sqr(&C, &th);
-	cz_fp2_sqr(&D, &la);
-	cz_fp2_mul(&E, &la, &D);
-	cz_fp2_mul(&F, &s->z, &C);
-	cz_fp2_mul(&G, &s->x, &D);
-	cz_fp2_add(&H, &E, &F);
-	cz_fp2_sub(&H, &H, &G);
-	cz_fp2_sub(&H, &H, &G);
-	cz_fp2_mul(&s->x, &la, &H);
-	cz_fp2_sub(&t, &G, &H);
-	cz_fp2_mul(&t, &t, &th);
-	cz_fp2_mul(&s->y, &s->y, &E);
-	cz_fp2_sub(&s->y, &t, &s->y);
-	cz_fp2_mul(&s->z, &s->z, &E);
-
-	cz_fp12_mul_by_014(f, f, &l0, &l1, &l4);
-}
-
-/* f = prod f_{|x|,Q_i}(P_i) over at most MAX_PAIRS pairs, conjugated when x < 0. */
-static void miller_chunk(cz_fp12 *f, const cz_g1_affine *p, const cz_g2_affine *q, size_t n)
-{
-	struct pair_state st[MAX_PAIRS];
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (g1_inf(&p[i]) || g2_inf(&q[i]))
-			continue;
-		st[m].x = q[i].x;
-		st[m].y = q[i].y;
-		st[m].z = cz_fp2_one;
-		cz_fp_neg(&st[m].mxp, &p[i].x);
-		st[m].yp = p[i].y;
-		st[m].q = &q[i];
-		m++;
-	}
-	cz_fp12_set_one(f);
-	if (m == 0)
-		return;
-
-	const uint64_t x = cz_bls12_381_x_abs;
-	int top = 63 - __builtin_clzll(x);
-	for (int b = top - 1; b >= 0; b--) {
-		if (b != top - 1)
-			cz_fp12_sqr(f, f); /* f = 1 before the first step */
-		for (size_t i = 0; i < m; i++)
-			dbl_step(f, &st[i]);
-		if ((x >> b) & 1)
-			for (size_t i = 0; i < m; i++)
-				add_step(f, &st[i]);
-	}
-	if (cz_bls12_381_x_is_neg)
-		cz_fp12_conj(f, f);
-}
-
-void cz_pairing_miller_loop(cz_fp12 *f, const cz_g1_affine *p, const cz_g2_affine *q, size_t n)
-{
-	size_t k = n < MAX_PAIRS ? n : MAX_PAIRS;
-
-	miller_chunk(f, p, q, k);
-	for (size_t i = k; i < n; i += MAX_PAIRS) {
-		cz_fp12 g;
-		k = n - i < MAX_PAIRS ? n - i : MAX_PAIRS;
-		miller_chunk(&g, p + i, q + i, k);
-		cz_fp12_mul(f, f, &g);
-	}
-}
+#define PI_G1 cz_g1_affine
+#define PI_G2 cz_g2_affine
+#define PI_FP cz_fp
+#define PI_FP2 cz_fp2
+#define PI_FP12 cz_fp12
+/* 3b' = 12 xi */
+#define PI_E_3B(r, c)                                                                \
+	do {                                                                         \
+		cz_fp2 t3_;                                                          \
+		cz_fp2_mul_nonres((r), (c));                                         \
+		cz_fp2_add(&t3_, (r), (r));                                          \
+		cz_fp2_add((r), &t3_, (r));                                          \
+		cz_fp2_dbl((r), (r));                                                \
+		cz_fp2_dbl((r), (r));                                                \
+	} while (0)
+#define PI_LINE(f, l0, l1, l4) cz_fp12_mul_by_014((f), (f), (l0), (l1), (l4))
+#define PI_TOP (63 - __builtin_clzll(cz_bls12_381_x_abs))
+#define PI_DIGIT(b) ((int)((cz_bls12_381_x_abs >> (b)) & 1))
+/* x < 0: f_{|x|,Q}^-1 = conj(f) up to the final exponentiation */
+#define PI_MILLER_END(f, st, m)                                                      \
+	do {                                                                         \
+		(void)(st);                                                          \
+		if (cz_bls12_381_x_is_neg)                                           \
+			cz_fp12_conj((f), (f));                                      \
+	} while (0)
+#define PI_MILLER_LOOP cz_pairing_miller_loop
+#define PI_FINAL_EXP cz_pairing_final_exp
+#define PI_MULTI cz_multi_pairing
+#define PI_PAIRING cz_pairing
+#define PI_CHECK cz_pairing_check
+#include "zk/pairing_impl.h"
 
 /* r = a^|x| for a in the cyclotomic subgroup (|x| sparse: plain binary). */
 static void cyc_pow_x_abs(cz_fp12 *r, const cz_fp12 *a)
@@ -290,23 +171,3 @@ void cz_pairing_final_exp(cz_fp12 *r, const cz_fp12 *f)
 	cz_fp12_mul(r, &v, &s);
 }
 
-void cz_multi_pairing(cz_fp12 *r, const cz_g1_affine *p, const cz_g2_affine *q, size_t n)
-{
-	cz_fp12 f;
-
-	cz_pairing_miller_loop(&f, p, q, n);
-	cz_pairing_final_exp(r, &f);
-}
-
-void cz_pairing(cz_fp12 *r, const cz_g1_affine *p, const cz_g2_affine *q)
-{
-	cz_multi_pairing(r, p, q, 1);
-}
-
-bool cz_pairing_check(const cz_g1_affine *p, const cz_g2_affine *q, size_t n)
-{
-	cz_fp12 r;
-
-	cz_multi_pairing(&r, p, q, n);
-	return cz_fp12_is_one(&r);
-}

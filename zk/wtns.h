@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/wtns.h — circom/snarkjs witness files (.wtns, iden3 container, magic
- * "wtns", version 1 or 2) over BLS12-381's scalar field.
+ * "wtns", version 1 or 2) over BLS12-381's scalar field; the same code
+ * reads and writes BN254's (zk/bn254_wtns.h).
  *
  *   section 1  header   u32 n8, prime (n8 bytes LE), u32 nWitness
  *   section 2  values   nWitness elements, n8 bytes each, standard form LE
@@ -20,22 +21,25 @@
 #include "zk/fr.h"
 #include "zk/iden3bin.h"
 
-struct cz_wtns {
-	struct cz_iden3 f;        /* the mapped file */
-	uint32_t n;               /* nWitness */
-	const uint8_t *values;    /* n * CZ_FR_BYTES, standard form LE, in the mapping */
-};
+/* The API, for either curve: P the prefix (cz_wtns here, cz_bn254_wtns in
+ * zk/bn254_wtns.h), T the struct tag, FR the scalar field.
+ *   open / open_mem: maps (or borrows) the file and checks it as above.
+ *   get: converts values [first, first + n) to Montgomery FR.
+ *   write: a version-2 .wtns as snarkjs does (path.tmp, then renamed). */
+#define CZ_WTNS_DECLARE(P, T, FR)                                                     \
+	struct T {                                                                    \
+		struct cz_iden3 f;        /* the mapped file */                       \
+		uint32_t n;               /* nWitness */                              \
+		const uint8_t *values;    /* n * 32 bytes, standard form LE, in the mapping */ \
+	};                                                                            \
+	struct T *P##_open(const char *path, char err[CZ_ERRLEN]);                    \
+	struct T *P##_open_mem(const char *name, const void *data, size_t size,       \
+			       char err[CZ_ERRLEN]);                                  \
+	void P##_close(struct T *w);                                                  \
+	int P##_get(const struct T *w, uint64_t first, size_t n, FR *out,             \
+		    char err[CZ_ERRLEN]);                                             \
+	int P##_write(const char *path, const FR *vals, uint32_t n, char err[CZ_ERRLEN])
 
-struct cz_wtns *cz_wtns_open(const char *path, char err[CZ_ERRLEN]);
-struct cz_wtns *cz_wtns_open_mem(const char *name, const void *data, size_t size,
-				 char err[CZ_ERRLEN]);
-void cz_wtns_close(struct cz_wtns *w);
-
-/* Converts values [first, first + n) to Montgomery cz_fr. */
-int cz_wtns_get(const struct cz_wtns *w, uint64_t first, size_t n, cz_fr *out,
-		char err[CZ_ERRLEN]);
-
-/* Writes a version-2 .wtns as snarkjs does (path.tmp, then renamed). */
-int cz_wtns_write(const char *path, const cz_fr *vals, uint32_t n, char err[CZ_ERRLEN]);
+CZ_WTNS_DECLARE(cz_wtns, cz_wtns, cz_fr);
 
 #endif

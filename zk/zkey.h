@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/zkey.h — snarkjs Groth16 proving keys (.zkey, iden3 container, magic
- * "zkey", version 1) over BLS12-381.
+ * "zkey", version 1) over BLS12-381; the same code reads and writes BN254's
+ * (zk/bn254_zkey.h).
  *
  * Sections (`snarkjs zkey contribute`/`beacon` write them in numeric order,
  * `groth16 setup` as 1 2 4 3 9 8 5 6 7 10; readers find them by id):
@@ -18,7 +19,8 @@
  *   9  H               domainSize G1 points
  *   10 contributions   MPC transcript (kept as bytes)
  *
- * Points are affine, coordinates little-endian Montgomery (a·2^384 mod p),
+ * Points are affine, coordinates little-endian Montgomery (a·2^384 mod p;
+ * BN254: a·2^256 mod p),
  * G2 coordinates as c0 then c1; the point at infinity is all-zero bytes.
  * Coefficient values are stored as c·R^2 mod r (R = 2^256): snarkjs's
  * prover multiplies them, in Montgomery arithmetic, by standard-form
@@ -71,89 +73,95 @@ enum {
 };
 
 #define CZ_ZKEY_PROTOCOL_GROTH16 1
-#define CZ_ZKEY_COEF_BYTES (12 + CZ_FR_BYTES)
 
-struct cz_zkey_coef {
-	uint32_t matrix;      /* 0 = A, 1 = B */
-	uint32_t constraint;  /* row, < domain_size */
-	uint32_t signal;      /* column, < n_vars */
-	cz_fr value;          /* the coefficient itself (Montgomery cz_fr) */
-};
+/* The API, for either curve: P the prefix (cz_zkey here, cz_bn254_zkey in
+ * zk/bn254_zkey.h), T COEF PARTS the struct tags, FR G1 G2 the scalar
+ * type and the group prefixes, VK the verifying key's struct tag.
+ *
+ * open: CZ_ZKEY_CHECK_ALL; open_flags: what is checked beyond the header;
+ * open_mem: over a caller's buffer (borrowed; must outlive the zkey).
+ * count: points in section sec (IC, A, B1, B2, C, H); 0 for other ids.
+ * g1 / g2: converts points [first, first + n) of a G1 section (IC, A, B1,
+ * C, H), or of B2, into out, checking each coordinate < p and each point on
+ * its curve (the subgroup check is open's); the _pool forms run on a
+ * thread pool (lib/pool.h; NULL runs serially), for loading large
+ * sections: ~0.25 us per G1 and ~0.55 us per G2 point of CPU time
+ * (BLS12-381).  coefs: converts coefficient records [first, first + n),
+ * checking their ranges.  vk: the verifying key (alpha1, beta2, gamma2,
+ * delta2, IC), alphabeta unset.  write: as `snarkjs zkey contribute` does
+ * (sections in numeric order; written to path.tmp, then renamed); counts
+ * are checked, points are not. */
+#define CZ_ZKEY_DECLARE(P, T, COEF, PARTS, FR, G1, G2, VK)                            \
+	struct COEF {                                                                 \
+		uint32_t matrix;      /* 0 = A, 1 = B */                              \
+		uint32_t constraint;  /* row, < domain_size */                        \
+		uint32_t signal;      /* column, < n_vars */                          \
+		FR value;             /* the coefficient itself (Montgomery) */       \
+	};                                                                            \
+	struct T {                                                                    \
+		struct cz_iden3 f;          /* the mapped file and its sections */    \
+		uint32_t n_vars;            /* witness length, the constant 1 included */ \
+		uint32_t n_public;          /* public signals, the constant 1 excluded */ \
+		uint32_t domain_size;       /* power of two */                        \
+		uint32_t log2_domain;                                                 \
+		G1##_affine alpha1, beta1, delta1;                                    \
+		G2##_affine beta2, gamma2, delta2;                                    \
+		uint32_t n_coefs;                                                     \
+		const uint8_t *coefs;       /* n_coefs records of CZ_ZKEY_COEF_BYTES, in the mapping */ \
+		const uint8_t *sec[11];     /* raw point data of sections 3, 5..9, in the mapping */ \
+		uint64_t count[11];         /* points in each */                      \
+		const uint8_t *contrib;     /* section 10 */                          \
+		uint64_t contrib_size;                                                \
+	};                                                                            \
+	struct PARTS {                                                                \
+		uint32_t n_vars, n_public, domain_size;                               \
+		G1##_affine alpha1, beta1, delta1;                                    \
+		G2##_affine beta2, gamma2, delta2;                                    \
+		const G1##_affine *ic;           /* n_public + 1 */                   \
+		const struct COEF *coefs;        /* n_coefs */                        \
+		uint32_t n_coefs;                                                     \
+		const G1##_affine *a, *b1;       /* n_vars each */                    \
+		const G2##_affine *b2;           /* n_vars */                         \
+		const G1##_affine *c;            /* n_vars - n_public - 1 */          \
+		const G1##_affine *h;            /* domain_size */                    \
+		/* Section 10 as raw bytes; NULL writes an empty transcript (a    \
+		 * zero 64-byte circuit hash and no contributions). */                \
+		const uint8_t *contrib;                                               \
+		uint64_t contrib_size;                                                \
+	};                                                                            \
+	struct VK;                                                                    \
+	struct T *P##_open(const char *path, char err[CZ_ERRLEN]);                    \
+	struct T *P##_open_flags(const char *path, unsigned flags, char err[CZ_ERRLEN]); \
+	struct T *P##_open_mem(const char *name, const void *data, size_t size,       \
+			       unsigned flags, char err[CZ_ERRLEN]);                  \
+	void P##_close(struct T *z);                                                  \
+	uint64_t P##_count(const struct T *z, enum cz_zkey_section sec);              \
+	int P##_g1(const struct T *z, enum cz_zkey_section sec, uint64_t first, size_t n, \
+		   G1##_affine *out, char err[CZ_ERRLEN]);                            \
+	int P##_g2(const struct T *z, enum cz_zkey_section sec, uint64_t first, size_t n, \
+		   G2##_affine *out, char err[CZ_ERRLEN]);                            \
+	int P##_g1_pool(const struct T *z, enum cz_zkey_section sec, uint64_t first,   \
+			size_t n, G1##_affine *out, struct cz_pool *pool,             \
+			char err[CZ_ERRLEN]);                                         \
+	int P##_g2_pool(const struct T *z, enum cz_zkey_section sec, uint64_t first,   \
+			size_t n, G2##_affine *out, struct cz_pool *pool,             \
+			char err[CZ_ERRLEN]);                                         \
+	int P##_coefs(const struct T *z, uint64_t first, size_t n, struct COEF *out,  \
+		      char err[CZ_ERRLEN]);                                           \
+	int P##_vk(const struct T *z, struct VK *vk, char err[CZ_ERRLEN]);            \
+	int P##_write(const char *path, const struct PARTS *parts, char err[CZ_ERRLEN])
 
-struct cz_zkey {
-	struct cz_iden3 f;          /* the mapped file and its sections */
-	uint32_t n_vars;            /* witness length, the constant 1 included */
-	uint32_t n_public;          /* public signals, the constant 1 excluded */
-	uint32_t domain_size;       /* power of two */
-	uint32_t log2_domain;
-	cz_g1_affine alpha1, beta1, delta1;
-	cz_g2_affine beta2, gamma2, delta2;
-	uint32_t n_coefs;
-	const uint8_t *coefs;       /* n_coefs records of CZ_ZKEY_COEF_BYTES, in the mapping */
-	const uint8_t *sec[11];     /* raw point data of sections 3, 5..9, in the mapping */
-	uint64_t count[11];         /* points in each */
-	const uint8_t *contrib;     /* section 10 */
-	uint64_t contrib_size;
-};
-
-struct cz_zkey *cz_zkey_open(const char *path, char err[CZ_ERRLEN]); /* CZ_ZKEY_CHECK_ALL */
-struct cz_zkey *cz_zkey_open_flags(const char *path, unsigned flags, char err[CZ_ERRLEN]);
-/* Over a caller's buffer (borrowed; must outlive the zkey). */
-struct cz_zkey *cz_zkey_open_mem(const char *name, const void *data, size_t size,
-				 unsigned flags, char err[CZ_ERRLEN]);
-void cz_zkey_close(struct cz_zkey *z);
-
-/* Points in section sec (IC, A, B1, B2, C, H); 0 for other ids. */
-uint64_t cz_zkey_count(const struct cz_zkey *z, enum cz_zkey_section sec);
-/* Converts points [first, first + n) of a G1 section (IC, A, B1, C, H), or
- * of B2 for cz_zkey_g2(), into out, checking each coordinate < p and each
- * point on its curve (the subgroup check is cz_zkey_open's). */
-int cz_zkey_g1(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
-	       cz_g1_affine *out, char err[CZ_ERRLEN]);
-int cz_zkey_g2(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
-	       cz_g2_affine *out, char err[CZ_ERRLEN]);
-/* The same on a thread pool (lib/pool.h; NULL runs serially), for loading
- * large sections: ~0.25 us per G1 and ~0.55 us per G2 point of CPU time. */
 struct cz_pool;
-int cz_zkey_g1_pool(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
-		    cz_g1_affine *out, struct cz_pool *pool, char err[CZ_ERRLEN]);
-int cz_zkey_g2_pool(const struct cz_zkey *z, enum cz_zkey_section sec, uint64_t first, size_t n,
-		    cz_g2_affine *out, struct cz_pool *pool, char err[CZ_ERRLEN]);
-/* Converts coefficient records [first, first + n), checking their ranges. */
-int cz_zkey_coefs(const struct cz_zkey *z, uint64_t first, size_t n, struct cz_zkey_coef *out,
-		  char err[CZ_ERRLEN]);
-
-/* The verifying key (alpha1, beta2, gamma2, delta2, IC); free with
- * cz_groth16_vk_free().  alphabeta is left unset (have_alphabeta false);
- * cz_groth16_vk_set_alphabeta() adds it (one pairing). */
-int cz_zkey_vk(const struct cz_zkey *z, struct cz_groth16_vk *vk, char err[CZ_ERRLEN]);
+#define CZ_ZKEY_COEF_BYTES (12 + CZ_FR_BYTES) /* both curves' r: 32 bytes */
+CZ_ZKEY_DECLARE(cz_zkey, cz_zkey, cz_zkey_coef, cz_zkey_parts, cz_fr, cz_g1, cz_g2, cz_groth16_vk);
 
 /* Cross-checks that a witness (or circuit) belongs to this key: the same
- * scalar field and nVars. */
+ * scalar field and nVars (BLS12-381 only, so far). */
 int cz_zkey_check_wtns(const struct cz_zkey *z, const struct cz_wtns *w, char err[CZ_ERRLEN]);
 int cz_zkey_check_r1cs(const struct cz_zkey *z, const struct cz_r1cs *r, char err[CZ_ERRLEN]);
 
-/* Everything a .zkey holds, for cz_zkey_write(). */
-struct cz_zkey_parts {
-	uint32_t n_vars, n_public, domain_size;
-	cz_g1_affine alpha1, beta1, delta1;
-	cz_g2_affine beta2, gamma2, delta2;
-	const cz_g1_affine *ic;           /* n_public + 1 */
-	const struct cz_zkey_coef *coefs; /* n_coefs */
-	uint32_t n_coefs;
-	const cz_g1_affine *a, *b1;       /* n_vars each */
-	const cz_g2_affine *b2;           /* n_vars */
-	const cz_g1_affine *c;            /* n_vars - n_public - 1 */
-	const cz_g1_affine *h;            /* domain_size */
-	/* Section 10 as raw bytes; NULL writes an empty transcript (a zero
-	 * 64-byte circuit hash and no contributions). */
-	const uint8_t *contrib;
-	uint64_t contrib_size;
-};
-
-/* Writes a .zkey as `snarkjs zkey contribute` does (sections in numeric
- * order; written to path.tmp, then renamed).  Counts are checked; points
- * are not. */
-int cz_zkey_write(const char *path, const struct cz_zkey_parts *parts, char err[CZ_ERRLEN]);
+/* The curve a .zkey is over, from the primes of its groth16 header (only
+ * what that takes is read): 0 and *curve, or an error naming the file. */
+int cz_zkey_curve(const char *path, enum cz_curve *curve, char err[CZ_ERRLEN]);
 
 #endif

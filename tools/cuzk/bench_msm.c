@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cuzk/bench_msm.c — `cuzk bench msm [--log2 N] [--threads T]
- * [--group g1|g2] [--iters I] [--path scalar|ifma|both] [--json]`: Pippenger
- * MSM time for 2^N random
- * bases and uniformly random scalars < r.  Without --log2, sweeps 2^10..2^16
+ * [--group g1|g2|bn254-g1|bn254-g2] [--iters I] [--path scalar|ifma|both]
+ * [--json]`: Pippenger MSM time for 2^N random bases and uniformly random
+ * scalars < r, for either curve's groups (BLS12-381's g1/g2, BN254's
+ * bn254-g1/bn254-g2; the IFMA path is BLS12-381's).  Without --log2, sweeps 2^10..2^16
  * in steps of 2.  Bases are a progression a·G + i·b·G (cheap to make; the
  * MSM's cost does not depend on how the bases relate).
  * Reports wall ms (best of --iters), process CPU ms, and cpu_spread: Σ/max
@@ -19,6 +20,7 @@
 
 #include "lib/pool.h"
 #include "tools/cuzk/cmd.h"
+#include "zk/bn254_msm.h"
 #include "zk/fp_ifma.h"
 #include "zk/msm.h"
 #include "lib/clock.h"
@@ -42,15 +44,6 @@ static void scalars_rand(cz_scalar *k, size_t n)
 				k[i].l[j] = rnd();
 			k[i].l[3] >>= 1;
 		} while (!cz_fr_to_mont(&t, k[i].l));
-}
-
-static cz_fr fr_rand(void)
-{
-	cz_scalar k;
-	cz_fr f;
-	scalars_rand(&k, 1);
-	cz_fr_to_mont(&f, k.l);
-	return f;
 }
 
 /*
@@ -111,46 +104,78 @@ static double par_ratio(const struct tick *a, int na, const struct tick *b, int 
 
 #define CHUNK 4096
 
-static int g1_bases(cz_g1_affine *out, size_t n)
-{
-	cz_g1_jac g, p, q, *j = malloc(CHUNK * sizeof(*j));
-	cz_fr a = fr_rand(), b = fr_rand();
-	if (!j)
-		return -1;
-	cz_g1_jac_from_affine(&g, &cz_g1_generator);
-	cz_g1_mul(&p, &g, &a);
-	cz_g1_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i += CHUNK) {
-		size_t m = n - i < CHUNK ? n - i : CHUNK;
-		for (size_t t = 0; t < m; t++) {
-			j[t] = p;
-			cz_g1_jac_add(&p, &p, &q);
-		}
-		cz_g1_jac_batch_to_affine(out + i, j, m);
+/* n bases a·G + i·b·G for group G (prefix), built in chunks of CHUNK. */
+#define BASES_FN(NAME, G, FR)                                                         \
+	static int NAME(G##_affine *out, size_t n)                                    \
+	{                                                                             \
+		G##_jac g, p, q, *j = malloc(CHUNK * sizeof(*j));                     \
+		cz_scalar ka, kb;                                                     \
+		FR a, b;                                                              \
+		if (!j)                                                               \
+			return -1;                                                    \
+		do                                                                    \
+			scalars_rand(&ka, 1);                                         \
+		while (!FR##_to_mont(&a, ka.l));                                      \
+		do                                                                    \
+			scalars_rand(&kb, 1);                                         \
+		while (!FR##_to_mont(&b, kb.l));                                      \
+		G##_jac_from_affine(&g, &G##_generator);                              \
+		G##_mul(&p, &g, &a);                                                  \
+		G##_mul(&q, &g, &b);                                                  \
+		for (size_t i = 0; i < n; i += CHUNK) {                               \
+			size_t m = n - i < CHUNK ? n - i : CHUNK;                     \
+			for (size_t t = 0; t < m; t++) {                              \
+				j[t] = p;                                             \
+				G##_jac_add(&p, &p, &q);                              \
+			}                                                             \
+			G##_jac_batch_to_affine(out + i, j, m);                       \
+		}                                                                     \
+		free(j);                                                              \
+		return 0;                                                             \
 	}
-	free(j);
-	return 0;
+
+BASES_FN(g1_bases, cz_g1, cz_fr)
+BASES_FN(g2_bases, cz_g2, cz_fr)
+BASES_FN(bn254_g1_bases, cz_bn254_g1, cz_bn254_fr)
+BASES_FN(bn254_g2_bases, cz_bn254_g2, cz_bn254_fr)
+
+/* The groups --group names. */
+enum grp { GRP_G1, GRP_G2, GRP_BN254_G1, GRP_BN254_G2 };
+static const char *const grp_names[] = { "g1", "g2", "bn254-g1", "bn254-g2" };
+static const char *const grp_ops[] = { "msm_g1", "msm_g2", "msm_bn254_g1", "msm_bn254_g2" };
+static const size_t grp_aff[] = { sizeof(cz_g1_affine), sizeof(cz_g2_affine),
+				  sizeof(cz_bn254_g1_affine), sizeof(cz_bn254_g2_affine) };
+
+/* Uniform scalars < BN254's r (scalars_rand draws them < BLS12-381's). */
+static void bn254_scalars(cz_scalar *k, size_t n)
+{
+	cz_bn254_fr t;
+	for (size_t i = 0; i < n; i++)
+		do {
+			for (int j = 0; j < 4; j++)
+				k[i].l[j] = rnd();
+			k[i].l[3] >>= 2;
+		} while (!cz_bn254_fr_to_mont(&t, k[i].l));
 }
 
-static int g2_bases(cz_g2_affine *out, size_t n)
+static int make_bases(enum grp g, void *b, size_t n)
 {
-	cz_g2_jac g, p, q, *j = malloc(CHUNK * sizeof(*j));
-	cz_fr a = fr_rand(), b = fr_rand();
-	if (!j)
-		return -1;
-	cz_g2_jac_from_affine(&g, &cz_g2_generator);
-	cz_g2_mul(&p, &g, &a);
-	cz_g2_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i += CHUNK) {
-		size_t m = n - i < CHUNK ? n - i : CHUNK;
-		for (size_t t = 0; t < m; t++) {
-			j[t] = p;
-			cz_g2_jac_add(&p, &p, &q);
-		}
-		cz_g2_jac_batch_to_affine(out + i, j, m);
+	switch (g) {
+	case GRP_G1: return g1_bases(b, n);
+	case GRP_G2: return g2_bases(b, n);
+	case GRP_BN254_G1: return bn254_g1_bases(b, n);
+	default: return bn254_g2_bases(b, n);
 	}
-	free(j);
-	return 0;
+}
+
+static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, struct cz_pool *pool)
+{
+	switch (g) {
+	case GRP_G1: { cz_g1_jac r; return cz_msm_g1(&r, b, k, n, pool); }
+	case GRP_G2: { cz_g2_jac r; return cz_msm_g2(&r, b, k, n, pool); }
+	case GRP_BN254_G1: { cz_bn254_g1_jac r; return cz_bn254_msm_g1(&r, b, k, n, pool); }
+	default: { cz_bn254_g2_jac r; return cz_bn254_msm_g2(&r, b, k, n, pool); }
+	}
 }
 
 /* The flush paths to run: bit 0 scalar, bit 1 IFMA; 0 = bad --path. */
@@ -167,23 +192,26 @@ static int bench_paths(const struct cz_bench_opts *o)
 	return 0;
 }
 
-static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2, int log2)
+static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum grp g, int log2)
 {
 	size_t n = (size_t)1 << log2;
 	unsigned iters = o->iters > 0 ? (unsigned)o->iters : 1;
 	cz_scalar *k = malloc(n * sizeof(*k));
-	void *b = malloc(n * (g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine)));
+	void *b = malloc(n * grp_aff[g]);
 	double best[2] = { -1, -1 }, best_cpu[2] = { -1, -1 }, par[2] = { 0, 0 };
-	int rc = 0, paths = bench_paths(o);
+	int rc = 0, paths = g >= GRP_BN254_G1 ? 1 : bench_paths(o); /* IFMA: BLS12-381's Fp */
 	bool was_on = cz_ifma_on;
 
-	if (!k || !b || (g2 ? g2_bases(b, n) : g1_bases(b, n))) {
+	if (!k || !b || make_bases(g, b, n)) {
 		fprintf(stderr, "cuzk bench msm: out of memory for 2^%d points\n", log2);
 		free(k);
 		free(b);
 		return 1;
 	}
-	scalars_rand(k, n);
+	if (g >= GRP_BN254_G1)
+		bn254_scalars(k, n);
+	else
+		scalars_rand(k, n);
 	static struct tick ta[MAXTHREADS], tb[MAXTHREADS];
 	for (unsigned it = 0; it < iters && !rc; it++) {
 		for (int v = 0; v < 2 && !rc; v++) {
@@ -192,13 +220,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2
 			cz_ifma_force_off(v == 0);
 			int na = thread_ticks(ta, MAXTHREADS);
 			double t0 = cz_now_ms(), c0 = cz_cpu_ms();
-			if (g2) {
-				cz_g2_jac r;
-				rc = cz_msm_g2(&r, b, k, n, pool);
-			} else {
-				cz_g1_jac r;
-				rc = cz_msm_g1(&r, b, k, n, pool);
-			}
+			rc = run_msm(g, b, k, n, pool);
 			double ms = cz_now_ms() - t0, cpu = cz_cpu_ms() - c0;
 			int nb = thread_ticks(tb, MAXTHREADS);
 			double pr = par_ratio(ta, na, tb, nb);
@@ -224,7 +246,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2
 				 o->json ? "\"log2\": %d, \"cpu_ms\": %.3f, \"cpu_spread\": %.2f, \"path\": \"%s\"%s"
 					 : "log2=%d cpu=%.1fms cpu_spread=%.2f path=%s%s",
 				 log2, best_cpu[v], par[v], v ? "ifma" : "scalar", sp);
-			cz_bench_report(o, g2 ? "msm_g2" : "msm_g1", n, cz_pool_nthreads(pool), best[v],
+			cz_bench_report(o, grp_ops[g], n, cz_pool_nthreads(pool), best[v],
 					extra);
 		}
 	}
@@ -235,11 +257,19 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, int g2
 
 int cz_bench_msm(const struct cz_bench_opts *o)
 {
-	int g2 = !strcmp(o->group, "g2");
-	int rc = 0;
+	int rc = 0, g = -1;
 
-	if (!g2 && strcmp(o->group, "g1")) {
-		fprintf(stderr, "cuzk bench msm: --group must be g1 or g2, not '%s'\n", o->group);
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(o->group, grp_names[i]))
+			g = i;
+	if (g < 0) {
+		fprintf(stderr, "cuzk bench msm: --group must be g1, g2, bn254-g1 or bn254-g2, not '%s'\n",
+			o->group);
+		return 2;
+	}
+	if (g >= GRP_BN254_G1 && o->path && strcmp(o->path, "scalar")) {
+		fprintf(stderr, "cuzk bench msm: --path %s: the IFMA path is BLS12-381's; BN254 has the scalar one\n",
+			o->path);
 		return 2;
 	}
 	if (!bench_paths(o)) {
@@ -257,10 +287,10 @@ int cz_bench_msm(const struct cz_bench_opts *o)
 		return 1;
 	}
 	if (o->log2)
-		rc = bench_one(o, pool, g2, o->log2);
+		rc = bench_one(o, pool, (enum grp)g, o->log2);
 	else
 		for (int l = 10; l <= 16 && !rc; l += 2)
-			rc = bench_one(o, pool, g2, l);
+			rc = bench_one(o, pool, (enum grp)g, l);
 	cz_pool_destroy(pool);
 	return rc;
 }

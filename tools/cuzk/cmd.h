@@ -17,6 +17,7 @@ int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
 int cz_cmd_vk(int argc, char **argv);
 int cz_cmd_devsetup(int argc, char **argv);
+int cz_cmd_calldata(int argc, char **argv);
 
 /* `cuzk bench NAME [options]`: the options every bench understands. */
 struct cz_bench_opts {

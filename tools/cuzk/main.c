@@ -10,6 +10,7 @@
 #pragma weak cz_cmd_verify
 #pragma weak cz_cmd_vk
 #pragma weak cz_cmd_devsetup
+#pragma weak cz_cmd_calldata
 #pragma weak cz_bench_fp
 #pragma weak cz_bench_fr
 #pragma weak cz_bench_g1add
@@ -28,6 +29,7 @@ static const struct {
 	{ "prove", cz_cmd_prove, "prove ZKEY WTNS PROOF.json PUBLIC.json [--bin PROOF.bin] [--threads N]" },
 	{ "verify", cz_cmd_verify, "verify VK.json PUBLIC.json PROOF.json" },
 	{ "vk", cz_cmd_vk, "vk ZKEY VK.json" },
+	{ "calldata", cz_cmd_calldata, "calldata PROOF.json PUBLIC.json" },
 	{ "devsetup", cz_cmd_devsetup, "devsetup (--r1cs FILE | --builtin NAME --log2 K) ... (INSECURE: see docs)" },
 };
 

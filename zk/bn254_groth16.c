@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/bn254_groth16.c — Groth16 over BN254: the verification equation
+ * (zk/groth16_verify_tmpl_pvt.h) and snarkjs' JSON files
+ * (zk/snarkjs_json_tmpl_pvt.h) over BN254's types, "bn128".
+ */
+#include "zk/bn254_groth16.h"
+
+#include <string.h>
+
+#include "zk/bn254_curve.h"
+#include "zk/bn254_pairing.h"
+
+#define GV_NAME cz_bn254_groth16_verify
+#define GV_G1 cz_bn254_g1
+#define GV_G2 cz_bn254_g2
+#define GV_FR cz_bn254_fr
+#define GV_PROOF cz_bn254_groth16_proof
+#define GV_VK cz_bn254_groth16_vk
+#define GV_PAIRING_CHECK cz_bn254_pairing_check
+#include "zk/groth16_verify_tmpl_pvt.h"
+
+/* snarkjs's vk_alphabeta_12 for bn128 is e(alpha, beta)^lambda,
+ * lambda = 2x(6x^2 + 3x + 1) (zk/bn254_pairing.h): 190 bits. */
+static void alphabeta_pow(cz_bn254_fp12 *e)
+{
+	unsigned __int128 x = CZ_BN254_X;
+	/* lambda = 2x·(6x^2 + 3x + 1): 6x^2 + 3x + 1 fits 128 bits, the
+	 * product three limbs */
+	unsigned __int128 q = 6 * x * x + 3 * x + 1;
+	uint64_t l[3];
+	unsigned __int128 lo = (unsigned __int128)(uint64_t)q * (uint64_t)(2 * x);
+	unsigned __int128 hi = (q >> 64) * (uint64_t)(2 * x) + (lo >> 64);
+	l[0] = (uint64_t)lo;
+	l[1] = (uint64_t)hi;
+	l[2] = (uint64_t)(hi >> 64);
+	cz_bn254_fp12_pow(e, e, l, 3);
+}
+
+#define SJ(n) cz_bn254_##n
+#define SJ_FP cz_bn254_fp
+#define SJ_FP2 cz_bn254_fp2
+#define SJ_FP6 cz_bn254_fp6
+#define SJ_FP12 cz_bn254_fp12
+#define SJ_FR cz_bn254_fr
+#define SJ_G1 cz_bn254_g1
+#define SJ_G2 cz_bn254_g2
+#define SJ_PROOF cz_bn254_groth16_proof
+#define SJ_VK cz_bn254_groth16_vk
+#define SJ_PAIRING cz_bn254_pairing
+#define SJ_ALPHABETA_POW alphabeta_pow
+#define SJ_CURVE_TAG "bn128"
+#define SJ_CURVE_NAME "bn128/BN254"
+#define SJ_OUR_CURVE(s)                                                              \
+	(strcmp((s), "bn128") == 0 || strcmp((s), "bn254") == 0 || strcmp((s), "BN254") == 0)
+#define SJ_OTHER_CURVE(s) (strcmp((s), "bls12381") == 0 || strcmp((s), "bls12_381") == 0)
+#define SJ_OTHER_NAME "bls12381/BLS12-381"
+#include "zk/snarkjs_json_tmpl_pvt.h"

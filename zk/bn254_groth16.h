@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/bn254_groth16.h — Groth16 over BN254 (snarkjs' bn128): the proof and
+ * verifying key, the verification equation, and snarkjs' JSON files for
+ * them ("curve": "bn128"), with the same code, rules and messages as
+ * BLS12-381's (zk/groth16.h, zk/snarkjs_json.h).
+ */
+#ifndef CZ_BN254_GROTH16_H
+#define CZ_BN254_GROTH16_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zk/bn254_fr.h"
+#include "zk/bn254_g1.h"
+#include "zk/bn254_g2.h"
+#include "zk/snarkjs_json.h" /* CZ_SNARKJS_JSON_DECLARE, CZ_ERRLEN */
+
+struct cz_bn254_groth16_proof {
+	cz_bn254_g1_affine a;   /* pi_a */
+	cz_bn254_g2_affine b;   /* pi_b */
+	cz_bn254_g1_affine c;   /* pi_c */
+};
+
+struct cz_bn254_groth16_vk {
+	uint32_t n_public;              /* public inputs, not counting the constant 1 */
+	cz_bn254_g1_affine alpha1;
+	cz_bn254_g2_affine beta2, gamma2, delta2;
+	cz_bn254_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_bn254_groth16_vk_free) */
+	/* snarkjs's e(alpha1, beta2)^lambda (zk/bn254_pairing.h) in its Fp12
+	 * order (c0.c0.c0, c0.c0.c1, ... c1.c2.c1); written only if
+	 * have_alphabeta. */
+	bool have_alphabeta;
+	cz_bn254_fp alphabeta[12];
+};
+
+/* true iff the proof verifies for the public inputs pub[0 .. n_public). */
+bool cz_bn254_groth16_verify(const struct cz_bn254_groth16_vk *vk, const cz_bn254_fr *pub,
+			     const struct cz_bn254_groth16_proof *p);
+
+CZ_SNARKJS_JSON_DECLARE(cz_bn254_, cz_bn254_groth16_proof, cz_bn254_groth16_vk, cz_bn254_fr);
+
+#endif
