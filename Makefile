@@ -43,6 +43,16 @@ PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
             $(shell pkg-config --exists numa && echo numa) \
             $(shell pkg-config --exists json-c && echo json-c) \
             $(shell pkg-config --exists hwloc && echo hwloc)
+# The HTTP listener (engine/http.c) and sd_notify (tools/cuzkd): without
+# them cuzkd builds, and --metrics-listen says what is missing.
+ifneq ($(shell pkg-config --exists libmicrohttpd && echo y),)
+PKGS     += libmicrohttpd
+CFLAGS   += -DCZ_HAVE_MICROHTTPD
+endif
+ifneq ($(shell pkg-config --exists libsystemd && echo y),)
+PKGS     += libsystemd
+CFLAGS   += -DCZ_HAVE_SYSTEMD
+endif
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
@@ -72,6 +82,9 @@ $(B)/obj/%.o: %.c
 $(B)/libcuzk.a: $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The dashboard is built into the binary (.incbin): rebuild when it changes.
+$(B)/obj/engine/dashboard.o: engine/dashboard.html
 
 tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
 .SECONDARY:

@@ -112,7 +112,9 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
 	atomic_store(&me->computing, 0);
-	atomic_fetch_add(&me->busy_ns, cz_trace_now() - t0);
+	uint64_t dt = cz_trace_now() - t0;
+	atomic_fetch_add(&me->busy_ns, dt);
+	sl->device_ns = dt;
 	atomic_store(&me->proving, 0);
 	atomic_fetch_add(&me->proved, 1);
 	sl->out = w.out;

@@ -86,6 +86,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	cz_heap_pop(&e->queued, NULL);
 	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
+	p->t_dispatch = cz_trace_now();
 	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
 	e->synth_idle--;
 	cz_trace(CZ_EV_DISPATCH, p->job->seq, p->idx);
@@ -214,10 +215,12 @@ void *cz_dispatch_synth_main(void *v)
 			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
 			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
+			uint64_t t0 = cz_trace_now();
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			p->node = node;
 			rc = synthesize(e, p, arena);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
+			p->synth_ns = cz_trace_now() - t0;
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);

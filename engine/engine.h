@@ -80,4 +80,24 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
  * server's hangup hook). */
 void cz_engine_wake(struct cz_engine *e);
 
+/* engine/metrics.c (docs/metrics.md): the Prometheus text exposition
+ * (malloc'd, *len bytes; NULL when out of memory), and readiness: 1, or 0
+ * with why naming what is missing.  cuzkd sets its phase ("loading keys",
+ * "stopping"; NULL or "" once it serves); ready also needs a loaded key. */
+char *cz_engine_metrics_text(struct cz_engine *e, size_t *len);
+void cz_engine_set_phase(struct cz_engine *e, const char *phase);
+int cz_engine_ready(struct cz_engine *e, char *why, size_t cap);
+/* The watchdog's check: 1 when the engine's control-plane lock was free
+ * within usec, else 0 with why.  One line of what the daemon is doing (for
+ * sd_notify's STATUS=). */
+int cz_engine_alive(struct cz_engine *e, uint64_t usec, char *why, size_t cap);
+void cz_engine_status_line(struct cz_engine *e, char *line, size_t cap);
+
+/* engine/http.c: the HTTP listener (--metrics-listen): "ADDR:PORT" (IPv4,
+ * [IPv6]:PORT) or a Unix socket path starting with '/'.  NULL with err set
+ * (also when this build has no libmicrohttpd). */
+struct cz_http;
+struct cz_http *cz_http_start(struct cz_engine *e, const char *listen, char *err, size_t cap);
+void cz_http_stop(struct cz_http *h);
+
 #endif

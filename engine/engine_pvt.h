@@ -10,6 +10,7 @@
 #include "alloc/slab.h"
 #include "engine/devproc.h"
 #include "engine/engine.h"
+#include "engine/metrics.h"
 #include "engine/pipe.h"
 #include "engine/place.h"
 #include "engine/trace.h"
@@ -65,6 +66,9 @@ struct cz_part {
 	int node;               /* NUMA node it was synthesized on, -1 unplaced */
 	char err[320];
 	uint64_t t_done;
+	/* Per-job accounting (engine/metrics.c), each written by the stage's
+	 * own thread, read once terminal (under the lock): */
+	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 };
 
 /* An element of the engine's queue (lib/heap.h: the key first). */
@@ -90,6 +94,7 @@ struct cz_job {
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
 	uint64_t t_submit, t_finish;
+	struct cz_job_acct acct;        /* summed as partitions end (engine/metrics.c) */
 	struct cz_job *next;
 };
 
@@ -169,6 +174,7 @@ struct cz_engine {
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
 	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
+	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -259,5 +265,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e);
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			  struct cz_ctl_peer *peer);
+/* engine/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
+json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, struct cz_ctl_peer *peer);
 
 #endif

@@ -24,6 +24,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 {
 	struct cz_job *j = p->job;
 	int st = atomic_load(&p->state);
+	uint64_t t0 = cz_trace_now();
 
 	cz_trace(CZ_EV_FINAL_START, j->seq, p->idx);
 	if (st != CZ_PART_FAILED && atomic_load(&j->state) != CZ_JOB_ACTIVE) {
@@ -47,6 +48,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	cz_part_wipe(p);        /* outside the lock: one pass over the buffer */
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);
+	p->final_ns = cz_trace_now() - t0;
 
 	pthread_mutex_lock(&e->lock);
 	cz_job_part_terminal_locked(e, p);

@@ -32,6 +32,8 @@ void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 {
 	j->t_finish = cz_trace_now();
+	cz_metrics_job_finished(e->metrics, atomic_load(&j->state), (int)j->prio, j->t_finish - j->t_submit);
+	cz_metrics_acct_finish(e, j);
 	j->circ->jobs--;
 	pthread_cond_broadcast(&e->job_cv);
 	/* Not compacted here: this runs on the finalizer's and the writer's
@@ -142,6 +144,8 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	}
 	p->t_done = cz_trace_now();
 	j->nterminal++;
+	cz_metrics_part_terminal(e->metrics, st);
+	cz_metrics_acct_part(e, p);
 	if (st == CZ_PART_DONE)
 		e->parts_done++;
 	if (st == CZ_PART_FAILED) {

@@ -512,6 +512,7 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	atomic_store_explicit(&sl->bad, CZ_SLOT_OK, memory_order_relaxed);
 	sl->rc = 0;
 	sl->proved = 0;
+	sl->device_ns = 0;
 	sl->deaths = 0;
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
@@ -772,8 +773,10 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	} else if (sl->proved) {
 		part->work.out = sl->out;
 	}
-	if (sl->proved)
+	if (sl->proved) {
 		atomic_store(&part->consumer, (int)sl->cons);
+		part->device_ns = sl->device_ns;
+	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */
 	if (slot_put(p, s))

@@ -89,6 +89,7 @@ struct cz_pipe_slot {
 	int32_t rc;                     /* the device stage's: 0 or its error */
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
+	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/metrics.c) */
 	/* Each hand-out has its attempt number (the descriptor's off[2]):
 	 * after a device process died with the slot, the slot is handed out
 	 * again with the next one, and a copy of the old one that still

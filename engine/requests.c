@@ -289,6 +289,7 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
 	json_object_object_add(r, "submit_ns", json_object_new_int64((int64_t)j->t_submit));
 	json_object_object_add(r, "finish_ns", json_object_new_int64((int64_t)j->t_finish));
+	json_object_object_add(r, "accounting", cz_metrics_acct_json(j));
 	return r;
 }
 
@@ -434,6 +435,7 @@ static json_object *status_job(const struct cz_engine *e, const struct cz_job *j
 			json_object_object_add(counts, cz_part_state_name(st), json_object_new_int((int)cnt[st]));
 	json_object_object_add(o, "counts", counts);
 	json_object_object_add(o, "placed", where);
+	json_object_object_add(o, "accounting", cz_metrics_acct_json(j));
 	return o;
 }
 
@@ -513,6 +515,10 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 			close(fds[i]);
 		return r ? r : cz_resp_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
 	}
+	json_object *sv;        /* a selection: engine/tracesel.c */
+	if (json_object_object_get_ex(req, "job", &sv) || json_object_object_get_ex(req, "since", &sv) ||
+	    json_object_object_get_ex(req, "follow", &sv))
+		return cz_req_trace_select(e, req, fds[0], peer);
 	/* Into memory first, then out without ever blocking on the reader:
 	 * a stalled `cuzkctl trace | ...` must not hold shutdown. */
 	FILE *f = open_memstream(&buf, &len);

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "engine/engine_pvt.h"
+#include "engine/metrics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +43,12 @@ static const char *const cause_names[C__COUNT] = {
 	"finalizer backpressure", "waiting for budget", "waiting for a synthesis worker",
 	"in-flight limit", "waiting for synthesis", "dispatch latency", "unattributed",
 };
+_Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/metrics.h counts the causes");
+
+const char *cz_stat_cause_name(int c)
+{
+	return c >= 0 && c < C__COUNT ? cause_names[c] : "?";
+}
 
 struct acct {
 	uint64_t busy, idle[C__COUNT];
@@ -138,6 +145,7 @@ static void advance(struct cz_stat *s, uint64_t t)
 			}
 			add(&sd->total, busy, c, ns);
 			add(&b->a, busy, c, ns);
+			cz_metrics_span(s->e->metrics, d, busy, c, s->t_now - s->t_start, ns);
 		}
 		s->t_now = to;
 	}
@@ -200,6 +208,7 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 	case CZ_EV_FINAL_START: s->backlog--; break;
 	default: break;
 	}
+	cz_metrics_ev(e->metrics, ev);
 }
 
 static void pump_locked(struct cz_stat *s)
@@ -219,6 +228,11 @@ static void *stat_main(void *v)
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		pump_locked(s);
+		pthread_mutex_unlock(&s->lock);
+		cz_metrics_log_drain(s->e->metrics);    /* stderr, with no lock held */
+		pthread_mutex_lock(&s->lock);
+		if (s->stop)
+			break;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += (long)PERIOD_NS;
@@ -242,7 +256,10 @@ int cz_stat_start(struct cz_engine *e)
 	s->e = e;
 	s->held = calloc(e->ncons ? e->ncons : 1, sizeof(*s->held));
 	s->dev = calloc(e->ndev ? e->ndev : 1, sizeof(*s->dev));
-	if (!s->held || !s->dev) {
+	e->metrics = cz_metrics_create(e->ndev);
+	if (!s->held || !s->dev || !e->metrics) {
+		cz_metrics_destroy(e->metrics);
+		e->metrics = NULL;
 		free(s->held);
 		free(s->dev);
 		free(s);
@@ -282,6 +299,8 @@ void cz_stat_stop(struct cz_engine *e)
 	free(s->dev);
 	free(s);
 	e->stat = NULL;
+	cz_metrics_destroy(e->metrics);
+	e->metrics = NULL;
 }
 
 static json_object *acct_json(const struct acct *a, uint64_t window)
@@ -334,9 +353,31 @@ json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost)
 		json_object_object_add(o, "device", json_object_new_int((int)d));
 		json_object_object_add(o, "since_start", acct_json(&sd->total, s->t_now - s->t_start));
 		json_object_object_add(o, "last_10s", acct_json(&last, w));
+		json_object_object_add(o, "last_60s", cz_metrics_lanes_json(e->metrics, d, s->t_now - s->t_start));
 		json_object_array_add(arr, o);
 	}
 	*lost = s->cur.lost;
 	pthread_mutex_unlock(&s->lock);
 	return arr;
+}
+
+void cz_stat_snapshot(struct cz_engine *e, struct cz_stat_snap *out, void (*under)(void *), void *arg)
+{
+	struct cz_stat *s = e->stat;
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	pump_locked(s);
+	out->window_ns = s->t_now - s->t_start;
+	out->lost = s->cur.lost;
+	out->ndev = e->ndev < 32 ? e->ndev : 32;
+	for (unsigned d = 0; d < out->ndev; d++) {
+		out->dev[d].busy = s->dev[d].total.busy;
+		memcpy(out->dev[d].idle, s->dev[d].total.idle, sizeof(out->dev[d].idle));
+	}
+	if (under)
+		under(arg);
+	pthread_mutex_unlock(&s->lock);
 }

@@ -425,3 +425,17 @@ int cz_trace_dump(FILE *f, int chrome)
 	free(ev);
 	return ferror(f) ? -1 : 0;
 }
+
+void cz_trace_dump_threads(FILE *f)
+{
+	unsigned nb = atomic_load(&nbufs);
+	if (nb > MAXBUF)
+		nb = MAXBUF;
+	for (unsigned i = 0; i < nb; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);   /* D0: pairs with R0 */
+		if (b)
+			fprintf(f, "{\"ns\": %llu, \"ev\": \"thread\", \"job\": 0, \"part\": 0, "
+				"\"thread\": \"%s\", \"unit\": %u, \"arg\": 0}\n",
+				(unsigned long long)b->t_reg, b->role, b->unit);
+	}
+}

@@ -77,6 +77,8 @@ struct cz_trace_cursor {
 };
 typedef void cz_trace_fn(void *arg, const struct cz_trace_ev *ev);
 void cz_trace_scan(struct cz_trace_cursor *cur, uint64_t horizon, cz_trace_fn *fn, void *arg);
+/* The JSON-lines dump's header alone: a "thread" record per buffer. */
+void cz_trace_dump_threads(FILE *f);
 /* The role a buffer was registered with ("consumer 0.1"), or "?". */
 const char *cz_trace_role(uint16_t thread);
 

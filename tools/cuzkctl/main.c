@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* cuzkctl — talks to cuzkd over its control socket.  See docs/cuzkctl.1.md. */
+#define _GNU_SOURCE     /* pipe2 */
 #include "ctl/ctl.h"
+#include "tools/cuzkctl/top.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +27,10 @@ static void usage(FILE *f)
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
 		"  device N enable|disable|restart   --isolation process: drain and stop, or (re)start device N\n"
-		"  trace [--out FILE] [--chrome]     dump the pipeline's timing events\n");
+		"  top [--once]                      jobs and devices live, each 0.5 s (q quits)\n"
+		"  trace [--out FILE] [--chrome] [--job ID] [--since S] [--follow]\n"
+		"                                    dump the pipeline's timing events (or one job's, the\n"
+		"                                    last S s'; --follow streams them until interrupted)\n");
 }
 
 /* A plain decimal (strtod would take "nan", "inf", hex), finite, in [0, max]. */
@@ -220,14 +226,76 @@ static void print_status(json_object *r)
 	}
 }
 
+/* --follow: the daemon writes into a pipe of ours until we close it (or it
+ * stops); we copy the pipe to the output, so a reader that goes away (^C,
+ * a closed pager) ends the stream with EPIPE on the daemon's side. */
+static int trace_follow(int sock, json_object *q, int out)
+{
+	int p[2], rc = 0;
+	char err[256], buf[65536];
+
+	if (pipe2(p, O_CLOEXEC)) {
+		fprintf(stderr, "cuzkctl trace: pipe: %s\n", strerror(errno));
+		json_object_put(q);
+		return 2;
+	}
+	const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
+	int src = cz_ctl_send(sock, s, strlen(s), &p[1], 1);
+	json_object_put(q);
+	close(p[1]);
+	if (src) {
+		fprintf(stderr, "cuzkctl trace: %s\n", strerror(-src));
+		close(p[0]);
+		return 2;
+	}
+	for (;;) {
+		ssize_t k = read(p[0], buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (ssize_t o = 0; o < k;) {
+			ssize_t w = write(out, buf + o, (size_t)(k - o));
+			if (w <= 0) {
+				close(p[0]);
+				return 0;       /* our reader went away: so do we */
+			}
+			o += w;
+		}
+	}
+	close(p[0]);
+	char *msg;
+	size_t len;
+	int fds[1], nfds;
+	if (cz_ctl_recv(sock, &msg, &len, fds, &nfds, 0, err, sizeof(err)) == 0) {
+		json_object *r = json_tokener_parse(msg);
+		free(msg);
+		rc = finish(r, 0);
+	}
+	return rc;
+}
+
 static int cmd_trace(int sock, int argc, char **argv)
 {
 	json_object *q = req_new("trace");
-	int fd = STDOUT_FILENO;
+	int fd = STDOUT_FILENO, follow = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chrome"))
 			json_object_object_add(q, "chrome", json_object_new_boolean(1));
-		else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--follow"))
+			follow = 1;
+		else if (!strcmp(argv[i], "--job") && i + 1 < argc)
+			json_object_object_add(q, "job", json_object_new_string(argv[++i]));
+		else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
+			char *end;
+			double v = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || v < 0) {
+				fprintf(stderr, "cuzkctl trace: --since %s: a number of seconds, 0 or more\n", argv[i]);
+				json_object_put(q);
+				return 2;
+			}
+			json_object_object_add(q, "since", json_object_new_double(v));
+		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			fd = open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 			if (fd < 0) {
 				fprintf(stderr, "cuzkctl trace: %s: %s\n", argv[i], strerror(errno));
@@ -241,7 +309,14 @@ static int cmd_trace(int sock, int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	int rc = finish(call(sock, q, &fd, 1), 0);
+	int rc;
+	if (follow) {
+		json_object_object_add(q, "follow", json_object_new_boolean(1));
+		signal(SIGPIPE, SIG_IGN);
+		rc = trace_follow(sock, q, fd);
+	} else {
+		rc = finish(call(sock, q, &fd, 1), 0);
+	}
 	if (fd != STDOUT_FILENO)
 		close(fd);
 	return rc;
@@ -256,6 +331,8 @@ static int run(int sock, int argc, char **argv)
 		return cmd_submit(sock, argc, argv);
 	if (!strcmp(c, "trace"))
 		return cmd_trace(sock, argc, argv);
+	if (!strcmp(c, "top"))
+		return cuzkctl_top(sock, argc, argv);
 	if (!strcmp(c, "load") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--partitions")))) {
 		char full[4096];
 		q = req_new("load");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cuzkd — the cuzk proving daemon.  See docs/cuzkd.8.md. */
 #include "ctl/ctl.h"
+#include "tools/cuzkd/notify.h"
 #include "engine/engine.h"
 #include "engine/place.h"
 #include "gpu/backend.h"
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
+		"             [--metrics-listen ADDR:PORT|/PATH]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -46,13 +48,20 @@ static void usage(FILE *f)
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
 		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
 		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n"
-		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n",
+		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
+		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
 		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
-		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)");
+		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
+#ifdef CZ_HAVE_MICROHTTPD
+		""
+#else
+		"; this build has no libmicrohttpd"
+#endif
+		);
 }
 
 /* strtod takes "nan", "inf" and hex: only plain decimal numbers here. */
@@ -125,6 +134,7 @@ struct opts {
 	struct cz_engine_config cfg;
 	struct cz_ctl_server_opts srv;
 	const char *socket;
+	const char *metrics_listen;
 	const char *loads[MAX_LOADS];
 	int nloads;
 	int print_placement;    /* --print-placement: print the plan, exit */
@@ -161,6 +171,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	/* Only the syntax here: the ranges are the engine's (cz_engine_config_check). */
 	if (!strcmp(name, "socket"))
 		bad = !(o->socket = keep(o, val, copy));
+	else if (!strcmp(name, "metrics-listen"))
+		bad = !(o->metrics_listen = keep(o, val, copy));
 	else if (!strcmp(name, "state-dir"))
 		bad = !(c->state_dir = keep(o, val, copy));
 	else if (!strcmp(name, "backend"))
@@ -257,7 +269,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
-		{ "print-placement", 0, 0, 'P' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
@@ -302,8 +314,11 @@ static void hangup(void *ctx)
 static int preload(struct cz_engine *e, struct opts *o)
 {
 	for (int i = 0; i < o->nloads; i++) {
-		char *eq = strchr(o->loads[i], '=');
+		char *eq = strchr(o->loads[i], '='), phase[128];
 		*eq = 0;
+		snprintf(phase, sizeof(phase), "loading keys given at start: %d of %d (%s)", i + 1, o->nloads,
+			 o->loads[i]);
+		cz_engine_set_phase(e, phase);
 		json_object *req = json_object_new_object();
 		json_object_object_add(req, "op", json_object_new_string("load"));
 		json_object_object_add(req, "name", json_object_new_string(o->loads[i]));
@@ -366,23 +381,43 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return 1;
 	}
+	/* Before the keys load, so /readyz says what it waits for meanwhile. */
+	struct cz_http *http = NULL;
+	if (o.metrics_listen) {
+		http = cz_http_start(e, o.metrics_listen, err, sizeof(err));
+		if (!http) {
+			fprintf(stderr, "cuzkd: %s\n", err);
+			cz_engine_destroy(e);
+			return 2;
+		}
+		fprintf(stderr, "cuzkd: metrics on %s (/metrics, /status, /healthz, /readyz, /)\n",
+			o.metrics_listen);
+	}
 	if (preload(e, &o)) {
+		cz_http_stop(http);
 		cz_engine_destroy(e);
 		return 1;
 	}
+	cz_engine_set_phase(e, "starting the control socket");
 	struct cz_ctl_server *s = cz_ctl_server_start(o.socket, handle, e, &o.srv, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cuzkd: %s\n", err);
+		cz_http_stop(http);
 		cz_engine_destroy(e);
 		return 1;
 	}
+	cz_engine_set_phase(e, NULL);
+	cuzkd_notify_ready(e);
 	fprintf(stderr, "cuzkd: listening on %s (backend %s, budget %llu bytes, state %s)\n", o.socket,
 		o.cfg.backend, (unsigned long long)o.cfg.mem_budget, o.cfg.state_dir);
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	fprintf(stderr, "cuzkd: %s: stopping\n", strsignal(sig));
+	cz_engine_set_phase(e, "stopping");
+	cuzkd_notify_stopping();
 	cz_engine_stop(e);
 	cz_ctl_server_stop(s);
+	cz_http_stop(http);
 	cz_engine_destroy(e);
 	struct stat st;   /* ours to remove only while it is still a socket */
 	if (lstat(o.socket, &st) == 0 && S_ISSOCK(st.st_mode))

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/http.c — cuzkd's HTTP listener (--metrics-listen), on
+ * libmicrohttpd: /metrics (Prometheus text), /status (the control socket's
+ * status response), /healthz, /readyz, and / (the dashboard,
+ * engine/dashboard.html, built into the binary).  docs/metrics.md.
+ *
+ * One libmicrohttpd polling thread serves every connection: a scrape or a
+ * dashboard poll is short (no file I/O, no wait), so one thread bounds what
+ * a crowd of clients can cost the daemon.  Handlers take only control-plane
+ * locks (engine/metrics.c, the status request's), never a consumer's.
+ * Without libmicrohttpd at build time, cz_http_start says so.
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef CZ_HAVE_MICROHTTPD
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+extern const char cz_dashboard_html[];
+extern const unsigned cz_dashboard_html_len;
+
+struct cz_http {
+	struct cz_engine *e;
+	struct MHD_Daemon *d;
+	char unix_path[108];    /* unlinked at stop, when listening on one */
+};
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *type, char *body,
+				size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	enum MHD_Result ok = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const char *fmt, const char *arg)
+{
+	char *s = NULL;
+	int n = asprintf(&s, fmt, arg);
+	if (n < 0)
+		return MHD_NO;
+	return send_buf(c, code, "text/plain; charset=utf-8", s, (size_t)n, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload, size_t *upload_len, void **state)
+{
+	struct cz_http *h = cls;
+	(void)version;
+	(void)upload;
+	(void)state;
+
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
+	if (*upload_len)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "%s: a GET takes no body\n", url);
+	if (!strcmp(url, "/metrics")) {
+		size_t len = 0;
+		char *t = cz_engine_metrics_text(h->e, &len);
+		if (!t)
+			return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s: out of memory\n", url);
+		return send_buf(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", t, len,
+				MHD_RESPMEM_MUST_FREE);
+	}
+	if (!strcmp(url, "/status")) {
+		json_object *q = json_object_new_object();
+		json_object_object_add(q, "op", json_object_new_string("status"));
+		json_object *r = cz_engine_request(h->e, q, NULL, 0, NULL);
+		size_t len;
+		const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
+		char *body = s ? malloc(len + 1) : NULL;
+		if (body) {
+			memcpy(body, s, len);
+			body[len] = '\n';
+		}
+		json_object_put(q);
+		json_object_put(r);
+		if (!body)
+			return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s: out of memory\n", url);
+		return send_buf(c, MHD_HTTP_OK, "application/json", body, len + 1, MHD_RESPMEM_MUST_FREE);
+	}
+	if (!strcmp(url, "/healthz"))
+		return send_text(c, MHD_HTTP_OK, "%s\n", "ok");
+	if (!strcmp(url, "/readyz")) {
+		char why[256];
+		int ok = cz_engine_ready(h->e, why, sizeof(why));
+		return send_text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, "%s\n", why);
+	}
+	if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+		return send_buf(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)cz_dashboard_html,
+				cz_dashboard_html_len, MHD_RESPMEM_PERSISTENT);
+	return send_text(c, MHD_HTTP_NOT_FOUND, "%s: not found (/, /metrics, /status, /healthz, /readyz)\n", url);
+}
+
+/* "ADDR:PORT", "[ADDR6]:PORT", or "/unix/path": a bound, listening socket. */
+static int listen_on(const char *spec, struct cz_http *h, char *err, size_t cap)
+{
+	struct sockaddr_storage ss = { 0 };
+	socklen_t sl;
+	int fam;
+
+	if (spec[0] == '/') {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		if (strlen(spec) >= sizeof(un->sun_path)) {
+			snprintf(err, cap, "--metrics-listen %s: a Unix socket path is at most %zu bytes", spec,
+				 sizeof(un->sun_path) - 1);
+			return -1;
+		}
+		un->sun_family = fam = AF_UNIX;
+		snprintf(un->sun_path, sizeof(un->sun_path), "%s", spec);
+		sl = sizeof(*un);
+		unlink(spec);   /* a stale socket from a previous run */
+		snprintf(h->unix_path, sizeof(h->unix_path), "%s", spec);
+	} else {
+		char host[64];
+		const char *colon = strrchr(spec, ':');
+		char *end;
+		unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+		size_t hl = colon ? (size_t)(colon - spec) : 0;
+		if (!colon || !colon[1] || *end || port > 65535 || hl == 0 || hl >= sizeof(host)) {
+			snprintf(err, cap, "--metrics-listen %s: want ADDR:PORT, [ADDR6]:PORT or /unix/path", spec);
+			return -1;
+		}
+		memcpy(host, spec, hl);
+		host[hl] = 0;
+		if (host[0] == '[' && host[hl - 1] == ']') {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			host[hl - 1] = 0;
+			s6->sin6_family = fam = AF_INET6;
+			s6->sin6_port = htons((uint16_t)port);
+			sl = sizeof(*s6);
+			if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1) {
+				snprintf(err, cap, "--metrics-listen %s: '%s' is not an IPv6 address", spec, host + 1);
+				return -1;
+			}
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			s4->sin_family = fam = AF_INET;
+			s4->sin_port = htons((uint16_t)port);
+			sl = sizeof(*s4);
+			if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+				snprintf(err, cap, "--metrics-listen %s: '%s' is not an IPv4 address", spec, host);
+				return -1;
+			}
+		}
+	}
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	if (fd >= 0 && fam != AF_UNIX)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 64)) {
+		snprintf(err, cap, "--metrics-listen %s: %s", spec, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		h->unix_path[0] = 0;
+		return -1;
+	}
+	return fd;
+}
+
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, char *err, size_t cap)
+{
+	struct cz_http *h = calloc(1, sizeof(*h));
+	if (!h) {
+		snprintf(err, cap, "out of memory");
+		return NULL;
+	}
+	h->e = e;
+	int fd = listen_on(spec, h, err, cap);
+	if (fd < 0) {
+		free(h);
+		return NULL;
+	}
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, h,
+				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
+				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	if (!h->d) {
+		snprintf(err, cap, "--metrics-listen %s: libmicrohttpd cannot serve on it", spec);
+		close(fd);
+		if (h->unix_path[0])
+			unlink(h->unix_path);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void cz_http_stop(struct cz_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);  /* closes the listening socket too */
+	if (h->unix_path[0])
+		unlink(h->unix_path);
+	free(h);
+}
+
+#else /* !CZ_HAVE_MICROHTTPD */
+
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, char *err, size_t cap)
+{
+	(void)e;
+	snprintf(err, cap, "--metrics-listen %s: this cuzkd was built without libmicrohttpd "
+		 "(install libmicrohttpd-dev, e.g. by tools/install-deps.sh, and rebuild)", spec);
+	return NULL;
+}
+
+void cz_http_stop(struct cz_http *h)
+{
+	(void)h;
+}
+
+#endif

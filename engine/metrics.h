@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/metrics.h — the figures /metrics, /readyz and the dashboard serve
+ * (engine/metrics.c; docs/metrics.md lists them).  Private to engine/.
+ *
+ * Two kinds of writer, each on a path it already owns, so a scrape adds
+ * nothing to a consumer's path:
+ * - the stat thread (engine/stat.c), under its own lock, feeds every trace
+ *   event it replays and every span of device time it accounts: stage
+ *   durations, queue depth per priority, the 60-s device lanes;
+ * - the control plane, under the engine lock, counts terminal partitions,
+ *   finished jobs and their latency, and key bytes, in relaxed atomics a
+ *   scrape reads without any lock.
+ */
+#ifndef CZ_METRICS_H
+#define CZ_METRICS_H
+
+#include "engine/trace.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CZ_STAT_NCAUSE 11       /* engine/stat.c's causes, unattributed last */
+const char *cz_stat_cause_name(int c);
+
+struct cz_metrics;
+
+/* One job's accounting, summed over its partitions as each ends: when
+ * the first was dispatched, synthesis, device and finalize time, and the
+ * device each partition was proved on (-1: none). */
+struct cz_job_acct {
+	uint64_t t_first_dispatch, synth_ns, device_ns, final_ns;
+	int8_t dev[200];        /* + 1 per partition (0: none); in the job, so no
+				 * allocation on the partition's path (CZ_ENGINE_MAX_PARTS) */
+};
+struct cz_job;
+struct cz_part;
+struct cz_engine;
+/* Under the engine lock: p reached its terminal state; j finished (its log
+ * line is queued, printed by the stat thread outside any lock).  The JSON
+ * object for status and await. */
+void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p);
+void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j);
+json_object *cz_metrics_acct_json(const struct cz_job *j);
+/* The stat thread, with no lock held: prints queued job log lines. */
+void cz_metrics_log_drain(struct cz_metrics *m);
+
+struct cz_metrics *cz_metrics_create(unsigned ndev);
+void cz_metrics_destroy(struct cz_metrics *m);
+
+/* Under the stat lock: one replayed event; a span of ns of device dev's
+ * time starting t_rel ns after the stat's start, busy or idle for cause. */
+void cz_metrics_ev(struct cz_metrics *m, const struct cz_trace_ev *ev);
+void cz_metrics_span(struct cz_metrics *m, unsigned dev, int busy, int cause, uint64_t t_rel,
+		     uint64_t ns);
+/* Under the stat lock: the device's last 60 s in 0.2-s slots, up to t_rel. */
+json_object *cz_metrics_lanes_json(const struct cz_metrics *m, unsigned dev, uint64_t t_rel);
+
+/* Under the engine lock (engine/job.c, engine/keys.c); NULL m is a no-op. */
+void cz_metrics_part_terminal(struct cz_metrics *m, int part_state);
+void cz_metrics_job_finished(struct cz_metrics *m, int job_state, int prio, uint64_t ns);
+void cz_metrics_keys(struct cz_metrics *m, int64_t bytes, int count);
+
+/* The since-start device figures a scrape reads, copied under the stat
+ * lock by cz_stat_snapshot (engine/stat.c), which then calls under(arg)
+ * under the same lock for what the stat thread feeds metrics. */
+struct cz_stat_snap {
+	uint64_t window_ns, lost;
+	unsigned ndev;
+	struct {
+		uint64_t busy, idle[CZ_STAT_NCAUSE];
+	} dev[32];
+};
+struct cz_engine;
+void cz_stat_snapshot(struct cz_engine *e, struct cz_stat_snap *out, void (*under)(void *), void *arg);
+
+#endif

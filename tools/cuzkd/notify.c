@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cuzkd/notify.c — systemd's service protocol (sd_notify(3)), when
+ * cuzkd runs as a Type=notify unit: READY=1 once it serves (keys given at
+ * start loaded, control socket listening), STATUS= one line of what it is
+ * doing, STOPPING=1 on a signal, and WATCHDOG=1 from a thread that first
+ * checks the engine still answers (its control-plane lock taken within the
+ * watchdog period's half), so a wedged daemon is restarted by systemd
+ * instead of holding its devices.  Without libsystemd, or outside systemd
+ * (no $NOTIFY_SOCKET), each call costs nothing.
+ */
+#include "tools/cuzkd/notify.h"
+#include "lib/thread.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifdef CZ_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+static pthread_t wd_tid;
+static bool wd_on, wd_stop;
+static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wd_cv;
+static uint64_t wd_usec;
+
+static void *watchdog_main(void *v)
+{
+	struct cz_engine *e = v;
+	char why[256], line[320];
+	bool was_ok = true;
+
+	cz_thread_name("cz-watchdog");
+	pthread_mutex_lock(&wd_lock);
+	while (!wd_stop) {
+		pthread_mutex_unlock(&wd_lock);
+		/* Half the period to answer: the other half is the ping's margin. */
+		int ok = cz_engine_alive(e, wd_usec / 2, why, sizeof(why));
+		if (ok) {
+			cz_engine_status_line(e, line, sizeof(line));
+			sd_notifyf(0, "WATCHDOG=1\nSTATUS=%s", line);
+		} else if (was_ok) {
+			fprintf(stderr, "cuzkd: watchdog: %s; not pinging systemd\n", why);
+			sd_notifyf(0, "STATUS=stuck: %s", why);
+		}
+		was_ok = ok;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t ns = (uint64_t)ts.tv_nsec + wd_usec * 1000 / 2;
+		ts.tv_sec += (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		pthread_mutex_lock(&wd_lock);
+		if (!wd_stop)
+			pthread_cond_timedwait(&wd_cv, &wd_lock, &ts);
+	}
+	pthread_mutex_unlock(&wd_lock);
+	return NULL;
+}
+
+void cuzkd_notify_ready(struct cz_engine *e)
+{
+	char line[320];
+	cz_engine_status_line(e, line, sizeof(line));
+	sd_notifyf(0, "READY=1\nSTATUS=%s", line);
+	if (sd_watchdog_enabled(0, &wd_usec) <= 0 || wd_usec < 2000)
+		return;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	wd_on = !pthread_create(&wd_tid, NULL, watchdog_main, e);
+	if (wd_on)
+		fprintf(stderr, "cuzkd: systemd watchdog every %llu ms\n", (unsigned long long)wd_usec / 2000);
+}
+
+void cuzkd_notify_stopping(void)
+{
+	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+	if (!wd_on)
+		return;
+	pthread_mutex_lock(&wd_lock);
+	wd_stop = true;
+	pthread_cond_signal(&wd_cv);
+	pthread_mutex_unlock(&wd_lock);
+	pthread_join(wd_tid, NULL);
+	wd_on = false;
+}
+
+#else
+
+void cuzkd_notify_ready(struct cz_engine *e)
+{
+	(void)e;
+}
+
+void cuzkd_notify_stopping(void)
+{
+}
+
+#endif
