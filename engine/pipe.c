@@ -506,7 +506,12 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	if (!cz_ring_mc_dequeue_burst(p->free_slots, owner, &v, 1))
 		return errno == EINVAL ? -EINVAL : -ENOSPC;
 	struct cz_pipe_slot *sl = &p->slots[v];
-	sl->key = part->key;
+	/* seq is read without a lock by cz_pipe_job_ended (a cancel, on the
+	 * control plane): stored atomically, the rest before the attempt's
+	 * release below. */
+	sl->key.part = part->key.part;
+	sl->key.prio = part->key.prio;
+	__atomic_store_n(&sl->key.seq, part->key.seq, __ATOMIC_RELAXED);
 	sl->key_id = key_id;
 	sl->has_buf = has_buf;
 	atomic_store_explicit(&sl->bad, CZ_SLOT_OK, memory_order_relaxed);
@@ -564,7 +569,7 @@ void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq)
 	if (!p->slots)
 		return;
 	for (unsigned s = 0; s < CZ_PIPE_INFLIGHT; s++)
-		if (p->slots[s].key.seq == job_seq)
+		if (__atomic_load_n(&p->slots[s].key.seq, __ATOMIC_RELAXED) == job_seq)
 			atomic_store(&p->slots[s].skip_seq, job_seq);
 }
 

@@ -6,6 +6,15 @@
 #include "zk/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
+/* Under ASan or TSan cuzkd's RSS grows with the sanitizer's own bookkeeping
+ * (quarantine, shadow), so the restart test prints RSS but asserts only the
+ * descriptors there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -591,7 +600,7 @@ static void null_kills(void)
 	}
 	fds3 = nfds(d.pid, &pf3);
 	rss3 = rss_kb(d.pid);
-	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && rss3 - rss2 <= 1024,
+	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && (SANITIZED || rss3 - rss2 <= 1024),
 	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
 	      "%d -> %d, RSS %ld -> %ld KiB after the first and the last 100", fds2, fds3, rss2, rss3);
 	ct_ok(daemon_stop(&d) == 0 && gone(np1), "SIGTERM: cuzkd stops with status 0 and cz-dev1 with it");
@@ -661,7 +670,14 @@ static void faults(void)
 	}
 	for (int i = 0; ok && i < 4; i++)
 		ok &= await_done(&d, id[i], NULL, 0);
+	/* The restart comes 100 ms after the death, which can be after the
+	 * jobs are done (device 0 took the work; a sanitizer's report makes the
+	 * death itself slow): wait for it, up to 10 s. */
 	int64_t r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	for (int i = 0; ok && r1 < 1 && i < 100; i++) {
+		usleep(100 * 1000);
+		r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	}
 	int moved = ok && restarted_elsewhere(&d, 1, 0);
 	ct_ok(ok && r1 >= 1 && moved, "cz-dev1 segfaults on its 2nd prove (--null-fault 1:2): the partition "
 	      "it held is proved again on device 0, all 4 jobs x 3 partitions done, restarts %lld", (long long)r1);
