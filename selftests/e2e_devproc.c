@@ -28,6 +28,12 @@ static struct cz_groth16_key key;
 
 #define NWTNS 4
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_trace.h"
+
+static json_object *req(struct daemon *d, const char *json)
+{
+	return daemon_req(d, json, NULL, 0);
+}
 
 static int make_fixtures(void)
 {

@@ -26,6 +26,12 @@
 #define NWTNS 4
 #define CZ_DAEMON_ENV_ISOLATION
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_trace.h"
+
+static json_object *req(struct daemon *d, const char *json)
+{
+	return daemon_req(d, json, NULL, 0);
+}
 
 static int make_fixtures(void)
 {
