@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cz_daemon.h — the end-to-end selftests' scaffolding around a real cuzkd
- * (e2e_order.c, e2e_devproc.c, e2e_daemon.c, e2e_evidence.c): start one on
- * a socket in the test's scratch directory and wait until it answers, stop
+ * (e2e_order.c, e2e_devproc.c, e2e_daemon.c, e2e_evidence.c, e2e_heap.c):
+ * start one on a socket in the test's scratch directory and wait until it answers, stop
  * it, send it a request; load the key and submit jobs made of the test's
  * witnesses.  The trace oracle is in cz_trace.h.
  *
@@ -11,7 +11,9 @@
  * daemon.  Before the include it may define NWTNS (adds load_key() and
  * submit()), CZ_DAEMON_ENV_ISOLATION (daemon_start() passes CZ_ISOLATION
  * from the environment as --isolation, so the same test runs against
- * device children) and CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES.
+ * device children), CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES and
+ * CZ_DAEMON_CHILD (a function daemon_start() calls in the child before
+ * exec: environment, signals).
  */
 #ifndef CZ_DAEMON_H
 #define CZ_DAEMON_H
@@ -76,6 +78,9 @@ static inline int daemon_start(struct daemon *d, const char *name, const char *c
 	if (d->pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
+#ifdef CZ_DAEMON_CHILD
+		CZ_DAEMON_CHILD();      /* the test's own setup, in the child */
+#endif
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
