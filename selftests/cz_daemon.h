@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cz_daemon.h — the end-to-end selftests' scaffolding around a real cuzkd
- * (e2e_order.c, e2e_devproc.c, e2e_daemon.c, e2e_evidence.c, e2e_heap.c):
- * start one on a socket in the test's scratch directory and wait until it answers, stop
+ * (e2e_order.c, e2e_devproc.c, e2e_daemon.c, e2e_evidence.c, e2e_heap.c,
+ * e2e_metrics.c): start one on a socket in the test's scratch directory and wait until it answers, stop
  * it, send it a request; load the key and submit jobs made of the test's
  * witnesses.  The trace oracle is in cz_trace.h.
  *
@@ -13,7 +13,9 @@
  * from the environment as --isolation, so the same test runs against
  * device children), CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES and
  * CZ_DAEMON_CHILD (a function daemon_start() calls in the child before
- * exec: environment, signals).
+ * exec: environment, signals) and CZ_DAEMON_WATCH_EXIT (daemon_start()
+ * returns the exit status of a cuzkd that exits before its socket
+ * answers, instead of waiting out its tries).
  */
 #ifndef CZ_DAEMON_H
 #define CZ_DAEMON_H
@@ -34,8 +36,8 @@
 static char dir[PATH_MAX], bindir[2 * PATH_MAX];
 
 struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX];
+	pid_t pid;              /* 0 once it exited during daemon_start() */
+	char sock[2 * PATH_MAX], log[3 * PATH_MAX];
 };
 
 /* How long daemon_start() waits for the socket to answer and daemon_stop()
@@ -48,17 +50,17 @@ struct daemon {
 #endif
 
 /* cuzkd --socket DIR/NAME.sock --state-dir DIR/NAME-state EXTRA..., its
- * stderr in DIR/NAME.log; 0 once the socket accepts a connection. */
+ * stderr in d->log (DIR/NAME.log); 0 once the socket accepts a connection. */
 static inline int daemon_start(struct daemon *d, const char *name, const char *const *extra)
 {
-	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
+	char state[3 * PATH_MAX], bin[3 * PATH_MAX];
 	const char *argv[40];
 	int n = 0;
 
 	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
 	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
 	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	snprintf(d->log, sizeof(d->log), "%s/%s.log", dir, name);
 	argv[n++] = bin;
 	argv[n++] = "--socket";
 	argv[n++] = d->sock;
@@ -76,7 +78,7 @@ static inline int daemon_start(struct daemon *d, const char *name, const char *c
 	argv[n] = NULL;
 	d->pid = fork();
 	if (d->pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
 #ifdef CZ_DAEMON_CHILD
 		CZ_DAEMON_CHILD();      /* the test's own setup, in the child */
@@ -86,6 +88,13 @@ static inline int daemon_start(struct daemon *d, const char *name, const char *c
 	}
 	for (int i = 0; i < CZ_DAEMON_START_TRIES; i++) {
 		char err[256];
+#ifdef CZ_DAEMON_WATCH_EXIT
+		int st;
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		}
+#endif
 		int s = cz_ctl_connect(d->sock, err, sizeof(err));
 		if (s >= 0) {
 			close(s);
@@ -102,6 +111,8 @@ static inline int daemon_stop_timed(struct daemon *d, double *secs)
 {
 	int st;
 	struct timespec a, b;
+	if (d->pid <= 0)        /* it never started, or exited already */
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	kill(d->pid, SIGTERM);
 	for (int i = 0; i < CZ_DAEMON_STOP_TRIES; i++) {
