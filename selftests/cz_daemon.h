@@ -8,8 +8,8 @@
  *
  * The including test fills dir (its scratch directory, holding k.zkey and
  * w0..w(NWTNS-1).wtns) and bindir (where cuzkd is) before starting a
- * daemon.  Before the include it may define NWTNS (adds load_key() and
- * submit()), CZ_DAEMON_ENV_ISOLATION (daemon_start() passes CZ_ISOLATION
+ * daemon.  Before the include it may define NWTNS (adds fixtures_make(),
+ * load_key() and submit()), CZ_DAEMON_ENV_ISOLATION (daemon_start() passes CZ_ISOLATION
  * from the environment as --isolation, so the same test runs against
  * device children), CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES and
  * CZ_DAEMON_CHILD (a function daemon_start() calls in the child before
@@ -21,6 +21,8 @@
 #define CZ_DAEMON_H
 
 #include "ctl/ctl.h"
+#include "zk/builtin.h"
+#include "zk/groth16_io.h"
 #include "selftests/cz_test.h"
 
 #include <fcntl.h>
@@ -168,6 +170,34 @@ static inline int64_t int_of(json_object *r, const char *k)
 }
 
 #ifdef NWTNS
+/* DIR/k.zkey, a dev key for the 2^8 merkle circuit, and NWTNS witnesses
+ * DIR/w0.wtns ...; the key stays in *keep when it is not NULL. */
+static inline int fixtures_make(struct cz_groth16_key *keep)
+{
+	struct cz_cs cs;
+	struct cz_groth16_key own, *key = keep ? keep : &own;
+	cz_fr *w;
+	char err[256], p[2 * PATH_MAX];
+
+	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, key, NULL))
+		return -1;
+	snprintf(p, sizeof(p), "%s/k.zkey", dir);
+	int rc = cz_groth16_key_save(key, p, err, sizeof(err));
+	if (!keep)
+		cz_groth16_key_free(&own);
+	for (int i = 0; !rc && i < NWTNS; i++) {
+		free(w);
+		cz_cs_free(&cs);
+		if (cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err))
+			return -1;
+		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
+		rc = cz_wtns_save(p, w, cs.nvars, err, sizeof(err));
+	}
+	free(w);
+	cz_cs_free(&cs);
+	return rc;
+}
+
 /* The key DIR/k.zkey as circuit "k"; a job of n partitions, witnesses
  * DIR/w(i % NWTNS).wtns. */
 static inline int load_key(struct daemon *d)

@@ -35,29 +35,6 @@ static json_object *req(struct daemon *d, const char *json)
 	return daemon_req(d, json, NULL, 0);
 }
 
-static int make_fixtures(void)
-{
-	struct cz_cs cs;
-	cz_fr *w;
-	char err[256], p[2 * PATH_MAX];
-
-	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
-		return -1;
-	snprintf(p, sizeof(p), "%s/k.zkey", dir);
-	int rc = cz_groth16_key_save(&key, p, err, sizeof(err));
-	for (int i = 0; !rc && i < NWTNS; i++) {
-		free(w);
-		cz_cs_free(&cs);
-		if (cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err))
-			return -1;
-		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
-		rc = cz_wtns_save(p, w, cs.nvars, err, sizeof(err));
-	}
-	free(w);
-	cz_cs_free(&cs);
-	return rc;
-}
-
 /* ---- the daemon ---- */
 
 static int await_done(struct daemon *d, const char *id, char *out, size_t cap)
@@ -456,7 +433,7 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
 	ct_plan(17);
-	if (!mkdtemp(dir) || make_fixtures()) {
+	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
 	}
