@@ -21,7 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[PATH_MAX], bindir[2 * PATH_MAX], root[2 * PATH_MAX];
+#define CZ_DAEMON_ENV_ISOLATION
+#define CZ_DAEMON_START_TRIES 500
+#define CZ_DAEMON_STOP_TRIES 1000
+#include "selftests/cz_daemon.h"
+
+static char root[2 * PATH_MAX];
 static struct cz_groth16_key key;
 
 /* ---- fixtures: a 2^8 dev key, witnesses good, unsatisfying and short ---- */
@@ -62,108 +67,16 @@ static int make_fixtures(void)
 
 /* ---- the daemon ---- */
 
-struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX];
-};
-
-static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
-{
-	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
-	const char *argv[32];
-	int n = 0;
-
-	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
-	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
-	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-	argv[n++] = bin;
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
-	argv[n++] = "--state-dir";
-	argv[n++] = state;
-	while (*extra && n < 30)
-		argv[n++] = *extra++;
-	/* CZ_ISOLATION=process runs the same test against device children */
-	if (getenv("CZ_ISOLATION")) {
-		argv[n++] = "--isolation";
-		argv[n++] = getenv("CZ_ISOLATION");
-	}
-	argv[n] = NULL;
-	d->pid = fork();
-	if (d->pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char err[256];
-		int s = cz_ctl_connect(d->sock, err, sizeof(err));
-		if (s >= 0) {
-			close(s);
-			return 0;
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int daemon_stop(struct daemon *d, double *secs)
-{
-	int st;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	kill(d->pid, SIGTERM);
-	for (int i = 0; i < 1000; i++) {
-		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
-			clock_gettime(CLOCK_MONOTONIC, &b);
-			if (secs)
-				*secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		}
-		usleep(10000);
-	}
-	kill(d->pid, SIGKILL);
-	waitpid(d->pid, &st, 0);
-	return -1;
-}
-
 /* One request (a JSON text) with optional passed files; returns the response. */
 static json_object *req(struct daemon *d, const char *json, const char *const *files)
 {
-	char err[256];
 	int fds[16], nfds = 0;
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (s < 0)
-		return NULL;
 	for (; files && *files; files++)
 		fds[nfds++] = open(*files, O_RDONLY);
-	json_object *q = json_tokener_parse(json);
-	json_object *r = cz_ctl_call(s, q, fds, nfds, err, sizeof(err));
-	json_object_put(q);
+	json_object *r = daemon_req(d, json, fds, nfds);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
-	close(s);
 	return r;
-}
-
-static int ok_of(json_object *r)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
-}
-
-static const char *str_of(json_object *r, const char *k)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
-}
-
-static int64_t int_of(json_object *r, const char *k)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_int64(v) : -1;
 }
 
 /* Formats into one of 8 rotating buffers: a result lives for 7 more calls. */
@@ -455,7 +368,7 @@ static void test_null(struct daemon *d, uint64_t budget)
 	submit_n(d, "inflight", "normal", 30);
 	usleep(60000);
 	double secs = -1;
-	int st = daemon_stop(d, &secs);
+	int st = daemon_stop_timed(d, &secs);
 	ct_ok(st == 0, "SIGTERM with a job in flight: exit status %d (after %.2f s, not asserted)", st, secs);
 	ct_ok(access(d->sock, F_OK) != 0, "the socket is removed on exit");
 }
@@ -508,7 +421,7 @@ static void test_options(void)
 	const char *extra[] = { "--config", cfg, "--mem-budget", "64M", NULL };
 	int up = daemon_start(&d, "many", extra) == 0;
 	json_object *r = up ? req(&d, "{\"op\":\"status\"}", NULL) : NULL;
-	ct_ok(up && r && !strcmp(str_of(r, "backend"), "null") && daemon_stop(&d, NULL) == 0,
+	ct_ok(up && r && !strcmp(str_of(r, "backend"), "null") && daemon_stop(&d) == 0,
 	      "a config file with 80 strings: the last backend (null) is the one used");
 	json_object_put(r);
 }
@@ -537,7 +450,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	test_cpu(&d);
 	test_protocol(&d);
-	ct_ok(daemon_stop(&d, NULL) == 0, "cuzkd (cpu) stops on SIGTERM with status 0");
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (cpu) stops on SIGTERM with status 0");
 
 	/* Budget: the key plus 2.5 partitions. */
 	struct cz_ntt_domain *dom = cz_ntt_domain_create(key.log2n);

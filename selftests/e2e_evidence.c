@@ -35,7 +35,12 @@
 
 #define NPART 6
 
-static char dir[PATH_MAX], bindir[2 * PATH_MAX], root[2 * PATH_MAX];
+#define CZ_DAEMON_ENV_ISOLATION
+#define CZ_DAEMON_START_TRIES 500
+#define CZ_DAEMON_STOP_TRIES 1000
+#include "selftests/cz_daemon.h"
+
+static char root[2 * PATH_MAX];
 static struct cz_groth16_key key;
 static int64_t key_bytes, part_bytes;
 
@@ -65,78 +70,10 @@ static int make_fixtures(void)
 	return 0;
 }
 
-struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX];
-};
-
-static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
-{
-	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
-	const char *argv[40];
-	int n = 0;
-
-	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
-	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
-	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-	argv[n++] = bin;
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
-	argv[n++] = "--state-dir";
-	argv[n++] = state;
-	while (*extra && n < 38)
-		argv[n++] = *extra++;
-	/* CZ_ISOLATION=process runs the same test against device children */
-	if (getenv("CZ_ISOLATION")) {
-		argv[n++] = "--isolation";
-		argv[n++] = getenv("CZ_ISOLATION");
-	}
-	argv[n] = NULL;
-	d->pid = fork();
-	if (d->pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char err[256];
-		int s = cz_ctl_connect(d->sock, err, sizeof(err));
-		if (s >= 0) {
-			close(s);
-			return 0;
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int daemon_stop(struct daemon *d)
-{
-	int st;
-	kill(d->pid, SIGTERM);
-	for (int i = 0; i < 1000; i++) {
-		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(10000);
-	}
-	kill(d->pid, SIGKILL);
-	waitpid(d->pid, &st, 0);
-	return -1;
-}
-
+/* A request with one passed descriptor, or none when fd < 0. */
 static json_object *req(struct daemon *d, const char *json, int fd)
 {
-	char err[256];
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (s < 0)
-		return NULL;
-	json_object *q = json_tokener_parse(json);
-	json_object *r = cz_ctl_call(s, q, &fd, fd >= 0, err, sizeof(err));
-	json_object_put(q);
-	close(s);
-	return r;
+	return daemon_req(d, json, &fd, fd >= 0);
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));

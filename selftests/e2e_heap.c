@@ -34,9 +34,24 @@
 #define JOBS 25
 #define PARTS 4         /* JOBS × PARTS = 100 measured partitions */
 
-static char dir[PATH_MAX], bindir[2 * PATH_MAX], shim[3 * PATH_MAX];
+static char shim[3 * PATH_MAX];
 static uint64_t one_part_budget;
 static int child_noxfsz;           /* the next daemon ignores SIGXFSZ */   /* the key and 1.5 partitions: one partition in flight */
+static const char *child_count;    /* CZ_HEAPCOUNT for the next daemon; NULL: no shim */
+
+static void daemon_child(void)
+{
+	if (child_count) {
+		setenv("LD_PRELOAD", shim, 1);
+		setenv("CZ_HEAPCOUNT", child_count, 1);
+	}
+	if (child_noxfsz)   /* past RLIMIT_FSIZE: a short write, then EFBIG, no signal */
+		signal(SIGXFSZ, SIG_IGN);
+}
+
+#define CZ_DAEMON_CHILD daemon_child
+#define CZ_DAEMON_ENV_ISOLATION
+#include "selftests/cz_daemon.h"
 
 static int make_fixtures(void)
 {
@@ -191,96 +206,16 @@ static void test_plant(const char *self)
 
 /* ---- the daemon ---- */
 
-struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX];
-};
-
-static int daemon_start(struct daemon *d, const char *name, const char *const *extra, const char *count)
+/* cuzkd under the counting shim when count is not NULL (its report base). */
+static int daemon_start_counted(struct daemon *d, const char *name, const char *const *extra, const char *count)
 {
-	char state[3 * PATH_MAX], bin[3 * PATH_MAX], log[3 * PATH_MAX];
-	const char *argv[32];
-	int n = 0;
-
-	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
-	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
-	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-	argv[n++] = bin;
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
-	argv[n++] = "--state-dir";
-	argv[n++] = state;
-	while (*extra && n < 30)
-		argv[n++] = *extra++;
-	/* CZ_ISOLATION=process runs the same test against device children */
-	if (getenv("CZ_ISOLATION")) {
-		argv[n++] = "--isolation";
-		argv[n++] = getenv("CZ_ISOLATION");
-	}
-	argv[n] = NULL;
-	d->pid = fork();
-	if (d->pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		if (count) {
-			setenv("LD_PRELOAD", shim, 1);
-			setenv("CZ_HEAPCOUNT", count, 1);
-		}
-		if (child_noxfsz)   /* past RLIMIT_FSIZE: a short write, then EFBIG, no signal */
-			signal(SIGXFSZ, SIG_IGN);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 1000; i++) {
-		char err[256];
-		int s = cz_ctl_connect(d->sock, err, sizeof(err));
-		if (s >= 0) {
-			close(s);
-			return 0;
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int daemon_stop(struct daemon *d)
-{
-	int st;
-	kill(d->pid, SIGTERM);
-	for (int i = 0; i < 2000; i++) {
-		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(10000);
-	}
-	kill(d->pid, SIGKILL);
-	waitpid(d->pid, &st, 0);
-	return -1;
+	child_count = count;
+	return daemon_start(d, name, extra);
 }
 
 static json_object *req(struct daemon *d, const char *json, int *fds, int nfds)
 {
-	char err[256];
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (s < 0)
-		return NULL;
-	json_object *q = json_tokener_parse(json);
-	json_object *r = cz_ctl_call(s, q, fds, nfds, err, sizeof(err));
-	json_object_put(q);
-	close(s);
-	return r;
-}
-
-static int ok_of(json_object *r)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
-}
-
-static const char *str_of(json_object *r, const char *k)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
+	return daemon_req(d, json, fds, nfds);
 }
 
 static int load_key(struct daemon *d)
@@ -389,7 +324,7 @@ static void test_backend(const char *backend, const char *const *args, const cha
 	struct tcount t[256];
 
 	snprintf(base, sizeof(base), "%s/%s.count", dir, backend);
-	int started = daemon_start(&d, backend, args, base) == 0;
+	int started = daemon_start_counted(&d, backend, args, base) == 0;
 	if (!ct_ok(started && load_key(&d) == 0,
 		   "%s: cuzkd starts under the heap counter and loads a 2^8 key", backend)) {
 		if (started)
@@ -457,7 +392,7 @@ static void test_truncate(void)
 			       "--mem-budget", budget, NULL };
 	char p[2 * PATH_MAX], src[2 * PATH_MAX], why[512];
 
-	int started = daemon_start(&d, "trunc", args, NULL) == 0;
+	int started = daemon_start_counted(&d, "trunc", args, NULL) == 0;
 	if (!ct_ok(started && load_key(&d) == 0, "truncate: cuzkd (cpu) starts and loads the key")) {
 		if (started)
 			daemon_stop(&d);
@@ -524,7 +459,7 @@ static void test_short_write(void)
 	char why[512];
 
 	child_noxfsz = 1;
-	int started = daemon_start(&d, "fsize", args, NULL) == 0;
+	int started = daemon_start_counted(&d, "fsize", args, NULL) == 0;
 	child_noxfsz = 0;
 	struct rlimit rl = { 1000, 1000 };
 	int failed = started && load_key(&d) == 0 && prlimit(d.pid, RLIMIT_FSIZE, &rl, NULL) == 0 &&

@@ -24,73 +24,14 @@
 #define NPART 8
 #define NDEV 2
 
-static char dir[PATH_MAX], bindir[2 * PATH_MAX], data[2 * PATH_MAX], outdir[2 * PATH_MAX];
+#define CZ_DAEMON_WATCH_EXIT
+#define CZ_DAEMON_START_TRIES 3000
+#define CZ_DAEMON_STOP_TRIES 3000
+#include "selftests/cz_daemon.h"
+
+static char data[2 * PATH_MAX], outdir[2 * PATH_MAX];
 
 /* ---- the daemon ---- */
-
-struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX], log[3 * PATH_MAX];
-};
-
-/* Starts cuzkd; waits for its control socket unless it exits first.
- * Returns 0 when up, else its exit status (or -1). */
-static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
-{
-	char state[3 * PATH_MAX], bin[3 * PATH_MAX];
-	const char *argv[40];
-	int n = 0, st;
-
-	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
-	snprintf(state, sizeof(state), "%s/%s-state", dir, name);
-	snprintf(bin, sizeof(bin), "%s/cuzkd", bindir);
-	snprintf(d->log, sizeof(d->log), "%s/%s.log", dir, name);
-	argv[n++] = bin;
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
-	argv[n++] = "--state-dir";
-	argv[n++] = state;
-	while (*extra && n < 38)
-		argv[n++] = *extra++;
-	argv[n] = NULL;
-	d->pid = fork();
-	if (d->pid == 0) {
-		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 3000; i++) {
-		char err[256];
-		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
-			d->pid = 0;
-			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-		}
-		int s = cz_ctl_connect(d->sock, err, sizeof(err));
-		if (s >= 0) {
-			close(s);
-			return 0;
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int daemon_stop(struct daemon *d)
-{
-	int st;
-	if (d->pid <= 0)
-		return -1;
-	kill(d->pid, SIGTERM);
-	for (int i = 0; i < 3000; i++) {
-		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(10000);
-	}
-	kill(d->pid, SIGKILL);
-	waitpid(d->pid, &st, 0);
-	return -1;
-}
 
 static json_object *req(struct daemon *d, json_object *q)
 {
@@ -106,12 +47,6 @@ static json_object *req(struct daemon *d, json_object *q)
 static json_object *req_str(struct daemon *d, const char *json)
 {
 	return req(d, json_tokener_parse(json));
-}
-
-static int ok_of(json_object *r)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
 }
 
 static json_object *path_get(json_object *o, const char *path)
