@@ -15,6 +15,7 @@
 #define CZ_TEST_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +66,16 @@ static inline void ct_skip(const char *reason, const char *fmt, ...)
 	va_end(ap);
 	printf(" # SKIP %s\n", reason);
 	fflush(stdout);
+}
+
+/* splitmix64: the tests' random numbers, independent of the code under
+ * test and the same on every run for a given seed (*state). */
+static inline uint64_t ct_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 /* A diagnostic line (TAP comment). */

@@ -25,10 +25,7 @@ _Static_assert(sizeof(cz_g1jac32) == sizeof(cz_g1_jac), "jacobian layout");
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static uint64_t rnd(void) /* splitmix64: independent of the code under test */
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ct_splitmix64(&rng);
 }
 
 /* ---- the two fields through one set of macros -------------------------- */

@@ -39,10 +39,7 @@ static uint64_t fc_rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t fc_rand64(void)
 {
-	uint64_t z = (fc_rng += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ct_splitmix64(&fc_rng);
 }
 
 static void fc_init(void)

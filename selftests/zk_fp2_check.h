@@ -27,10 +27,7 @@ static uint64_t rng = 0x243f6a8885a308d3ULL;
 
 static uint64_t rand64(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ct_splitmix64(&rng);
 }
 
 /* A GMP Fp2 element. */

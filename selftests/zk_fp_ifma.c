@@ -18,10 +18,7 @@ static uint64_t rng = 0x243f6a8885a308d3ull;
 
 static uint64_t rnd(void) /* splitmix64 */
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return ct_splitmix64(&rng);
 }
 
 /* The element's limbs as an integer (the redundant value itself). */
