@@ -14,24 +14,28 @@
 _Static_assert(sizeof(cz_scalar) % 32 == 0 && sizeof(cz_fr) % 32 == 0,
 	       "each buffer keeps the next one 32-byte aligned");
 
-uint64_t cz_synth_part_bytes(const struct cz_groth16_key *k)
-{
-	uint64_t n = 1ull << k->log2n;
-	return (uint64_t)k->nvars * sizeof(cz_scalar) + 3 * n * sizeof(cz_fr) + n * sizeof(cz_scalar);
-}
+_Static_assert(sizeof(cz_bn254_fr) == sizeof(cz_fr), "one layout for both curves");
 
-void cz_synth_part_carve(const struct cz_groth16_key *k, void *mem, struct cz_synth_part *b)
-{
-	size_t n = (size_t)1 << k->log2n;
+#define PART_DEFINE(P, KEY, FR)                                                       \
+	uint64_t P##_bytes(const struct KEY *k)                                       \
+	{                                                                             \
+		uint64_t n = 1ull << k->log2n;                                        \
+		return (uint64_t)k->nvars * sizeof(cz_scalar) + 3 * n * sizeof(FR) +  \
+		       n * sizeof(cz_scalar);                                         \
+	}                                                                             \
+	void P##_carve(const struct KEY *k, void *mem, struct P *b)                   \
+	{                                                                             \
+		size_t n = (size_t)1 << k->log2n;                                     \
+		b->w = mem;                                                           \
+		b->a = (FR *)(b->w + k->nvars);                                       \
+		b->b = b->a + n;                                                      \
+		b->c = b->b + n;                                                      \
+		b->h = (cz_scalar *)(b->c + n);                                       \
+	}                                                                             \
+	void P##_wipe(const struct KEY *k, void *mem)                                 \
+	{                                                                             \
+		explicit_bzero(mem, (size_t)P##_bytes(k));                            \
+	}
 
-	b->w = mem;
-	b->a = (cz_fr *)(b->w + k->nvars);
-	b->b = b->a + n;
-	b->c = b->b + n;
-	b->h = (cz_scalar *)(b->c + n);
-}
-
-void cz_synth_part_wipe(const struct cz_groth16_key *k, void *mem)
-{
-	explicit_bzero(mem, (size_t)cz_synth_part_bytes(k));
-}
+PART_DEFINE(cz_synth_part, cz_groth16_key, cz_fr)
+PART_DEFINE(cz_bn254_synth_part, cz_bn254_groth16_key, cz_bn254_fr)

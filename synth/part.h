@@ -15,22 +15,30 @@
 #ifndef CZ_SYNTH_PART_H
 #define CZ_SYNTH_PART_H
 
+#include "zk/bn254_groth16.h"
 #include "zk/groth16.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct cz_synth_part {
-	cz_scalar *w;
-	cz_fr *a, *b, *c;
-	cz_scalar *h;
-};
+/* For either curve: P the prefix (cz_synth_part here, cz_bn254_synth_part
+ * for BN254), KEY the prover's key tag, FR the scalar field.  bytes: of
+ * one block for key k; carve: the block at mem (bytes(k) of them) cut into
+ * its buffers; wipe: explicit_bzero over the whole block, a wipe the
+ * compiler cannot drop.  Both curves' elements are 32 bytes, so a block
+ * for a key of either curve has the same layout and size for the same
+ * nvars and n. */
+#define CZ_SYNTH_PART_DECLARE(P, KEY, FR)                                             \
+	struct P {                                                                    \
+		cz_scalar *w;                                                         \
+		FR *a, *b, *c;                                                        \
+		cz_scalar *h;                                                         \
+	};                                                                            \
+	uint64_t P##_bytes(const struct KEY *k);                                      \
+	void P##_carve(const struct KEY *k, void *mem, struct P *b);                  \
+	void P##_wipe(const struct KEY *k, void *mem)
 
-/* Bytes of one block for key k. */
-uint64_t cz_synth_part_bytes(const struct cz_groth16_key *k);
-/* The block at mem (cz_synth_part_bytes(k) bytes) cut into its buffers. */
-void cz_synth_part_carve(const struct cz_groth16_key *k, void *mem, struct cz_synth_part *b);
-/* explicit_bzero over the whole block: a wipe the compiler cannot drop. */
-void cz_synth_part_wipe(const struct cz_groth16_key *k, void *mem);
+CZ_SYNTH_PART_DECLARE(cz_synth_part, cz_groth16_key, cz_fr);
+CZ_SYNTH_PART_DECLARE(cz_bn254_synth_part, cz_bn254_groth16_key, cz_bn254_fr);
 
 #endif

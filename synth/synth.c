@@ -12,6 +12,7 @@
  * zk/groth16_key.c builds it with every key) split rows among threads with
  * no sharing; unindexed ones run serially.
  * Cost: one Fr mul and add per coefficient, one Fr mul per row.
+ * The same code serves both curves (synth/synth_tmpl_pvt.h).
  */
 #include "synth/synth.h"
 #include "zk/field_inline.h"
@@ -19,55 +20,15 @@
 
 #include <string.h>
 
-/* a[row] or b[row] += value·w[var]: value = v·R², w standard, so the
- * Montgomery product is Mont(v·w).  One Fr mul and add per coefficient. */
-static void synth_coef(const struct cz_groth16_coef *cf, const cz_scalar *w, cz_fr *a, cz_fr *b)
-{
-	cz_fr *dst = cf->matrix ? &b[cf->row] : &a[cf->row];
-	cz_fr x, wv;
-	memcpy(&wv, &w[cf->var], sizeof(wv));
-	cz_fr_mul_inl(&x, &cf->value, &wv);
-	cz_fr_add_inl(dst, dst, &x);
-}
+#define SY(n) cz_synth_##n
+#define SY_G16(n) cz_groth16_##n
+#define SY_FR cz_fr
+#include "synth/synth_tmpl_pvt.h"
+#undef SY
+#undef SY_G16
+#undef SY_FR
 
-struct synth_arg {
-	const struct cz_groth16_key *k;
-	const cz_scalar *w;
-	cz_fr *a, *b, *c;
-	size_t n, chunk;
-};
-
-static void synth_rows(void *v, size_t ci)
-{
-	struct synth_arg *s = v;
-	const struct cz_groth16_key *k = s->k;
-	size_t lo = ci * s->chunk, hi = lo + s->chunk < s->n ? lo + s->chunk : s->n;
-
-	memset(s->a + lo, 0, (hi - lo) * sizeof(cz_fr));
-	memset(s->b + lo, 0, (hi - lo) * sizeof(cz_fr));
-	for (size_t i = k->row_off[lo]; i < k->row_off[hi]; i++)
-		synth_coef(&k->coefs[i], s->w, s->a, s->b);
-	for (size_t i = lo; i < hi; i++)
-		cz_fr_mul_inl(&s->c[i], &s->a[i], &s->b[i]);
-}
-
-void cz_synth_abc(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
-		  cz_fr *c, struct cz_pool *pool)
-{
-	size_t n = (size_t)1 << k->log2n;
-
-	if (k->row_off) {
-		/* ~8 chunks a thread balance uneven rows; 64..4096 rows a chunk */
-		size_t chunk = n / (8 * cz_pool_nthreads(pool));
-		chunk = chunk < 64 ? 64 : chunk > 4096 ? 4096 : chunk;
-		struct synth_arg s = { k, w, a, b, c, n, chunk };
-		cz_pool_for(pool, (n + s.chunk - 1) / s.chunk, synth_rows, &s);
-		return;
-	}
-	memset(a, 0, n * sizeof(*a));
-	memset(b, 0, n * sizeof(*b));
-	for (size_t i = 0; i < k->ncoefs; i++)
-		synth_coef(&k->coefs[i], w, a, b);
-	for (size_t i = 0; i < n; i++)
-		cz_fr_mul_inl(&c[i], &a[i], &b[i]);
-}
+#define SY(n) cz_bn254_synth_##n
+#define SY_G16(n) cz_bn254_groth16_##n
+#define SY_FR cz_bn254_fr
+#include "synth/synth_tmpl_pvt.h"

@@ -6,6 +6,7 @@
 #ifndef CZ_SYNTH_H
 #define CZ_SYNTH_H
 
+#include "zk/bn254_groth16.h"
 #include "zk/groth16.h"
 
 struct cz_pool;
@@ -15,5 +16,8 @@ struct cz_pool;
  * cz_groth16_key_index with every loaded or set-up key; pool may be NULL). */
 void cz_synth_abc(const struct cz_groth16_key *k, const cz_scalar *w, cz_fr *a, cz_fr *b,
 		  cz_fr *c, struct cz_pool *pool);
+/* The same over BN254's key and field. */
+void cz_bn254_synth_abc(const struct cz_bn254_groth16_key *k, const cz_scalar *w, cz_bn254_fr *a,
+			cz_bn254_fr *b, cz_bn254_fr *c, struct cz_pool *pool);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/bn254_groth16.h — Groth16 over BN254 (snarkjs' bn128): the proof and
- * verifying key, the verification equation, and snarkjs' JSON files for
+ * verifying key, the prover, the verification equation, and snarkjs' JSON files for
  * them ("curve": "bn128"), with the same code, rules and messages as
  * BLS12-381's (zk/groth16.h, zk/snarkjs_json.h).
  */
@@ -14,6 +14,7 @@
 #include "zk/bn254_fr.h"
 #include "zk/bn254_g1.h"
 #include "zk/bn254_g2.h"
+#include "zk/groth16.h"     /* CZ_GROTH16_DECLARE, cz_scalar */
 #include "zk/snarkjs_json.h" /* CZ_SNARKJS_JSON_DECLARE, CZ_ERRLEN */
 
 struct cz_bn254_groth16_proof {
@@ -37,6 +38,11 @@ struct cz_bn254_groth16_vk {
 /* true iff the proof verifies for the public inputs pub[0 .. n_public). */
 bool cz_bn254_groth16_verify(const struct cz_bn254_groth16_vk *vk, const cz_bn254_fr *pub,
 			     const struct cz_bn254_groth16_proof *p);
+
+/* The prover: the same code and contracts as BLS12-381's (zk/groth16.h),
+ * over BN254's types: struct cz_bn254_groth16_key, _msms, _secrets, and
+ * cz_bn254_groth16_device, _finish, _prove, ... */
+CZ_GROTH16_DECLARE(cz_bn254_groth16, cz_bn254_fr, cz_bn254_g1, cz_bn254_g2, cz_bn254_ntt_domain);
 
 CZ_SNARKJS_JSON_DECLARE(cz_bn254_, cz_bn254_groth16_proof, cz_bn254_groth16_vk, cz_bn254_fr);
 

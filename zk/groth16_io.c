@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* zk/groth16_io.c — .zkey and .wtns to and from the prover's forms. */
+/* zk/groth16_io.c — .zkey and .wtns to and from the prover's forms, both
+ * curves. */
 #include "zk/groth16_io.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+#include "zk/bn254_wtns.h"
+#include "zk/bn254_zkey.h"
 #include "zk/snarkjs_json.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
-#include "zk/bls12_381.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,140 +19,27 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-/* The element whose Montgomery form is R²: multiplying Mont(v) by it gives
- * v·R² mod r, the form in which synthesis wants coefficients. */
-static void fr_rr(cz_fr *rr)
-{
-	cz_fr_to_mont(rr, cz_fr_one.l);         /* one's limbs are R mod r */
-}
+#define GI(n) cz_groth16_##n
+#define GIZ(n) cz_zkey_##n
+#define GI_FR cz_fr
+#define GI_KEY cz_groth16_key
+#define GI_ZKEY cz_zkey
+#define GI_G1B (2 * CZ_FP_BYTES)
+#include "zk/groth16_io_tmpl_pvt.h"
+#undef GI
+#undef GIZ
+#undef GI_FR
+#undef GI_KEY
+#undef GI_ZKEY
+#undef GI_G1B
 
-/* Drops a converted section's pages from this process's RSS: without it
- * the key is resident twice at the end of the load (the file's bytes and
- * the copy), and peak RSS is 2× the .zkey instead of 1×.  Only for the
- * anonymous memory cz_iden3_open() read the file into (a caller's buffer
- * is left alone): its pages read as zero afterwards, so a section is
- * released only once nothing reads it again.  point_bytes: the file's size
- * of one point (G1: x, y). */
-#define G1B (2 * CZ_FP_BYTES)
-static void release(const struct cz_zkey *z, enum cz_zkey_section sec, size_t point_bytes)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)z->sec[sec], b = a + z->count[sec] * point_bytes;
-
-	if (!z->f.mapped || !z->sec[sec])
-		return;
-	a = (a + pg - 1) & ~(pg - 1);   /* whole pages inside the section only */
-	b &= ~(pg - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-static int load_points(struct cz_groth16_key *k, const struct cz_zkey *z, struct cz_pool *pool,
-		       char *e)
-{
-	uint64_t nv = k->nvars, n = 1ull << k->log2n, npc = (uint64_t)k->npub + 1;
-	size_t g1 = sizeof(cz_g1_affine);
-
-	k->ic = malloc(npc * g1);
-	k->a = malloc(nv * g1);
-	k->b1 = malloc(nv * g1);
-	k->b2 = malloc(nv * sizeof(cz_g2_affine));
-	k->c = malloc((nv - npc) * g1);
-	k->h = malloc(n * g1);
-	k->coefs = malloc((size_t)z->n_coefs * sizeof(*k->coefs));
-	if (!k->ic || !k->a || !k->b1 || !k->b2 || !k->c || !k->h || !k->coefs)
-		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
-	int rc;
-	if ((rc = cz_zkey_g1(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
-	    (rc = cz_zkey_g1_pool(z, CZ_ZKEY_A, 0, nv, k->a, pool, e)) ||
-	    (release(z, CZ_ZKEY_A, G1B), rc = cz_zkey_g1_pool(z, CZ_ZKEY_B1, 0, nv, k->b1, pool, e)) ||
-	    (release(z, CZ_ZKEY_B1, G1B), rc = cz_zkey_g2_pool(z, CZ_ZKEY_B2, 0, nv, k->b2, pool, e)) ||
-	    (release(z, CZ_ZKEY_B2, 2 * G1B),
-	     rc = cz_zkey_g1_pool(z, CZ_ZKEY_C, 0, nv - npc, k->c, pool, e)) ||
-	    (release(z, CZ_ZKEY_C, G1B), rc = cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
-		return rc;
-	release(z, CZ_ZKEY_H, G1B);
-	return 0;
-}
-
-static int load_coefs(struct cz_groth16_key *k, const struct cz_zkey *z, char *e)
-{
-	enum { CHUNK = 4096 };
-	struct cz_zkey_coef buf[CHUNK];
-	cz_fr rr;
-	int rc;
-
-	fr_rr(&rr);
-	k->ncoefs = z->n_coefs;
-	for (size_t first = 0; first < k->ncoefs; first += CHUNK) {
-		size_t m = k->ncoefs - first < CHUNK ? k->ncoefs - first : CHUNK;
-		if ((rc = cz_zkey_coefs(z, first, m, buf, e)))
-			return rc;
-		for (size_t i = 0; i < m; i++) {
-			struct cz_groth16_coef *c = &k->coefs[first + i];
-			c->matrix = buf[i].matrix;
-			c->row = buf[i].constraint;
-			c->var = buf[i].signal;
-			cz_fr_mul(&c->value, &buf[i].value, &rr);
-		}
-	}
-	return 0;
-}
-
-int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_pool *pool,
-			char *err, size_t cap)
-{
-	char e[CZ_ERRLEN] = "";
-	struct cz_zkey *z = cz_zkey_open_flags(path, CZ_ZKEY_CHECK_COEFS, e);
-	int rc = -EINVAL;
-
-	memset(k, 0, sizeof(*k));
-	if (z) {
-		k->nvars = z->n_vars;
-		k->npub = z->n_public;
-		k->log2n = z->log2_domain;
-		k->alpha1 = z->alpha1, k->beta1 = z->beta1, k->delta1 = z->delta1;
-		k->beta2 = z->beta2, k->gamma2 = z->gamma2, k->delta2 = z->delta2;
-		rc = load_points(k, z, pool, e);
-		if (!rc)
-			rc = load_coefs(k, z, e);
-		if (!rc)
-			cz_groth16_key_index(k);   /* failure only costs parallel synthesis */
-		cz_zkey_close(z);
-	}
-	if (rc)
-		cz_groth16_key_free(k);
-	snprintf(err, cap, "%s", e);
-	return rc;
-}
-
-int cz_groth16_key_save(const struct cz_groth16_key *k, const char *path, char *err, size_t cap)
-{
-	char e[CZ_ERRLEN] = "";
-	cz_fr one_raw = { { 1 } };   /* Montgomery-multiplying by it divides by R */
-	struct cz_zkey_coef *cf = malloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*cf));
-	if (!cf) {
-		snprintf(err, cap, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < k->ncoefs; i++) {
-		cf[i].matrix = k->coefs[i].matrix;
-		cf[i].constraint = k->coefs[i].row;
-		cf[i].signal = k->coefs[i].var;
-		cz_fr_mul(&cf[i].value, &k->coefs[i].value, &one_raw);
-	}
-	struct cz_zkey_parts p = {
-		.n_vars = k->nvars, .n_public = k->npub, .domain_size = 1u << k->log2n,
-		.alpha1 = k->alpha1, .beta1 = k->beta1, .delta1 = k->delta1,
-		.beta2 = k->beta2, .gamma2 = k->gamma2, .delta2 = k->delta2,
-		.ic = k->ic, .coefs = cf, .n_coefs = (uint32_t)k->ncoefs,
-		.a = k->a, .b1 = k->b1, .b2 = k->b2, .c = k->c, .h = k->h,
-	};
-	int rc = cz_zkey_write(path, &p, e);
-	free(cf);
-	snprintf(err, cap, "%s", e);
-	return rc;
-}
+#define GI(n) cz_bn254_groth16_##n
+#define GIZ(n) cz_bn254_zkey_##n
+#define GI_FR cz_bn254_fr
+#define GI_KEY cz_bn254_groth16_key
+#define GI_ZKEY cz_bn254_zkey
+#define GI_G1B (2 * CZ_BN254_FP_BYTES)
+#include "zk/groth16_io_tmpl_pvt.h"
 
 uint64_t cz_wtns_file_size(uint32_t nvars)
 {
@@ -157,15 +48,16 @@ uint64_t cz_wtns_file_size(uint32_t nvars)
 	return 12 + (12 + 4 + CZ_FR_BYTES + 4) + 12 + (uint64_t)nvars * CZ_FR_BYTES;
 }
 
-static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
+/* Both curves' wtns structs begin with the same fields (zk/wtns.h's
+ * CZ_WTNS_DECLARE): name, count, values. */
+static int wtns_copy(const char *name, uint32_t n, const uint8_t *values, const uint64_t *r,
+		     uint32_t nvars, cz_scalar *w, char *e)
 {
-	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
-
-	if (wt->n != nvars)
+	if (n != nvars)
 		return cz_errf(e, -EINVAL, "%s: %u witness values, the circuit has nVars = %u",
-			       wt->f.name, wt->n, nvars);
+			       name, n, nvars);
 	for (uint32_t i = 0; i < nvars; i++) {
-		memcpy(w[i].l, wt->values + (size_t)i * CZ_FR_BYTES, CZ_FR_BYTES);   /* LE host */
+		memcpy(w[i].l, values + (size_t)i * CZ_FR_BYTES, CZ_FR_BYTES);   /* LE host */
 		int lt = 0;
 		for (int l = CZ_FR_LIMBS - 1; l >= 0; l--)
 			if (w[i].l[l] != r[l]) {
@@ -173,7 +65,7 @@ static int wtns_copy(struct cz_wtns *wt, uint32_t nvars, cz_scalar *w, char *e)
 				break;
 			}
 		if (!lt)
-			return cz_errf(e, -EINVAL, "%s: witness value %u is not below r", wt->f.name, i);
+			return cz_errf(e, -EINVAL, "%s: witness value %u is not below r", name, i);
 	}
 	return 0;
 }
@@ -210,9 +102,15 @@ static ssize_t pread_full(int fd, void *buf, size_t n, off_t off)
  * submit fixes the layout: header (76 bytes: magic, version, nSections,
  * section 1 = n8, q, nWitness; section 2's id and size), then the values.
  */
-int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
+static const uint64_t bls_r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
+static const uint64_t bn_r[CZ_FR_LIMBS] = CZ_BN254_R;
+
+static int wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, enum cz_curve curve, char *err,
+			size_t cap)
 {
-	static const uint64_t r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
+	const uint64_t *r = curve == CZ_CURVE_BN254 ? bn_r : bls_r;
+	const uint64_t *other = curve == CZ_CURVE_BN254 ? bls_r : bn_r;
+	enum cz_curve oc = curve == CZ_CURVE_BN254 ? CZ_CURVE_BLS12_381 : CZ_CURVE_BN254;
 	uint8_t h[76];
 	uint64_t want = cz_wtns_file_size(nvars), vbytes = (uint64_t)nvars * CZ_FR_BYTES;
 	struct stat st;
@@ -237,9 +135,16 @@ int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
 		snprintf(err, cap, "not a .wtns file of 2 sections (magic, version or nSections)");
 		return -EINVAL;
 	}
+	if (rd32(h + 12) == 1 && s1 == 40 && rd32(h + 24) == CZ_FR_BYTES &&
+	    !memcmp(h + 28, other, CZ_FR_BYTES)) {
+		snprintf(err, cap, "section 1 (header): field q: curve %s, expected %s",
+			 cz_curve_name(oc), cz_curve_name(curve));
+		return -EINVAL;
+	}
 	if (rd32(h + 12) != 1 || s1 != 40 || rd32(h + 24) != CZ_FR_BYTES ||
 	    memcmp(h + 28, r, CZ_FR_BYTES)) {
-		snprintf(err, cap, "section 1 (header): not n8 = 32 and q = the BLS12-381 scalar field");
+		snprintf(err, cap, "section 1 (header): not n8 = 32 and q = the %s scalar field",
+			 cz_curve_name(curve));
 		return -EINVAL;
 	}
 	if (rd32(h + 60) != nvars) {
@@ -280,14 +185,38 @@ int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
 	return 0;
 }
 
+int cz_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
+{
+	return wtns_read_fd(fd, nvars, w, CZ_CURVE_BLS12_381, err, cap);
+}
+
+int cz_bn254_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
+{
+	return wtns_read_fd(fd, nvars, w, CZ_CURVE_BN254, err, cap);
+}
+
 int cz_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err, size_t cap)
 {
 	char e[CZ_ERRLEN] = "";
 	struct cz_wtns *wt = cz_wtns_open(path, e);
 	int rc = -EINVAL;
 	if (wt) {
-		rc = wtns_copy(wt, nvars, w, e);
+		rc = wtns_copy(wt->f.name, wt->n, wt->values, bls_r, nvars, w, e);
 		cz_wtns_close(wt);
+	}
+	snprintf(err, cap, "%s", e);
+	return rc;
+}
+
+int cz_bn254_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err,
+			    size_t cap)
+{
+	char e[CZ_ERRLEN] = "";
+	struct cz_bn254_wtns *wt = cz_bn254_wtns_open(path, e);
+	int rc = -EINVAL;
+	if (wt) {
+		rc = wtns_copy(wt->f.name, wt->n, wt->values, bn_r, nvars, w, e);
+		cz_bn254_wtns_close(wt);
 	}
 	snprintf(err, cap, "%s", e);
 	return rc;

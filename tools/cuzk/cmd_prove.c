@@ -1,139 +1,175 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cuzk/cmd_prove.c — `cuzk prove ZKEY WTNS PROOF.json PUBLIC.json
- * [--bin PROOF.bin] [--threads N]`, rapidsnark's argument order.
+ * [--bin PROOF.bin] [--threads N]`, a drop-in for rapidsnark's `prover
+ * circuit.zkey witness.wtns proof.json public.json`: the same arguments,
+ * the same outputs (snarkjs's proof.json and public.json) and rapidsnark's
+ * exit codes, 0 for a proof and 1 (EXIT_FAILURE) for anything else, with
+ * the reason on stderr.  The .zkey's primes pick the curve: BLS12-381
+ * ("bls12381") or BN254 ("bn128", circom's default).
  *
  * Loads the whole key (checked: header points in the subgroup, every point
  * on its curve, every coefficient in range) and the witness (nVars values,
- * each < r), proves on a pool of N threads, and writes the outputs only
- * after the proof has verified against the key's own verification key:
- * a witness that does not satisfy the circuit gives exit 1 and no files.
- * Every output is written to NAME.tmp and renamed, so a reader never sees
- * a half-written proof.
+ * each < r, over the key's curve: one of the other curve is refused naming
+ * both), proves on a pool of N threads, and writes the outputs only after
+ * the proof has verified against the key's own verification key: a
+ * witness that does not satisfy the circuit gives exit 1 and no files
+ * (rapidsnark would write a proof no verifier accepts).  Every output is
+ * written to NAME.tmp and renamed, so a reader never sees a half-written
+ * proof.  --bin (the zcash compressed encoding) is BLS12-381's only: BN254
+ * has no such convention.
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
 #include "synth/synth.h"
+#include "zk/bn254_groth16.h"
 #include "zk/groth16.h"
 #include "zk/groth16_io.h"
 #include "zk/outfile.h"
 #include "zk/snarkjs_json.h"
+#include "zk/zkey.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* rapidsnark's prover exits EXIT_FAILURE for every error. */
+#define PROVE_FAIL 1
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: cuzk prove ZKEY WTNS PROOF.json PUBLIC.json [--bin PROOF.bin] "
 			"[--threads N]\n");
-	return CZ_EXIT_USAGE;
+	return PROVE_FAIL;
 }
 
-static int write_outputs(const struct cz_groth16_key *k, const cz_scalar *w,
-			 const struct cz_groth16_proof *p, const char *proof_path,
-			 const char *public_path, const char *bin_path, char err[CZ_ERRLEN])
+struct prove_args {
+	const char *zkey, *wtns, *proof, *public, *bin;
+	struct cz_pool *pool;
+};
+
+static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, char err[CZ_ERRLEN])
 {
 	uint8_t bin[CZ_PROOF_BIN_BYTES];
-	cz_fr *pub = malloc(((size_t)k->npub + 1) * sizeof(*pub));
-	int rc;
 
-	if (!pub)
-		return cz_errf(err, -1, "out of memory");
-	for (uint32_t i = 0; i < k->npub; i++)
-		cz_fr_to_mont(&pub[i], w[1 + i].l);     /* < r: the witness reader checked */
-	rc = cz_proof_json_write(proof_path, p, err);
-	if (!rc)
-		rc = cz_public_json_write(public_path, pub, k->npub, err);
-	if (!rc && bin_path) {
-		cz_proof_bin(bin, p);
-		rc = cz_outfile_write(bin_path, bin, sizeof(bin), err);
-	}
-	free(pub);
-	return rc;
+	cz_proof_bin(bin, p);
+	return cz_outfile_write(path, bin, sizeof(bin), err);
 }
+
+/* One body for both curves: G16 the prover's prefix, JS the JSON prefix,
+ * FR the scalar field; WBIN writes --bin or is NULL (no such encoding). */
+#define PROVE_FN(NAME, G16, JS, FR, SYNTH, LOAD, WTNS, WBIN)                            \
+	static int NAME(const struct prove_args *a)                                     \
+	{                                                                               \
+		char err[CZ_ERRLEN] = "";                                               \
+		struct G16##_key k;                                                     \
+		struct G16##_proof p;                                                   \
+		cz_scalar *w = NULL;                                                    \
+		FR *abc = NULL, *pub = NULL;                                            \
+		int (*wbin)(const struct G16##_proof *, const char *, char *) = WBIN;   \
+		int ret = PROVE_FAIL, rc;                                               \
+                                                                                        \
+		if (a->bin && !wbin) {                                                  \
+			fprintf(stderr, "cuzk prove: --bin: %s has no compressed proof "  \
+					"encoding (BLS12-381 keys only)\n", a->zkey);     \
+			return PROVE_FAIL;                                              \
+		}                                                                       \
+		if (LOAD(&k, a->zkey, a->pool, err, sizeof(err))) {                     \
+			fprintf(stderr, "cuzk prove: %s\n", err);                       \
+			return PROVE_FAIL;                                              \
+		}                                                                       \
+		size_t n = (size_t)1 << k.log2n;                                        \
+		if (!(w = malloc((size_t)k.nvars * sizeof(*w))) ||                      \
+		    !(abc = malloc(3 * n * sizeof(*abc))) ||                            \
+		    !(pub = malloc(((size_t)k.npub + 1) * sizeof(*pub)))) {             \
+			fprintf(stderr, "cuzk prove: out of memory for %u witness "       \
+					"values and 3 x 2^%u vectors\n", k.nvars, k.log2n); \
+			goto out;                                                       \
+		}                                                                       \
+		if (WTNS(a->wtns, k.nvars, w, err, sizeof(err))) {                      \
+			fprintf(stderr, "cuzk prove: %s\n", err);                       \
+			goto out;                                                       \
+		}                                                                       \
+		SYNTH(&k, w, abc, abc + n, abc + 2 * n, a->pool);                       \
+		rc = G16##_prove(&k, w, abc, abc + n, abc + 2 * n, &p, a->pool, NULL);  \
+		if (rc == CZ_GROTH16_UNSAT) {                                           \
+			fprintf(stderr, "cuzk prove: %s: witness does not satisfy the "   \
+					"circuit\n", a->wtns);                            \
+			goto out;                                                       \
+		}                                                                       \
+		if (rc == CZ_GROTH16_ERANDOM) {                                         \
+			fprintf(stderr, "cuzk prove: getrandom failed drawing the "       \
+					"blinding r, s: %s\n", strerror(errno));          \
+			goto out;                                                       \
+		}                                                                       \
+		if (rc) {                                                               \
+			fprintf(stderr, "cuzk prove: out of memory (domain 2^%u)\n",      \
+				k.log2n);                                               \
+			goto out;                                                       \
+		}                                                                       \
+		for (uint32_t i = 0; i < k.npub; i++)                                   \
+			FR##_to_mont(&pub[i], w[1 + i].l);  /* < r: the reader checked */ \
+		if (JS##proof_json_write(a->proof, &p, err) ||                          \
+		    JS##public_json_write(a->public, pub, k.npub, err) ||               \
+		    (a->bin && wbin(&p, a->bin, err))) {                                \
+			fprintf(stderr, "cuzk prove: %s\n", err);                       \
+			goto out;                                                       \
+		}                                                                       \
+		ret = CZ_EXIT_OK;                                                       \
+	out:                                                                            \
+		free(abc);      /* wiped by G16_prove */                                \
+		free(pub);                                                              \
+		if (w)                                                                  \
+			explicit_bzero(w, (size_t)k.nvars * sizeof(*w)); /* private */  \
+		free(w);                                                                \
+		G16##_key_free(&k);                                                     \
+		return ret;                                                             \
+	}
+
+PROVE_FN(prove_bls12_381, cz_groth16, cz_, cz_fr, cz_synth_abc, cz_groth16_key_load,
+	 cz_wtns_read_path, write_bin_bls)
+PROVE_FN(prove_bn254, cz_bn254_groth16, cz_bn254_, cz_bn254_fr, cz_bn254_synth_abc,
+	 cz_bn254_groth16_key_load, cz_bn254_wtns_read_path, NULL)
 
 int cz_cmd_prove(int argc, char **argv)
 {
-	const char *pos[4], *bin_path = NULL;
+	const char *pos[4];
+	struct prove_args a = { 0 };
 	uint64_t threads = 0;
 	int npos = 0;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--bin") && i + 1 < argc)
-			bin_path = argv[++i];
-		else if (!strcmp(a, "--threads") && i + 1 < argc) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--bin") && i + 1 < argc)
+			a.bin = argv[++i];
+		else if (!strcmp(s, "--threads") && i + 1 < argc) {
 			if (cz_cli_uint("prove", "--threads", argv[++i], 4096, &threads))
-				return CZ_EXIT_USAGE;
-		} else if (a[0] == '-' && a[1] == '-') {
-			fprintf(stderr, "cuzk prove: unknown or incomplete option '%s'\n", a);
+				return PROVE_FAIL;
+		} else if (s[0] == '-' && s[1] == '-') {
+			fprintf(stderr, "cuzk prove: unknown or incomplete option '%s'\n", s);
 			return usage();
 		} else if (npos < 4)
-			pos[npos++] = a;
+			pos[npos++] = s;
 		else
 			return usage();
 	}
 	if (npos != 4)
 		return usage();
+	a.zkey = pos[0], a.wtns = pos[1], a.proof = pos[2], a.public = pos[3];
 
 	char err[CZ_ERRLEN] = "";
-	struct cz_groth16_key k;
-	struct cz_groth16_proof p;
-	struct cz_pool *pool = NULL;
-	cz_scalar *w = NULL;
-	cz_fr *abc = NULL;
-	int ret = CZ_EXIT_USAGE, rc;
-
-	if (!(pool = cz_pool_create((unsigned)threads))) {
+	enum cz_curve curve;
+	if (cz_zkey_curve(a.zkey, &curve, err)) {
+		fprintf(stderr, "cuzk prove: %s\n", err);
+		return PROVE_FAIL;
+	}
+	if (!(a.pool = cz_pool_create((unsigned)threads))) {
 		fprintf(stderr, "cuzk prove: cannot start %llu threads\n", (unsigned long long)threads);
-		return CZ_EXIT_USAGE;
+		return PROVE_FAIL;
 	}
-	if (cz_groth16_key_load(&k, pos[0], pool, err, sizeof(err))) {
-		fprintf(stderr, "cuzk prove: %s\n", err);
-		cz_pool_destroy(pool);
-		return CZ_EXIT_USAGE;
-	}
-	size_t n = (size_t)1 << k.log2n;
-	if (!(w = malloc((size_t)k.nvars * sizeof(*w))) || !(abc = malloc(3 * n * sizeof(*abc)))) {
-		fprintf(stderr, "cuzk prove: out of memory for %u witness values and 3 x 2^%u vectors\n",
-			k.nvars, k.log2n);
-		goto out;
-	}
-	if (cz_wtns_read_path(pos[1], k.nvars, w, err, sizeof(err))) {
-		fprintf(stderr, "cuzk prove: %s\n", err);
-		goto out;
-	}
-
-	cz_synth_abc(&k, w, abc, abc + n, abc + 2 * n, pool);
-	rc = cz_groth16_prove(&k, w, abc, abc + n, abc + 2 * n, &p, pool, NULL);
-	if (rc == CZ_GROTH16_UNSAT) {
-		fprintf(stderr, "cuzk prove: %s: witness does not satisfy the circuit\n", pos[1]);
-		ret = CZ_EXIT_FALSE;
-		goto out;
-	}
-	if (rc == CZ_GROTH16_ERANDOM) {
-		fprintf(stderr, "cuzk prove: getrandom failed drawing the blinding r, s: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	if (rc) {
-		fprintf(stderr, "cuzk prove: out of memory (domain 2^%u)\n", k.log2n);
-		goto out;
-	}
-	if (write_outputs(&k, w, &p, pos[2], pos[3], bin_path, err)) {
-		fprintf(stderr, "cuzk prove: %s\n", err);
-		goto out;
-	}
-	ret = CZ_EXIT_OK;
-out:
-	cz_pool_destroy(pool);
-	free(abc);      /* wiped by cz_groth16_prove */
-	if (w)
-		explicit_bzero(w, (size_t)k.nvars * sizeof(*w));   /* the private signals */
-	free(w);
-	cz_groth16_key_free(&k);
+	int ret = curve == CZ_CURVE_BN254 ? prove_bn254(&a) : prove_bls12_381(&a);
+	cz_pool_destroy(a.pool);
 	return ret;
 }
