@@ -612,6 +612,25 @@ static void prove_bn128(void)
 		 path(tmp, "bn.bin"));
 	ct_ok(rc == 1 && strstr(out, "--bin") && !exists(proof), "bn128 --bin: no compressed encoding, exit %d", rc);
 
+	/* cuzk devsetup on circom's bn128 .r1cs: the file's prime picks BN254 */
+	const char *dzk = path(tmp, "bn_dev.zkey"), *dvk = path(tmp, "bn_dev_vk.json");
+	rc = RUN(cuzk, "devsetup", "--r1cs", path(bn, "rangehash.r1cs"), "--out-zkey", dzk, "--out-vk", dvk);
+	int dok = rc == 0 && strstr(out, "bn128/BN254");
+	rc = dok ? RUN(cuzk, "prove", dzk, path(bn, "rangehash_1.wtns"), proof, pub) : -1;
+	ct_ok(dok && rc == 0 && cuzk_verify(dvk, pub, proof) && json_same(pub, path(bn, "rangehash_public_1.json")),
+	      "bn128 devsetup --r1cs rangehash.r1cs, cuzk prove, cuzk verify (exit %d)", rc);
+	if (have_snarkjs) {
+		const char *svk = path(tmp, "bn_dev_snarkjs_vk.json");
+		ct_ok(dok && snarkjs_verify(dvk, pub, proof) &&
+		      RUN("node", snarkjs_cli, "zkey", "export", "verificationkey", dzk, svk) == 0 && json_same(svk, dvk),
+		      "bn128 dev key: snarkjs verify accepts cuzk's proof; snarkjs's vk export = devsetup's vk.json");
+		rc = RUN("node", snarkjs_cli, "groth16", "prove", dzk, path(bn, "rangehash_2.wtns"), sp, spub);
+		ct_ok(dok && rc == 0 && cuzk_verify(dvk, spub, sp), "bn128 dev key: snarkjs groth16 prove, cuzk verify accepts");
+	} else {
+		ct_skip(no_snarkjs, "bn128 dev key: snarkjs verify accepts cuzk's proof");
+		ct_skip(no_snarkjs, "bn128 dev key: snarkjs groth16 prove, cuzk verify accepts");
+	}
+
 	/* snarkjs groth16 setup from the circom-compiled .r1cs on a fresh
 	 * bn128 powers of tau; cuzk proves with that key, snarkjs verifies */
 	if (!have_snarkjs) {
@@ -751,7 +770,7 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(74 + 6 + 2 + 2 + 17);
+	ct_plan(74 + 6 + 2 + 2 + 17 + 3);
 	have_snarkjs = !access(snarkjs_cli, R_OK) && RUN("node", "--version") == 0;
 	if (!have_snarkjs)
 		ct_diag("%s", no_snarkjs);

@@ -43,6 +43,10 @@ bool cz_bn254_groth16_verify(const struct cz_bn254_groth16_vk *vk, const cz_bn25
  * over BN254's types: struct cz_bn254_groth16_key, _msms, _secrets, and
  * cz_bn254_groth16_device, _finish, _prove, ... */
 CZ_GROTH16_DECLARE(cz_bn254_groth16, cz_bn254_fr, cz_bn254_g1, cz_bn254_g2, cz_bn254_ntt_domain);
+/* INSECURE single-party setup (zk/groth16.h's cz_groth16_devsetup), BN254. */
+struct cz_bn254_cs;
+int cz_bn254_groth16_devsetup(const struct cz_bn254_cs *cs, uint64_t seed,
+			      struct cz_bn254_groth16_key *k, struct cz_pool *pool);
 
 CZ_SNARKJS_JSON_DECLARE(cz_bn254_, cz_bn254_groth16_proof, cz_bn254_groth16_vk, cz_bn254_fr);
 

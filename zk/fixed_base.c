@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* zk/fixed_base.c — windowed fixed-base multiplication, G1 and G2 (see fixed_base.h). */
+/* zk/fixed_base.c — windowed fixed-base multiplication, G1 and G2 of both
+ * curves (see fixed_base.h): one macro body, four instances. */
 #include "zk/fixed_base.h"
 #include "lib/pool.h"
 
@@ -11,11 +12,11 @@
 #define WSIZE (1 << WBITS)
 #define CHUNK 1024
 
-#define FIXED_BASE(G)                                                                       \
+#define FIXED_BASE(G, FR)                                                                       \
 	struct G##_fb {                                                                     \
-		cz_##G##_affine *tab; /* [NWIN][WSIZE]; entry 0 unused */                  \
-		cz_##G##_affine *out;                                                       \
-		const cz_fr *k;                                                             \
+		G##_affine *tab; /* [NWIN][WSIZE]; entry 0 unused */                  \
+		G##_affine *out;                                                       \
+		const FR *k;                                                             \
 		size_t n;                                                                   \
 		int err;                                                                    \
 	};                                                                                  \
@@ -24,46 +25,46 @@
 	{                                                                                   \
 		struct G##_fb *f = v;                                                       \
 		size_t lo = ci * CHUNK, hi = lo + CHUNK < f->n ? lo + CHUNK : f->n;         \
-		cz_##G##_jac *acc = malloc((hi - lo) * sizeof(*acc));                       \
+		G##_jac *acc = malloc((hi - lo) * sizeof(*acc));                       \
 		if (!acc) {                                                                 \
 			__atomic_store_n(&f->err, -ENOMEM, __ATOMIC_RELAXED);              \
 			return;                                                             \
 		}                                                                           \
 		for (size_t i = lo; i < hi; i++) {                                          \
-			uint64_t e[CZ_FR_LIMBS];                                            \
-			cz_fr_from_mont(e, &f->k[i]);                                       \
-			cz_##G##_jac_set_inf(&acc[i - lo]);                                 \
+			uint64_t e[4];                                                    \
+			FR##_from_mont(e, &f->k[i]);                                       \
+			G##_jac_set_inf(&acc[i - lo]);                                 \
 			for (int w = 0; w < NWIN; w++) {                                    \
 				unsigned d = (unsigned)(e[w / 8] >> (8 * (w % 8))) & 0xff;  \
 				if (d)                                                      \
-					cz_##G##_jac_add_affine(&acc[i - lo], &acc[i - lo], \
+					G##_jac_add_affine(&acc[i - lo], &acc[i - lo], \
 								&f->tab[w * WSIZE + d]);   \
 			}                                                                   \
 		}                                                                           \
-		cz_##G##_jac_batch_to_affine(f->out + lo, acc, hi - lo);                    \
+		G##_jac_batch_to_affine(f->out + lo, acc, hi - lo);                    \
 		free(acc);                                                                  \
 	}                                                                                   \
                                                                                             \
-	int cz_##G##_fixed_base_many(cz_##G##_affine *out, const cz_##G##_affine *g,        \
-				     const cz_fr *k, size_t n, struct cz_pool *pool)        \
+	int G##_fixed_base_many(G##_affine *out, const G##_affine *g,        \
+				     const FR *k, size_t n, struct cz_pool *pool)        \
 	{                                                                                   \
 		struct G##_fb f = { .out = out, .k = k, .n = n };                           \
-		cz_##G##_jac *row = malloc(WSIZE * sizeof(*row));                           \
+		G##_jac *row = malloc(WSIZE * sizeof(*row));                           \
 		f.tab = malloc((size_t)NWIN * WSIZE * sizeof(*f.tab));                      \
 		if (!row || !f.tab) {                                                       \
 			free(row);                                                          \
 			free(f.tab);                                                        \
 			return -ENOMEM;                                                     \
 		}                                                                           \
-		cz_##G##_jac base;                                                          \
-		cz_##G##_jac_from_affine(&base, g);                                         \
+		G##_jac base;                                                          \
+		G##_jac_from_affine(&base, g);                                         \
 		for (int w = 0; w < NWIN; w++) {                                            \
-			cz_##G##_jac_set_inf(&row[0]);                                      \
+			G##_jac_set_inf(&row[0]);                                      \
 			for (int d = 1; d < WSIZE; d++)                                     \
-				cz_##G##_jac_add(&row[d], &row[d - 1], &base);              \
-			cz_##G##_jac_batch_to_affine(f.tab + w * WSIZE, row, WSIZE);        \
+				G##_jac_add(&row[d], &row[d - 1], &base);              \
+			G##_jac_batch_to_affine(f.tab + w * WSIZE, row, WSIZE);        \
 			for (int b = 0; b < WBITS; b++)                                     \
-				cz_##G##_jac_dbl(&base, &base);                             \
+				G##_jac_dbl(&base, &base);                             \
 		}                                                                           \
 		free(row);                                                                  \
 		cz_pool_for(pool, (n + CHUNK - 1) / CHUNK, G##_fb_chunk, &f);               \
@@ -71,5 +72,7 @@
 		return f.err;                                                               \
 	}
 
-FIXED_BASE(g1)
-FIXED_BASE(g2)
+FIXED_BASE(cz_g1, cz_fr)
+FIXED_BASE(cz_g2, cz_fr)
+FIXED_BASE(cz_bn254_g1, cz_bn254_fr)
+FIXED_BASE(cz_bn254_g2, cz_bn254_fr)

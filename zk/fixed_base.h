@@ -10,6 +10,8 @@
 
 #include "zk/g1.h"
 #include "zk/g2.h"
+#include "zk/bn254_g1.h"
+#include "zk/bn254_g2.h"
 
 struct cz_pool;
 
@@ -18,5 +20,10 @@ int cz_g1_fixed_base_many(cz_g1_affine *out, const cz_g1_affine *g, const cz_fr 
 			  size_t n, struct cz_pool *pool);
 int cz_g2_fixed_base_many(cz_g2_affine *out, const cz_g2_affine *g, const cz_fr *k,
 			  size_t n, struct cz_pool *pool);
+/* The same over BN254 (254-bit scalars: the top window stays unused). */
+int cz_bn254_g1_fixed_base_many(cz_bn254_g1_affine *out, const cz_bn254_g1_affine *g,
+				const cz_bn254_fr *k, size_t n, struct cz_pool *pool);
+int cz_bn254_g2_fixed_base_many(cz_bn254_g2_affine *out, const cz_bn254_g2_affine *g,
+				const cz_bn254_fr *k, size_t n, struct cz_pool *pool);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/r1cs.h — circom constraint systems (.r1cs, iden3 container, magic
- * "r1cs", version 1) over BLS12-381's scalar field.
+ * "r1cs", version 1) over BLS12-381's or BN254's (bn128) scalar field.
  *
  *   section 1  header       u32 n8, prime (n8 bytes LE), u32 nWires,
  *                           u32 nPubOut, u32 nPubIn, u32 nPrvIn,
@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zk/bn254_fr.h"
+#include "zk/curve_id.h"
 #include "zk/fr.h"
 #include "zk/iden3bin.h"
 
@@ -35,6 +37,7 @@ struct cz_r1cs {
 	const uint8_t *constraints;   /* section 2, in the mapping */
 	uint64_t constraints_size;
 	const uint8_t *labels;        /* section 3 (nWires u64), or NULL if absent */
+	enum cz_curve curve;          /* whose r the header's prime is */
 };
 
 /* One matrix in compressed-row form: row i is terms [start[i], start[i+1]). */
@@ -44,7 +47,10 @@ struct cz_r1cs_matrix {
 	cz_fr *value;                 /* n_terms, Montgomery */
 };
 
+/* A BLS12-381 .r1cs (one of bn128 is refused naming both curves). */
 struct cz_r1cs *cz_r1cs_open(const char *path, char err[CZ_ERRLEN]);
+/* want: the curve expected, or 0 for either (r->curve says which). */
+struct cz_r1cs *cz_r1cs_open_curve(const char *path, enum cz_curve want, char err[CZ_ERRLEN]);
 struct cz_r1cs *cz_r1cs_open_mem(const char *name, const void *data, size_t size,
 				 char err[CZ_ERRLEN]);
 void cz_r1cs_close(struct cz_r1cs *r);
@@ -52,6 +58,16 @@ void cz_r1cs_close(struct cz_r1cs *r);
 /* Fills m[0] = A, m[1] = B, m[2] = C (malloc'd; cz_r1cs_matrices_free). */
 int cz_r1cs_load(const struct cz_r1cs *r, struct cz_r1cs_matrix m[3], char err[CZ_ERRLEN]);
 void cz_r1cs_matrices_free(struct cz_r1cs_matrix m[3]);
+/* The same for a bn128 file (values cz_bn254_fr); each refuses a file of
+ * the other curve, naming both. */
+struct cz_bn254_r1cs_matrix {
+	uint64_t *start;
+	uint32_t *wire;
+	cz_bn254_fr *value;
+};
+int cz_bn254_r1cs_load(const struct cz_r1cs *r, struct cz_bn254_r1cs_matrix m[3],
+		       char err[CZ_ERRLEN]);
+void cz_bn254_r1cs_matrices_free(struct cz_bn254_r1cs_matrix m[3]);
 
 /* The label id of a wire (section 3); -ENOENT without the section. */
 int cz_r1cs_label(const struct cz_r1cs *r, uint32_t wire, uint64_t *label);

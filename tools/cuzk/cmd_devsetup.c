@@ -14,7 +14,8 @@
  *                 [--input SEED] [--seed N]
  *   (both also take --threads T)
  *
- * The .r1cs mode takes any circom circuit compiled with --prime bls12381;
+ * The .r1cs mode takes any circom circuit compiled with --prime bls12381 or
+ * --prime bn128 (circom's default), the file's prime picking the curve;
  * circom numbers wires 0 = one, public outputs, public inputs, private,
  * which is cz_cs's order, so the matrices copy over row by row with
  * npub = nPubOut + nPubIn.  The keys have snarkjs's layout: `snarkjs
@@ -23,6 +24,7 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
+#include "zk/bn254_groth16.h"
 #include "zk/builtin.h"
 #include "zk/cs.h"
 #include "zk/groth16.h"
@@ -130,37 +132,80 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* circom's matrices, one cz_cs row per constraint. */
-static int cs_from_r1cs(struct cz_cs *cs, const char *path, char err[CZ_ERRLEN])
+/* circom's matrices, one cs row per constraint; the key and its vk.json
+ * written.  One body for both curves: CS the constraint system's prefix,
+ * MAT LOAD MFREE the .r1cs matrices', G16 the prover's, JS the JSON's. */
+#define R1CS_SETUP(NAME, CS, MAT, LOAD, MFREE, G16, JS)                                 \
+	static int NAME(const struct cz_r1cs *r, const struct opts *o, struct cz_pool *pool, \
+			char err[CZ_ERRLEN])                                            \
+	{                                                                               \
+		struct MAT m[3];                                                        \
+		struct CS cs;                                                           \
+		struct G16##_key k;                                                     \
+		struct G16##_vk vk;                                                     \
+		int rc;                                                                 \
+                                                                                        \
+		if ((rc = LOAD(r, m, err)))                                             \
+			return rc;                                                      \
+		rc = CS##_init(&cs, r->n_wires, r->n_pub_out + r->n_pub_in);            \
+		for (uint32_t i = 0; !rc && i < r->n_constraints; i++) {                \
+			rc = CS##_row(&cs);                                             \
+			for (int j = 0; j < 3 && !rc; j++)                              \
+				for (uint64_t t = m[j].start[i]; t < m[j].start[i + 1] && !rc; t++) \
+					rc = CS##_term(&cs, j, m[j].wire[t], &m[j].value[t]); \
+		}                                                                       \
+		MFREE(m);                                                               \
+		if (rc) {                                                               \
+			CS##_free(&cs);                                                 \
+			return cz_errf(err, rc, "%s: out of memory for %u constraints",  \
+				       o->r1cs, r->n_constraints);                      \
+		}                                                                       \
+		printf("%s: %s, %u constraints, %u wires, %u public\n", o->r1cs,        \
+		       cz_curve_name(r->curve), cs.nrows, cs.nvars, cs.npub);           \
+		rc = G16##_devsetup(&cs, o->seed, &k, pool);                            \
+		if (rc) {                                                               \
+			cz_errf(err, rc, "setup failed (%s): %u constraints, %u public",  \
+				rc == -ENOMEM ? "out of memory"                         \
+					      : "circuit too large for Fr's 2-adicity", \
+				cs.nrows, cs.npub);                                     \
+			CS##_free(&cs);                                                 \
+			return rc;                                                      \
+		}                                                                       \
+		CS##_free(&cs);                                                         \
+		rc = G16##_key_save(&k, o->out_zkey, err, CZ_ERRLEN);                   \
+		if (!rc) {                                                              \
+			printf("wrote %s (proving key: domain 2^%u, %u signals, %u "      \
+			       "public)\n", o->out_zkey, k.log2n, k.nvars, k.npub);       \
+			G16##_vk_from_key(&vk, &k);     /* borrows k.ic */              \
+			JS##groth16_vk_set_alphabeta(&vk);                              \
+			rc = JS##groth16_vk_json_write(o->out_vk, &vk, err);            \
+			if (!rc)                                                        \
+				printf("wrote %s (verification key)\n", o->out_vk);     \
+		}                                                                       \
+		G16##_key_free(&k);                                                     \
+		return rc;                                                              \
+	}
+
+R1CS_SETUP(r1cs_setup_bls12_381, cz_cs, cz_r1cs_matrix, cz_r1cs_load, cz_r1cs_matrices_free,
+	   cz_groth16, cz_)
+R1CS_SETUP(r1cs_setup_bn254, cz_bn254_cs, cz_bn254_r1cs_matrix, cz_bn254_r1cs_load,
+	   cz_bn254_r1cs_matrices_free, cz_bn254_groth16, cz_bn254_)
+
+/* The .r1cs's prime picks the curve. */
+static int run_r1cs(const struct opts *o, struct cz_pool *pool, char err[CZ_ERRLEN])
 {
-	struct cz_r1cs_matrix m[3];
-	struct cz_r1cs *r = cz_r1cs_open(path, err);
+	struct cz_r1cs *r = cz_r1cs_open_curve(o->r1cs, 0, err);
 	int rc;
 
 	if (!r)
 		return -EINVAL;
-	if ((uint64_t)r->n_pub_out + r->n_pub_in + 1 > r->n_wires) {
+	if ((uint64_t)r->n_pub_out + r->n_pub_in + 1 > r->n_wires)
 		rc = cz_errf(err, -EINVAL, "%s: header: nPubOut + nPubIn = %u + %u, but nWires = %u",
-			     path, r->n_pub_out, r->n_pub_in, r->n_wires);
-		cz_r1cs_close(r);
-		return rc;
-	}
-	if ((rc = cz_r1cs_load(r, m, err))) {
-		cz_r1cs_close(r);
-		return rc;
-	}
-	rc = cz_cs_init(cs, r->n_wires, r->n_pub_out + r->n_pub_in);
-	for (uint32_t i = 0; !rc && i < r->n_constraints; i++) {
-		rc = cz_cs_row(cs);
-		for (int k = 0; k < 3 && !rc; k++)
-			for (uint64_t t = m[k].start[i]; t < m[k].start[i + 1] && !rc; t++)
-				rc = cz_cs_term(cs, k, m[k].wire[t], &m[k].value[t]);
-	}
-	if (rc) {
-		cz_errf(err, rc, "%s: out of memory for %u constraints", path, r->n_constraints);
-		cz_cs_free(cs);
-	}
-	cz_r1cs_matrices_free(m);
+			     o->r1cs, r->n_pub_out, r->n_pub_in, r->n_wires);
+	else if (r->curve == CZ_CURVE_BN254)
+		rc = r1cs_setup_bn254(r, o, pool, err);
+	else
+		rc = r1cs_setup_bls12_381(r, o, pool, err);
 	cz_r1cs_close(r);
 	return rc;
 }
@@ -252,14 +297,7 @@ int cz_cmd_devsetup(int argc, char **argv)
 		return CZ_EXIT_USAGE;
 	}
 	if (o.r1cs) {
-		struct cz_cs cs;
-		rc = cs_from_r1cs(&cs, o.r1cs, err);
-		if (!rc) {
-			printf("%s: %u constraints, %u wires, %u public\n", o.r1cs, cs.nrows, cs.nvars,
-			       cs.npub);
-			rc = setup(&cs, &o, pool, o.out_zkey, o.out_vk, err);
-			cz_cs_free(&cs);
-		}
+		rc = run_r1cs(&o, pool, err);
 	} else {
 		rc = run_builtin(&o, pool, err);
 	}
