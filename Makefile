@@ -37,6 +37,8 @@ TESTS    += selftests/vm/check-numa.sh
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it.
 TESTS    += selftests/zk_groth16_noifma.sh
 TESTS    += selftests/e2e_cli_noifma.sh
+# The two-curve daemon suite once more with its devices in child processes.
+TESTS    += selftests/e2e_bn254_process.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

@@ -84,17 +84,25 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	const struct cz_pipe_key *k = &pipe->keys[sl->key_id];
 	/* In a device child a key just loaded may still be being mapped
 	 * (engine/devproc.c): wait for it, up to 10 s. */
-	const struct cz_groth16_key *key;
+	const struct cz_groth16_key *key;       /* or a BN254 key: the union's other member */
 	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
 	     !atomic_load(pipe->stop); i++)
 		usleep(1000);
-	struct cz_dev_work w = { .key = key, .dom = k->dom, .part = d->key.part };
+	struct cz_dev_work w = { .curve = k->curve, .key = key, .dom = k->dom, .part = d->key.part };
 
 	unsigned arena = CZ_PIPE_OFF_ARENA(d->off[0]);
 	char *base = arena < CZ_PLACE_MAX_NODES ? c->buf_base[arena] : NULL;
 	if (sl->has_buf && !base)
 		key = NULL;     /* an arena this process does not map: fails below, never a wild read */
-	if (key && sl->has_buf) {
+	if (key && sl->has_buf && cz_dev_work_bn254(&w)) {
+		struct cz_bn254_synth_part b;
+		cz_bn254_synth_part_carve(w.bn_key, base + CZ_PIPE_OFF_BYTES(d->off[0]), &b);
+		w.w = b.w;
+		w.bn_a = b.a;
+		w.bn_b = b.b;
+		w.bn_c = b.c;
+		w.h = b.h;
+	} else if (key && sl->has_buf) {
 		struct cz_synth_part b;
 		cz_synth_part_carve(key, base + CZ_PIPE_OFF_BYTES(d->off[0]), &b);
 		w.w = b.w;
@@ -117,7 +125,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	sl->device_ns = dt;
 	atomic_store(&me->proving, 0);
 	atomic_fetch_add(&me->proved, 1);
-	sl->out = w.out;
+	sl->out = w.msms;
 	sl->rc = rc;
 	sl->dev = c->dev;
 	sl->cons = c->idx;

@@ -46,6 +46,7 @@
 #include "engine/engine_pvt.h"
 #include "engine/shkey.h"
 #include "lib/thread.h"
+#include "zk/bn254_ntt.h"
 #include "zk/ntt.h"
 
 #include <errno.h>
@@ -117,8 +118,15 @@ void cz_devproc_place(unsigned dev)
 
 struct child_key {
 	struct cz_region reg;
-	struct cz_groth16_key key;
-	struct cz_ntt_domain *dom;
+	enum cz_curve curve;            /* from the region's header (cz_shkey_curve) */
+	union {
+		struct cz_groth16_key key;
+		struct cz_bn254_groth16_key bn_key;
+	};
+	union {
+		struct cz_ntt_domain *dom;
+		struct cz_bn254_ntt_domain *bn_dom;
+	};
 	ino_t ino;
 };
 
@@ -128,9 +136,13 @@ static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct c
 	if (!k->reg.base)
 		return;
 	__atomic_store_n(&p->keys[id].key, NULL, __ATOMIC_RELEASE);
-	if (be->unload_key)
-		be->unload_key(hw, &k->key);
-	cz_ntt_domain_destroy(k->dom);
+	if (k->curve == CZ_CURVE_BN254) {
+		cz_bn254_ntt_domain_destroy(k->bn_dom);
+	} else {
+		if (be->unload_key)     /* cuda keeps BLS12-381 keys only, so far */
+			be->unload_key(hw, &k->key);
+		cz_ntt_domain_destroy(k->dom);
+	}
 	cz_region_destroy(&k->reg);
 	memset(k, 0, sizeof(*k));
 }
@@ -155,14 +167,20 @@ static int child_key(struct cz_pipe *p, const struct cz_backend *be, struct cz_d
 		close(fd);
 		return rc;
 	}
-	if (mprotect(k->reg.base, k->reg.size, PROT_READ) || cz_shkey_attach(&k->reg, &k->key) ||
-	    !(k->dom = cz_ntt_domain_create(k->key.log2n))) {
+	bool ok = !mprotect(k->reg.base, k->reg.size, PROT_READ) && !cz_shkey_curve(&k->reg, &k->curve);
+	if (ok && k->curve == CZ_CURVE_BN254)
+		ok = !cz_bn254_shkey_attach(&k->reg, &k->bn_key) &&
+		     (k->bn_dom = cz_bn254_ntt_domain_create(k->bn_key.log2n));
+	else if (ok)
+		ok = !cz_shkey_attach(&k->reg, &k->key) && (k->dom = cz_ntt_domain_create(k->key.log2n));
+	if (!ok) {
 		cz_region_destroy(&k->reg);
 		return -EPROTO;
 	}
 	k->ino = st.st_ino;
-	p->keys[id].dom = k->dom;
-	/* published last: a consumer that sees the key sees its domain */
+	p->keys[id].curve = k->curve;
+	p->keys[id].dom = k->dom;       /* either curve's: the union's */
+	/* published last: a consumer that sees the key sees its domain and curve */
 	__atomic_store_n(&p->keys[id].key, &k->key, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -143,12 +143,17 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 	const struct cz_groth16_key *k = &c->key;
 	struct cz_synth_part b;
 	char err[256];
+	bool bn = c->curve == CZ_CURVE_BN254;
 
 	if (e->be->input == CZ_BACKEND_IN_NONE) {
 		e->be->stand_in(&e->bopts);
 		close(p->wfd);
 		p->wfd = -1;
-		p->work = (struct cz_dev_work){ .key = k, .dom = c->dom };
+		p->work = (struct cz_dev_work){ .curve = c->curve };
+		if (bn)
+			p->work.bn_key = &c->bn_key, p->work.bn_dom = c->bn_dom;
+		else
+			p->work.key = k, p->work.dom = c->dom;
 		return 0;
 	}
 	/* A partition buffer of 16 MiB or more comes off the cache's stack of
@@ -160,17 +165,28 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
+	/* The same layout for both curves (synth/part.h): carved once. */
 	cz_synth_part_carve(k, p->mem, &b);
-	int rc = cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
+	int rc = bn ? cz_bn254_wtns_read_fd(p->wfd, c->bn_key.nvars, b.w, err, sizeof(err))
+		    : cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
 	close(p->wfd);
 	p->wfd = -1;
 	if (rc) {
 		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
+	if (bn) {
+		struct cz_bn254_synth_part bb;
+		cz_bn254_synth_part_carve(&c->bn_key, p->mem, &bb);
+		cz_bn254_synth_abc(&c->bn_key, bb.w, bb.a, bb.b, bb.c, NULL);
+		p->work = (struct cz_dev_work){ .curve = c->curve, .bn_key = &c->bn_key,
+						.bn_dom = c->bn_dom, .w = bb.w, .bn_a = bb.a,
+						.bn_b = bb.b, .bn_c = bb.c, .h = bb.h };
+		return 0;
+	}
 	cz_synth_abc(k, b.w, b.a, b.b, b.c, NULL);
-	p->work = (struct cz_dev_work){ .key = k, .dom = c->dom, .w = b.w, .a = b.a, .b = b.b,
-					.c = b.c, .h = b.h };
+	p->work = (struct cz_dev_work){ .curve = c->curve, .key = k, .dom = c->dom, .w = b.w,
+					.a = b.a, .b = b.b, .c = b.c, .h = b.h };
 	return 0;
 }
 
@@ -182,7 +198,10 @@ int cz_dispatch_redo(void *v, struct cz_part *p)
 	if (!p->mem)
 		return 0;       /* no input (null): nothing to redo */
 	const struct cz_dev_work *w = &p->work;
-	cz_synth_abc(w->key, w->w, w->a, w->b, w->c, NULL);
+	if (cz_dev_work_bn254(w))
+		cz_bn254_synth_abc(w->bn_key, w->w, w->bn_a, w->bn_b, w->bn_c, NULL);
+	else
+		cz_synth_abc(w->key, w->w, w->a, w->b, w->c, NULL);
 	return 0;
 }
 

@@ -33,9 +33,19 @@ enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED 
 struct cz_circuit {
 	char name[64];
 	char path[PATH_MAX];
-	struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
+	/* The key's curve says which member of each union is live.  nvars,
+	 * npub and log2n lead both key structs (their common initial
+	 * sequence), so key.nvars, key.npub and key.log2n read either. */
+	enum cz_curve curve;
+	union {
+		struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
+		struct cz_bn254_groth16_key bn_key;
+	};
 	struct cz_region kreg;
-	struct cz_ntt_domain *dom;
+	union {
+		struct cz_ntt_domain *dom;
+		struct cz_bn254_ntt_domain *bn_dom;
+	};
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
@@ -59,7 +69,7 @@ struct cz_part {
 	struct cz_slab_cache *cache;    /* mem's, to put it back */
 	uint64_t reserved;      /* budget bytes held */
 	struct cz_dev_work work;
-	struct cz_groth16_proof proof;
+	union cz_dev_proof proof;       /* of the job's curve */
 	uint32_t olen[2];       /* bytes of its proof.json, public.json in job->out */
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
@@ -82,6 +92,7 @@ struct cz_job {
 	char id[64];            /* the caller's id, or the sequence number */
 	enum cz_prio prio;
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
+	enum cz_curve curve;         /* circ's, kept past it (the output writer reads it) */
 	char circ_name[64];
 	uint32_t nparts, nterminal, nfailed;
 	uint32_t in_heap;       /* partitions still referenced by the queued heap */
@@ -227,8 +238,9 @@ void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then j
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
-cz_fr *cz_output_pub(struct cz_job *j);
-int cz_output_render(struct cz_part *p, const cz_fr *pub);
+/* npub + 1 scalars of the job's curve (cz_fr or cz_bn254_fr: 32 bytes each). */
+void *cz_output_pub(struct cz_job *j);
+int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);

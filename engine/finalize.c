@@ -33,7 +33,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 		cz_part_set(p, CZ_PART_FINALIZING);
 		st = CZ_PART_DONE;
 		char why[256] = "";
-		cz_fr *pub = cz_output_pub(j);   /* the job's scratch, made at submit */
+		void *pub = cz_output_pub(j);    /* the job's scratch, made at submit */
 		if (e->be->finish(&p->work, pub, &p->proof, why, sizeof(why))) {
 			snprintf(p->err, sizeof(p->err), "partition %u: %s", p->idx, why);
 			st = CZ_PART_FAILED;

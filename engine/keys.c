@@ -2,13 +2,17 @@
 /*
  * engine/keys.c — resident proving keys.  A key is read once (outside the
  * engine lock: a large .zkey takes seconds), charged to the memory budget
- * while loaded, and freed by `unload` only when no job uses it.
+ * while loaded, and freed by `unload` only when no job uses it.  The
+ * .zkey's primes pick the curve (BLS12-381 or BN254); keys of both live
+ * side by side, each job proving over its circuit's.
  */
 #include "engine/engine_pvt.h"
 #include "engine/shkey.h"
 #include "synth/part.h"
+#include "zk/bn254_ntt.h"
 #include "zk/groth16_io.h"
 #include "zk/ntt.h"
+#include "zk/zkey.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +29,60 @@ struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 static void circuit_free(struct cz_circuit *c)
 {
 	cz_numa_caches_destroy(c);
-	cz_ntt_domain_destroy(c->dom);
-	cz_shkey_free(&c->key, &c->kreg);
+	if (c->curve == CZ_CURVE_BN254) {
+		cz_bn254_ntt_domain_destroy(c->bn_dom);
+		cz_bn254_shkey_free(&c->bn_key, &c->kreg);
+	} else {
+		cz_ntt_domain_destroy(c->dom);
+		cz_shkey_free(&c->key, &c->kreg);
+	}
 	free(c);
+}
+
+/* The key at path into c, over its own curve: read, moved to a shared
+ * region, its NTT domain made; key_bytes and part_bytes set.  0, or -1
+ * with err set (c's parts made so far are circuit_free's). */
+static int circuit_key_load(struct cz_circuit *c, const struct cz_backend *be, const char *path,
+			    char *err, size_t cap)
+{
+	char e[160];
+
+	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
+		return -1;
+	if (c->curve == CZ_CURVE_BN254 && !be->bn254) {
+		snprintf(err, cap, "%s: curve bn128/BN254: backend %s does not prove it yet (cpu does)",
+			 path, be->name);
+		return -1;
+	}
+	if (c->curve == CZ_CURVE_BN254) {
+		if (cz_bn254_groth16_key_load(&c->bn_key, path, NULL, err, cap))
+			return -1;
+		/* One copy, in shared memory: device children map it (engine/shkey.c). */
+		if (cz_bn254_shkey_share(&c->bn_key, &c->kreg, e, sizeof(e))) {
+			snprintf(err, cap, "%s: %s", path, e);
+			return -1;
+		}
+		if (!(c->bn_dom = cz_bn254_ntt_domain_create(c->bn_key.log2n))) {
+			snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
+			return -1;
+		}
+		c->key_bytes = cz_bn254_groth16_key_bytes(&c->bn_key) + cz_bn254_ntt_domain_bytes(c->bn_dom);
+		c->part_bytes = cz_bn254_synth_part_bytes(&c->bn_key);
+		return 0;
+	}
+	if (cz_groth16_key_load(&c->key, path, NULL, err, cap))
+		return -1;
+	if (cz_shkey_share(&c->key, &c->kreg, e, sizeof(e))) {
+		snprintf(err, cap, "%s: %s", path, e);
+		return -1;
+	}
+	if (!(c->dom = cz_ntt_domain_create(c->key.log2n))) {
+		snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
+		return -1;
+	}
+	c->key_bytes = cz_groth16_key_bytes(&c->key) + cz_ntt_domain_bytes(c->dom);
+	c->part_bytes = cz_synth_part_bytes(&c->key);
+	return 0;
 }
 
 json_object *cz_req_load(struct cz_engine *e, json_object *req)
@@ -56,23 +111,10 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (cz_groth16_key_load(&c->key, path, NULL, err, sizeof(err))) {
-		free(c);
+	if (circuit_key_load(c, e->be, path, err, sizeof(err))) {
+		circuit_free(c);
 		return cz_resp_err("%s", err);
 	}
-	/* One copy, in shared memory: device children map it (engine/shkey.c). */
-	if (cz_shkey_share(&c->key, &c->kreg, err, sizeof(err))) {
-		circuit_free(c);
-		return cz_resp_err("%s: %s", path, err);
-	}
-	c->dom = cz_ntt_domain_create(c->key.log2n);
-	if (!c->dom) {
-		unsigned log2n = c->key.log2n;
-		circuit_free(c);
-		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, log2n);
-	}
-	c->key_bytes = cz_groth16_key_bytes(&c->key) + cz_ntt_domain_bytes(c->dom);
-	c->part_bytes = cz_synth_part_bytes(&c->key);
 
 	json_object *r = NULL;
 	struct cz_budget_stat st;
@@ -110,7 +152,12 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		} else {
 			e->key_used[id] = 1;
 			c->key_id = id;
-			cz_pipe_key_set(&e->pipe, id, &c->key, c->dom);
+			struct cz_pipe_key pk = { .curve = c->curve };
+			if (c->curve == CZ_CURVE_BN254)
+				pk.bn_key = &c->bn_key, pk.bn_dom = c->bn_dom;
+			else
+				pk.key = &c->key, pk.dom = c->dom;
+			cz_pipe_key_set(&e->pipe, id, &pk);
 			c->next = e->circuits;
 			e->circuits = c;
 			cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
@@ -122,10 +169,12 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		return r;
 	}
 	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
-	fprintf(stderr, "cuzkd: loaded %s from %s: 2^%u domain, %u signals, %u public, %llu bytes\n", name,
-		path, c->key.log2n, c->key.nvars, c->key.npub, (unsigned long long)c->key_bytes);
+	fprintf(stderr, "cuzkd: loaded %s from %s: %s, 2^%u domain, %u signals, %u public, %llu bytes\n",
+		name, path, cz_curve_name(c->curve), c->key.log2n, c->key.nvars, c->key.npub,
+		(unsigned long long)c->key_bytes);
 	r = cz_resp_ok();
 	json_object_object_add(r, "circuit", json_object_new_string(name));
+	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
 	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
 	return r;
@@ -152,7 +201,7 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		gone = *pp;
 		*pp = gone->next;
 		cz_engine_budget_release_locked(e, gone->key_bytes);
-		cz_pipe_key_set(&e->pipe, gone->key_id, NULL, NULL);   /* no partition names it */
+		cz_pipe_key_set(&e->pipe, gone->key_id, NULL);   /* no partition names it */
 		e->key_used[gone->key_id] = 0;
 		cz_metrics_keys(e->metrics, -(int64_t)gone->key_bytes, -1);
 	}
@@ -184,6 +233,7 @@ json_object *cz_req_circuits(struct cz_engine *e)
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(c->name));
 		json_object_object_add(o, "zkey", json_object_new_string(c->path));
+		json_object_object_add(o, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 		json_object_object_add(o, "log2n", json_object_new_int((int)c->key.log2n));
 		json_object_object_add(o, "signals", json_object_new_int64(c->key.nvars));
 		json_object_object_add(o, "public", json_object_new_int64(c->key.npub));

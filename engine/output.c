@@ -108,33 +108,36 @@ static uint8_t *bin_at(const struct cz_job *j, uint32_t k)
 	       (size_t)k * CZ_PROOF_BIN_BYTES;
 }
 
-cz_fr *cz_output_pub(struct cz_job *j)
+void *cz_output_pub(struct cz_job *j)
 {
-	return (cz_fr *)(j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub +
-							 CZ_PROOF_BIN_BYTES));
+	return j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES);
 }
 
-int cz_output_render(struct cz_part *p, const cz_fr *pub)
+int cz_output_render(struct cz_part *p, const void *pub)
 {
 	struct cz_job *j = p->job;
-	const struct cz_groth16_key *k = &j->circ->key;
+	const struct cz_groth16_key *k = &j->circ->key;        /* npub: either curve's */
 	char *pj = proof_at(j, p->idx), *uj = pj + CZ_PROOF_JSON_MAX;
+	bool bn = j->curve == CZ_CURVE_BN254;
 
-	size_t n = cz_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof);
+	size_t n = bn ? cz_bn254_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof.bn)
+		      : cz_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof.bls);
 	if (n >= CZ_PROOF_JSON_MAX) {
 		snprintf(p->err, sizeof(p->err), "partition %u: proof.json needs %zu bytes, its buffer "
 			 "has %d (a bug: CZ_PROOF_JSON_MAX)", p->idx, n + 1, CZ_PROOF_JSON_MAX);
 		return -1;
 	}
 	p->olen[0] = (uint32_t)n;
-	n = cz_public_json_render(uj, j->out_pub, pub, k->npub);
+	n = bn ? cz_bn254_public_json_render(uj, j->out_pub, pub, k->npub)
+	       : cz_public_json_render(uj, j->out_pub, pub, k->npub);
 	if (n >= j->out_pub) {
 		snprintf(p->err, sizeof(p->err), "partition %u: public.json needs %zu bytes, its buffer "
 			 "has %zu (a bug: cz_public_json_max)", p->idx, n + 1, j->out_pub);
 		return -1;
 	}
 	p->olen[1] = (uint32_t)n;
-	cz_proof_bin(bin_at(j, p->idx), &p->proof);
+	if (!bn)        /* BN254 has no compressed encoding: no proof.bin */
+		cz_proof_bin(bin_at(j, p->idx), &p->proof.bls);
 	return 0;
 }
 
@@ -186,7 +189,8 @@ static void job_open(struct cz_output *w, struct ojob *o, char *dir, size_t dcap
 /* Adds job j's files to the batch; false when they do not fit. */
 static bool batch_add(struct cz_output *w, unsigned *nj, unsigned *nf, struct cz_job *j)
 {
-	unsigned need = 2 * j->nparts + 1;
+	bool bin = j->curve != CZ_CURVE_BN254;   /* proof.bin: BLS12-381's only */
+	unsigned need = 2 * j->nparts + bin;
 
 	if (*nj == BATCH_JOBS || *nf + need > BATCH_FILES)
 		return false;
@@ -206,10 +210,12 @@ static bool batch_add(struct cz_output *w, unsigned *nj, unsigned *nf, struct cz
 		snprintf(pf->name, sizeof(pf->name), "%u.proof.json", k);
 		snprintf(uf->name, sizeof(uf->name), "%u.public.json", k);
 	}
-	struct ofile *bf = &w->f[*nf + 2 * j->nparts];
-	*bf = (struct ofile){ .data = (const char *)bin_at(j, 0), .len = j->nparts * CZ_PROOF_BIN_BYTES,
-			      .job = (uint16_t)*nj, .fd = -1 };
-	snprintf(bf->name, sizeof(bf->name), "proof.bin");
+	if (bin) {
+		struct ofile *bf = &w->f[*nf + 2 * j->nparts];
+		*bf = (struct ofile){ .data = (const char *)bin_at(j, 0),
+				      .len = j->nparts * CZ_PROOF_BIN_BYTES, .job = (uint16_t)*nj, .fd = -1 };
+		snprintf(bf->name, sizeof(bf->name), "proof.bin");
+	}
 	*nf += need;
 	(*nj)++;
 	return true;

@@ -573,10 +573,9 @@ void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq)
 			atomic_store(&p->slots[s].skip_seq, job_seq);
 }
 
-void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
-		     const struct cz_ntt_domain *dom)
+void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_pipe_key *k)
 {
-	p->keys[id] = (struct cz_pipe_key){ .key = k, .dom = dom };
+	p->keys[id] = k ? *k : (struct cz_pipe_key){ .key = NULL };
 }
 
 int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
@@ -776,7 +775,7 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 			 part->idx, sl->dev, sl->rc);
 		cz_part_set(part, CZ_PART_FAILED);
 	} else if (sl->proved) {
-		part->work.out = sl->out;
+		part->work.msms = sl->out;
 	}
 	if (sl->proved) {
 		atomic_store(&part->consumer, (int)sl->cons);

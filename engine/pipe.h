@@ -31,6 +31,9 @@
 
 #include "alloc/region.h"
 #include "ring/order.h"
+#include "gpu/backend.h"   /* union cz_dev_msms */
+#include "zk/bn254_groth16.h"
+#include "zk/curve_id.h"
 #include "zk/groth16.h"
 
 #include <pthread.h>
@@ -98,14 +101,21 @@ struct cz_pipe_slot {
 	uint32_t deaths;                /* device processes that died holding it */
 	uint64_t buf_off;               /* the descriptor's off[0], to hand it out again */
 	char why[96];                   /* CZ_SLOT_POISON: how the devices died */
-	struct cz_groth16_msms out;
+	union cz_dev_msms out;          /* of the key's curve */
 };
 
 /* The in-process view of a resident key: what the consumers of this
  * process compute with (cuzkd's own copy, or a child's mapping of it). */
 struct cz_pipe_key {
-	const struct cz_groth16_key *key;
-	const struct cz_ntt_domain *dom;
+	enum cz_curve curve;            /* which member of each union */
+	union {
+		const struct cz_groth16_key *key;       /* NULL: no key (either curve) */
+		const struct cz_bn254_groth16_key *bn_key;
+	};
+	union {
+		const struct cz_ntt_domain *dom;
+		const struct cz_bn254_ntt_domain *bn_dom;
+	};
 };
 
 struct cz_pipe {
@@ -164,8 +174,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
 /* Resident keys by id: set at load before any partition names it, cleared
  * at unload once none does. */
-void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
-		     const struct cz_ntt_domain *dom);
+void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_pipe_key *k);
 /* The consumer proving the partition in part's slot, or -1. */
 int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
 

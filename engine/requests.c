@@ -151,6 +151,7 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 		return NULL;
 	}
 	j->circ = c;
+	j->curve = c->curve;
 	snprintf(j->circ_name, sizeof(j->circ_name), "%s", c->name);
 	j->nparts = n;
 	for (uint32_t i = 0; i < n; i++) {

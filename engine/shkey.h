@@ -8,6 +8,8 @@
 #define CZ_SHKEY_H
 
 #include "alloc/region.h"
+#include "zk/bn254_groth16.h"
+#include "zk/curve_id.h"
 #include "zk/groth16.h"
 
 #include <stddef.h>
@@ -20,5 +22,11 @@ void cz_shkey_free(struct cz_groth16_key *k, struct cz_region *r);
 /* k over a mapping of such a region (another process's; read-only is
  * enough): 0, or -EPROTO when the header disagrees with the mapping. */
 int cz_shkey_attach(const struct cz_region *r, struct cz_groth16_key *k);
+/* The same three for a BN254 key. */
+int cz_bn254_shkey_share(struct cz_bn254_groth16_key *k, struct cz_region *r, char *err, size_t cap);
+void cz_bn254_shkey_free(struct cz_bn254_groth16_key *k, struct cz_region *r);
+int cz_bn254_shkey_attach(const struct cz_region *r, struct cz_bn254_groth16_key *k);
+/* The curve of the key a region holds, from its header: 0, or -EPROTO. */
+int cz_shkey_curve(const struct cz_region *r, enum cz_curve *curve);
 
 #endif

@@ -15,23 +15,57 @@
 #ifndef CZ_BACKEND_H
 #define CZ_BACKEND_H
 
+#include "zk/bn254_groth16.h"
+#include "zk/curve_id.h"
 #include "zk/groth16.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct cz_ntt_domain;
+struct cz_bn254_ntt_domain;
 
-/* One partition's device work: inputs from synthesis, outputs for finalize. */
+/* The device stage's results and the proof, of either curve. */
+union cz_dev_msms {
+	struct cz_groth16_msms bls;
+	struct cz_bn254_groth16_msms bn;
+};
+union cz_dev_proof {
+	struct cz_groth16_proof bls;
+	struct cz_bn254_groth16_proof bn;
+};
+
+/* One partition's device work: inputs from synthesis, outputs for finalize.
+ * curve says which member of each union is live: BLS12-381 (or 0, for a
+ * work zeroed by a caller of one curve only) the plain names, BN254 the
+ * bn_ ones; msms is out or bn_out as a whole, for copying. */
 struct cz_dev_work {
-	const struct cz_groth16_key *key;
-	const struct cz_ntt_domain *dom;
+	enum cz_curve curve;
+	union {
+		const struct cz_groth16_key *key;
+		const struct cz_bn254_groth16_key *bn_key;
+	};
+	union {
+		const struct cz_ntt_domain *dom;
+		const struct cz_bn254_ntt_domain *bn_dom;
+	};
 	const cz_scalar *w;
-	cz_fr *a, *b, *c;
+	union { cz_fr *a; cz_bn254_fr *bn_a; };
+	union { cz_fr *b; cz_bn254_fr *bn_b; };
+	union { cz_fr *c; cz_bn254_fr *bn_c; };
 	cz_scalar *h;
-	struct cz_groth16_msms out;
+	union {
+		struct cz_groth16_msms out;
+		struct cz_bn254_groth16_msms bn_out;
+		union cz_dev_msms msms;
+	};
 	uint32_t part;          /* the partition's index in its job (tests: --null-fault-part) */
 };
+
+static inline bool cz_dev_work_bn254(const struct cz_dev_work *w)
+{
+	return w->curve == CZ_CURVE_BN254;
+}
 
 struct cz_backend_opts {
 	unsigned threads;       /* host threads per device (cpu backend; cuda: for G2) */
@@ -64,15 +98,19 @@ struct cz_backend {
 	 * default number (null). */
 	bool simulated;
 	enum cz_backend_input input;
+	/* prove() and finish() take BN254 work too (cz_dev_work.curve); a
+	 * backend without it is refused bn128 keys at load. */
+	bool bn254;
 	void (*stand_in)(const struct cz_backend_opts *o);      /* CZ_BACKEND_IN_NONE */
 	struct cz_device *(*open)(unsigned index, const struct cz_backend_opts *o,
 				  char *err, size_t cap);
 	int (*prove)(struct cz_device *d, struct cz_dev_work *w);
 	/* The device's results to the proof and its public inputs pub (npub
-	 * values, Montgomery form), on the finalizer: for cpu and cuda,
+	 * values of the work's curve's Fr, Montgomery form: cz_fr or
+	 * cz_bn254_fr, both 32 bytes), on the finalizer: for cpu and cuda,
 	 * cz_backend_groth16_finish; null writes zeros.  0, or a
 	 * CZ_GROTH16_* code with err set to the cause. */
-	int (*finish)(const struct cz_dev_work *w, cz_fr *pub, struct cz_groth16_proof *p,
+	int (*finish)(const struct cz_dev_work *w, void *pub, union cz_dev_proof *p,
 		      char *err, size_t cap);
 	/* Drops what device d keeps of key k (cuda: its resident copy of the
 	 * points).  The engine calls it on every device when k is unloaded,
@@ -96,8 +134,8 @@ const char *cz_backend_names(void);
 /* finish() of the backends that compute: the public inputs from w, r and s
  * from getrandom, the proof assembled and verified against the key, r and s
  * wiped (zk/groth16.h, cz_groth16_finish). */
-int cz_backend_groth16_finish(const struct cz_dev_work *w, cz_fr *pub,
-			      struct cz_groth16_proof *p, char *err, size_t cap);
+int cz_backend_groth16_finish(const struct cz_dev_work *w, void *pub, union cz_dev_proof *p,
+			      char *err, size_t cap);
 
 extern const struct cz_backend cz_backend_cpu;
 extern const struct cz_backend cz_backend_null;

@@ -37,6 +37,9 @@ static struct cz_device *cpu_open(unsigned index, const struct cz_backend_opts *
 
 static int cpu_prove(struct cz_device *d, struct cz_dev_work *w)
 {
+	if (cz_dev_work_bn254(w))
+		return cz_bn254_groth16_device(w->bn_key, w->bn_dom, w->w, w->bn_a, w->bn_b, w->bn_c,
+					       w->h, &w->bn_out, d->pool, NULL);
 	return cz_groth16_device(w->key, w->dom, w->w, w->a, w->b, w->c, w->h, &w->out, d->pool, NULL);
 }
 
@@ -53,7 +56,7 @@ static const char *cpu_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cpu = {
-	.name = "cpu", .count = cpu_count, .input = CZ_BACKEND_IN_SYNTH,
+	.name = "cpu", .count = cpu_count, .input = CZ_BACKEND_IN_SYNTH, .bn254 = true,
 	.open = cpu_open, .prove = cpu_prove, .finish = cz_backend_groth16_finish,
 	.close = cpu_close, .describe = cpu_describe,
 };

@@ -63,17 +63,18 @@ static int null_prove(struct cz_device *d, struct cz_dev_work *w)
 	if ((d->fault_nth && d->index == d->fault_dev && d->calls == d->fault_nth) ||
 	    (d->fault_part && w->part + 1 == d->fault_part))
 		raise(SIGSEGV);
-	memset(&w->out, 0, sizeof(w->out));
+	memset(&w->msms, 0, sizeof(w->msms));
 	sleep_ms(d->delay_ms);
 	return 0;
 }
 
 /* No witness was read: zero public inputs, a zero proof. */
-static int null_finish(const struct cz_dev_work *w, cz_fr *pub, struct cz_groth16_proof *p,
+static int null_finish(const struct cz_dev_work *w, void *pub, union cz_dev_proof *p,
 		       char *err, size_t cap)
 {
 	(void)err, (void)cap;
-	memset(pub, 0, w->key->npub * sizeof(*pub));
+	uint32_t npub = cz_dev_work_bn254(w) ? w->bn_key->npub : w->key->npub;
+	memset(pub, 0, npub * sizeof(cz_fr));   /* both curves' Fr: 32 bytes */
 	memset(p, 0, sizeof(*p));
 	return 0;
 }
@@ -90,7 +91,7 @@ static const char *null_describe(struct cz_device *d)
 
 const struct cz_backend cz_backend_null = {
 	.name = "null", .count = null_count, .simulated = true,
-	.input = CZ_BACKEND_IN_NONE, .stand_in = null_stand_in,
+	.input = CZ_BACKEND_IN_NONE, .stand_in = null_stand_in, .bn254 = true,
 	.open = null_open, .prove = null_prove, .finish = null_finish,
 	.close = null_close, .describe = null_describe,
 };

@@ -15,4 +15,10 @@ static inline const char *cz_curve_name(enum cz_curve c)
 									      : "unknown curve";
 }
 
+/* snarkjs' "curve" tag alone: "bn128", "bls12381". */
+static inline const char *cz_curve_tag(enum cz_curve c)
+{
+	return c == CZ_CURVE_BN254 ? "bn128" : c == CZ_CURVE_BLS12_381 ? "bls12381" : "unknown";
+}
+
 #endif
