@@ -7,6 +7,11 @@
 #   cpu    cpu backend, built-in circuit at 2^LOG2 (default 14), 3 jobs × 4
 #          partitions: proofs/min and per-stage times, vs `cuzk prove` run on
 #          the same partitions one after another
+#   bn128  cpu backend, a BN254 (bn128) key at 2^LOG2 (default 16) resident: proofs/min of
+#          2 jobs x 4 partitions after one warm-up job, vs `cuzk prove` (which loads the
+#          key each time) on the same partitions one after another.  The key and witness
+#          are tools/interop.sh -c bn128's (circom mulchain, cuzk devsetup --r1cs), made
+#          there first: BN_DIR (default /tmp/cuzk-bn128)/mulchain_bn128_LOG2.zkey
 #   scen   issue 9's scenarios, each from the daemon's own trace
 #          (tools/cuzk-trace-report --json): worst order inversions vs the
 #          bound, the critical job's wait in partitions and ms, duty per
@@ -19,12 +24,12 @@
 #            pause     null2, one job, 300 ms with nothing, another job
 #            backlog   null2, 5 normal jobs (30 partitions), then 1 critical
 #            null4     null, 4 devices x 2 consumers at 2 ms, 8 jobs x 10 partitions
-# usage: tools/bench-daemon.sh [null|rss|cpu|scen|all] [--log2 K]
+# usage: tools/bench-daemon.sh [null|rss|cpu|bn128|scen|all] [--log2 K]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
 what=${1:-all}
-log2=14
+log2=
 [ "${2:-}" = "--log2" ] && log2=$3
 tmp=$(mktemp -d /tmp/cuzk-bench-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -81,6 +86,7 @@ bench_rss() {
 }
 
 bench_cpu() {
+	log2=${log2:-14}
 	keys "$log2" 4
 	echo "== cpu backend: built-in merkle 2^$log2, 3 jobs x 4 partitions ($(nproc) cores)"
 	local t0 t1 seq_ms d_ms
@@ -102,6 +108,33 @@ bench_cpu() {
 	tools/cuzk-trace-report "$tmp/trace.jsonl"
 	echo "cuzk prove x12 one after another: $seq_ms ms ($(awk -v m=$seq_ms 'BEGIN{printf "%.1f", 12*60000/m}') proofs/min)"
 	echo "cuzkd 3 jobs x 4 partitions:      $d_ms ms ($(awk -v m=$d_ms 'BEGIN{printf "%.1f", 12*60000/m}') proofs/min), peak RSS ${rss} kB; ratio $(awk -v a=$seq_ms -v b=$d_ms 'BEGIN{printf "%.2f", a/b}')x"
+}
+
+bench_bn128() {
+	local k=${log2:-16} bd=${BN_DIR:-/tmp/cuzk-bn128}
+	local zk=$bd/mulchain_bn128_$k.zkey w=$bd/mulchain_bn128_${k}_0.wtns
+	[ -f "$zk" ] && [ -f "$w" ] || { echo "$0: no $zk: run tools/interop.sh -c bn128 -d $bd $k first" >&2; return 2; }
+	echo "== cpu backend: bn128 mulchain 2^$k key resident, 2 jobs x 4 partitions after a warm-up job ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	local t0 t1 seq_ms d_ms
+	t0=$(now_ms)
+	for i in 1 2 3 4; do
+		"$B/bin/cuzk" prove "$zk" "$w" "$tmp/p.json" "$tmp/pub.json" >/dev/null
+	done
+	t1=$(now_ms); seq_ms=$(( t1 - t0 ))
+	start --backend cpu --consumers-per-device 2 --synth-workers 1
+	ctl load bn "$zk" >/dev/null
+	ctl submit bn "$w" "$w" --id warm --wait >/dev/null
+	t0=$(now_ms)
+	for j in 1 2; do ctl submit bn "$w" "$w" "$w" "$w" --id "b$j" >/dev/null; done
+	for j in 1 2; do ctl await "b$j" >/dev/null; done
+	t1=$(now_ms); d_ms=$(( t1 - t0 ))
+	local rss; rss=$(awk '/VmHWM/ {print $2}' "/proc/$dpid/status")
+	local out; out=$(ctl await b2 | sed -n 's/.*"dir": *"\([^"]*\)".*/\1/p')
+	[ -z "$out" ] || "$B/bin/cuzk" verify "$bd/mulchain_bn128_${k}_vk.json" "$out/3.public.json" "$out/3.proof.json" >/dev/null ||
+		{ echo "$0: a daemon proof does not verify" >&2; return 1; }
+	stop
+	echo "cuzk prove x4 one after another (key loaded each time): $seq_ms ms ($(awk -v m=$seq_ms 'BEGIN{printf "%.1f", 4*60000/m}') proofs/min)"
+	echo "cuzkd 2 jobs x 4 partitions, key resident:              $d_ms ms ($(awk -v m=$d_ms 'BEGIN{printf "%.1f", 8*60000/m}') proofs/min), peak RSS ${rss} kB; load after $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 w6() { echo "$tmp"/merkle_8_[0-5].wtns; }
@@ -178,7 +211,8 @@ case "$what" in
 null) bench_null ;;
 rss) bench_rss ;;
 cpu) bench_cpu ;;
+bn128) bench_bn128 ;;
 scen) bench_scen ;;
 all) bench_null; bench_rss; bench_cpu; bench_scen ;;
-*) echo "usage: $0 [null|rss|cpu|scen|all] [--log2 K]" >&2; exit 2 ;;
+*) echo "usage: $0 [null|rss|cpu|bn128|scen|all] [--log2 K]" >&2; exit 2 ;;
 esac
