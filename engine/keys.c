@@ -210,8 +210,8 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		return r;
 	/* No job uses it: no device computes with it now.  Devices that keep a
 	 * copy (cuda) drop it, or it would stay resident after the key is gone. */
-	for (unsigned i = 0; e->be->unload_key && i < e->ndev; i++)
-		if (e->devs[i].dev)
+	for (unsigned i = 0; e->be->unload_key && gone->curve != CZ_CURVE_BN254 && i < e->ndev; i++)
+		if (e->devs[i].dev)     /* unload_key takes BLS12-381 keys: cuda keeps no other */
 			e->be->unload_key(e->devs[i].dev, &gone->key);
 	cz_devproc_key(e, gone->key_id, -1);     /* children drop theirs */
 	/* Finished jobs still name the circuit in status: keep only its name. */
