@@ -50,8 +50,8 @@ static int circuit_key_load(struct cz_circuit *c, const struct cz_backend *be, c
 	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
 		return -1;
 	if (c->curve == CZ_CURVE_BN254 && !be->bn254) {
-		snprintf(err, cap, "%s: curve bn128/BN254: backend %s does not prove it yet (cpu does)",
-			 path, be->name);
+		snprintf(err, cap, "%s: curve bn128/BN254, expected bls12381/BLS12-381: backend %s "
+			 "proves no other yet (cpu and null prove both)", path, be->name);
 		return -1;
 	}
 	if (c->curve == CZ_CURVE_BN254) {
