@@ -132,7 +132,9 @@ bench_bn128() {
 	local out; out=$(ctl await b2 | sed -n 's/.*"dir": *"\([^"]*\)".*/\1/p')
 	[ -z "$out" ] || "$B/bin/cuzk" verify "$bd/mulchain_bn128_${k}_vk.json" "$out/3.public.json" "$out/3.proof.json" >/dev/null ||
 		{ echo "$0: a daemon proof does not verify" >&2; return 1; }
+	ctl trace --out "$tmp/trace.jsonl"
 	stop
+	tools/cuzk-trace-report "$tmp/trace.jsonl"
 	echo "cuzk prove x4 one after another (key loaded each time): $seq_ms ms ($(awk -v m=$seq_ms 'BEGIN{printf "%.1f", 4*60000/m}') proofs/min)"
 	echo "cuzkd 2 jobs x 4 partitions, key resident:              $d_ms ms ($(awk -v m=$d_ms 'BEGIN{printf "%.1f", 8*60000/m}') proofs/min), peak RSS ${rss} kB; load after $(cut -d' ' -f1-3 /proc/loadavg)"
 }
