@@ -165,8 +165,8 @@ static void print_status(json_object *r)
 	json_object *a = json_object_object_get(r, "circuits");
 	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
 		json_object *c = json_object_array_get_idx(a, i);
-		printf("circuit %-16s 2^%s, %s signals, %s active jobs\n", str_of(c, "name"), str_of(c, "log2n"),
-		       str_of(c, "signals"), str_of(c, "active_jobs"));
+		printf("circuit %-16s %s, 2^%s, %s signals, %s active jobs\n", str_of(c, "name"),
+		       str_of(c, "curve"), str_of(c, "log2n"), str_of(c, "signals"), str_of(c, "active_jobs"));
 	}
 	a = json_object_object_get(r, "devices");
 	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
