@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/bn254_fp_ifma256.c — the BN254 instance of the vector field and MSM flush
- * (zk/fp_ifma.h), four lanes on ymm (AVX-512VL): 5 limbs of 52 bits for the 254-bit p
- * (260 bits, S = 4), the constants of zk/bn254.h.  The code is
- * zk/fpv_inst_pvt.h's, the same as BLS12-381's.
+ * zk/bn254_fp_ifma256.c — the BN254 instance of the vector field and MSM
+ * flush (zk/fp_ifma.h), four lanes on ymm (AVX-512VL): 5 limbs of 52 bits
+ * for the 254-bit p (260 bits, S = 4), the constants of zk/bn254.h.  The
+ * code is zk/fpv_inst_pvt.h's, the same as BLS12-381's and as eight lanes'.
  */
 #include "zk/bn254.h"
 #include "zk/bn254_fp.h"

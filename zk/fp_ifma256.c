@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/fp_ifma256.c — the BLS12-381 instance of the vector field and MSM flush
- * (zk/fp_ifma.h), four lanes on ymm (AVX-512VL): 8 limbs of 52 bits for the 381-bit p,
- * the constants of zk/bls12_381.h.  The code is zk/fpv_inst_pvt.h's.
+ * zk/fp_ifma256.c — the BLS12-381 instance of the vector field and MSM
+ * flush (zk/fp_ifma.h), four lanes on ymm (AVX-512VL): 8 limbs of 52 bits
+ * for the 381-bit p, the constants of zk/bls12_381.h.  The code is
+ * zk/fpv_inst_pvt.h's, the same as eight lanes'.
  */
 #include "zk/bls12_381.h"
 #include "zk/fp.h"
