@@ -63,8 +63,9 @@
  * 2.2-2.3x the scalar flush for both curves (docs/BENCHMARKS.md); an 8-lane
  * product is ~27 cycles per lane against ~100 for the mulx kernel
  * (BLS12-381; BN254 ~15 against ~48).  The plan (window, batch) is the
- * scalar path's: a sweep with the vector flush found no shape better beyond
- * the machine's noise (docs/BENCHMARKS.md).
+ * scalar path's: with the vector flush, batches of 256 and more are on the
+ * flat end (`cuzk bench msm --batch`, docs/BENCHMARKS.md), and the plan's
+ * 1024 is there.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any

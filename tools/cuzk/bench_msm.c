@@ -2,7 +2,7 @@
 /*
  * tools/cuzk/bench_msm.c — `cuzk bench msm [--log2 N] [--threads T]
  * [--group g1|g2|bn254-g1|bn254-g2] [--iters I]
- * [--path scalar|ifma|ifma8|ifma4|both|all] [--json]`: Pippenger MSM time
+ * [--path scalar|ifma|ifma8|ifma4|both|all] [--window C] [--batch B] [--json]`: Pippenger MSM time
  * for 2^N random bases and uniformly random scalars < r, for either curve's
  * groups (BLS12-381's g1/g2, BN254's bn254-g1/bn254-g2; both have the IFMA
  * path).  Without --log2, sweeps 2^10..2^16
@@ -15,6 +15,8 @@
  * both see the same machine load, and gives the IFMA line a speedup (best
  * scalar / best IFMA, CPU time); --path all runs scalar, 8 lanes and
  * 4 lanes the same way (ifma8 / ifma4: one lane count alone).
+ * --window / --batch override the plan's window and batch-affine batch
+ * (cz_msm_*_tuned), to measure the batch shape.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -171,13 +173,14 @@ static int make_bases(enum grp g, void *b, size_t n)
 	}
 }
 
-static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, struct cz_pool *pool)
+static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, struct cz_pool *pool,
+		   const struct cz_msm_tune *t)
 {
 	switch (g) {
-	case GRP_G1: { cz_g1_jac r; return cz_msm_g1(&r, b, k, n, pool); }
-	case GRP_G2: { cz_g2_jac r; return cz_msm_g2(&r, b, k, n, pool); }
-	case GRP_BN254_G1: { cz_bn254_g1_jac r; return cz_bn254_msm_g1(&r, b, k, n, pool); }
-	default: { cz_bn254_g2_jac r; return cz_bn254_msm_g2(&r, b, k, n, pool); }
+	case GRP_G1: { cz_g1_jac r; return cz_msm_g1_tuned(&r, b, k, n, pool, t); }
+	case GRP_G2: { cz_g2_jac r; return cz_msm_g2_tuned(&r, b, k, n, pool, t); }
+	case GRP_BN254_G1: { cz_bn254_g1_jac r; return cz_bn254_msm_g1_tuned(&r, b, k, n, pool, t); }
+	default: { cz_bn254_g2_jac r; return cz_bn254_msm_g2_tuned(&r, b, k, n, pool, t); }
 	}
 }
 
@@ -217,6 +220,10 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 	int rc = 0, paths = bench_paths(o);
 	bool was_on = cz_ifma_on;
 	unsigned was_lanes = cz_ifma_lanes;
+	/* --window / --batch: the plan's other choices stay automatic; a batch
+	 * forces batch-affine buckets */
+	struct cz_msm_tune tu = { o->window, 0, o->batch ? 1 : 0, o->batch };
+	const struct cz_msm_tune *tune = o->window || o->batch ? &tu : NULL;
 
 	if (!k || !b || make_bases(g, b, n)) {
 		fprintf(stderr, "cuzk bench msm: out of memory for 2^%d points\n", log2);
@@ -238,7 +245,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 				cz_ifma_set_lanes(path_lanes[v]);
 			int na = thread_ticks(ta, MAXTHREADS);
 			double t0 = cz_now_ms(), c0 = cz_cpu_ms();
-			rc = run_msm(g, b, k, n, pool);
+			rc = run_msm(g, b, k, n, pool, tune);
 			double ms = cz_now_ms() - t0, cpu = cz_cpu_ms() - c0;
 			int nb = thread_ticks(tb, MAXTHREADS);
 			double pr = par_ratio(ta, na, tb, nb);
@@ -289,6 +296,10 @@ int cz_bench_msm(const struct cz_bench_opts *o)
 	if (!bench_paths(o)) {
 		fprintf(stderr, "cuzk bench msm: --path must be scalar, ifma, ifma8, ifma4, both or all (ifma needs a CPU with AVX-512 IFMA, ifma4 AVX-512VL too), not '%s'\n",
 			o->path);
+		return 2;
+	}
+	if ((o->window && (o->window < 3 || o->window > 20)) || o->batch > (1u << 20)) {
+		fprintf(stderr, "cuzk bench msm: --window must be 3..20 and --batch 1..2^20\n");
 		return 2;
 	}
 	if (o->log2 < 0 || o->log2 > 28) {
