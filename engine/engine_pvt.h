@@ -35,6 +35,7 @@ struct cz_circuit {
 	char path[PATH_MAX];
 	struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
 	struct cz_region kreg;
+	bool kpinned;                   /* kreg pinned by the backend (pin_host) */
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */

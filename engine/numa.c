@@ -140,6 +140,11 @@ int cz_numa_arenas_create(struct cz_engine *e)
 			return -ENOMEM;
 		}
 		e->narena = k + 1;
+		/* The devices copy partitions from here: pinned once (cuda),
+		 * where the consumers run (device children pin their mapping) */
+		const struct cz_region *rg = cz_slab_region(e->node_arena[k]);
+		if (e->be && e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+			e->be->pin_host(rg->base, rg->size);
 		if (node >= 0 && cz_slab_region(e->node_arena[k])->node != node)
 			fprintf(stderr, "cuzkd: node %d: mbind of its %llu-byte arena failed: its pages go "
 				"where they are first touched (docs/deploy.md, when a node is short)\n", node,
@@ -151,8 +156,11 @@ int cz_numa_arenas_create(struct cz_engine *e)
 
 void cz_numa_arenas_destroy(struct cz_engine *e)
 {
-	for (unsigned k = 0; k < e->narena; k++)
+	for (unsigned k = 0; k < e->narena; k++) {
+		if (e->be && e->be->unpin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+			e->be->unpin_host(cz_slab_region(e->node_arena[k])->base);
 		cz_slab_arena_destroy(e->node_arena[k]);
+	}
 	e->narena = 0;
 	e->arena = NULL;
 }
