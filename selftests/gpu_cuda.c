@@ -221,9 +221,10 @@ static const char *ntt_names[] = { "forward", "inverse", "coset_forward", "coset
 	{                                                                                            \
 		char what[64];                                                                       \
 		snprintf(what, sizeof(what), "%s NTT 2^%u", CURVE, L);                               \
+		const char *tgt = L == 24 && !strcmp(CURVE, "BLS12-381") ? " (target <= 5)" : "";    \
 		if (step_skip(1, what)) {                                                            \
 			if (L >= 20)                                                                 \
-				ROW("# %-26s device   no device      host          -\n", what);    \
+				ROW("# %-26s device   no device%s\n", what, tgt);                     \
 			return;                                                                      \
 		}                                                                                    \
 		size_t n = (size_t)1 << L;                                                           \
@@ -255,9 +256,8 @@ static const char *ntt_names[] = { "forward", "inverse", "coset_forward", "coset
 		ct_ok(!rc && !bad, "%s, all five transforms = zk/ (rc %d, bad mask 0x%x; forward %.2f ms on the device)", \
 		      what, rc, bad, tdev[0]);                                                       \
 		if (L >= 20)                                                                         \
-			ROW("# %-26s device %8.2f ms%s  host %8.1f ms (odd coset %.2f ms)\n", what, \
-			    tdev[0], L == 24 && !strcmp(CURVE, "BLS12-381") ? " (target <= 5)" : "              ", \
-			    th, tdev[4]);                                                            \
+			ROW("# %-26s device %8.2f ms%-14s  host %8.1f ms (odd coset %.2f ms)\n", what, \
+			    tdev[0], tgt, th, tdev[4]);                                              \
 		ZN##_domain_destroy(zd);                                                             \
 		free(ref);                                                                           \
 		free(got);                                                                           \
@@ -277,9 +277,11 @@ static const char *kinds[] = { "random", "90% 0/1", "all one", "1/7 infinity", "
 		char what[96];                                                                         \
 		snprintf(what, sizeof(what), "%s MSM n = %zu, %s, window %u", CURVE, n, kinds[kind],   \
 			 window);                                                                      \
+		const char *tgt = n == ((size_t)1 << 24) && kind == K_RANDOM &&                        \
+					  !strcmp(CURVE, "BLS12-381") ? " (target <= 150)" : "";       \
 		if (step_skip(1, what)) {                                                              \
 			if (n >= ((size_t)1 << 16))                                                    \
-				ROW("# %-44s device   no device    host        -\n", what + 0);        \
+				ROW("# %-44s device   no device%s\n", what, tgt);                       \
 			return;                                                                        \
 		}                                                                                      \
 		G##_affine *b = PTS(n);                                                                \
@@ -309,11 +311,7 @@ static const char *kinds[] = { "random", "90% 0/1", "all one", "1/7 infinity", "
 		ct_ok(!rc && G##_jac_eq(&want, &got), "%s = zk/ (rc %d; %.2f ms on the device)", what, \
 		      rc, tdev);                                                                       \
 		if (n >= ((size_t)1 << 16))                                                            \
-			ROW("# %-44s device %8.2f ms%s  host %8.1f ms\n", what, tdev,                  \
-			    n == ((size_t)1 << 24) && kind == K_RANDOM && !strcmp(CURVE, "BLS12-381")  \
-				    ? " (target <= 150)"                                               \
-				    : "                 ",                                             \
-			    th);                                                                       \
+			ROW("# %-44s device %8.2f ms%-16s  host %8.1f ms\n", what, tdev, tgt, th);     \
 		free(b);                                                                               \
 		free(k);                                                                               \
 		step_done(what);                                                                       \
@@ -339,8 +337,9 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	char err[256], what[64];
 
 	snprintf(what, sizeof(what), "Groth16 2^%u", L);
+	const char *tgt = L == 20 ? " (target <= 250)" : "";
 	if (step_skip(6, what)) {
-		ROW("# %-26s device   no device      host          -\n", what);
+		ROW("# %-26s device   no device%s\n", what, tgt);
 		return;
 	}
 	if (!ct_ok(cz_builtin_build("merkle", L, 42, &cs, &w, err) == 0, "2^%u: build merkle: %s", L, err)) {
@@ -404,8 +403,8 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	      "2^%u: after unload_key the key is uploaded again, results unchanged (rc %d)", L, rc);
 	be->unload_key(dev, &key);      /* before the key is freed, as the engine does */
 	cz_cuda_forget_key(cu, &key);
-	ROW("# %-26s device %8.1f ms%s  host %8.1f ms; events: copies %.1f, NTTs %.1f, MSMs %.1f ms; prove %.1f ms (first, key upload incl., %.1f); setup %.0f ms\n",
-	    what, go.ms_ntt + go.ms_msm, L == 20 ? " (target <= 250)" : "               ", tcpu,
+	ROW("# %-26s device %8.1f ms%-16s  host %8.1f ms; events: copies %.1f, NTTs %.1f, MSMs %.1f ms; prove %.1f ms (first, key upload incl., %.1f); setup %.0f ms\n",
+	    what, go.ms_ntt + go.ms_msm, tgt, tcpu,
 	    go.ms_h2d, go.ms_ntt, go.ms_msm, tdev[1], tdev[0], tsetup);
 
 	cz_ntt_domain_destroy(dom);

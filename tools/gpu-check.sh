@@ -79,7 +79,7 @@ if [ "$mode" = dry ]; then
 	rc=$?
 	plan=$(echo "$out" | grep -m1 -oE '^1\.\.[0-9]+' | cut -c4-)
 	ran=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
-	nodev=$(echo "$out" | grep -c 'no device  ')
+	nodev=$(echo "$out" | grep -c 'device   no device')
 	rows=$(echo "$out" | sed -n '/^# device vs host/,$p' | grep -c '^# [A-Z]')
 	if [ "$rc" = 0 ] && [ -n "$plan" ] && [ "$ran" = "$plan" ] && [ "$rows" -gt 0 ] && [ "$nodev" = "$rows" ]; then
 		echo "ok 3 - the full plan runs dry: $ran of $plan points, every one of $rows table rows \"no device\""
@@ -144,7 +144,8 @@ fi
 # ---- the daemon with --backend cuda ----------------------------------------
 drc=skipped
 if [ -x "$CARRY/bin/cuzkd" ] && ! ldd "$CARRY/bin/cuzkd" | grep -q 'not found' &&
-	command -v python3 >/dev/null && ! grep -q 'out of service' "$log"; then
+	command -v python3 >/dev/null && grep -qE '^ok [0-9]+ - cz_cuda_open' "$log" &&
+	! grep -q 'out of service' "$log"; then
 	echo "== daemon: --backend cuda, 2 consumers, a backlog of 4 jobs x 6 partitions (merkle 2^16)"
 	tmp=$(mktemp -d /tmp/gpu-check-d-XXXXXX)
 	ctl() { timeout 60 "$CARRY/bin/cuzkctl" --socket "$tmp/s.sock" "$@"; }
