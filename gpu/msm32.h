@@ -124,9 +124,9 @@ CZ_HD uint32_t cz_msm32_nseg(unsigned c)
 /*
  * Threads for the ones' partial sums: enough to fill the device (sms
  * multiprocessors, 4 blocks of `threads` each), but at least 16 points a
- * thread, so the partial sums (reduced in
- * groups of 16 afterwards) stay a small part of the work.  1 when there are
- * no ones.
+ * thread, so the partial sums (reduced in groups of 16 afterwards) stay a
+ * small part of the work; 1 when there are no ones.  (A fixed 8192 threads
+ * was 64 blocks: half of a 132-SM H200 had none.)
  */
 CZ_HD size_t cz_msm32_ones_threads(unsigned sms, unsigned threads, size_t nones)
 {
