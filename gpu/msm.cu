@@ -17,8 +17,9 @@
  * CUB's double buffer, 192·nwin·K of buckets (c = 20: 13 windows, 1.3 GB),
  * 9n for the classification; the hot path adds two arrays of at most
  * W·K + W·m/T sums.  W is the largest batch that keeps a sort under 2^30
- * entries and the pairs under half the free device memory (the pool's idle
- * pages counted as free: cz_cuda_mem_free).
+ * entries and the pairs and chunk sums (28 bytes an entry for BLS12-381)
+ * under half the free device memory (the pool's idle pages counted as
+ * free: cz_cuda_mem_free).
  */
 #include "gpu/cuda_pvt.cuh"
 #include "gpu/msm_host.h"
@@ -344,9 +345,13 @@ static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename 
 	unsigned nwin = C::nwin(c);
 	uint32_t K = cz_msm32_nbuckets(c);
 	size_t nb = (size_t)nwin * K;
+	/* per entry: 16 bytes of pairs (double-buffered key, value) and, if a
+	 * batch takes the hot path, two chunk-sum arrays of 192 bytes per T
+	 * entries (the rest of the chunks, one per bucket, is in the 1/2 kept) */
+	const size_t per_entry = 16 + 2 * sizeof(X) / CZ_MSM32_HOT;
 	size_t cap = (size_t)1 << 30, fr = cz_cuda_mem_free(d);
-	if (fr / 2 / 16 < cap)
-		cap = fr / 2 / 16;
+	if (fr / 2 / per_entry < cap)
+		cap = fr / 2 / per_entry;
 	unsigned batch = m ? (unsigned)(cap / m) : nwin;
 	if (batch > nwin)
 		batch = nwin;
