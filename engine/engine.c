@@ -177,7 +177,8 @@ static int start_threads(struct cz_engine *e)
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
-	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
+	cz_dispatch_nodes_init(e);
+	e->handoff = calloc((size_t)e->nsynth * e->nnode, sizeof(*e->handoff));
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {

@@ -64,6 +64,8 @@ struct cz_part {
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
 	int node;               /* NUMA node it was synthesized on, -1 unplaced */
+	unsigned disp_node;     /* the dispatch node chosen for it (engine/dispatch.c) */
+	_Atomic unsigned out_node;   /* disp_node + 1 while counted in node_out, else 0 */
 	char err[320];
 	uint64_t t_done;
 	/* Per-job accounting (engine/metrics.c), each written by the stage's
@@ -133,8 +135,18 @@ struct cz_engine {
 	pthread_cond_t synth_cv;        /* work handed to synthesis */
 	pthread_cond_t job_cv;          /* a job reached a terminal state */
 	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
-	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
-	unsigned handoff_n, handoff_head, synth_idle;
+	/* Dispatched, waiting for a worker: one FIFO of nsynth entries per
+	 * dispatch node (handoff + k * nsynth), node k's head and count, idle
+	 * workers per node and in all (engine/dispatch.c). */
+	struct cz_part **handoff;
+	unsigned handoff_n[CZ_PLACE_MAX_NODES], handoff_head[CZ_PLACE_MAX_NODES];
+	unsigned node_idle[CZ_PLACE_MAX_NODES], synth_idle;
+	unsigned nnode;                 /* dispatch nodes: the plan's arenas, or 1 */
+	/* Per dispatch node: partitions dispatched there and not yet back
+	 * from a device (the finalizer takes them off), and the budget bytes
+	 * they hold (under the lock). */
+	_Atomic unsigned node_out[CZ_PLACE_MAX_NODES];
+	uint64_t node_bytes[CZ_PLACE_MAX_NODES];
 	struct cz_budget *budget;       /* keys and partition buffers */
 	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
 	/* One arena per node of the plan (engine/numa.c): node_arena[0] == arena. */
@@ -173,7 +185,6 @@ struct cz_engine {
 	struct cz_place *place;
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
-	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
 };
 
@@ -193,6 +204,8 @@ _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUME
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
+void cz_dispatch_back(struct cz_engine *e, struct cz_part *p);  /* off its node's devices' queue */
+void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
 /* engine/stat.c: started once devices and consumers are counted, before

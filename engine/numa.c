@@ -213,10 +213,11 @@ uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p)
 	return node;
 }
 
-/* The order thread's view: each device's node (pipe.h, pick_free). */
+/* The order thread's and the consumers' view: each device's node, in the
+ * pipe's region (pipe.c, ACROSS NODES); nothing on a one-node plan. */
 void cz_numa_pipe_nodes(struct cz_engine *e)
 {
-	for (unsigned d = 0; e->place && d < e->ndev && d < e->place->ndev && d < CZ_ENGINE_MAX_DEVICES; d++)
-		e->dev_node[d] = e->place->devs[d].node;
-	e->pipe.dev_node = e->place && cz_topo_nnodes(e->place->topo) > 1 ? e->dev_node : NULL;
+	bool multi = e->place && cz_topo_nnodes(e->place->topo) > 1;
+	for (unsigned d = 0; multi && d < e->ndev && d < e->place->ndev; d++)
+		cz_pipe_dev_node(&e->pipe, d, e->place->devs[d].node);
 }
