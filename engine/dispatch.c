@@ -24,7 +24,12 @@
  * measured (the consumers' busy_ns / proved in the pipe's region; before
  * any is measured, the mean of all devices, else 1, so the estimate is
  * out/up); up[k]: k's devices not down.  Ties go to fewer in flight, then
- * the lower node.  A node whose arena share would be exceeded is taken
+ * the lower node.  When the best node with an idle worker would start the
+ * partition more than one synthesis time (a running mean) after a node
+ * whose workers are all busy, the dispatcher waits for one of those
+ * (traced as waiting for a worker): otherwise a node with more workers
+ * than its devices need takes the backlog, and its partitions end up on
+ * the other node's idle devices.  A node whose arena share would be exceeded is taken
  * only if every node's is (a worker then borrows another node's buffer).
  * The choice never reorders: it is made for the head, which is popped as
  * before, and only picks which idle worker runs it.  Cost: O(nodes +
@@ -71,27 +76,32 @@ static uint64_t node_dev_ns(const struct cz_engine *e, int k, unsigned *up)
 
 /* The dispatch node for a partition of `need` bytes: of the nodes with
  * an idle worker, the one whose devices will next be free (the top of
- * this file); -1 if no worker is idle. */
+ * this file); -1 to wait: no worker is idle, or the best of those nodes
+ * would start it more than a synthesis time after a node whose workers
+ * are all busy (one of them will be idle by then). */
 static int node_pick(struct cz_engine *e, uint64_t need)
 {
+	e->node_wait = false;
 	if (e->nnode == 1)
 		return e->node_idle[0] ? 0 : -1;
 	unsigned up_all;
 	uint64_t t_all = node_dev_ns(e, -1, &up_all);
 	int best = -1;
 	bool best_room = false, best_up = false;
-	double best_est = 0;
+	double best_est = 0, min_est = -1;
 	unsigned best_out = 0;
 	for (unsigned k = 0; k < e->nnode; k++) {
-		if (!e->node_idle[k])
-			continue;
 		unsigned up, out = atomic_load(&e->node_out[k]);
 		uint64_t t = node_dev_ns(e, (int)k, &up);
 		if (!t)
 			t = t_all ? t_all : 1;
+		double est = up ? (double)out * (double)t / up : 0;
+		if (up && e->node_workers[k] && (min_est < 0 || est < min_est))
+			min_est = est;
+		if (!e->node_idle[k])
+			continue;
 		/* its share of the budget, as its arena was sized (numa.c) */
 		bool room = e->node_bytes[k] + need <= e->place->arenas[k].bytes;
-		double est = up ? (double)out * (double)t / up : 0;
 		bool better = best < 0 || (up > 0) > best_up ||
 			      ((up > 0) == best_up && (room > best_room ||
 			       (room == best_room && (est < best_est || (est == best_est && out < best_out)))));
@@ -102,6 +112,10 @@ static int node_pick(struct cz_engine *e, uint64_t need)
 			best_est = est;
 			best_out = out;
 		}
+	}
+	if (best >= 0 && best_up && best_room && best_est > min_est + (double)e->synth_avg_ns) {
+		e->node_wait = true;    /* a busy node's worker will do better: wait for it */
+		return -1;
 	}
 	return best;
 }
@@ -117,6 +131,11 @@ void cz_dispatch_back(struct cz_engine *e, struct cz_part *p)
 void cz_dispatch_nodes_init(struct cz_engine *e)
 {
 	e->nnode = e->place && e->place->narenas > 1 ? e->place->narenas : 1;
+	for (unsigned w = 0; e->nnode > 1 && w < e->nsynth && w < e->place->nworkers; w++) {
+		int k = cz_place_arena_index(e->place, e->place->workers[w].node);
+		if (k >= 0)
+			e->node_workers[k]++;
+	}
 }
 
 /* Returns 1 if the head was dispatched or dropped, 0 to wait. */
@@ -146,7 +165,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	uint64_t need = p->job->circ->part_bytes;
 	int k = node_pick(e, need);
 	if (k < 0)
-		return 0;       /* cannot happen: synth_idle counts node_idle[] */
+		return 0;       /* no worker on a node that should take it */
 	int rc = cz_budget_try_reserve(e->budget, need);
 	if (rc) {
 		struct cz_budget_stat st;
@@ -205,7 +224,7 @@ static int wait_reason_locked(struct cz_engine *e)
 {
 	if (!cz_heap_peek(&e->queued))
 		return CZ_DISP_WAIT_JOB;
-	if (!e->synth_idle)
+	if (!e->synth_idle || e->node_wait)     /* none idle, or none on the right node */
 		return CZ_DISP_WAIT_WORKER;
 	if (e->inflight == CZ_PIPE_INFLIGHT)
 		return CZ_DISP_WAIT_INFLIGHT;
@@ -347,6 +366,8 @@ void *cz_dispatch_synth_main(void *v)
 		if (rc) {
 			cz_part_set(p, CZ_PART_FAILED);
 			cz_job_part_terminal_locked(e, p);
+		} else if (p->synth_ns) {     /* node_pick's slack: a running mean over ~8 */
+			e->synth_avg_ns = e->synth_avg_ns ? (e->synth_avg_ns * 7 + p->synth_ns) / 8 : p->synth_ns;
 		}
 		e->node_idle[k]++;
 		e->synth_idle++;

@@ -142,6 +142,9 @@ struct cz_engine {
 	unsigned handoff_n[CZ_PLACE_MAX_NODES], handoff_head[CZ_PLACE_MAX_NODES];
 	unsigned node_idle[CZ_PLACE_MAX_NODES], synth_idle;
 	unsigned nnode;                 /* dispatch nodes: the plan's arenas, or 1 */
+	unsigned node_workers[CZ_PLACE_MAX_NODES];  /* synthesis workers per node */
+	bool node_wait;                 /* the dispatcher waits for a worker of a busy node */
+	uint64_t synth_avg_ns;          /* mean synthesis time, the last ~8 (under the lock) */
 	/* Per dispatch node: partitions dispatched there and not yet back
 	 * from a device (the finalizer takes them off), and the budget bytes
 	 * they hold (under the lock). */

@@ -52,6 +52,7 @@ struct cz_pipe_cons {
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
 	_Atomic uint64_t given_ns;           /* when the order thread gave it (cz_trace_now) */
+	_Atomic uint64_t claim_ns;           /* its last claim, ~ its compute's start (multi-node) */
 	/* For status and accounting, written only by the consumer: */
 	_Atomic uint32_t proving;            /* = computing, kept apart for readers */
 	_Atomic uint32_t cur_part;
