@@ -263,6 +263,8 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		return NULL;
 	}
 	cz_numa_log_hugepages(e->place);
+	if (c->isolation == CZ_ISOLATION_PROCESS)
+		cz_numa_devproc_env(e);         /* the device children's placement */
 	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as

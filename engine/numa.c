@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *err, size_t cap)
@@ -58,6 +59,35 @@ void cz_numa_log_hugepages(const struct cz_place *p)
 				"/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages, "
 				"docs/deploy.md)\n", n->node, (unsigned long long)p->arenas[i].bytes, n->node);
 	}
+}
+
+/* --isolation process on a multi-node machine: each device child binds
+ * itself to its device's node first thing (cz_devproc_place, before it
+ * maps anything or starts a thread, so all of the child follows: its
+ * consumers, the backend's threads, every page it faults), by the plan
+ * that this environment variable carries through the exec.  Set once,
+ * before the engine starts any thread (setenv is not safe against a
+ * concurrent getenv); unset when the plan binds nothing, so a child never
+ * applies another daemon's plan. */
+void cz_numa_devproc_env(const struct cz_engine *e)
+{
+	static char buf[64 * 1024];
+	if (!e->place || !e->place->bind || cz_topo_nnodes(e->place->topo) < 2 ||
+	    cz_place_env_format(e->place, buf, sizeof(buf)) < 0) {
+		unsetenv(CZ_NUMA_PLACEMENT_ENV);
+		return;
+	}
+	setenv(CZ_NUMA_PLACEMENT_ENV, buf, 1);
+}
+
+void cz_numa_child_place(unsigned dev)
+{
+	const char *env = getenv(CZ_NUMA_PLACEMENT_ENV);
+	int node = -1;
+	int rc = env ? cz_place_env_apply(env, dev, &node) : 1;
+	if (rc < 0)
+		fprintf(stderr, "cz-dev%u: cannot bind to node %d (%s): %s\n", dev, node, CZ_NUMA_PLACEMENT_ENV,
+			strerror(-rc));
 }
 
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w)

@@ -105,6 +105,14 @@ int cz_place_apply_device(const struct cz_place *p, unsigned dev);
 int cz_place_apply_worker(const struct cz_place *p, unsigned w);
 /* The same for an OS node directly. */
 int cz_place_apply_node(const struct cz_place *p, int node);
+/* A device process's placement travels to it in the environment
+ * (CUZK_DEVICE_PLACEMENT, set by cuzkd before its device children start;
+ * engine/numa.c): "NODE:CPU,CPU,...;..." with device i's the i-th entry.
+ * format: into buf, its length or -ENOSPC.  apply: binds the calling
+ * thread (and what it starts later) to device dev's entry, *node its
+ * node; 0, 1 when env has no entry for dev, or -errno (-EINVAL: bad). */
+int cz_place_env_format(const struct cz_place *p, char *buf, size_t cap);
+int cz_place_env_apply(const char *env, unsigned dev, int *node);
 /* The calling thread's memory policy back to the default (local). */
 void cz_place_reset_mempolicy(void);
 

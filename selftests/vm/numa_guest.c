@@ -6,11 +6,13 @@
  *
  * The oracles are the kernel's, not the plan's: move_pages() says which node
  * each page of an arena really sits on, sched_getaffinity() what a named
- * thread may run on, and /sys/bus/pci/devices/X/numa_node where the
- * firmware put the device behind the bridge.
+ * thread may run on, /proc/PID/numa_maps a device child's memory policy,
+ * and /sys/bus/pci/devices/X/numa_node where the firmware put the device
+ * behind the bridge.
  */
 #define _GNU_SOURCE
 #include "alloc/region.h"
+#include "engine/devproc.h"
 #include "engine/engine_pvt.h"
 #include "engine/place.h"
 #include "zk/builtin.h"
@@ -122,6 +124,70 @@ static int threads_on(const char *prefix, int node)
 	return n;
 }
 
+/* node's CPUs as the kernel lists them in sysfs (the oracle). */
+static void node_cpus(int node, cpu_set_t *want)
+{
+	char p[128];
+	struct stat sb;
+	CPU_ZERO(want);
+	for (int c = 0; c < 64; c++) {
+		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d/cpu%d", node, c);
+		if (!stat(p, &sb))
+			CPU_SET(c, want);
+	}
+}
+
+/* Process pid: every thread's affinity is exactly node's CPUs.  Threads
+ * checked, or -1 (printing the first that differs). */
+static int proc_threads_on(int pid, int node)
+{
+	char p[128];
+	cpu_set_t want, got;
+	node_cpus(node, &want);
+	snprintf(p, sizeof(p), "/proc/%d/task", pid);
+	DIR *d = opendir(p);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (sched_getaffinity(atoi(e->d_name), sizeof(got), &got) || !CPU_EQUAL(&got, &want)) {
+			printf("# pid %d thread %s: affinity is not node %d's CPUs\n", pid, e->d_name, node);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
+/* Process pid's memory policy, from /proc/PID/numa_maps (each mapping's
+ * policy, the task's where the mapping has none of its own): mappings
+ * whose policy is "bind:<node>", and all mappings. */
+static void proc_policy(int pid, int node, unsigned *bound, unsigned *all)
+{
+	char p[128], line[4096], want[32];
+	snprintf(p, sizeof(p), "/proc/%d/numa_maps", pid);
+	snprintf(want, sizeof(want), "bind:%d", node);
+	*bound = *all = 0;
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		(*all)++;
+		size_t n = strlen(want);
+		if (!strncmp(sp + 1, want, n) && (sp[1 + n] == ' ' || sp[1 + n] == '\n'))
+			(*bound)++;
+		else if (*all - *bound == 1)
+			printf("# pid %d: a mapping not bound to node %d: %s", pid, node, line);
+	}
+	if (f)
+		fclose(f);
+}
+
 static json_object *call(struct cz_engine *e, const char *s)
 {
 	json_object *q = json_tokener_parse(s), *r = cz_engine_request(e, q, NULL, 0, NULL);
@@ -129,11 +195,14 @@ static json_object *call(struct cz_engine *e, const char *s)
 	return r;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char err[512] = "", buf[2048];
 
-	ct_plan(13);
+	/* --isolation process re-executes this program as each device child */
+	if (argc > 1 && !strcmp(argv[1], "--device-child"))
+		return cz_devproc_child_main(argc, argv);
+	ct_plan(16);
 	find_edu();
 	long sys_node = -9;
 	snprintf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/numa_node", edu);
@@ -248,6 +317,52 @@ int main(void)
 	json_object *cn = NULL;
 	ct_ok(r && json_object_object_get_ex(r, "placement", &pl) && json_object_object_get_ex(pl, "cross_node", &cn) &&
 	      json_object_get_uint64(cn) == 0, "status: 0 cross-node partitions");
+	json_object_put(r);
+	cz_engine_destroy(e);
+
+	/* Device children (--isolation process), both devices on node 1 (one
+	 * arena: children map one today): each child process, every thread
+	 * of it, on node 1's CPU with its memory policy bound to node 1. */
+	mkdir("/tmp/s3", 0700);
+	cz_engine_config_defaults(&c);
+	c.state_dir = "/tmp/s3";
+	c.backend = "null";
+	c.devices = 2;
+	c.device_nodes = "1";
+	c.synth_workers = 1;
+	c.mem_budget = 64 << 20;
+	c.null_delay_ms = 2;
+	c.isolation = CZ_ISOLATION_PROCESS;
+	e = ok ? cz_engine_create(&c, err, sizeof(err)) : NULL;
+	r = e ? call(e, "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"/tmp/k.zkey\"}") : NULL;
+	json_object_put(r);
+	r = e ? call(e, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"p\",\"witnesses\":"
+		     "[\"/tmp/w.wtns\",\"/tmp/w.wtns\",\"/tmp/w.wtns\",\"/tmp/w.wtns\"]}") : NULL;
+	json_object_put(r);
+	r = e ? call(e, "{\"op\":\"await\",\"job\":\"p\"}") : NULL;
+	ct_ok(r && json_object_object_get_ex(r, "state", &st) && !strcmp(json_object_get_string(st), "done"),
+	      "device children on node 1: a job of 4 partitions done (%s)", r ? json_object_to_json_string(r) : err);
+	json_object_put(r);
+	r = e ? call(e, "{\"op\":\"status\"}") : NULL;
+	json_object *devs = NULL;
+	int pids[2] = { 0, 0 }, nthr = 0;
+	unsigned bound = 0, all = 0;
+	if (r && json_object_object_get_ex(r, "devices", &devs))
+		for (size_t i = 0; i < json_object_array_length(devs) && i < 2; i++)
+			pids[i] = (int)json_object_get_int(json_object_object_get(json_object_array_get_idx(devs, i), "pid"));
+	for (int i = 0; i < 2; i++) {
+		int n = pids[i] > 0 && pids[i] != getpid() ? proc_threads_on(pids[i], 1) : -1;
+		nthr = nthr < 0 || n < 0 ? -1 : nthr + n;
+		unsigned b = 0, a = 0;
+		if (pids[i] > 0)
+			proc_policy(pids[i], 1, &b, &a);
+		bound += b;
+		all += a;
+	}
+	ct_ok(nthr >= 6, "cz-dev0 (pid %d) and cz-dev1 (pid %d): every thread (%d) on node 1's CPU "
+	      "(sched_getaffinity)", pids[0], pids[1], nthr);
+	ct_ok(all > 0 && bound == all, "their memory policy: %u of %u mappings bind:1 (/proc/PID/numa_maps)",
+	      bound, all);
 	json_object_put(r);
 	cz_engine_destroy(e);
 	return ct_exit();
