@@ -142,8 +142,9 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "backend %s: no device found", e->be->name);
 		return -ENODEV;
 	}
-	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail && !e->be->simulated) {
+	/* The plan's count: the backend's, or (cpu) one per node of its topology. */
+	e->ndev = e->cfg.devices ? e->cfg.devices : e->place->ndev;
+	if (e->cfg.devices && e->ndev > (unsigned)avail && !e->be->simulated) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}

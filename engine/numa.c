@@ -31,16 +31,26 @@ struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *er
 		snprintf(err, cap, "unknown backend '%s' (known: %s)", c->backend, cz_backend_names());
 		return NULL;
 	}
-	int n = c->devices ? (int)c->devices : be->count();
-	if (n <= 0) {
+	/* A per-node backend (cpu): by default one device per node of the
+	 * plan's topology (this machine's, or --topology's). */
+	int n = c->devices ? (int)c->devices : be->per_node ? 0 : be->count();
+	if (n < 0 || (n == 0 && !be->per_node)) {
 		snprintf(err, cap, "backend %s: no device found", be->name);
 		return NULL;
 	}
 	struct cz_place_opts o = {
 		.topology = c->topology, .device_nodes = c->device_nodes, .ndev = (unsigned)n,
+		.dev_per_node = be->per_node,
 		.nworkers = c->synth_workers, .mem_budget = c->mem_budget, .pci_bus_id = be->pci_bus_id,
 	};
-	return cz_place_plan(&o, err, cap);
+	struct cz_place *p = cz_place_plan(&o, err, cap);
+	if (p && p->ndev > CZ_ENGINE_MAX_DEVICES) {
+		snprintf(err, cap, "backend %s: one device per node makes %u, more than %u: give --devices",
+			 be->name, p->ndev, CZ_ENGINE_MAX_DEVICES);
+		cz_place_free(p);
+		return NULL;
+	}
+	return p;
 }
 
 /* On a multi-node machine, one line per node with an arena and no 2 MiB

@@ -92,7 +92,7 @@ struct cz_place *cz_place_plan(const struct cz_place_opts *o, char *err, size_t 
 	}
 	if (o->device_nodes && (ngiven = parse_nodes(p->topo, o->device_nodes, given, 256, err, cap)) < 0)
 		goto fail;
-	p->ndev = o->ndev;
+	p->ndev = o->ndev || !o->dev_per_node ? o->ndev : (unsigned)nwith;
 	p->nworkers = o->nworkers;
 	p->devs = calloc(p->ndev ? p->ndev : 1, sizeof(*p->devs));
 	p->workers = calloc(p->nworkers ? p->nworkers : 1, sizeof(*p->workers));

@@ -56,7 +56,8 @@ bool cz_topo_have_hwloc(void);
 struct cz_place_opts {
 	const char *topology;     /* hwloc XML, NULL = this machine */
 	const char *device_nodes; /* "0,1,1": device i's node (cycled); NULL = defaults */
-	unsigned ndev;            /* devices */
+	unsigned ndev;            /* devices; 0 with dev_per_node: one per node with CPUs */
+	bool dev_per_node;
 	unsigned nworkers;        /* synthesis workers */
 	uint64_t mem_budget;      /* bytes of partition buffers, split by devices per node */
 	/* Device i's PCI bus id into buf (cuda), or NULL / nonzero = none. */

@@ -286,6 +286,21 @@ static void test_print(void)
 	buf[n] = 0;
 	ct_ok(rc != 0 && strstr(buf, "--device-nodes"), "cuzkd --print-placement --device-nodes 7 on 2 nodes: "
 	      "fails naming the option");
+	/* The cpu backend without --devices: one device a node (4 in the
+	 * 4-node file), each on its own node. */
+	snprintf(cmd, sizeof(cmd), "%s/cuzkd --print-placement --state-dir /x --backend cpu --topology %s", bindir,
+		 path_of("topo_4node.xml"));
+	f = popen(cmd, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	rc = f ? pclose(f) : -1;
+	buf[n] = 0;
+	j = json_tokener_parse(buf);
+	d = NULL;
+	ok = rc == 0 && j && json_object_object_get_ex(j, "devices", &d) && json_object_array_length(d) == 4;
+	for (size_t i = 0; ok && i < 4; i++)
+		ok = json_object_get_int(json_object_object_get(json_object_array_get_idx(d, i), "node")) == (int)i;
+	ct_ok(ok, "cuzkd --print-placement --backend cpu on 4 nodes: one device a node, device i on node i (rc %d)", rc);
+	json_object_put(j);
 }
 
 /* The engine on this machine: status shows the plan, every partition is
@@ -359,9 +374,9 @@ int main(int argc, char **argv)
 	char *sdir = dirname(self);     /* build/selftests */
 	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
 	snprintf(data, sizeof(data), "%s/../../selftests/data", sdir);
-	ct_plan(19);
+	ct_plan(20);
 	if (!cz_topo_have_hwloc()) {
-		for (int i = 0; i < 19; i++)
+		for (int i = 0; i < 20; i++)
 			ct_skip("this build has no hwloc (libhwloc-dev)", "placement test %d", i);
 		return ct_exit();
 	}

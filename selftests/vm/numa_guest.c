@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	/* --isolation process re-executes this program as each device child */
 	if (argc > 1 && !strcmp(argv[1], "--device-child"))
 		return cz_devproc_child_main(argc, argv);
-	ct_plan(16);
+	ct_plan(17);
 	find_edu();
 	long sys_node = -9;
 	snprintf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/numa_node", edu);
@@ -318,6 +318,23 @@ int main(int argc, char **argv)
 	ct_ok(r && json_object_object_get_ex(r, "placement", &pl) && json_object_object_get_ex(pl, "cross_node", &cn) &&
 	      json_object_get_uint64(cn) == 0, "status: 0 cross-node partitions");
 	json_object_put(r);
+	cz_engine_destroy(e);
+
+	/* The cpu backend's default: one device a node, each device's pool as
+	 * many threads as its node has CPUs (one each here). */
+	cz_engine_config_defaults(&c);
+	mkdir("/tmp/s4", 0700);
+	c.state_dir = "/tmp/s4";
+	c.backend = "cpu";
+	c.synth_workers = 2;
+	c.mem_budget = 32 << 20;
+	e = cz_engine_create(&c, err, sizeof(err));
+	const char *d0 = e && e->ndev == 2 ? e->be->describe(e->devs[0].dev) : "",
+		   *d1 = e && e->ndev == 2 ? e->be->describe(e->devs[1].dev) : "";
+	ct_ok(e && e->ndev == 2 && e->place->devs[0].node == 0 && e->place->devs[1].node == 1 &&
+	      !strcmp(d0, "cpu: 1 threads") && !strcmp(d1, "cpu: 1 threads"),
+	      "cpu backend by default: %u devices, one a node, pools of their node's CPUs ('%s', '%s') %s",
+	      e ? e->ndev : 0, d0, d1, err);
 	cz_engine_destroy(e);
 
 	/* Device children (--isolation process), both devices on node 1 (one
