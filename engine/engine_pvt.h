@@ -223,6 +223,7 @@ void cz_numa_log_hugepages(const struct cz_place *p);
 #define CZ_NUMA_PLACEMENT_ENV "CUZK_DEVICE_PLACEMENT"
 void cz_numa_devproc_env(const struct cz_engine *e);    /* before any engine thread */
 void cz_numa_child_place(unsigned dev);                 /* a device child, first thing */
+uint64_t cz_numa_key_nodes(const struct cz_engine *e);  /* nodes a key is interleaved over */
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w);      /* 0-based */
 void cz_numa_bind_device(struct cz_engine *e, unsigned dev);    /* a consumer of dev */
 struct cz_device *cz_numa_open_device(struct cz_engine *e, unsigned i, char *err, size_t cap);

@@ -100,6 +100,36 @@ void cz_numa_child_place(unsigned dev)
 			strerror(-rc));
 }
 
+/*
+ * RESIDENT KEYS: one copy, its pages interleaved over the nodes that have
+ * devices (bit n of the mask: node n), not one copy per node.  Who reads a
+ * key: every synthesis worker, each partition (the coefficient table and
+ * row offsets, streamed), and the cpu backend's MSMs (the bases; a cuda
+ * device reads them once, at upload).  A copy on the loader's node made
+ * every read of the other node's workers remote: in the two-node VM all
+ * 512 pages of the test key sat on one node (selftests/vm, move_pages),
+ * half the workers reading 100% remote; interleaved, 256 and 256, each
+ * node's workers reading half local, half remote, and both memory
+ * controllers sharing the load.  A copy per node would make every read
+ * local, at one more key per node: a proving key is tens of GB, charged to
+ * the budget that partitions need, and the streamed reads are a small part
+ * of a partition's traffic beside its own buffers (which are local).  The
+ * bandwidth side needs a real dual-socket machine: docs/deploy.md gives
+ * the method, and a per-node copy is the change to make if it shows the
+ * remote half costing more than the memory.  Only when the plan is of this
+ * machine (a --topology plan binds nothing); 0 otherwise.
+ */
+uint64_t cz_numa_key_nodes(const struct cz_engine *e)
+{
+	uint64_t m = 0;
+	if (!e->place || !e->place->bind || cz_topo_nnodes(e->place->topo) < 2)
+		return 0;
+	for (unsigned k = 0; k < e->place->narenas; k++)
+		if (e->place->arenas[k].node >= 0 && e->place->arenas[k].node < 64)
+			m |= 1ull << e->place->arenas[k].node;
+	return m;
+}
+
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w)
 {
 	int rc = e->place ? cz_place_apply_worker(e->place, w) : 0;

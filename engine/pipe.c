@@ -277,22 +277,42 @@ static int reclaim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	return 1;
 }
 
-/* Device d's computing consumer's compute will still take more than
- * TAKE_FAR_NS, by its devices' mean time per partition (or it is
- * overdue: past twice that mean, or no mean is known yet). */
-static bool ends_late(const struct cz_pipe *p, unsigned d)
+/* Device d's mean device time per partition (its consumers' lines), 0
+ * before it has proved one. */
+static uint64_t dev_mean(const struct cz_pipe *p, unsigned d)
 {
-	uint64_t ns = 0, n = 0, start = 0;
+	uint64_t ns = 0, n = 0;
 	for (unsigned c = d; c < p->nout; c += p->ndev) {
 		ns += atomic_load_explicit(&p->cons[c].busy_ns, memory_order_relaxed);
 		n += atomic_load_explicit(&p->cons[c].proved, memory_order_relaxed);
+	}
+	return n ? ns / n : 0;
+}
+
+/* How long work held or starting on device d may keep another node's
+ * device from taking it: TAKE_FAR_NS, or a quarter of d's mean device
+ * time if longer (a partition is overtaken by at most one start per
+ * consumer meanwhile, as the bound allows; and scheduling jitter of a
+ * few ms, which emulation and loaded machines show, does not move it). */
+static uint64_t far_window(const struct cz_pipe *p, unsigned d)
+{
+	uint64_t q = dev_mean(p, d) / 4;
+	return q > TAKE_FAR_NS ? q : TAKE_FAR_NS;
+}
+
+/* Device d's computing consumer's compute will still take more than
+ * far_window, by d's mean time per partition; or it is overdue (past
+ * twice that mean and the window), or no mean is known yet. */
+static bool ends_late(const struct cz_pipe *p, unsigned d)
+{
+	uint64_t start = 0, mean = dev_mean(p, d), w = far_window(p, d);
+	for (unsigned c = d; c < p->nout; c += p->ndev)
 		if (atomic_load(&p->cons[c].computing))
 			start = atomic_load_explicit(&p->cons[c].claim_ns, memory_order_relaxed);
-	}
-	if (!n || !start)
+	if (!mean || !start)
 		return true;
-	uint64_t mean = ns / n, el = cz_trace_now() - start;
-	return el > 2 * mean || mean - (el < mean ? el : mean) > TAKE_FAR_NS;
+	uint64_t el = cz_trace_now() - start;
+	return el > 2 * mean + w || mean - (el < mean ? el : mean) > w;
 }
 
 /* Rule 4's victim for idle device d: the lowest held partition on a
@@ -727,10 +747,10 @@ static bool far_fresh(const struct cz_pipe *p, unsigned c, unsigned o)
 	int on = dnode(p, o % p->ndev);
 	if (on < 0 || on == dnode(p, c % p->ndev))
 		return false;
-	uint64_t now = cz_trace_now();
+	uint64_t now = cz_trace_now(), w = far_window(p, o % p->ndev);
 	uint64_t g = atomic_load_explicit(&p->cons[o].given_ns, memory_order_relaxed);
 	uint64_t r = atomic_load_explicit(&p->devs[o % p->ndev].released_ns, memory_order_relaxed);
-	return now - g < TAKE_FAR_NS || now - r < TAKE_FAR_NS;
+	return now - g < w || now - r < w;
 }
 
 static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
