@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 	/* --isolation process re-executes this program as each device child */
 	if (argc > 1 && !strcmp(argv[1], "--device-child"))
 		return cz_devproc_child_main(argc, argv);
-	ct_plan(18);
+	ct_plan(19);
 	find_edu();
 	long sys_node = -9;
 	snprintf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/numa_node", edu);
@@ -245,6 +245,34 @@ int main(int argc, char **argv)
 		}
 		ct_ok(present == 256 && on == present, "a 16 MiB region bound to node %d: %u of %u pages "
 		      "there", node, on, present);
+	}
+
+	/* Hugepages are per node: 8 of 2 MiB reserved on node 1 only.  A
+	 * region bound to node 1 gets them, one bound to node 0 falls back
+	 * (alloc/region.c checks the node's own pool). */
+	FILE *hp = fopen("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "w");
+	int reserved = hp && fprintf(hp, "8\n") > 0;
+	if (hp)
+		reserved &= fclose(hp) == 0;
+	struct cz_region h1 = { .fd = -1 }, h0 = { .fd = -1 };
+	unsigned h1p = 0, h1on = 0;
+	/* node 0's first, while the machine's pool has 8 free (all node 1's) */
+	int rc0 = cz_region_create(&h0, 16u << 20, 0, CZ_REGION_QUIET);
+	int rc1 = cz_region_create(&h1, 16u << 20, 1, CZ_REGION_QUIET);
+	if (!rc1)
+		pages_on(h1.base, h1.size, 1, &h1p, &h1on);
+	ct_ok(reserved && !rc1 && !rc0 && h1.kind == CZ_REGION_HUGETLB_2M && h1on == h1p && h1p == 256 &&
+	      h0.kind != CZ_REGION_HUGETLB_2M && h0.kind != CZ_REGION_HUGETLB_1G,
+	      "8 hugepages reserved on node 1 alone: a region bound there is %s (%u of %u pages on node 1), "
+	      "one bound to node 0 %s", cz_region_kind_name(h1.kind), h1on, h1p, cz_region_kind_name(h0.kind));
+	if (!rc1)
+		cz_region_destroy(&h1);
+	if (!rc0)
+		cz_region_destroy(&h0);
+	hp = fopen("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "w");
+	if (hp) {
+		fprintf(hp, "0\n");
+		fclose(hp);
 	}
 
 	/* The null daemon, devices on nodes 0 and 1: its threads are pinned. */
