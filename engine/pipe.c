@@ -202,18 +202,24 @@ static int node_of(const struct cz_pipe *p, const struct cz_ring_desc *t)
 	return -1;
 }
 
+static bool ends_late(const struct cz_pipe *p, unsigned d);
+
 /* Rule 1, then 2: the free consumer where key goes, or -1.  A device of
  * the partition's node first, the least loaded, then the one given work
  * longest ago; a device of another node only when it is idle (load 0),
  * so that it never idles while this partition waits, and otherwise the
  * partition waits for its own node's device (engine/dispatch.c chose
- * that node for being the next free). */
+ * that node for being the next free).  And an idle device of another
+ * node before its own node's busy one unless that one will start it
+ * within far_window (it computes alone and ends soon): a partition held
+ * longer behind a compute lets the idle device start higher keys meanwhile
+ * (one per consumer each window; on the skewed mix of tools/bench-numa.sh
+ * up to 7 against a bound of 6, before this). */
 static int pick_free(const struct cz_pipe *p, int node)
 {
-	bool best_far = true;
-	int best = -1;
-	unsigned best_load = ~0u;
-	uint64_t best_tick = ~0ull;
+	int best[2] = { -1, -1 };               /* [0] its node's, [1] another's, idle */
+	unsigned best_load[2] = { ~0u, ~0u }, best_dev = 0;
+	uint64_t best_tick[2] = { ~0ull, ~0ull };
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		unsigned load = dev_load(p, d, &computing);
@@ -223,18 +229,22 @@ static int pick_free(const struct cz_pipe *p, int node)
 				f = (int)c;
 		if (f < 0)
 			continue;
-		bool far = !dev_local(p, d, node);
+		int far = !dev_local(p, d, node);
 		if (far && load)
 			continue;
-		if (best < 0 || far < best_far || (far == best_far && (load < best_load ||
-		    (load == best_load && p->dev_tick[d] < best_tick)))) {
-			best = f;
-			best_load = load;
-			best_far = far;
-			best_tick = p->dev_tick[d];
+		if (best[far] < 0 || load < best_load[far] ||
+		    (load == best_load[far] && p->dev_tick[d] < best_tick[far])) {
+			best[far] = f;
+			best_load[far] = load;
+			best_tick[far] = p->dev_tick[d];
+			if (!far)
+				best_dev = d;
 		}
 	}
-	return best;
+	if (best[0] >= 0 && best[1] >= 0 && best_load[0] &&
+	    (best_load[0] > 1 || ends_late(p, best_dev)))
+		return best[1];
+	return best[0] >= 0 ? best[0] : best[1];
 }
 
 /* Of the consumers holding (not busy) on device d (or on every device of
