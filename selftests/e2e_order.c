@@ -301,21 +301,22 @@ int main(int argc, char **argv)
 			  "cuzkd: 2 null devices on two nodes of a simulated machine, 20 ms, synthesis 5 ms on 3 workers")) {
 			check_inversions(&d, "two nodes", 4);
 			check_backlog(&d, 2, 2);
-			/* 72 partitions, the devices the bottleneck: only the ends of
-			 * the backlog leave a device idle while the other node's work
-			 * waits (before: 24-28 of 64 in tools/bench-numa.sh) */
-			check_nodes(&d, "two nodes, the devices the bottleneck", 72, 9);
+			/* 72 partitions, the devices the bottleneck, node 0 with two
+			 * of the three workers: crossings only where a device would
+			 * idle (3-8 seen on this loaded machine; main's order thread,
+			 * which only broke ties by node, crossed ~half) */
+			check_nodes(&d, "two nodes, the devices the bottleneck", 72, 14);
 		} else {
 			ct_skip("no daemon", "two nodes inversions");
 			ct_skip("no daemon", "two nodes backlog");
 			ct_skip("no daemon", "two nodes cross");
 		}
 		ct_ok(daemon_stop(&d) == 0, "cuzkd (two nodes) stops with status 0");
-		const char *twos[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "2",
-				       "--null-synth-ms", "40", "--synth-workers", "2", "--topology", topo,
+		const char *twos[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "10",
+				       "--null-synth-ms", "80", "--synth-workers", "2", "--topology", topo,
 				       "--device-nodes", "0,1", NULL };
 		int up = daemon_start(&d, "twos", twos) == 0 && load_key(&d);
-		ct_ok(up, "cuzkd: 2 null devices on two nodes, 2 ms, synthesis 40 ms on 2 workers (one a node)");
+		ct_ok(up, "cuzkd: 2 null devices on two nodes, 10 ms, synthesis 80 ms on 2 workers (one a node)");
 		int ok = up;
 		for (int i = 0; up && i < 4; i++) {
 			char id[16];
@@ -328,10 +329,11 @@ int main(int argc, char **argv)
 			ok &= await_done(&d, id);
 		}
 		/* every partition finds its node's device free: none should cross
-		 * (before: 30-38 of 64); a consumer stalled 1 ms on this loaded
-		 * machine may still lose one to the other node (pipe.c, far_fresh) */
+		 * (before: 2-38 of 64 with 40 ms and 2 ms); a consumer stalled
+		 * past far_window (2.5 ms here) on this loaded machine may still
+		 * lose one to the other node (pipe.c) */
 		if (ok)
-			check_nodes(&d, "two nodes, synthesis the bottleneck", 24, 2);
+			check_nodes(&d, "two nodes, synthesis the bottleneck", 24, 3);
 		else
 			ct_ok(0, "two nodes, synthesis the bottleneck: the jobs ran");
 		ct_ok(daemon_stop(&d) == 0, "cuzkd (two nodes, slow synthesis) stops with status 0");
