@@ -41,9 +41,10 @@
  * at T's node's devices first, and at another node's device only when it
  * is idle; rule 3 swaps only with a consumer of T's node; rule 4 takes a
  * victim on the idle device's node first, and one of another node only
- * when the compute it waits behind will take more than 1 ms yet (by that
- * device's mean: four devices in step crossed 12-18 of 64 partitions in
- * pairs, each stolen microseconds before its own device would start it).  So a partition crosses nodes
+ * when the compute it waits behind will take longer yet than a quarter of
+ * that device's mean time, 1 ms at least (four devices in step crossed
+ * 12-18 of 64 partitions in pairs, each stolen microseconds before its own
+ * device would start it).  So a partition crosses nodes
  * only when a device of another node would otherwise idle, and otherwise
  * waits for its own node's device, which the dispatcher's estimate says
  * is the next free.  A T waiting so is still the minimum, so nothing
@@ -56,7 +57,8 @@
  * heap through the inbox.  The order thread alone cannot see a consumer
  * that is merely slow to wake; on the loaded 2-core machine one such stall
  * let 5 higher keys start on the other device before the fix.  Across
- * nodes it takes only a partition held for 1 ms or more (far_fresh): two
+ * nodes it takes only a partition held for one mean device time (1 ms at
+ * least) with no release on its device meanwhile (far_fresh): two
  * consumers woken together for two nodes' partitions swapped them, both
  * crossing, for a start a few us earlier (30 of 64 crossed on the
  * simulated two-node machine, tools/bench-numa.sh).
@@ -98,7 +100,7 @@
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 #define WAIT_NS (200 * 1000 * 1000)   /* sleeps re-check the stop flag this often */
 #define CLAIM_SPINS 256               /* ~7 us of pause (27 ns each on the 2-core VM) */
-#define TAKE_FAR_NS (1000 * 1000)     /* take_lower: a partition of another node, held this long */
+#define TAKE_FAR_NS (1000 * 1000)     /* far_window's least: across nodes, wait at least this long */
 
 /* The slot a descriptor names, on a consumer (any process).  On a
  * checksum mismatch no field is trusted alone: the slot is used only if it
@@ -299,14 +301,17 @@ static uint64_t dev_mean(const struct cz_pipe *p, unsigned d)
 	return n ? ns / n : 0;
 }
 
-/* How long work held or starting on device d may keep another node's
- * device from taking it: TAKE_FAR_NS, or a quarter of d's mean device
- * time if longer (a partition is overtaken by at most one start per
- * consumer meanwhile, as the bound allows; and scheduling jitter of a
- * few ms, which emulation and loaded machines show, does not move it). */
-static uint64_t far_window(const struct cz_pipe *p, unsigned d)
+/* How long work waiting on device d may keep another node's device from
+ * taking it: TAKE_FAR_NS, or d's mean device time divided by div if
+ * longer.  A partition is overtaken by at most one start per consumer
+ * in a window no longer than one device time, as the bound allows, and
+ * scheduling jitter of a few ms (emulation, a loaded machine) does not
+ * move it.  take_lower uses one device time (div 1): a consumer that has
+ * not started within it is stalled; rule 4 and pick_free a quarter
+ * (div 4): a device idles at most that long for locality. */
+static uint64_t far_window(const struct cz_pipe *p, unsigned d, unsigned div)
 {
-	uint64_t q = dev_mean(p, d) / 4;
+	uint64_t q = dev_mean(p, d) / div;
 	return q > TAKE_FAR_NS ? q : TAKE_FAR_NS;
 }
 
@@ -315,7 +320,7 @@ static uint64_t far_window(const struct cz_pipe *p, unsigned d)
  * twice that mean and the window), or no mean is known yet. */
 static bool ends_late(const struct cz_pipe *p, unsigned d)
 {
-	uint64_t start = 0, mean = dev_mean(p, d), w = far_window(p, d);
+	uint64_t start = 0, mean = dev_mean(p, d), w = far_window(p, d, 4);
 	for (unsigned c = d; c < p->nout; c += p->ndev)
 		if (atomic_load(&p->cons[c].computing))
 			start = atomic_load_explicit(&p->cons[c].claim_ns, memory_order_relaxed);
@@ -328,7 +333,7 @@ static bool ends_late(const struct cz_pipe *p, unsigned d)
 /* Rule 4's victim for idle device d: the lowest held partition on a
  * device that is computing, one of d's own node first; one of another
  * node only if its device's compute ends late (ends_late: else it starts
- * there within 1 ms, and taking it would make it cross for nothing).
+ * there within far_window, and taking it would make it cross for nothing).
  * -1 if none. */
 static int steal_victim(const struct cz_pipe *p, unsigned d)
 {
@@ -747,17 +752,18 @@ static struct cz_key hint(const struct cz_pipe *p, unsigned o)
  */
 /* Multi-node plans: o (on another node than c's device) is most likely
  * about to start its partition on its own node's device: it was given it
- * less than TAKE_FAR_NS ago, or its device was released that recently
- * (a compute just ended there; its next claim is microseconds away).
- * Then a swap across nodes gains a start a few us earlier and makes both
- * partitions cross; a consumer that has not started within 1 ms of either
- * is stalled, and its partition is taken. */
+ * less than a mean device time ago (far_window, 1 ms at least), or its
+ * device was released that recently (a compute just ended there; its next
+ * claim is microseconds away).  Then a swap across nodes gains a start a
+ * little earlier and makes both partitions cross; a consumer that has not
+ * started within that window of either is stalled, and its partition is
+ * taken (the other consumers start at most one each meanwhile). */
 static bool far_fresh(const struct cz_pipe *p, unsigned c, unsigned o)
 {
 	int on = dnode(p, o % p->ndev);
 	if (on < 0 || on == dnode(p, c % p->ndev))
 		return false;
-	uint64_t now = cz_trace_now(), w = far_window(p, o % p->ndev);
+	uint64_t now = cz_trace_now(), w = far_window(p, o % p->ndev, 1);
 	uint64_t g = atomic_load_explicit(&p->cons[o].given_ns, memory_order_relaxed);
 	uint64_t r = atomic_load_explicit(&p->devs[o % p->ndev].released_ns, memory_order_relaxed);
 	return now - g < w || now - r < w;
