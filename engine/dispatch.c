@@ -29,8 +29,10 @@
  * whose workers are all busy, the dispatcher waits for one of those
  * (traced as waiting for a worker): otherwise a node with more workers
  * than its devices need takes the backlog, and its partitions end up on
- * the other node's idle devices.  A node whose arena share would be exceeded is taken
- * only if every node's is (a worker then borrows another node's buffer).
+ * the other node's idle devices.  A node whose arena share would be
+ * exceeded is taken only if every node's is (a worker then borrows another
+ * node's buffer).  The wait cannot last: the busy node's estimate includes
+ * its workers' partitions, and the idle node's falls as its devices drain.
  * The choice never reorders: it is made for the head, which is popped as
  * before, and only picks which idle worker runs it.  Cost: O(nodes +
  * consumers) loads per partition dispatched.
@@ -160,6 +162,7 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 		cz_job_part_terminal_locked(e, p);
 		return 1;
 	}
+	e->node_wait = false;
 	if (!e->synth_idle || e->inflight == CZ_PIPE_INFLIGHT)
 		return 0;
 	uint64_t need = p->job->circ->part_bytes;
