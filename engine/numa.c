@@ -6,12 +6,15 @@
  *
  * Which thread binds where: a synthesis worker to its node (its buffers come
  * from its node's arena, so the pages it fills are local); a device's
- * consumer threads to the device's node (a device process, cz-dev<N>, calls
- * cz_place_apply_device the same way); the device itself is opened from a
+ * consumer threads to the device's node (a device process, cz-dev<N>,
+ * binds itself as a whole, first thing: cz_numa_child_place, from the plan
+ * in its environment); the device itself is opened from a
  * thread bound to its node, so the threads the backend creates then (the
  * cpu backend's pool, cuda's B2 thread) inherit the binding.  Binding
  * happens only when the plan is of this machine; a plan read from
- * --topology is shown, not applied.
+ * --topology is shown, not applied.  Which node a partition goes to is
+ * the dispatcher's choice (engine/dispatch.c, WHICH NODE) and the order
+ * thread's (engine/pipe.c, ACROSS NODES); resident keys: below.
  */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"

@@ -99,8 +99,9 @@ json_object *cz_place_json(const struct cz_place *p);
 
 /* The calling thread (and the threads and processes it creates later) runs
  * on device dev's node: CPU affinity to the node's CPUs, memory policy
- * bound to the node.  A device's consumer threads call it, and its child
- * process will.  0, or -errno; a no-op returning 0 when !p->bind. */
+ * bound to the node.  A device's consumer threads call it (a device child
+ * binds itself through cz_place_env_apply).  0, or -errno; a no-op
+ * returning 0 when !p->bind. */
 int cz_place_apply_device(const struct cz_place *p, unsigned dev);
 /* The same for synthesis worker w (0-based). */
 int cz_place_apply_worker(const struct cz_place *p, unsigned w);
