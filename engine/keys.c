@@ -26,8 +26,10 @@ struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 	return NULL;
 }
 
-static void circuit_free(struct cz_circuit *c)
+static void circuit_free(const struct cz_backend *be, struct cz_circuit *c)
 {
+	if (c->kpinned)
+		be->unpin_host(c->kreg.base);
 	cz_numa_caches_destroy(c);
 	if (c->curve == CZ_CURVE_BN254) {
 		cz_bn254_ntt_domain_destroy(c->bn_dom);
@@ -39,13 +41,25 @@ static void circuit_free(struct cz_circuit *c)
 	free(c);
 }
 
+/* Pinned for the devices' key uploads; device children pin their own
+ * mapping (engine/devproc.c). */
+static void key_pin(struct cz_engine *e, struct cz_circuit *c)
+{
+	if (e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+		c->kpinned = !e->be->pin_host(c->kreg.base, c->kreg.size);
+}
+
 /* The key at path into c, over its own curve: read, moved to a shared
  * region, its NTT domain made; key_bytes and part_bytes set.  0, or -1
  * with err set (c's parts made so far are circuit_free's). */
-static int circuit_key_load(struct cz_circuit *c, const struct cz_backend *be, const char *path,
+static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const char *path,
 			    char *err, size_t cap)
 {
-	char e[160];
+	const struct cz_backend *be = e->be;
+	/* On a multi-node machine the key's pages are interleaved over the
+	 * nodes with devices (cz_numa_key_nodes: why one interleaved copy). */
+	uint64_t nodes = cz_numa_key_nodes(e);
+	char msg[160];
 
 	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
 		return -1;
@@ -58,10 +72,11 @@ static int circuit_key_load(struct cz_circuit *c, const struct cz_backend *be, c
 		if (cz_bn254_groth16_key_load(&c->bn_key, path, NULL, err, cap))
 			return -1;
 		/* One copy, in shared memory: device children map it (engine/shkey.c). */
-		if (cz_bn254_shkey_share(&c->bn_key, &c->kreg, e, sizeof(e))) {
-			snprintf(err, cap, "%s: %s", path, e);
+		if (cz_bn254_shkey_share(&c->bn_key, &c->kreg, nodes, msg, sizeof(msg))) {
+			snprintf(err, cap, "%s: %s", path, msg);
 			return -1;
 		}
+		key_pin(e, c);
 		if (!(c->bn_dom = cz_bn254_ntt_domain_create(c->bn_key.log2n))) {
 			snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
 			return -1;
@@ -72,10 +87,11 @@ static int circuit_key_load(struct cz_circuit *c, const struct cz_backend *be, c
 	}
 	if (cz_groth16_key_load(&c->key, path, NULL, err, cap))
 		return -1;
-	if (cz_shkey_share(&c->key, &c->kreg, e, sizeof(e))) {
-		snprintf(err, cap, "%s: %s", path, e);
+	if (cz_shkey_share(&c->key, &c->kreg, nodes, msg, sizeof(msg))) {
+		snprintf(err, cap, "%s: %s", path, msg);
 		return -1;
 	}
+	key_pin(e, c);
 	if (!(c->dom = cz_ntt_domain_create(c->key.log2n))) {
 		snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
 		return -1;
@@ -111,8 +127,8 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (circuit_key_load(c, e->be, path, err, sizeof(err))) {
-		circuit_free(c);
+	if (circuit_key_load(e, c, path, err, sizeof(err))) {
+		circuit_free(e->be, c);
 		return cz_resp_err("%s", err);
 	}
 
@@ -165,7 +181,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
-		circuit_free(c);
+		circuit_free(e->be, c);
 		return r;
 	}
 	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
@@ -220,7 +236,7 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		if (j->circ == gone)
 			j->circ = NULL;
 	pthread_mutex_unlock(&e->lock);
-	circuit_free(gone);
+	circuit_free(e->be, gone);
 	fprintf(stderr, "cuzkd: unloaded %s\n", name);
 	return cz_resp_ok();
 }
@@ -253,6 +269,6 @@ void cz_circuits_free(struct cz_engine *e)
 	while (e->circuits) {
 		struct cz_circuit *c = e->circuits;
 		e->circuits = c->next;
-		circuit_free(c);
+		circuit_free(e->be, c);
 	}
 }

@@ -35,7 +35,7 @@ static void SK(arrays)(struct SK_KEY *k, void **p[NARR], size_t len[NARR])
 	p[7] = (void **)&k->row_off; len[7] = (n + 1) * sizeof(uint32_t);
 }
 
-int SK(share)(struct SK_KEY *k, struct cz_region *r, char *err, size_t cap)
+int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap)
 {
 	void **p[NARR];
 	size_t len[NARR], bytes = ALIGN64(sizeof(struct SK(hdr)));
@@ -51,12 +51,15 @@ int SK(share)(struct SK_KEY *k, struct cz_region *r, char *err, size_t cap)
 	/* Huge pages only for a key worth them: a small one on 2 MiB pages
 	 * would cost up to 2 MiB of RAM for a few KiB (e2e_ctl loads 302). */
 	unsigned fl = CZ_REGION_QUIET | (bytes < (8u << 20) ? CZ_REGION_NO_HUGETLB | CZ_REGION_NO_THP : 0);
-	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, fl);
+	bool spread = nodes & (nodes - 1);
+	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, fl | (spread ? CZ_REGION_LAZY : 0));
 	if (rc) {
 		snprintf(err, cap, "cannot make a %zu-byte shared region for the key: %s", bytes,
 			 strerror(-rc));
 		return rc;
 	}
+	if (spread)
+		interleave(r, nodes);
 	struct SK(hdr) *h = r->base;
 	memcpy(h->magic, SK_MAGIC, 8);
 	h->nvars = k->nvars;

@@ -130,6 +130,10 @@ static int cuda_prove(struct cz_device *d, struct cz_dev_work *w)
 	};
 	struct cz_cuda_g16_out out;
 
+	/* A device out of service fails at once, before B2 takes the host's
+	 * cores for a proof that cannot complete. */
+	if (cz_cuda_dead(d->cu))
+		return -ENODEV;
 	/* The engine runs one prove per device at a time (its device lock),
 	 * so one job slot is enough. */
 	pthread_mutex_lock(&d->lock);
@@ -184,7 +188,8 @@ const struct cz_backend cz_backend_cuda = {
 	.name = "cuda", .count = cuda_count, .input = CZ_BACKEND_IN_SYNTH,
 	.open = cuda_open, .prove = cuda_prove, .finish = cz_backend_groth16_finish,
 	.unload_key = cuda_unload_key, .close = cuda_close, .describe = cuda_describe,
-	.pci_bus_id = cz_cuda_pci_bus_id,
+	.pci_bus_id = cz_cuda_pci_bus_id, .pin_host = cz_cuda_host_register,
+	.unpin_host = cz_cuda_host_unregister,
 };
 #else
 /* Without nvcc there is no CUDA backend; ISO C wants something in a file. */

@@ -1,35 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/bn254_groth16.c — Groth16 over BN254: the prover (zk/groth16_tmpl_pvt.h),
- * the verification equation (zk/groth16_verify_tmpl_pvt.h) and snarkjs' JSON files
- * (zk/snarkjs_json_tmpl_pvt.h) over BN254's types, "bn128".
+ * zk/bn254_groth16.c — snarkjs' JSON files for Groth16 over BN254
+ * (zk/snarkjs_json_tmpl_pvt.h over BN254's types, "bn128").  The prover and
+ * the verification equation are zk/bn254_groth16_prove.c, apart from json-c
+ * as BLS12-381's are (the GPU check's build links no json-c: gpu/gpu.mk).
  */
 #include "zk/bn254_groth16.h"
 
 #include <string.h>
 
 #include "zk/bn254_curve.h"
-#include "zk/bn254_msm.h"
-#include "zk/bn254_ntt.h"
 #include "zk/bn254_pairing.h"
-
-#define GV_NAME cz_bn254_groth16_verify
-#define GV_G1 cz_bn254_g1
-#define GV_G2 cz_bn254_g2
-#define GV_FR cz_bn254_fr
-#define GV_PROOF cz_bn254_groth16_proof
-#define GV_VK cz_bn254_groth16_vk
-#define GV_PAIRING_CHECK cz_bn254_pairing_check
-#include "zk/groth16_verify_tmpl_pvt.h"
-
-#define G16(n) cz_bn254_groth16_##n
-#define G16_FR cz_bn254_fr
-#define G16_G1 cz_bn254_g1
-#define G16_G2 cz_bn254_g2
-#define G16_NTT cz_bn254_ntt
-#define G16_D cz_bn254_ntt_domain
-#define G16_MSM cz_bn254_msm
-#include "zk/groth16_tmpl_pvt.h"
 
 /* snarkjs's vk_alphabeta_12 for bn128 is e(alpha, beta)^lambda,
  * lambda = 2x(6x^2 + 3x + 1) (zk/bn254_pairing.h): 190 bits. */

@@ -3,7 +3,7 @@
  * zk/groth16_prove.c — Groth16 over BLS12-381: the prover
  * (zk/groth16_tmpl_pvt.h) and the verification equation
  * (zk/groth16_verify_tmpl_pvt.h), both shared with BN254
- * (zk/bn254_groth16.c), over BLS12-381's types.
+ * (zk/bn254_groth16_prove.c), over BLS12-381's types.
  */
 #include "zk/groth16.h"
 #include "zk/ntt.h"

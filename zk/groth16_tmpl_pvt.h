@@ -3,7 +3,7 @@
  * zk/groth16_tmpl_pvt.h — the prover (zk/groth16.h: the key's row index,
  * the device and finalize stages, the blinding and the built-in check),
  * written once over the curve; private to zk/groth16_prove.c (BLS12-381:
- * cz_groth16_*) and zk/bn254_groth16.c (BN254: cz_bn254_groth16_*).
+ * cz_groth16_*) and zk/bn254_groth16_prove.c (BN254: cz_bn254_groth16_*).
  *
  * The includer defines G16(n) (public names: cz_groth16_##n), G16_FR (the
  * scalar field prefix and type), G16_G1 G16_G2 (group prefixes), G16_NTT

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/groth16_verify_tmpl_pvt.h — the Groth16 verification equation, written
- * once over the curve; private to zk/groth16_verify.c (BLS12-381) and
- * zk/bn254_groth16.c (BN254).
+ * once over the curve; private to zk/groth16_prove.c (BLS12-381) and
+ * zk/bn254_groth16_prove.c (BN254).
  *   e(A, B) = e(α, β) · e(Σ pub_i·IC_i, γ) · e(C, δ)
  * checked as one multi-pairing e(−A, B)·e(α, β)·e(X, γ)·e(C, δ) = 1 with a
  * single final exponentiation (a few milliseconds).
