@@ -107,11 +107,12 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	atomic_store(&me->cur_part, d->key.part);
 	atomic_store(&me->proving, 1);
 	uint64_t t0 = cz_trace_now();
-	atomic_store(&me->computing, 1);     /* read by pipe.c's dev_load */
+	cz_pipe_computing(pipe, c->idx, true);  /* read by pipe.c's dev_load */
+	cz_trace_sched(0);      /* preempted between the device lock and here */
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
-	atomic_store(&me->computing, 0);
+	cz_pipe_computing(pipe, c->idx, false);
 	uint64_t dt = cz_trace_now() - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
@@ -140,13 +141,19 @@ void *cz_consume_main(void *v)
 			fprintf(stderr, "cuzkd: consumer %u.%u: cannot bind to node %d: %s\n", c->dev,
 				c->idx / pipe->ndev, c->place->devs[c->dev].node, strerror(-rc));
 	}
+	cz_trace_sched(0);              /* the baseline */
 	for (;;) {
+		/* Scheduler evidence (trace.h): run-queue time since the last
+		 * sample, so a hand-off that waited for a CPU says so.  Here:
+		 * since the device stage ended (preempted on the way back). */
+		cz_trace_sched(0);
 		/* Work held on this device (a peer's too: the peer may not be
 		 * scheduled yet) goes first; else wait for our own. */
 		if (!cz_pipe_dev_work(pipe, c->idx)) {
 			cz_trace(CZ_EV_IDLE, 0, 0);
 			if (cz_pipe_wait(pipe, c->idx))
 				break;
+			cz_trace_sched(1);      /* woken: how long it waited for a CPU */
 		}
 		/* Labelled with what it most likely holds: pop names the
 		 * partition it really gets. */
@@ -156,6 +163,9 @@ void *cz_consume_main(void *v)
 			break;
 		struct cz_ring_desc desc;
 		int s = cz_pipe_claim(pipe, c->idx, &desc);
+		/* Woken for the device, or preempted while taking it: before
+		 * pop, so the report places the wait before the hand-off's end. */
+		cz_trace_sched(0);
 		if (s < 0) {            /* taken by someone else meanwhile */
 			dev_unlock(d);
 			continue;

@@ -68,6 +68,7 @@ void *cz_finalize_main(void *v)
 	struct cz_part *p;
 
 	cz_thread_name("cz-final");
+	cz_thread_batch();      /* its wake-up must not preempt a consumer's hand-off (lib/thread.h) */
 	cz_trace_thread("finalizer", 0);
 	while ((p = cz_pipe_done_take(&e->pipe)))
 		finish_one(e, p);

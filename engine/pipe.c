@@ -226,6 +226,19 @@ static int reclaim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	return 1;
 }
 
+/* Rule 4's victim test: c holds a partition that waits behind a compute on
+ * c's device: c is not busy, or c itself computes (it took a peer's lower
+ * key, cz_pipe_claim, and its own is still in its ring: 20 ms of an idle
+ * device on the loaded machine before this case was counted). */
+static bool waits_behind(const struct cz_pipe *p, unsigned c)
+{
+	bool comp;
+	if (!holds(p, c) || (busy(p, c) && !atomic_load(&p->cons[c].computing)))
+		return false;
+	dev_load(p, c % p->ndev, &comp);
+	return comp;
+}
+
 /* Rule 4.  Returns partitions moved. */
 static unsigned steal(struct cz_pipe *p)
 {
@@ -237,8 +250,7 @@ static unsigned steal(struct cz_pipe *p)
 		/* the lowest held partition on a device that is computing */
 		int v = -1;
 		for (unsigned c = 0; c < p->nout; c++) {
-			bool comp;
-			if (busy(p, c) || !holds(p, c) || (dev_load(p, c % p->ndev, &comp), !comp))
+			if (!waits_behind(p, c))
 				continue;
 			if (v < 0 || cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)
 				v = (int)c;
@@ -307,11 +319,9 @@ static bool pump_ready(void *v)
 		bool computing;
 		if (dev_load(p, d, &computing))
 			continue;
-		for (unsigned c = 0; c < p->nout; c++) {
-			bool comp;
-			if (!busy(p, c) && holds(p, c) && (dev_load(p, c % p->ndev, &comp), comp))
+		for (unsigned c = 0; c < p->nout; c++)
+			if (waits_behind(p, c))
 				return true;
-		}
 	}
 	return false;
 }
@@ -322,9 +332,14 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	while (!atomic_load(p->stop))
-		if (!pump(p))
+	cz_trace_sched(0);      /* the baseline (engine/trace.h) */
+	while (!atomic_load(p->stop)) {
+		cz_trace_sched(0);      /* run-queue time before this pump: order latency's share */
+		if (!pump(p)) {
 			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
+			cz_trace_sched(1);
+		}
+	}
 	return NULL;
 }
 
@@ -718,6 +733,17 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	}
 	cz_pipe_release(p, c);
 	return -1;
+}
+
+/* The same pairing: a consumer that starts computing while its own ring
+ * still holds a partition (it took a peer's lower one) makes that one wait
+ * behind its compute, which rule 4 may move to an idle device: tell the
+ * order thread.  Otherwise a store. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on)
+{
+	atomic_store(&p->cons[c].computing, on);
+	if (on && holds(p, c))
+		cz_ring_bell_ring(p->bell, 1);
 }
 
 /* Publish, then ring: pairs with the order thread's pump_ready() check

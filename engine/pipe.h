@@ -190,6 +190,9 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
+/* Consumer c's device stage starts (on) or ends: published for the order
+ * thread, which is told when c's ring still holds a partition then. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
 /* The slot index (descriptor in *d), or -1. */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
