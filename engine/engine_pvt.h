@@ -100,6 +100,15 @@ struct cz_job {
 
 struct cz_stat;
 
+/* A finalizer thread (engine/finalize.c): its index names its ring owner
+ * id, its trace unit and its thread ("cz-final", "cz-final1", ...). */
+struct cz_finalizer {
+	struct cz_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+};
+
 /* A consumer's context: only what a consumer in another process would
  * have too (the pipe's mapping, its backend and device handle, the
  * buffer arena's base in this process); its counters and state are its
@@ -155,8 +164,9 @@ struct cz_engine {
 
 	struct cz_output *output;       /* the output writer (engine/output.c) */
 
-	pthread_t dispatcher, finalizer, *synth;
-	unsigned nsynth, ncons, ndev;
+	pthread_t dispatcher, *synth;
+	unsigned nsynth, ncons, ndev, nfinal;
+	struct cz_finalizer final[CZ_ENGINE_MAX_FINALIZERS];
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
@@ -181,9 +191,13 @@ struct cz_engine {
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
 #define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
-#define CZ_OWNER_FINAL 2046u      /* the finalizer, giving slots back */
+#define CZ_OWNER_FINAL 2046u      /* finalizer 0, giving slots back */
+/* Finalizer k's owner id: 2046 for k = 0 (as before there were several),
+ * then 2029, 2028, ... (above every synthesis worker's, below the rest). */
+#define CZ_OWNER_FINAL_K(k) ((k) ? 2030u - (k) : CZ_OWNER_FINAL)
 #define CZ_OWNER_SUPER 2045u      /* the device supervisor, handing partitions out again */
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_SUPER, "the order thread's and finalizer's ids are no worker's");
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < 2030u - CZ_ENGINE_MAX_FINALIZERS, "finalizers' ids are no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
@@ -227,7 +241,7 @@ void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then j
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
-cz_fr *cz_output_pub(struct cz_job *j);
+cz_fr *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const cz_fr *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */

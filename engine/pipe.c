@@ -543,12 +543,12 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	return (int)v;
 }
 
-static int slot_put(struct cz_pipe *p, int s)
+static int slot_put(struct cz_pipe *p, int s, unsigned owner)
 {
 	uint64_t v = (uint64_t)s;
 	p->slot_part[s]->slot = -1;
 	p->slot_part[s] = NULL;
-	return enqueue(p->free_slots, CZ_OWNER_FINAL, &v);
+	return enqueue(p->free_slots, owner, &v);
 }
 
 int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
@@ -562,7 +562,7 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint3
 	desc(&d, &part->key, buf_off, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->inbox, owner, &d);   /* never full: see top */
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -575,7 +575,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 	desc(&d, &part->key, 0, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->done, owner, &d);
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -763,7 +763,7 @@ int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d
  * left there applied, and the slot back on the free list.  A checksum
  * failure: the in-flight partition named by (job, index) is used only if
  * the slot's partition is that one. */
-static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d)
+static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d, unsigned owner)
 {
 	int s = slot_of(p, d, CZ_SLOT_BAD_DONE);
 	if (s < 0)
@@ -810,18 +810,19 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */
-	if (slot_put(p, s))
+	if (slot_put(p, s, owner))
 		fprintf(stderr, "cuzkd: partition slot %d lost: the free list is full\n", s);
 	return part;
 }
 
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
+/* Any number of finalizers (mc: one CAS each). */
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner)
 {
 	struct cz_ring_desc d;
 	struct cz_part *part;
 	for (;;) {
-		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
-			if ((part = slot_take(p, &d)))
+		if (cz_ring_mc_dequeue_burst(p->done, owner, &d, 1)) {
+			if ((part = slot_take(p, &d, owner)))
 				return part;
 			continue;
 		}

@@ -215,6 +215,6 @@ void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down);
 int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once
  * drained.  A checksum failure as for cz_pipe_claim. */
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p);
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner);
 
 #endif

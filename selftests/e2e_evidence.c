@@ -131,6 +131,8 @@ struct tpart {
 struct trace {
 	struct tpart p[512];
 	int n;
+	int64_t final_end_max[256], output_ns[256];  /* per job */
+	int finalizers_used;                          /* bit per finalizer unit that verified */
 	int cons_dev[64];       /* consumer index -> device, from the header */
 	int ncons;
 };
@@ -167,6 +169,12 @@ static void trace_read(const char *path, struct trace *t)
 				t->ncons = (int)num(e, "unit") + 1;
 		} else if (!strcmp(ev, "submit") && job >= 0 && job < 256) {
 			prio[job] = (int64_t)num(e, "arg");
+		} else if (!strcmp(ev, "final_end") && job >= 0 && job < 256) {
+			if (ns > t->final_end_max[job])
+				t->final_end_max[job] = ns;
+			t->finalizers_used |= 1 << ((int)num(e, "unit") & 15);
+		} else if (!strcmp(ev, "output") && job >= 0 && job < 256) {
+			t->output_ns[job] = ns;
 		} else if (!strcmp(ev, "enqueue") || !strcmp(ev, "compute_start")) {
 			struct tpart *p = tpart_of(t, job, part);
 			if (!p)
@@ -450,6 +458,18 @@ static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 	ct_ok(njobs == 5 && !bad && num(rep, "busy_ms") > 0,
 	      "status while running: %d jobs, each job's counts sum to %d; %d partitions placed, each on its consumer's device per the trace header",
 	      njobs, NPART, placed);
+	/* Two finalizers (the default): both verified, and each job was
+	 * written once, after the last of its partitions was verified. */
+	int late = 0, written = 0;
+	for (int j = 0; j < 256; j++) {
+		if (!t->output_ns[j])
+			continue;
+		written++;
+		late += t->output_ns[j] < t->final_end_max[j];
+	}
+	ct_ok(t->finalizers_used == 3 && written == 5 && !late,
+	      "parallel finalizers: finalizers used (bits) %#x (want 0x3); %d jobs written, %d before their last verification",
+	      t->finalizers_used, written, late);
 }
 
 static void extra_budget(json_object *rep, json_object *st, const struct trace *t)
@@ -571,7 +591,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6 * POINTS_PER_SCEN + 2);
+	ct_plan(6 * POINTS_PER_SCEN + 3);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
