@@ -160,6 +160,20 @@ void *cz_consume_main(void *v)
 			fprintf(stderr, "cuzkd: consumer %u.%u: cannot bind to node %d: %s\n", c->dev,
 				c->idx / pipe->ndev, c->place->devs[c->dev].node, strerror(-rc));
 	}
+	/* The device's warm-up proof (engine/warmup.c), once per process:
+	 * /readyz waits for it on every device. */
+	if (c->idx / pipe->ndev == 0 && !dev_lock(d, &pipe->cons[c->idx])) {
+		char why[sizeof(d->warm_why)], msg[sizeof(d->warm_why)];
+		uint64_t t0 = cz_trace_now();
+		cz_trace_arg(CZ_EV_WARMUP, 0, 0, 1);
+		int rc = cz_warmup_device(c->be, c->hw, why, sizeof(why));
+		cz_trace_arg(CZ_EV_WARMUP, 0, 0, 0);
+		snprintf(msg, sizeof(msg), "%.120s in %.1f ms", why, (double)(cz_trace_now() - t0) / 1e6);
+		memcpy(d->warm_why, msg, sizeof(msg));
+		atomic_store_explicit(&d->warm, rc ? CZ_WARM_FAILED : CZ_WARM_OK, memory_order_release);
+		fprintf(stderr, "cuzkd: device %u: %s\n", c->dev, msg);
+		dev_unlock(d);
+	}
 	cz_trace_sched(0);              /* the baseline */
 	for (;;) {
 		/* Scheduler evidence (trace.h): run-queue time since the last

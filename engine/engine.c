@@ -205,6 +205,8 @@ static int start_threads(struct cz_engine *e)
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
+	/* The devices' warm-up key, while keys load (engine/warmup.c). */
+	e->warmup_started = !cz_warmup_prepare(&e->warmup);
 	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
 		if (cz_devproc_start(e, err, sizeof(err))) {
 			fprintf(stderr, "cuzkd: %s\n", err);
@@ -339,6 +341,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	for (unsigned i = 0; i < e->nfinal; i++)
 		if (e->final[i].started)
 			pthread_join(e->final[i].tid, NULL);
+	if (e->warmup_started)
+		pthread_join(e->warmup, NULL);
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);

@@ -90,6 +90,9 @@ void cz_engine_wake(struct cz_engine *e);
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len);
 void cz_engine_set_phase(struct cz_engine *e, const char *phase);
 int cz_engine_ready(struct cz_engine *e, char *why, size_t cap);
+/* The same less "a key is loaded" (sd_notify's READY=1: a unit started
+ * without --load is up once its devices are warm). */
+int cz_engine_serving(struct cz_engine *e, char *why, size_t cap);
 /* The watchdog's check: 1 when the engine's control-plane lock was free
  * within usec, else 0 with why.  One line of what the daemon is doing (for
  * sd_notify's STATUS=). */

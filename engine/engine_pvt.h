@@ -164,7 +164,8 @@ struct cz_engine {
 
 	struct cz_output *output;       /* the output writer (engine/output.c) */
 
-	pthread_t dispatcher, *synth;
+	pthread_t dispatcher, *synth, warmup;
+	bool warmup_started;
 	unsigned nsynth, ncons, ndev, nfinal;
 	struct cz_finalizer final[CZ_ENGINE_MAX_FINALIZERS];
 	struct cz_consumer *cons;
@@ -209,6 +210,12 @@ void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+/* engine/warmup.c: one verified proof of a small built-in circuit on the
+ * device, by its first consumer before it serves.  0, or -1 with why. */
+int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap);
+/* Starts making the warm-up key in a thread (joined by the caller), so it
+ * overlaps loading keys; 0 or -1. */
+int cz_warmup_prepare(pthread_t *tid);
 /* engine/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);

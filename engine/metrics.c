@@ -425,7 +425,19 @@ void cz_engine_set_phase(struct cz_engine *e, const char *phase)
 	pthread_mutex_unlock(&m->phase_lock);
 }
 
+static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap);
+
 int cz_engine_ready(struct cz_engine *e, char *why, size_t cap)
+{
+	return ready(e, true, why, cap);
+}
+
+int cz_engine_serving(struct cz_engine *e, char *why, size_t cap)
+{
+	return ready(e, false, why, cap);
+}
+
+static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 {
 	struct cz_metrics *m = e->metrics;
 	if (!m) {
@@ -439,11 +451,25 @@ int cz_engine_ready(struct cz_engine *e, char *why, size_t cap)
 	pthread_mutex_unlock(&m->phase_lock);
 	if (starting)
 		return 0;
-	if (atomic_load_explicit(&m->nkeys, memory_order_relaxed) <= 0) {
+	if (need_key && atomic_load_explicit(&m->nkeys, memory_order_relaxed) <= 0) {
 		snprintf(why, cap, "no proving key loaded (load one: cuzkctl load NAME ZKEY)");
 		return 0;
 	}
-	snprintf(why, cap, "ready: %d key(s) loaded, %u device(s) open", atomic_load(&m->nkeys), e->ndev);
+	/* Every device proved and verified its warm-up partition
+	 * (engine/warmup.c), in this process or its device process. */
+	for (unsigned d = 0; d < e->ndev; d++) {
+		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
+		uint32_t w = atomic_load_explicit(&pd->warm, memory_order_acquire);
+		if (w == CZ_WARM_OK)
+			continue;
+		if (w == CZ_WARM_FAILED)
+			snprintf(why, cap, "device %u: %.*s", d, (int)sizeof(pd->warm_why), pd->warm_why);
+		else
+			snprintf(why, cap, "device %u: warming up (its first proof is not verified yet)", d);
+		return 0;
+	}
+	snprintf(why, cap, "ready: %d key(s) loaded, %u device(s) open, each with a verified warm-up proof",
+		 atomic_load(&m->nkeys), e->ndev);
 	return 1;
 }
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_STAT_NCAUSE 12       /* engine/stat.c's causes, unattributed last */
+#define CZ_STAT_NCAUSE 13       /* engine/stat.c's causes, unattributed last */
 const char *cz_stat_cause_name(int c);
 
 struct cz_metrics;

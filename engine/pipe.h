@@ -70,7 +70,12 @@ struct cz_pipe_dev {
 	_Alignas(64) _Atomic uint32_t held;
 	_Atomic uint32_t down;          /* its process is gone: give it nothing */
 	struct cz_ring_bell bell;
+	/* Its warm-up proof (engine/warmup.c), by its first consumer:
+	 * CZ_WARM_*, stored (release) after warm_why is written. */
+	_Atomic uint32_t warm;
+	char warm_why[160];
 };
+enum { CZ_WARM_PENDING, CZ_WARM_OK, CZ_WARM_FAILED };
 
 /* Why a slot came back failed (cz_pipe_slot.bad). */
 enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE, CZ_SLOT_POISON };

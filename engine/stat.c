@@ -46,14 +46,15 @@
 
 enum cause {
 	C_HANDOFF, C_ORDER, C_ELSEWHERE, C_NOTHING, C_FINAL_BP, C_BUDGET, C_WORKER,
-	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_SCHED, C_UNATTRIBUTED, C__COUNT
+	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_SCHED, C_WARMUP, C_UNATTRIBUTED, C__COUNT
 };
 
 /* The report's names, in the report's order of precedence. */
 static const char *const cause_names[C__COUNT] = {
 	"hand-off latency", "order latency", "ready on another device", "nothing submitted",
 	"finalizer backpressure", "waiting for budget", "waiting for a synthesis worker",
-	"in-flight limit", "waiting for synthesis", "dispatch latency", "scheduler delay", "unattributed",
+	"in-flight limit", "waiting for synthesis", "dispatch latency", "scheduler delay", "device warm-up",
+	"unattributed",
 };
 _Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/metrics.h counts the causes");
 
@@ -75,6 +76,7 @@ struct stat_dev {
 	struct acct total;
 	struct bucket b[NBUCKET];
 	int busy;               /* consumers computing */
+	bool warm;              /* proving its warm-up partition (engine/warmup.c) */
 };
 
 enum disp { D_JOB, D_WORKER, D_BUDGET, D_INFLIGHT, D_RUNNING };
@@ -123,6 +125,8 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 	const struct cz_engine *e = s->e;
 	bool held_here = false, held_any = false;
 
+	if (s->dev[d].warm)
+		return C_WARMUP;
 	if (s->queued < 0 || s->synth < 0 || s->free < 0 || s->backlog < 0)
 		return C_UNATTRIBUTED;  /* contradictory counts: events were lost */
 	for (unsigned c = 0; c < e->ncons; c++) {
@@ -321,6 +325,10 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 		s->backlog++;
 		break;
 	case CZ_EV_FINAL_START: s->backlog--; break;
+	case CZ_EV_WARMUP:
+		if (kind_of(s, ev->thread) == K_CONSUMER)
+			s->dev[e->cons[s->actor[ev->thread]].dev].warm = ev->arg == 1;
+		break;
 	default: break;
 	}
 	cz_metrics_ev(e->metrics, ev);
@@ -474,6 +482,16 @@ json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost)
 			w += last.idle[c];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "device", json_object_new_int((int)d));
+		/* Its warm-up proof (engine/warmup.c), which /readyz waits for. */
+		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
+		uint32_t wst = atomic_load_explicit(&pd->warm, memory_order_acquire);
+		json_object *wu = json_object_new_object();
+		json_object_object_add(wu, "state", json_object_new_string(
+			wst == CZ_WARM_OK ? "verified" : wst == CZ_WARM_FAILED ? "failed" : "pending"));
+		if (wst != CZ_WARM_PENDING)
+			json_object_object_add(wu, "detail", json_object_new_string_len(
+				pd->warm_why, (int)strnlen(pd->warm_why, sizeof(pd->warm_why))));
+		json_object_object_add(o, "warm_up", wu);
 		json_object_object_add(o, "since_start", acct_json(&sd->total, s->t_now - s->t_start));
 		json_object_object_add(o, "last_10s", acct_json(&last, w));
 		json_object_object_add(o, "last_60s", cz_metrics_lanes_json(e->metrics, d, s->t_now - s->t_start));

@@ -80,7 +80,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
 	"final_start", "final_end", "output", "idle",
 	"assign", "reclaim",
-	"disp_wait", "drop", "skip", "sched",
+	"disp_wait", "drop", "skip", "sched", "warmup",
 };
 
 const char *cz_trace_name(enum cz_ev t)

@@ -23,6 +23,7 @@ enum cz_ev {
 	CZ_EV_DROP,             /* a queued partition leaves without being dispatched */
 	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
 	CZ_EV_SCHED,            /* the thread waited on a run queue: arg = us since its last sample */
+	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/warmup.c) */
 	CZ_EV__COUNT
 };
 

@@ -269,6 +269,27 @@ static void run_backlog(struct daemon *d)
 	await_ok(d, "crit");
 }
 
+/* As a client should (/readyz): every device's warm-up proof verified
+ * before the jobs, so the scenario measures serving, not starting. */
+static int wait_warm(struct daemon *d, int ndev)
+{
+	for (int i = 0; i < 1000; i++) {
+		json_object *st = req(d, "{\"op\":\"status\"}", -1);
+		json_object *devs = json_object_object_get(st, "devices");
+		int n = 0;
+		for (int k = 0; devs && k < (int)json_object_array_length(devs); k++) {
+			json_object *wu = json_object_object_get(json_object_array_get_idx(devs, k), "warm_up");
+			const char *s = json_object_get_string(json_object_object_get(wu, "state"));
+			n += s && !strcmp(s, "verified");
+		}
+		json_object_put(st);
+		if (n == ndev)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 static int fetch_trace(struct daemon *d, const char *path)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -339,6 +360,8 @@ static void scenario(const struct scen *s)
 	part_bytes = (int64_t)num(json_object_array_get_idx(json_object_object_get(r, "circuits"), 0),
 				  "partition_bytes");
 	json_object_put(r);
+	if (wait_warm(&d, s->ndev))
+		ct_diag("%s: the devices' warm-up did not finish", s->name);
 	s->run(&d);
 	usleep(150000);         /* past the live accounting's 5 ms horizon and 100 ms look ahead */
 	json_object *st = req(&d, "{\"op\":\"status\"}", -1);
@@ -434,7 +457,6 @@ static void extra_issue(json_object *rep, json_object *st, const struct trace *t
 
 static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 {
-	(void)st;
 	/* While the jobs ran: each job's counts cover its partitions, and each
 	 * partition placed on a consumer names that consumer's device as the
 	 * trace header does. */
@@ -467,6 +489,12 @@ static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 		written++;
 		late += t->output_ns[j] < t->final_end_max[j];
 	}
+	json_object *wu = json_object_object_get(json_object_array_get_idx(json_object_object_get(st, "devices"), 0),
+						 "warm_up");
+	const char *wst = json_object_get_string(json_object_object_get(wu, "state"));
+	ct_ok(wst && !strcmp(wst, "verified"),
+	      "cpu: status says device 0's warm-up proof was verified before it served: %s (%s)", wst ? wst : "?",
+	      json_object_get_string(json_object_object_get(wu, "detail")));
 	ct_ok(t->finalizers_used == 3 && written == 5 && !late,
 	      "parallel finalizers: finalizers used (bits) %#x (want 0x3); %d jobs written, %d before their last verification",
 	      t->finalizers_used, written, late);
@@ -555,6 +583,7 @@ static void test_window(const char *const *args)
 		return;
 	}
 	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir), -1));
+	wait_warm(&d, 2);
 	submit(&d, "one", "normal");
 	await_ok(&d, "one");
 	usleep(150000);
@@ -591,7 +620,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6 * POINTS_PER_SCEN + 3);
+	ct_plan(6 * POINTS_PER_SCEN + 4);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
