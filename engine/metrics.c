@@ -648,7 +648,7 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 			put(&b, "cuzk_device_idle_seconds_total{device=\"%u\",cause=\"%s\"} %.6f\n", d,
 			    cz_stat_cause_name(k), (double)s->dev[d].idle[k] / 1e9);
 	head(&b, "cuzk_device_accounted_seconds", "gauge",
-	     "Time the device figures cover: from the engine's start to 5 ms ago.");
+	     "Time the device figures cover: from the engine's start to 105 ms ago.");
 	put(&b, "cuzk_device_accounted_seconds %.6f\n", (double)s->window_ns / 1e9);
 	head(&b, "cuzk_trace_lost_events_total", "counter",
 	     "Trace events overwritten before the live accounting read them (figures then undercount).");
@@ -699,6 +699,27 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 	}
 	head(&b, "cuzk_devices", "gauge", "Devices open, by backend.");
 	put(&b, "cuzk_devices{backend=\"%s\"} %u\n", e->be->name, e->ndev);
+	/* Device processes (engine/devproc.c): atomics the supervisor writes,
+	 * read without its lock; in thread isolation a device is always
+	 * ready and never restarts (as status says). */
+	head(&b, "cuzk_device_restarts_total", "counter",
+	     "Times each device's process was restarted after it died (--isolation process).");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(&b, "cuzk_device_restarts_total{device=\"%u\"} %u\n", d,
+		    e->dp ? atomic_load_explicit(&e->dp[d].restarts, memory_order_relaxed) : 0);
+	head(&b, "cuzk_device_state", "gauge",
+	     "1 for each device's current state (starting, ready, failed, disabled), 0 for the others.");
+	for (unsigned d = 0; d < e->ndev; d++) {
+		int st = e->dp ? atomic_load_explicit(&e->dp[d].state, memory_order_relaxed) : CZ_DEVP_READY;
+		for (int k = CZ_DEVP_STARTING; k <= CZ_DEVP_DISABLED; k++)
+			put(&b, "cuzk_device_state{device=\"%u\",state=\"%s\"} %d\n", d, cz_devproc_state_name(k),
+			    st == k);
+	}
+	head(&b, "cuzk_device_warm_up_verified", "gauge",
+	     "1 once the device's warm-up proof verified (engine/warmup.c; /readyz waits for it).");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(&b, "cuzk_device_warm_up_verified{device=\"%u\"} %d\n", d,
+		    atomic_load_explicit(&e->pipe.devs[d].warm, memory_order_acquire) == CZ_WARM_OK);
 	head(&b, "cuzk_ready", "gauge", "1 when /readyz answers 200.");
 	put(&b, "cuzk_ready %d\n", cz_engine_ready(e, why, sizeof(why)));
 	process_put(&b);

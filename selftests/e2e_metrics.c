@@ -253,6 +253,37 @@ static void dom_count(const char *dom, const char *want, int *cells, int *in_sta
 	}
 }
 
+/* /metrics' device restarts and state against status's devices[]: 0 when
+ * every device agrees (text names what differs). */
+static int devices_agree(const char *mt, json_object *st, int ndev, char *text, size_t cap)
+{
+	static const char *const states[] = { "starting", "ready", "failed", "disabled" };
+	int bad = 0;
+	size_t n = 0;
+	*text = 0;
+	for (int d = 0; d < ndev; d++) {
+		char k[96], p[64];
+		snprintf(p, sizeof(p), "devices.%d.restarts", d);
+		double rs = num(st, p);
+		snprintf(k, sizeof(k), "cuzk_device_restarts_total{device=\"%d\"}", d);
+		double rm = metric(mt, k);
+		snprintf(p, sizeof(p), "devices.%d.state", d);
+		const char *ss = json_object_get_string(path_get(st, p));
+		int ones = 0, match = 0;
+		for (int s = 0; s < 4; s++) {
+			snprintf(k, sizeof(k), "cuzk_device_state{device=\"%d\",state=\"%s\"}", d, states[s]);
+			double v = metric(mt, k);
+			ones += v == 1;
+			match += v == 1 && ss && !strcmp(ss, states[s]);
+		}
+		if (n < cap)
+			n += (size_t)snprintf(text + n, cap - n, "%sdevice %d: restarts %g/%g, state %s", d ? "; " : "",
+					      d, rm, rs, ss ? ss : "?");
+		bad |= rm != rs || ones != 1 || match != 1;
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX], spec[64], why[4096], zkey[3 * PATH_MAX], wt[2][3 * PATH_MAX];
@@ -271,7 +302,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(33);
+	ct_plan(35);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -287,7 +318,7 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "grep -q -- '--metrics-listen %s: this cuzkd was built without "
 			 "libmicrohttpd' %s", spec, a.log);
 		ct_ok(rc0 == 2 && !system(cmd), "without libmicrohttpd: --metrics-listen exits %d naming why", rc0);
-		for (int i = 1; i < 33; i++)
+		for (int i = 1; i < 35; i++)
 			ct_skip("built without libmicrohttpd (tools/install-deps.sh installs libmicrohttpd-dev)",
 				"listener point %d", i + 1);
 		if (rc0 == 0)
@@ -423,6 +454,9 @@ int main(int argc, char **argv)
 		      NJOB, *why ? ": " : "", why);
 	resp_free(&r);
 
+	char dtxt[512];
+	ct_ok(!devices_agree(mt, st, NDEV, dtxt, sizeof(dtxt)),
+	      "cuzk_device_restarts_total and cuzk_device_state agree with status (thread isolation: %s)", dtxt);
 	double pd = metric(mt, "cuzk_partitions_total{state=\"done\"}");
 	ct_ok(pd == NJOB * NPART && pd == num(st, "counters.partitions_done"),
 	      "cuzk_partitions_total{state=\"done\"} %g = status partitions_done %g = %d submitted", pd,
@@ -755,6 +789,62 @@ int main(int argc, char **argv)
 #endif
 	if (nfd >= 0)
 		close(nfd);
+
+	/* Device processes: device 1's dies at its first partition after its
+	 * warm-up (--null-fault 1:2) and restarts; /metrics says so as status
+	 * does, and promtool still accepts it. */
+	{
+		struct daemon e = { 0 };
+		int eport = free_port();
+		char espec[64];
+		snprintf(espec, sizeof(espec), "127.0.0.1:%d", eport);
+		const char *args_e[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+					 "--isolation", "process", "--null-fault", "1:2", "--metrics-listen", espec,
+					 "--load", lspec, NULL };
+		int erc = daemon_start(&e, "e", args_e), eok = 0;
+		char etxt[512] = "", pwhy[1024] = "";
+		for (int i = 0; !erc && i < 500; i++) {       /* ready: both warm */
+			h = http(eport, NULL, "GET", "/readyz", &r);
+			int ok = !h && r.code == 200;
+			resp_free(&r);
+			if (ok)
+				break;
+			usleep(10000);
+		}
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[4 * sizeof(wt[0]) + 200];
+			snprintf(rq, sizeof(rq), "{\"op\":\"submit\",\"circuit\":\"m\",\"id\":\"e%d\",\"witnesses\":"
+				 "[\"%s\",\"%s\",\"%s\",\"%s\"]}", j, wt[0], wt[1], wt[0], wt[1]);
+			json_object_put(req_str(&e, rq));
+		}
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[64];
+			snprintf(rq, sizeof(rq), "{\"op\":\"await\",\"job\":\"e%d\"}", j);
+			json_object_put(req_str(&e, rq));
+		}
+		json_object *es = NULL;
+		for (int i = 0; !erc && i < 100; i++) {       /* the restart follows the death by 100 ms */
+			json_object_put(es);
+			es = req_str(&e, "{\"op\":\"status\"}");
+			if (num(es, "devices.1.restarts") >= 1 && !strcmp(json_object_get_string(path_get(es, "devices.1.state")) ?: "", "ready"))
+				break;
+			usleep(100000);
+		}
+		h = erc ? -1 : http(eport, NULL, "GET", "/metrics", &r);
+		json_object *es2 = h ? NULL : req_str(&e, "{\"op\":\"status\"}");
+		if (!h && r.body) {
+			eok = num(es2, "devices.1.restarts") >= 1 && !devices_agree(r.body, es2, 2, etxt, sizeof(etxt));
+			if (have("promtool") && promtool(r.body, strlen(r.body), pwhy, sizeof(pwhy)))
+				eok = 0;
+		}
+		resp_free(&r);
+		ct_ok(eok, "--isolation process, device 1 dies once: cuzk_device_restarts_total and cuzk_device_state agree "
+		      "with status (%s)%s%s", etxt, *pwhy ? "; promtool: " : "", pwhy);
+		json_object_put(es);
+		json_object_put(es2);
+		if (!erc)
+			daemon_stop(&e);
+	}
 
 	const char *args_d[] = { "--backend", "null", "--metrics-listen", "nonsense", NULL };
 	struct daemon d = { 0 };
