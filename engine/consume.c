@@ -125,7 +125,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	atomic_store(&me->cur_job, d->key.seq);
 	atomic_store(&me->cur_part, d->key.part);
 	atomic_store(&me->proving, 1);
-	uint64_t t0 = cz_trace_now();
+	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 	cz_pipe_computing(pipe, c->idx, true);  /* read by pipe.c's dev_load */
 	cz_trace_sched(0);      /* preempted between the device lock and here */
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
@@ -135,6 +135,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	uint64_t dt = cz_trace_now() - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
+	sl->device_cpu_ns = cz_thread_cpu_ns() - cpu0;
 	atomic_store(&me->proving, 0);
 	atomic_fetch_add(&me->proved, 1);
 	sl->out = w.out;

@@ -87,6 +87,10 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	p->t_dispatch = cz_trace_now();
+	atomic_store(&p->attempts, 1);
+	j->acct.buf_bytes += need;      /* per-job accounting: peak buffer bytes */
+	if (j->acct.buf_bytes > j->acct.buf_peak)
+		j->acct.buf_peak = j->acct.buf_bytes;
 	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
 	e->synth_idle--;
 	cz_trace(CZ_EV_DISPATCH, p->job->seq, p->idx);
@@ -216,12 +220,13 @@ void *cz_dispatch_synth_main(void *v)
 			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
 			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
-			uint64_t t0 = cz_trace_now();
+			uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			p->node = node;
 			rc = synthesize(e, p, arena);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
 			p->synth_ns = cz_trace_now() - t0;
+			p->synth_cpu_ns = cz_thread_cpu_ns() - cpu0;
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);

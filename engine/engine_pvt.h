@@ -69,7 +69,17 @@ struct cz_part {
 	/* Per-job accounting (engine/metrics.c), each written by the stage's
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
+	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
+	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
 };
+
+/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a vDSO read). */
+static inline uint64_t cz_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* An element of the engine's queue (lib/heap.h: the key first). */
 struct cz_qent {

@@ -37,7 +37,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 {
 	struct cz_job *j = p->job;
 	int st = atomic_load(&p->state);
-	uint64_t t0 = cz_trace_now();
+	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 
 	cz_trace(CZ_EV_FINAL_START, j->seq, p->idx);
 	if (st != CZ_PART_FAILED && atomic_load(&j->state) != CZ_JOB_ACTIVE) {
@@ -62,6 +62,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	cz_part_set(p, st);
 	cz_trace(CZ_EV_FINAL_END, j->seq, p->idx);
 	p->final_ns = cz_trace_now() - t0;
+	p->final_cpu_ns = cz_thread_cpu_ns() - cpu0;
 
 	pthread_mutex_lock(&e->lock);
 	cz_job_part_terminal_locked(e, p);

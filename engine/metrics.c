@@ -331,6 +331,13 @@ void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p)
 	a->synth_ns += p->synth_ns;
 	a->device_ns += p->device_ns;
 	a->final_ns += p->final_ns;
+	a->synth_cpu_ns += p->synth_cpu_ns;
+	a->device_cpu_ns += p->device_cpu_ns;
+	a->final_cpu_ns += p->final_cpu_ns;
+	uint32_t tries = atomic_load(&p->attempts);
+	a->attempts += tries;
+	if (p->idx < sizeof(a->tries))
+		a->tries[p->idx] = (uint8_t)(tries < 255 ? tries : 255);
 	int c = atomic_load(&p->consumer);
 	if (p->device_ns && c >= 0 && (unsigned)c < e->ncons && p->idx < sizeof(a->dev))
 		a->dev[p->idx] = (int8_t)(e->cons[c].dev + 1);
@@ -354,6 +361,19 @@ json_object *cz_metrics_acct_json(const struct cz_job *j)
 	for (uint32_t i = 0; i < j->nparts; i++)
 		json_object_array_add(dev, json_object_new_int(i < sizeof(a->dev) ? a->dev[i] - 1 : -1));
 	json_object_object_add(o, "devices", dev);
+	json_object *cpu = json_object_new_object();
+	json_object_object_add(cpu, "synthesis", json_object_new_double((double)a->synth_cpu_ns / 1e9));
+	json_object_object_add(cpu, "device", json_object_new_double((double)a->device_cpu_ns / 1e9));
+	json_object_object_add(cpu, "finalize", json_object_new_double((double)a->final_cpu_ns / 1e9));
+	json_object_object_add(cpu, "total", json_object_new_double(
+		(double)(a->synth_cpu_ns + a->device_cpu_ns + a->final_cpu_ns) / 1e9));
+	json_object_object_add(o, "cpu_seconds", cpu);
+	json_object_object_add(o, "peak_buffer_bytes", json_object_new_int64((int64_t)a->buf_peak));
+	json_object_object_add(o, "attempts", json_object_new_int64(a->attempts));
+	json_object *tr = json_object_new_array_ext((int)j->nparts);
+	for (uint32_t i = 0; i < j->nparts; i++)
+		json_object_array_add(tr, json_object_new_int(i < sizeof(a->tries) ? a->tries[i] : 0));
+	json_object_object_add(o, "partition_attempts", tr);
 	return o;
 }
 
@@ -382,11 +402,14 @@ void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j)
 		/* key=value, one line, journald friendly; devices=DEV:PARTITIONS,... */
 		snprintf(m->log[m->log_n++], LOG_LEN,
 			 "cuzkd: job=%s state=%s priority=%s circuit=%s partitions=%u failed=%u ms=%.1f "
-			 "wait_ms=%.1f synthesis_ms=%.1f device_ms=%.1f finalize_ms=%.1f devices=%s",
+			 "wait_ms=%.1f synthesis_ms=%.1f device_ms=%.1f finalize_ms=%.1f cpu_s=%.3f "
+			 "peak_buffer_bytes=%llu attempts=%u devices=%s",
 			 j->id, js >= 0 && js <= CZ_JOB_CANCELLED ? st[js] : "?", cz_prio_name(j->prio),
 			 j->circ_name, j->nparts, j->nfailed, ms(j->t_finish - j->t_submit),
 			 a->t_first_dispatch ? ms(a->t_first_dispatch - j->t_submit) : 0.0, ms(a->synth_ns),
-			 ms(a->device_ns), ms(a->final_ns), *devs ? devs : "none");
+			 ms(a->device_ns), ms(a->final_ns),
+			 (double)(a->synth_cpu_ns + a->device_cpu_ns + a->final_cpu_ns) / 1e9,
+			 (unsigned long long)a->buf_peak, a->attempts, *devs ? devs : "none");
 	}
 	pthread_mutex_unlock(&m->log_lock);
 }

@@ -533,6 +533,7 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	sl->rc = 0;
 	sl->proved = 0;
 	sl->device_ns = 0;
+	sl->device_cpu_ns = 0;
 	sl->deaths = 0;
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
@@ -807,6 +808,7 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	if (sl->proved) {
 		atomic_store(&part->consumer, (int)sl->cons);
 		part->device_ns = sl->device_ns;
+		part->device_cpu_ns = sl->device_cpu_ns;
 	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */
@@ -867,6 +869,8 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 	desc(&d, &sl->key, sl->buf_off, s, a);
 	sl->proved = 0;
 	sl->deaths += blame;
+	if (p->slot_part[s])    /* the per-job accounting's attempts (cuzkd's side) */
+		atomic_fetch_add(&p->slot_part[s]->attempts, 1);
 	if (sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
 		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
 			 "cannot be made again", why);

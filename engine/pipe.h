@@ -95,6 +95,7 @@ struct cz_pipe_slot {
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
 	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/metrics.c) */
+	uint64_t device_cpu_ns;         /* the consumer thread's CPU time in it */
 	/* Each hand-out has its attempt number (the descriptor's off[2]):
 	 * after a device process died with the slot, the slot is handed out
 	 * again with the next one, and a copy of the old one that still

@@ -489,6 +489,31 @@ static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 		written++;
 		late += t->output_ns[j] < t->final_end_max[j];
 	}
+	/* Per-job accounting (status's jobs[].accounting, as await's): CPU
+	 * seconds per stage from each stage thread's clock, no more than the
+	 * stage's wall time and above 0 on the cpu backend; peak buffer bytes
+	 * between one and all of the job's partitions; one attempt each. */
+	json_object *sj = json_object_object_get(st, "jobs");
+	int acct_ok = sj && json_object_array_length(sj) == 5;
+	for (size_t i = 0; acct_ok && i < json_object_array_length(sj); i++) {
+		json_object *a = json_object_object_get(json_object_array_get_idx(sj, i), "accounting");
+		json_object *cpu = json_object_object_get(a, "cpu_seconds");
+		double cs = num(cpu, "synthesis"), cd = num(cpu, "device"), cf = num(cpu, "finalize");
+		double pk = num(a, "peak_buffer_bytes");
+		json_object *pa = json_object_object_get(a, "partition_attempts");
+		int ones = 0;
+		for (size_t k = 0; pa && k < json_object_array_length(pa); k++)
+			ones += json_object_get_int(json_object_array_get_idx(pa, k)) == 1;
+		if (!(cs > 0 && cd > 0 && cf > 0 && cs * 1e3 <= num(a, "synthesis_ms") + 0.5 &&
+		      cd * 1e3 <= num(a, "device_ms") + 0.5 && cf * 1e3 <= num(a, "finalize_ms") + 0.5 &&
+		      pk >= (double)part_bytes && pk <= (double)part_bytes * NPART && (int)num(a, "attempts") == NPART &&
+		      ones == NPART)) {
+			ct_diag("job %zu accounting: %s", i, json_object_to_json_string(a));
+			acct_ok = 0;
+		}
+	}
+	ct_ok(acct_ok, "per-job accounting on the cpu backend: CPU seconds per stage in (0, the stage's wall time], "
+	      "peak buffer bytes in [1, %d] partitions, %d attempts, one per partition", NPART, NPART);
 	json_object *wu = json_object_object_get(json_object_array_get_idx(json_object_object_get(st, "devices"), 0),
 						 "warm_up");
 	const char *wst = json_object_get_string(json_object_object_get(wu, "state"));
@@ -620,7 +645,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6 * POINTS_PER_SCEN + 4);
+	ct_plan(6 * POINTS_PER_SCEN + 5);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();

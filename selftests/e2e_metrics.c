@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(35);
+	ct_plan(36);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "grep -q -- '--metrics-listen %s: this cuzkd was built without "
 			 "libmicrohttpd' %s", spec, a.log);
 		ct_ok(rc0 == 2 && !system(cmd), "without libmicrohttpd: --metrics-listen exits %d naming why", rc0);
-		for (int i = 1; i < 35; i++)
+		for (int i = 1; i < 36; i++)
 			ct_skip("built without libmicrohttpd (tools/install-deps.sh installs libmicrohttpd-dev)",
 				"listener point %d", i + 1);
 		if (rc0 == 0)
@@ -832,6 +832,21 @@ int main(int argc, char **argv)
 		}
 		h = erc ? -1 : http(eport, NULL, "GET", "/metrics", &r);
 		json_object *es2 = h ? NULL : req_str(&e, "{\"op\":\"status\"}");
+		/* The partition device 1 held when it died was handed out again:
+		 * the jobs' attempts count it, partition by partition. */
+		int att = 0, per = 0;
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[64];
+			snprintf(rq, sizeof(rq), "{\"op\":\"await\",\"job\":\"e%d\"}", j);
+			json_object *ar = req_str(&e, rq);
+			att += (int)num(ar, "accounting.attempts");
+			json_object *pa = path_get(ar, "accounting.partition_attempts");
+			for (size_t k = 0; pa && k < json_object_array_length(pa); k++)
+				per += json_object_get_int(json_object_array_get_idx(pa, k));
+			json_object_put(ar);
+		}
+		ct_ok(att > 8 && per == att, "--isolation process: the jobs' accounting counts %d attempts for 8 partitions "
+		      "(partition by partition: %d), the retried ones included", att, per);
 		if (!h && r.body) {
 			eok = num(es2, "devices.1.restarts") >= 1 && !devices_agree(r.body, es2, 2, etxt, sizeof(etxt));
 			if (have("promtool") && promtool(r.body, strlen(r.body), pwhy, sizeof(pwhy)))
