@@ -53,7 +53,7 @@ static void key_make(void)
 	struct cz_cs cs;
 	char err[256] = "";
 	if (cz_builtin_build("merkle", CZ_BUILTIN_MIN_LOG2, 1, &cs, &wf, err)) {
-		snprintf(key_err, sizeof(key_err), "warm-up circuit: %s", err);
+		snprintf(key_err, sizeof(key_err), "warm-up circuit: %.200s", err);
 		return;
 	}
 	if (cz_groth16_devsetup(&cs, WARMUP_SEED, &key, NULL))

@@ -186,24 +186,26 @@ bench_scen() {
 T_ROWS=()
 row() { T_ROWS+=("$(printf '%-58s %-14s %s' "$1" "$2" "$3")"); }
 
-table_null4() {
+table_null4() {   # 2 jobs x 200 partitions, given at once: the hand-off, not the client, is measured
 	keys 8 10
 	start --backend null --devices 4 --consumers-per-device 2 --synth-workers 4 \
-		--null-delay-ms 2 --null-synth-ms 1
+		--null-delay-ms 2 --null-synth-ms 0
 	ctl load m "$tmp/merkle_8.zkey"
 	ready
-	for j in $(seq 20); do ctl submit m "$tmp"/merkle_8_*.wtns --id "j$j" >/dev/null; done
-	for j in $(seq 20); do ctl await "j$j" >/dev/null; done
+	local w200=() i
+	for i in $(seq 0 199); do w200+=("$tmp/merkle_8_$((i % 10)).wtns"); done
+	for j in 1 2; do ctl submit m "${w200[@]}" --id "j$j" >/dev/null; done
+	for j in 1 2; do ctl await "j$j" >/dev/null; done
 	ctl trace --out "$tmp/null4.jsonl"
 	stop
-	read -r duty gap ready rwall causes < <(tools/cuzk-trace-report --json "$tmp/null4.jsonl" | python3 -c '
+	read -r duty gap dgap ready rwall causes < <(tools/cuzk-trace-report --json "$tmp/null4.jsonl" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 top = sorted(r["idle_by_cause_ms"].items(), key=lambda x: -x[1])[:3]
-print("%.2f %.0f %.3f %.3f %s" % (100 * r["duty"], r["gap_p99_us"], r["ready_idle_daemon_max_ms"],
-      r["ready_idle_max_ms"], "; ".join("%s %.1f ms" % c for c in top)))')
-	row "null 4 dev x 2 cons, 2 ms/partition, 200 partitions: duty" ">= 99.5%" "$duty% (idle, all devices: $causes)"
-	row "  p99 hand-off gap (compute end -> next start, per device)" "<= 200 us" "$gap us"
+print("%.2f %.0f %.0f %.3f %.3f %s" % (100 * r["duty"], r["gap_p99_us"], r["gap_daemon_p99_us"],
+      r["ready_idle_daemon_max_ms"], r["ready_idle_max_ms"], "; ".join("%s %.1f ms" % c for c in top)))')
+	row "null 4 dev x 2 cons, 2 ms/partition, 400 partitions: duty" ">= 99.5%" "$duty% (idle, all devices: $causes)"
+	row "  p99 hand-off gap (compute end -> next start, per device)" "<= 200 us" "$gap us; less scheduler delay $dgap us"
 	row "  longest idle while work ready, the daemon's share" "<= 1 ms" "$ready ms ($rwall ms with scheduler delay)"
 }
 
