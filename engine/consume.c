@@ -163,6 +163,8 @@ void *cz_consume_main(void *v)
 	}
 	/* The device's warm-up proof (engine/warmup.c), once per process:
 	 * /readyz waits for it on every device. */
+	if (c->idx / pipe->ndev == 0)   /* a restarted device process proves again */
+		atomic_store_explicit(&d->warm, CZ_WARM_PENDING, memory_order_release);
 	if (c->idx / pipe->ndev == 0 && !dev_lock(d, &pipe->cons[c->idx])) {
 		char why[sizeof(d->warm_why)], msg[sizeof(d->warm_why)];
 		uint64_t t0 = cz_trace_now();

@@ -491,8 +491,20 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 	}
 	/* Every device proved and verified its warm-up partition
 	 * (engine/warmup.c), in this process or its device process. */
+	unsigned usable = 0;
 	for (unsigned d = 0; d < e->ndev; d++) {
 		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
+		/* A device process that failed for good or was disabled is out of
+		 * service: not waited for (the others serve).  One restarting is
+		 * waited for, and proves its warm-up again. */
+		int ps = e->dp ? atomic_load_explicit(&e->dp[d].state, memory_order_relaxed) : CZ_DEVP_READY;
+		if (ps == CZ_DEVP_FAILED || ps == CZ_DEVP_DISABLED)
+			continue;
+		usable++;
+		if (ps == CZ_DEVP_STARTING) {
+			snprintf(why, cap, "device %u: its process is starting", d);
+			return 0;
+		}
 		uint32_t w = atomic_load_explicit(&pd->warm, memory_order_acquire);
 		if (w == CZ_WARM_OK)
 			continue;
@@ -502,8 +514,12 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 			snprintf(why, cap, "device %u: warming up (its first proof is not verified yet)", d);
 		return 0;
 	}
+	if (!usable) {
+		snprintf(why, cap, "no device in service (every device failed or is disabled)");
+		return 0;
+	}
 	snprintf(why, cap, "ready: %d key(s) loaded, %u device(s) open, each with a verified warm-up proof",
-		 atomic_load(&m->nkeys), e->ndev);
+		 atomic_load(&m->nkeys), usable);
 	return 1;
 }
 
