@@ -212,6 +212,7 @@ static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 	atomic_store_explicit(&p->cons[c].hint_part, d->key.part, memory_order_relaxed);
 	atomic_store_explicit(&p->cons[c].hint_prio, d->key.prio, memory_order_relaxed);
 	p->dev_tick[c % p->ndev] = ++p->tick;
+	p->held_ns[c] = cz_trace_now();
 	cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 	/* c is free (its ring empty) and only this thread produces into it. */
 	cz_ring_sp_enqueue_burst(p->out[c], d, 1);
@@ -229,20 +230,38 @@ static int reclaim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 /* Rule 4's victim test: c holds a partition that waits behind a compute on
  * c's device: c is not busy, or c itself computes (it took a peer's lower
  * key, cz_pipe_claim, and its own is still in its ring: 20 ms of an idle
- * device on the loaded machine before this case was counted). */
-static bool waits_behind(const struct cz_pipe *p, unsigned c)
+ * device on the loaded machine before this case was counted); or c has
+ * held it STALL_NS without starting while its device computes nothing (c's
+ * thread has not run: 12 ms of another idle device on the loaded machine,
+ * waiting for that one thread to be scheduled). */
+#define STALL_NS (300 * 1000ull)
+static bool waits_behind(const struct cz_pipe *p, unsigned c, uint64_t now)
 {
 	bool comp;
 	if (!holds(p, c) || (busy(p, c) && !atomic_load(&p->cons[c].computing)))
 		return false;
 	dev_load(p, c % p->ndev, &comp);
-	return comp;
+	return comp || (!busy(p, c) && (int64_t)(now - p->held_ns[c]) >= (int64_t)STALL_NS &&
+			!atomic_load(&p->devs[c % p->ndev].down));
+}
+
+/* A consumer holds work it has not started on a device computing nothing:
+ * the order thread must look again within STALL_NS (waits_behind). */
+static bool any_stall_pending(const struct cz_pipe *p)
+{
+	for (unsigned c = 0; c < p->nout; c++) {
+		bool comp;
+		if (holds(p, c) && !busy(p, c) && (dev_load(p, c % p->ndev, &comp), !comp))
+			return true;
+	}
+	return false;
 }
 
 /* Rule 4.  Returns partitions moved. */
 static unsigned steal(struct cz_pipe *p)
 {
 	unsigned moved = 0;
+	uint64_t now = cz_trace_now();
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		if (dev_load(p, d, &computing))
@@ -250,7 +269,7 @@ static unsigned steal(struct cz_pipe *p)
 		/* the lowest held partition on a device that is computing */
 		int v = -1;
 		for (unsigned c = 0; c < p->nout; c++) {
-			if (!waits_behind(p, c))
+			if (c % p->ndev == d || !waits_behind(p, c, now))
 				continue;
 			if (v < 0 || cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)
 				v = (int)c;
@@ -319,8 +338,9 @@ static bool pump_ready(void *v)
 		bool computing;
 		if (dev_load(p, d, &computing))
 			continue;
+		uint64_t now = cz_trace_now();
 		for (unsigned c = 0; c < p->nout; c++)
-			if (waits_behind(p, c))
+			if (c % p->ndev != d && waits_behind(p, c, now))
 				return true;
 	}
 	return false;
@@ -336,7 +356,9 @@ static void *order_main(void *v)
 	while (!atomic_load(p->stop)) {
 		cz_trace_sched(0);      /* run-queue time before this pump: order latency's share */
 		if (!pump(p)) {
-			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
+			/* A consumer that holds work on an idle device may be stalled:
+			 * look again in STALL_NS (rule 4), else on the bell. */
+			cz_ring_bell_wait(p->bell, pump_ready, p, any_stall_pending(p) ? (int64_t)STALL_NS : WAIT_NS);
 			cz_trace_sched(1);
 		}
 	}
@@ -399,6 +421,7 @@ static void pipe_free(struct cz_pipe *p)
 	free(p->out);
 	free(p->held);
 	free(p->dev_tick);
+	free(p->held_ns);
 	free(p->slot_part);
 	p->out = NULL;
 	p->slots = NULL;
@@ -416,8 +439,9 @@ int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, s
 	p->out = calloc(nout, sizeof(*p->out));
 	p->held = calloc(nout, sizeof(*p->held));
 	p->dev_tick = calloc(ndev, sizeof(*p->dev_tick));
+	p->held_ns = calloc(nout, sizeof(*p->held_ns));
 	p->slot_part = calloc(CZ_PIPE_INFLIGHT, sizeof(*p->slot_part));
-	int rc = p->out && p->held && p->dev_tick && p->slot_part ?
+	int rc = p->out && p->held && p->dev_tick && p->held_ns && p->slot_part ?
 		 cz_region_create(&p->reg, layout(p, NULL, true), CZ_REGION_NODE_NONE, CZ_REGION_QUIET) :
 		 -ENOMEM;
 	if (rc) {
@@ -608,12 +632,22 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
 	return -1;
 }
 
+/* Each wake-up is sampled for run-queue time (engine/trace.h) and, when
+ * the ring is empty again (the order thread took its partition back
+ * meanwhile, or a timeout), the consumer says it sleeps again (idle): a
+ * consumer woken, starved 4 ms, then robbed and woken again used to have
+ * all its queueing placed at its last wake-up, and the idle device's first
+ * 4 ms blamed on the daemon. */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
+	bool sampled = false;
 	while (!atomic_load(p->stop)) {
 		if (cz_ring_nonempty(p->out[c]))
 			return 0;
+		if (sampled)
+			cz_trace(CZ_EV_IDLE, 0, 0);
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
+		sampled = cz_trace_sched(0);
 	}
 	return -1;
 }

@@ -131,6 +131,7 @@ struct cz_pipe {
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
+	uint64_t *held_ns;              /* held_ns[c]: when the order thread gave out[c] its partition */
 	const int *dev_node;            /* each device's NUMA node, or NULL (set by the engine) */
 	pthread_t order;
 	_Atomic int *stop;              /* in the region: order thread and consumers stop */

@@ -276,7 +276,7 @@ static int sched_read(uint64_t *delay)
 	return 0;
 }
 
-void cz_trace_sched(int always)
+int cz_trace_sched(int always)
 {
 	uint64_t d;
 	if (sched_fd == 0) {
@@ -284,14 +284,16 @@ void cz_trace_sched(int always)
 		sched_fd = fd < 0 ? -1 : fd + 1;
 		if (sched_fd > 0 && sched_read(&sched_last))
 			sched_fd = -1;
-		return;         /* the baseline: nothing measured yet */
+		return 0;       /* the baseline: nothing measured yet */
 	}
 	if (sched_fd < 0 || sched_read(&d))
-		return;
+		return 0;
 	uint64_t us = d > sched_last ? (d - sched_last) / 1000 : 0;
 	sched_last += us * 1000;        /* the sub-us rest carries to the next */
-	if (us || always)
-		trace_ev(CZ_EV_SCHED, 0, 0, UINT32_MAX, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+	if (!us && !always)
+		return 0;
+	trace_ev(CZ_EV_SCHED, 0, 0, UINT32_MAX, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+	return 1;
 }
 
 static int ev_cmp(const void *a, const void *b)

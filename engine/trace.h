@@ -69,7 +69,7 @@ uint64_t cz_trace_now(void);
  * a no-op.  docs/trace.md says how the report turns it into "scheduler
  * delay".
  */
-void cz_trace_sched(int always);
+int cz_trace_sched(int always);       /* 1 when it wrote an event */
 const char *cz_trace_name(enum cz_ev type);
 /* JSON lines: first one "thread" record per buffer (its role and unit, so
  * every consumer, and so every device, is named even if its events were
