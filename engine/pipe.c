@@ -34,8 +34,12 @@
  *     consumer may be claiming it (mc too): the slot's CAS picks one, and
  *     a consumer that loses releases the device and waits again;
  *  4. with the heap empty, an idle device takes the lowest held partition
- *     of a consumer that waits behind a computing one elsewhere, so no
- *     device idles while another device's consumer holds waiting work.
+ *     of a consumer that waits behind a computing one elsewhere (or behind
+ *     its own compute, after taking a peer's lower key), or that has held
+ *     it STALL_NS without starting on a device computing nothing (its
+ *     thread is not being scheduled), so no device idles while another
+ *     device's consumer holds waiting work; while such a hold exists the
+ *     order thread looks again every STALL_NS.
  * And the re-check before every start, by the consumer that now holds a
  * device (take_lower): if another consumer holds a lower key it has not
  * started, on this device or on one that is not computing (its thread has
