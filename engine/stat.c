@@ -153,8 +153,18 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 	}
 	if (s->free > 0)
 		return in_rq(s, e->ncons) ? C_SCHED : C_ORDER;
-	if (held_any)
-		return in_rq(s, e->ncons) ? C_SCHED : C_ELSEWHERE;
+	if (held_any) {
+		/* Scheduler delay: the order thread is queued, or every holder is
+		 * and no consumer of this device is on a CPU to take one. */
+		bool starved = true;
+		for (unsigned c = 0; c < e->ncons && starved; c++) {
+			if (s->held[c] > 0 && !in_rq(s, c))
+				starved = false;
+			if (e->cons[c].dev == d && !in_rq(s, c) && !s->rq[c].waiting)
+				starved = false;
+		}
+		return in_rq(s, e->ncons) || starved ? C_SCHED : C_ELSEWHERE;
+	}
 	if (s->queued <= 0 && s->synth <= 0)
 		return C_NOTHING;
 	switch (s->disp) {
