@@ -263,7 +263,10 @@ static void cpu_kill(void)
 static void null_kills(void)
 {
 	struct daemon d;
-	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+	/* 60 ms a partition: a restarted cz-dev1 re-makes its warm-up key
+	 * (~270 ms on the loaded VM, engine/warmup.c) before it takes work, so
+	 * device 0 must not finish everything meanwhile. */
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "60",
 			      "--synth-workers", "2", "--isolation", "process", NULL };
 	if (!ct_ok(daemon_start(&d, "null", nul) == 0 && load_key(&d), "cuzkd --isolation process, 2 null devices: started")) {
 		for (int i = 0; i < 5; i++)
