@@ -207,6 +207,10 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	p->t_dispatch = cz_trace_now();
+	atomic_store(&p->attempts, 1);
+	j->acct.buf_bytes += need;      /* per-job accounting: peak buffer bytes */
+	if (j->acct.buf_bytes > j->acct.buf_peak)
+		j->acct.buf_peak = j->acct.buf_bytes;
 	e->handoff[k * e->nsynth + (e->handoff_head[k] + e->handoff_n[k]++) % e->nsynth] = p;
 	e->node_idle[k]--;
 	e->synth_idle--;
@@ -339,6 +343,7 @@ void *cz_dispatch_synth_main(void *v)
 	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
 
 	cz_thread_name("cz-synth%u", worker - 1);
+	cz_thread_batch();      /* lib/thread.h: throughput work, no wake-up preemption */
 	cz_trace_thread("synth", worker - 1);
 	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/numa.c) */
 	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;
@@ -363,12 +368,13 @@ void *cz_dispatch_synth_main(void *v)
 			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
 			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
-			uint64_t t0 = cz_trace_now();
+			uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			p->node = node;
 			rc = synthesize(e, p, arena);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
 			p->synth_ns = cz_trace_now() - t0;
+			p->synth_cpu_ns = cz_thread_cpu_ns() - cpu0;
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);

@@ -58,6 +58,7 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.devices = 0,                   /* all the backend has */
 		.consumers_per_device = 2,
 		.synth_workers = 1,
+		.finalizers = 2,
 		.device_threads = 0,            /* all CPUs */
 		.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32,
 		.null_delay_ms = 20,
@@ -85,6 +86,8 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		bad = "--consumers-per-device", v = c->consumers_per_device, hi = CZ_ENGINE_MAX_CONSUMERS_PER_DEV;
 	else if (!c->synth_workers || c->synth_workers > CZ_ENGINE_MAX_SYNTH_WORKERS)
 		bad = "--synth-workers", v = c->synth_workers, hi = CZ_ENGINE_MAX_SYNTH_WORKERS;
+	else if (!c->finalizers || c->finalizers > CZ_ENGINE_MAX_FINALIZERS)
+		bad = "--finalizers", v = c->finalizers, hi = CZ_ENGINE_MAX_FINALIZERS;
 	else if (c->device_threads > CZ_ENGINE_MAX_DEVICE_THREADS)
 		bad = "--device-threads", v = c->device_threads, lo = 0, hi = CZ_ENGINE_MAX_DEVICE_THREADS;
 	if (bad) {
@@ -166,6 +169,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 static int start_threads(struct cz_engine *e)
 {
 	e->nsynth = e->cfg.synth_workers;              /* 1..: cz_engine_config_check */
+	e->nfinal = e->cfg.finalizers;                 /* 1..CZ_ENGINE_MAX_FINALIZERS: the same */
 	e->ncons = e->ndev * e->cfg.consumers_per_device;
 	char err[256];
 	if (cz_pipe_create(&e->pipe, e->ncons, e->ndev, err, sizeof(err))) {
@@ -203,6 +207,8 @@ static int start_threads(struct cz_engine *e)
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
+	/* The devices' warm-up key, while keys load (engine/warmup.c). */
+	e->warmup_started = !cz_warmup_prepare(&e->warmup);
 	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
 		if (cz_devproc_start(e, err, sizeof(err))) {
 			fprintf(stderr, "cuzkd: %s\n", err);
@@ -220,8 +226,13 @@ static int start_threads(struct cz_engine *e)
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -EAGAIN;
 	}
-	if (pthread_create(&e->finalizer, NULL, cz_finalize_main, e) ||
-	    pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
+	for (unsigned i = 0; i < e->nfinal; i++) {
+		e->final[i] = (struct cz_finalizer){ .e = e, .idx = i };
+		if (pthread_create(&e->final[i].tid, NULL, cz_finalize_main, &e->final[i]))
+			return -EAGAIN;
+		e->final[i].started = true;
+	}
+	if (pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
 		return -EAGAIN;
 	return 0;
 }
@@ -331,8 +342,11 @@ void cz_engine_destroy(struct cz_engine *e)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
 	cz_pipe_finish(&e->pipe);
-	if (e->finalizer)
-		pthread_join(e->finalizer, NULL);
+	for (unsigned i = 0; i < e->nfinal; i++)
+		if (e->final[i].started)
+			pthread_join(e->final[i].tid, NULL);
+	if (e->warmup_started)
+		pthread_join(e->warmup, NULL);
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);

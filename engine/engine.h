@@ -23,6 +23,7 @@
 #define CZ_ENGINE_MAX_CONSUMERS_PER_DEV 64
 #define CZ_ENGINE_MAX_SYNTH_WORKERS     1024
 #define CZ_ENGINE_MAX_DEVICE_THREADS    4096
+#define CZ_ENGINE_MAX_FINALIZERS        16
 
 /* Start from cz_engine_config_defaults(): the defaults live there only
  * (cuzkd's --help prints them). */
@@ -32,6 +33,7 @@ struct cz_engine_config {
 	unsigned devices;               /* 0 = all the backend has (cpu, null: 1); at most 32 */
 	unsigned consumers_per_device;  /* 1..64; 2 lets one prepare while one computes */
 	unsigned synth_workers;         /* 1..1024 */
+	unsigned finalizers;            /* verifying threads, 1..16 (engine/finalize.c) */
 	unsigned device_threads;        /* host threads per device (0 = all CPUs); at most 4096 */
 	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
@@ -54,6 +56,7 @@ struct cz_place;
 int cz_devproc_child_main(int argc, char **argv);
 
 /* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
+ * 2 finalizers,
  * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis
  * time; state_dir NULL (the caller must set it). */
 void cz_engine_config_defaults(struct cz_engine_config *c);
@@ -87,6 +90,9 @@ void cz_engine_wake(struct cz_engine *e);
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len);
 void cz_engine_set_phase(struct cz_engine *e, const char *phase);
 int cz_engine_ready(struct cz_engine *e, char *why, size_t cap);
+/* The same less "a key is loaded" (sd_notify's READY=1: a unit started
+ * without --load is up once its devices are warm). */
+int cz_engine_serving(struct cz_engine *e, char *why, size_t cap);
 /* The watchdog's check: 1 when the engine's control-plane lock was free
  * within usec, else 0 with why.  One line of what the daemon is doing (for
  * sd_notify's STATUS=). */

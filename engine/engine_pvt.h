@@ -82,7 +82,17 @@ struct cz_part {
 	/* Per-job accounting (engine/metrics.c), each written by the stage's
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
+	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
+	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
 };
+
+/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a vDSO read). */
+static inline uint64_t cz_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* An element of the engine's queue (lib/heap.h: the key first). */
 struct cz_qent {
@@ -113,6 +123,15 @@ struct cz_job {
 };
 
 struct cz_stat;
+
+/* A finalizer thread (engine/finalize.c): its index names its ring owner
+ * id, its trace unit and its thread ("cz-final", "cz-final1", ...). */
+struct cz_finalizer {
+	struct cz_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+};
 
 /* A consumer's context: only what a consumer in another process would
  * have too (the pipe's mapping, its backend and device handle, the
@@ -182,8 +201,10 @@ struct cz_engine {
 
 	struct cz_output *output;       /* the output writer (engine/output.c) */
 
-	pthread_t dispatcher, finalizer, *synth;
-	unsigned nsynth, ncons, ndev;
+	pthread_t dispatcher, *synth, warmup;
+	bool warmup_started;
+	unsigned nsynth, ncons, ndev, nfinal;
+	struct cz_finalizer final[CZ_ENGINE_MAX_FINALIZERS];
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
@@ -207,9 +228,13 @@ struct cz_engine {
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
 #define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
-#define CZ_OWNER_FINAL 2046u      /* the finalizer, giving slots back */
+#define CZ_OWNER_FINAL 2046u      /* finalizer 0, giving slots back */
+/* Finalizer k's owner id: 2046 for k = 0 (as before there were several),
+ * then 2029, 2028, ... (above every synthesis worker's, below the rest). */
+#define CZ_OWNER_FINAL_K(k) ((k) ? 2030u - (k) : CZ_OWNER_FINAL)
 #define CZ_OWNER_SUPER 2045u      /* the device supervisor, handing partitions out again */
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_SUPER, "the order thread's and finalizer's ids are no worker's");
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < 2030u - CZ_ENGINE_MAX_FINALIZERS, "finalizers' ids are no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
@@ -223,6 +248,12 @@ void cz_dispatch_back(struct cz_engine *e, struct cz_part *p);  /* off its node'
 void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+/* engine/warmup.c: one verified proof of a small built-in circuit on the
+ * device, by its first consumer before it serves.  0, or -1 with why. */
+int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap);
+/* Starts making the warm-up key in a thread (joined by the caller), so it
+ * overlaps loading keys; 0 or -1. */
+int cz_warmup_prepare(pthread_t *tid);
 /* engine/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);
@@ -259,8 +290,9 @@ void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then j
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
-/* npub + 1 scalars of the job's curve (cz_fr or cz_bn254_fr: 32 bytes each). */
-void *cz_output_pub(struct cz_job *j);
+/* npub + 1 scalars of the job's curve (cz_fr or cz_bn254_fr: 32 bytes
+ * each), partition p's own. */
+void *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */

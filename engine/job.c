@@ -138,6 +138,7 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	}
 	if (p->reserved) {
 		cz_engine_budget_release_locked(e, p->reserved);
+		j->acct.buf_bytes -= p->reserved;
 		p->reserved = 0;
 	}
 	if (p->wfd >= 0) {

@@ -92,7 +92,9 @@ int cz_output_job_init(struct cz_job *j)
 {
 	j->out_pub = pub_slot(&j->circ->key);
 	size_t per = CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES;
-	size_t pub = ((size_t)j->circ->key.npub + 1) * sizeof(cz_fr);
+	/* One public-input scratch per partition: finalizers verify a job's
+	 * partitions in parallel. */
+	size_t pub = (size_t)j->nparts * ((size_t)j->circ->key.npub + 1) * sizeof(cz_fr);
 	j->out = aligned_alloc(64, ((size_t)j->nparts * per + pub + 63) & ~(size_t)63);
 	return j->out ? 0 : -ENOMEM;
 }
@@ -108,9 +110,13 @@ static uint8_t *bin_at(const struct cz_job *j, uint32_t k)
 	       (size_t)k * CZ_PROOF_BIN_BYTES;
 }
 
-void *cz_output_pub(struct cz_job *j)
+void *cz_output_pub(struct cz_part *p)
 {
-	return j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES);
+	struct cz_job *j = p->job;
+	/* both curves' Fr elements are 32 bytes: cz_fr's size is the slot's */
+	return (cz_fr *)(j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub +
+						       CZ_PROOF_BIN_BYTES)) +
+	       (size_t)p->idx * (j->circ->key.npub + 1);
 }
 
 int cz_output_render(struct cz_part *p, const void *pub)
@@ -445,6 +451,7 @@ static void *writer_main(void *v)
 	struct cz_output *w = v;
 
 	cz_thread_name("cz-final-io");
+	cz_thread_batch();      /* lib/thread.h: throughput work, no wake-up preemption */
 	cz_trace_thread("output", 0);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -34,8 +34,12 @@
  *     consumer may be claiming it (mc too): the slot's CAS picks one, and
  *     a consumer that loses releases the device and waits again;
  *  4. with the heap empty, an idle device takes the lowest held partition
- *     of a consumer that waits behind a computing one elsewhere, so no
- *     device idles while another device's consumer holds waiting work.
+ *     of a consumer that waits behind a computing one elsewhere (or behind
+ *     its own compute, after taking a peer's lower key), or that has held
+ *     it STALL_NS without starting on a device computing nothing (its
+ *     thread is not being scheduled), so no device idles while another
+ *     device's consumer holds waiting work; while such a hold exists the
+ *     order thread looks again every STALL_NS.
  * ACROSS NODES (a multi-node plan: devs[].node set; engine/dispatch.c chose
  * T's node for having the device that will next be free).  Rules 1-2 look
  * at T's node's devices first, and at another node's device only when it
@@ -330,18 +334,49 @@ static bool ends_late(const struct cz_pipe *p, unsigned d)
 	return el > 2 * mean + w || mean - (el < mean ? el : mean) > w;
 }
 
-/* Rule 4's victim for idle device d: the lowest held partition on a
- * device that is computing, one of d's own node first; one of another
- * node only if its device's compute ends late (ends_late: else it starts
- * there within far_window, and taking it would make it cross for nothing).
- * -1 if none. */
-static int steal_victim(const struct cz_pipe *p, unsigned d)
+/* Rule 4's victim test: c holds a partition that waits behind a compute on
+ * c's device: c is not busy, or c itself computes (it took a peer's lower
+ * key, cz_pipe_claim, and its own is still in its ring: 20 ms of an idle
+ * device on the loaded machine before this case was counted); or c has
+ * held it STALL_NS without starting while its device computes nothing (c's
+ * thread has not run: 12 ms of another idle device on the loaded machine,
+ * waiting for that one thread to be scheduled). */
+#define STALL_NS (300 * 1000ull)
+static bool waits_behind(const struct cz_pipe *p, unsigned c, uint64_t now)
+{
+	bool comp;
+	if (!holds(p, c) || (busy(p, c) && !atomic_load(&p->cons[c].computing)))
+		return false;
+	dev_load(p, c % p->ndev, &comp);
+	uint64_t given = atomic_load_explicit(&p->cons[c].given_ns, memory_order_relaxed);
+	return comp || (!busy(p, c) && (int64_t)(now - given) >= (int64_t)STALL_NS &&
+			!atomic_load(&p->devs[c % p->ndev].down));
+}
+
+/* A consumer holds work it has not started on a device computing nothing:
+ * the order thread must look again within STALL_NS (waits_behind). */
+static bool any_stall_pending(const struct cz_pipe *p)
+{
+	for (unsigned c = 0; c < p->nout; c++) {
+		bool comp;
+		if (holds(p, c) && !busy(p, c) && (dev_load(p, c % p->ndev, &comp), !comp))
+			return true;
+	}
+	return false;
+}
+
+/* Rule 4's victim for idle device d: the lowest held partition that waits
+ * behind a compute elsewhere or is stalled (waits_behind), one of d's own
+ * node first; one of another node only if its device's compute ends late
+ * (ends_late: else it starts there within far_window, and taking it would
+ * make it cross for nothing; a stalled hold on a device computing nothing
+ * counts as late).  -1 if none. */
+static int steal_victim(const struct cz_pipe *p, unsigned d, uint64_t now)
 {
 	int v = -1;
 	bool v_far = true;
 	for (unsigned c = 0; c < p->nout; c++) {
-		bool comp;
-		if (busy(p, c) || !holds(p, c) || (dev_load(p, c % p->ndev, &comp), !comp))
+		if (c % p->ndev == d || !waits_behind(p, c, now))
 			continue;
 		bool far = dnode(p, c % p->ndev) != dnode(p, d);
 		if (far && !ends_late(p, c % p->ndev))
@@ -359,11 +394,12 @@ static int steal_victim(const struct cz_pipe *p, unsigned d)
 static unsigned steal(struct cz_pipe *p)
 {
 	unsigned moved = 0;
+	uint64_t now = cz_trace_now();
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		if (dev_load(p, d, &computing))
 			continue;               /* not idle */
-		int v = steal_victim(p, d);
+		int v = steal_victim(p, d, now);
 		struct cz_ring_desc x;
 		if (v < 0 || !reclaim(p, (unsigned)v, &x))
 			continue;
@@ -429,7 +465,7 @@ static bool pump_ready(void *v)
 	}
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
-		if (!dev_load(p, d, &computing) && steal_victim(p, d) >= 0)
+		if (!dev_load(p, d, &computing) && steal_victim(p, d, cz_trace_now()) >= 0)
 			return true;
 	}
 	return false;
@@ -441,9 +477,16 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	while (!atomic_load(p->stop))
-		if (!pump(p))
-			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
+	cz_trace_sched(0);      /* the baseline (engine/trace.h) */
+	while (!atomic_load(p->stop)) {
+		cz_trace_sched(0);      /* run-queue time before this pump: order latency's share */
+		if (!pump(p)) {
+			/* A consumer that holds work on an idle device may be stalled:
+			 * look again in STALL_NS (rule 4), else on the bell. */
+			cz_ring_bell_wait(p->bell, pump_ready, p, any_stall_pending(p) ? (int64_t)STALL_NS : WAIT_NS);
+			cz_trace_sched(1);
+		}
+	}
 	return NULL;
 }
 
@@ -637,6 +680,7 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	sl->rc = 0;
 	sl->proved = 0;
 	sl->device_ns = 0;
+	sl->device_cpu_ns = 0;
 	sl->deaths = 0;
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
@@ -647,12 +691,12 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	return (int)v;
 }
 
-static int slot_put(struct cz_pipe *p, int s)
+static int slot_put(struct cz_pipe *p, int s, unsigned owner)
 {
 	uint64_t v = (uint64_t)s;
 	p->slot_part[s]->slot = -1;
 	p->slot_part[s] = NULL;
-	return enqueue(p->free_slots, CZ_OWNER_FINAL, &v);
+	return enqueue(p->free_slots, owner, &v);
 }
 
 int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
@@ -666,7 +710,7 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint3
 	desc(&d, &part->key, buf_off, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->inbox, owner, &d);   /* never full: see top */
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -679,7 +723,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 	desc(&d, &part->key, 0, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->done, owner, &d);
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -715,12 +759,22 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
 	return -1;
 }
 
+/* Each wake-up is sampled for run-queue time (engine/trace.h) and, when
+ * the ring is empty again (the order thread took its partition back
+ * meanwhile, or a timeout), the consumer says it sleeps again (idle): a
+ * consumer woken, starved 4 ms, then robbed and woken again used to have
+ * all its queueing placed at its last wake-up, and the idle device's first
+ * 4 ms blamed on the daemon. */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
+	bool sampled = false;
 	while (!atomic_load(p->stop)) {
 		if (cz_ring_nonempty(p->out[c]))
 			return 0;
+		if (sampled)
+			cz_trace(CZ_EV_IDLE, 0, 0);
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
+		sampled = cz_trace_sched(0);
 	}
 	return -1;
 }
@@ -866,6 +920,17 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	return -1;
 }
 
+/* The same pairing: a consumer that starts computing while its own ring
+ * still holds a partition (it took a peer's lower one) makes that one wait
+ * behind its compute, which rule 4 may move to an idle device: tell the
+ * order thread.  Otherwise a store. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on)
+{
+	atomic_store(&p->cons[c].computing, on);
+	if (on && holds(p, c))
+		cz_ring_bell_ring(p->bell, 1);
+}
+
 /* Publish, then ring: pairs with the order thread's pump_ready() check
  * (the bell's F1/F2, ring/ring.c). */
 void cz_pipe_release(struct cz_pipe *p, unsigned c)
@@ -885,7 +950,7 @@ int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d
  * left there applied, and the slot back on the free list.  A checksum
  * failure: the in-flight partition named by (job, index) is used only if
  * the slot's partition is that one. */
-static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d)
+static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d, unsigned owner)
 {
 	int s = slot_of(p, d, CZ_SLOT_BAD_DONE);
 	if (s < 0)
@@ -929,21 +994,23 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	if (sl->proved) {
 		atomic_store(&part->consumer, (int)sl->cons);
 		part->device_ns = sl->device_ns;
+		part->device_cpu_ns = sl->device_cpu_ns;
 	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */
-	if (slot_put(p, s))
+	if (slot_put(p, s, owner))
 		fprintf(stderr, "cuzkd: partition slot %d lost: the free list is full\n", s);
 	return part;
 }
 
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
+/* Any number of finalizers (mc: one CAS each). */
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner)
 {
 	struct cz_ring_desc d;
 	struct cz_part *part;
 	for (;;) {
-		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
-			if ((part = slot_take(p, &d)))
+		if (cz_ring_mc_dequeue_burst(p->done, owner, &d, 1)) {
+			if ((part = slot_take(p, &d, owner)))
 				return part;
 			continue;
 		}
@@ -988,6 +1055,8 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 	desc(&d, &sl->key, sl->buf_off, s, a);
 	sl->proved = 0;
 	sl->deaths += blame;
+	if (p->slot_part[s])    /* the per-job accounting's attempts (cuzkd's side) */
+		atomic_fetch_add(&p->slot_part[s]->attempts, 1);
 	if (sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
 		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
 			 "cannot be made again", why);

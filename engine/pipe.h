@@ -79,7 +79,12 @@ struct cz_pipe_dev {
 	_Atomic int32_t node;
 	_Atomic uint64_t released_ns;   /* the last release by one of its consumers (cz_trace_now) */
 	struct cz_ring_bell bell;
+	/* Its warm-up proof (engine/warmup.c), by its first consumer:
+	 * CZ_WARM_*, stored (release) after warm_why is written. */
+	_Atomic uint32_t warm;
+	char warm_why[160];
 };
+enum { CZ_WARM_PENDING, CZ_WARM_OK, CZ_WARM_FAILED };
 
 /* Why a slot came back failed (cz_pipe_slot.bad). */
 enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE, CZ_SLOT_POISON };
@@ -99,6 +104,7 @@ struct cz_pipe_slot {
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
 	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/metrics.c) */
+	uint64_t device_cpu_ns;         /* the consumer thread's CPU time in it */
 	/* Each hand-out has its attempt number (the descriptor's off[2]):
 	 * after a device process died with the slot, the slot is handed out
 	 * again with the next one, and a copy of the old one that still
@@ -206,6 +212,9 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
+/* Consumer c's device stage starts (on) or ends: published for the order
+ * thread, which is told when c's ring still holds a partition then. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
 /* The slot index (descriptor in *d), or -1. */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
@@ -228,6 +237,6 @@ void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down);
 int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once
  * drained.  A checksum failure as for cz_pipe_claim. */
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p);
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner);
 
 #endif

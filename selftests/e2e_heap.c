@@ -497,13 +497,13 @@ int main(int argc, char **argv)
 		const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "1",
 				      "--synth-workers", "2", "--mem-budget", "64M", NULL };
 		const char *nul_names[] = { "cz-disp", "cz-synth0", "cz-synth1", "cz-order", "cz-cons0.0",
-					    "cz-cons1.0", "cz-cons0.1", "cz-cons1.1", "cz-final",
+					    "cz-cons1.0", "cz-cons0.1", "cz-cons1.1", "cz-final", "cz-final1",
 					    "cz-final-io", "cz-ctl-accept", NULL };
 		test_backend("null", nul, nul_names);
 		const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--synth-workers", "1",
 				      "--mem-budget", "64M", NULL };
 		const char *cpu_names[] = { "cz-disp", "cz-synth0", "cz-order", "cz-cons0.0", "cz-cons0.1",
-					    "cz-pool0.1", "cz-final", "cz-final-io", "cz-ctl-accept", NULL };
+					    "cz-pool0.1", "cz-final", "cz-final1", "cz-final-io", "cz-ctl-accept", NULL };
 		test_backend("cpu", cpu, cpu_names);
 	}
 	test_truncate();

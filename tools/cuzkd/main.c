@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	cz_engine_config_defaults(&d);
 	fprintf(f,
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
-		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
+		"             [--devices N] [--consumers-per-device N] [--synth-workers N] [--finalizers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"  --devices %u (0: all the backend has), at most %u\n"
 		"  --consumers-per-device %u, 1 to %u\n"
 		"  --synth-workers %u, 1 to %u\n"
+		"  --finalizers %u (verifying threads), 1 to %u\n"
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
@@ -52,7 +53,8 @@ static void usage(FILE *f)
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
-		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
+		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
+		d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
 		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
@@ -183,6 +185,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->consumers_per_device);
 	else if (!strcmp(name, "synth-workers"))
 		bad = parse_uint(val, &c->synth_workers);
+	else if (!strcmp(name, "finalizers"))
+		bad = parse_uint(val, &c->finalizers);
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
 	else if (!strcmp(name, "null-delay-ms"))
@@ -264,7 +268,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "socket", 1, 0, 0 }, { "state-dir", 1, 0, 0 }, { "backend", 1, 0, 0 },
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
-		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
+		{ "synth-workers", 1, 0, 0 }, { "finalizers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
