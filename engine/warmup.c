@@ -77,7 +77,7 @@ int cz_warmup_prepare(pthread_t *tid)
 
 int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap)
 {
-	struct cz_groth16_proof proof;
+	union cz_dev_proof proof;       /* the .bls member: the warm-up key is BLS12-381 */
 	struct cz_ntt_domain *dom = NULL;
 	cz_fr *pub = NULL;
 	void *mem = NULL;
