@@ -512,9 +512,10 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Under j->lock: drops expired jobs, renders the live set; the caller
- * writes it (without the lock). */
-static int compact_render_locked(struct cz_journal *j, char **out, size_t *olen)
+/* Under j->lock: drops expired jobs and copies the live set (a memcpy a
+ * job: ~1 ms for 10,000), so the rendering and the writing run without
+ * the lock that appenders, who hold the engine lock, take. */
+static int compact_snapshot_locked(struct cz_journal *j, struct cz_jent **out, size_t *n, uint64_t *next)
 {
 	int64_t now = cz_clock_ns(CLOCK_REALTIME);
 	size_t keep = 0;
@@ -531,30 +532,50 @@ static int compact_render_locked(struct cz_journal *j, char **out, size_t *olen)
 		j->nents = keep;
 		index_rebuild(j, keep);         /* shrinking: the old tables stay valid if it fails */
 	}
+	j->st.live = j->nents;
 	qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
-	char *b = NULL;
-	size_t len = 0, cap = 0;
-	if (!(b = malloc(cap = 4096 + 256 * j->nents)))
+	struct cz_jent *a = malloc((j->nents + 1) * sizeof(*a));
+	if (!a)
 		return -ENOMEM;
-	memcpy(b, MAGIC, MAGIC_LEN);
-	len = MAGIC_LEN;
-	json_object *h = json_object_new_object();
-	json_object_object_add(h, "t", json_object_new_string("hdr"));
-	json_object_object_add(h, "v", json_object_new_int(1));
-	json_object_object_add(h, "next_seq", json_object_new_int64((int64_t)j->next_seq));
-	int rc = frame(&b, &len, &cap, h);
-	for (size_t k = 0; !rc && k < j->nents; k++) {
-		rc = frame(&b, &len, &cap, rec_sub(j->ents[k]));
-		if (!rc && j->ents[k]->end >= 0)
-			rc = frame(&b, &len, &cap, rec_end(j->ents[k]));
+	for (size_t k = 0; k < j->nents; k++) {
+		a[k] = *j->ents[k];
+		a[k].err = j->ents[k]->err ? strdup(j->ents[k]->err) : NULL;
 	}
+	*out = a;
+	*n = j->nents;
+	*next = j->next_seq;
+	return 0;
+}
+
+/* The snapshot as a journal file (frees it). */
+static int compact_render(struct cz_jent *a, size_t n, uint64_t next, char **out, size_t *olen)
+{
+	char *b = NULL;
+	size_t len = 0, cap = 4096 + 256 * n;
+	int rc = -ENOMEM;
+	if ((b = malloc(cap))) {
+		memcpy(b, MAGIC, MAGIC_LEN);
+		len = MAGIC_LEN;
+		json_object *h = json_object_new_object();
+		json_object_object_add(h, "t", json_object_new_string("hdr"));
+		json_object_object_add(h, "v", json_object_new_int(1));
+		json_object_object_add(h, "next_seq", json_object_new_int64((int64_t)next));
+		rc = frame(&b, &len, &cap, h);
+		for (size_t k = 0; !rc && k < n; k++) {
+			rc = frame(&b, &len, &cap, rec_sub(&a[k]));
+			if (!rc && a[k].end >= 0)
+				rc = frame(&b, &len, &cap, rec_end(&a[k]));
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		free(a[k].err);
+	free(a);
 	if (rc) {
 		free(b);
 		return rc;
 	}
 	*out = b;
 	*olen = len;
-	j->st.live = j->nents;
 	return 0;
 }
 
@@ -594,10 +615,14 @@ static int compact_write(struct cz_journal *j, const char *b, size_t len)
 static int compact(struct cz_journal *j)
 {
 	char *b = NULL;
-	size_t len = 0;
+	size_t len = 0, n = 0;
+	struct cz_jent *a = NULL;
+	uint64_t next = 0;
 	pthread_mutex_lock(&j->lock);
-	int rc = compact_render_locked(j, &b, &len);
+	int rc = compact_snapshot_locked(j, &a, &n, &next);
 	pthread_mutex_unlock(&j->lock);
+	if (!rc)
+		rc = compact_render(a, n, next, &b, &len);
 	if (!rc)
 		rc = compact_write(j, b, len);
 	free(b);
@@ -899,12 +924,7 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 	}
 	/* Compacted at every start: the torn tail goes, expired jobs go,
 	 * and appends start from a clean end. */
-	char *b = NULL;
-	size_t len = 0;
-	int rc = compact_render_locked(j, &b, &len);
-	if (!rc)
-		rc = compact_write(j, b, len);
-	free(b);
+	int rc = compact(j);
 	if (rc) {
 		snprintf(err, cap, "cannot write the journal %s: %s", j->path, strerror(-rc));
 		goto fail;

@@ -2,7 +2,8 @@
 /*
  * engine/journal.h — the job journal (engine/journal.c) and the witness
  * spool (engine/spool.c): what makes an accepted job survive a crash.
- * Private to engine/.
+ * The engine's own; `cuzk bench journal` (tools/cuzk/bench_journal.c)
+ * drives it directly to measure what accepting a job costs.
  */
 #ifndef CZ_JOURNAL_H
 #define CZ_JOURNAL_H
