@@ -28,7 +28,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +119,7 @@ static int bench_accept(const struct cz_bench_opts *o, const char *base)
 	static const struct { const char *name; uint64_t size; int iters; } sz[] = {
 		{ "1MiB", 1ull << 20, 30 }, { "100MiB", 100ull << 20, 8 },
 	};
-	char state[PATH_MAX], src[PATH_MAX + 16];
+	char state[PATH_MAX + 32], src[PATH_MAX + 32];
 	snprintf(state, sizeof(state), "%s/accept-state", base);
 	struct cz_journal *j = jopen(state);
 	if (!j)
@@ -181,7 +183,7 @@ static void *group_main(void *v)
 
 static int bench_group(const struct cz_bench_opts *o, const char *base)
 {
-	char state[PATH_MAX], src[PATH_MAX + 16];
+	char state[PATH_MAX + 32], src[PATH_MAX + 32];
 	snprintf(state, sizeof(state), "%s/group-state", base);
 	snprintf(src, sizeof(src), "%s/w-64k", base);
 	if (!(gj = jopen(state)) || (gsrc = make_src(src, 64 << 10)) < 0)
@@ -240,7 +242,7 @@ static int make_state(const char *state, unsigned n, unsigned unfinished)
 
 static int bench_restart(const struct cz_bench_opts *o, const char *base)
 {
-	char state[PATH_MAX];
+	char state[PATH_MAX + 32];
 	snprintf(state, sizeof(state), "%s/restart-state", base);
 	if (make_state(state, 10000, 10))
 		return 1;
