@@ -883,7 +883,13 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 	j->ctx = ctx;
 	j->next_seq = 1;
 	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cv, NULL);
+	/* The writer's hourly wait is on CLOCK_MONOTONIC (a clock step
+	 * neither stretches it nor turns it into a spin). */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&j->done_cv, NULL);
 	snprintf(j->path, sizeof(j->path), "%s/journal", state_dir);
 	snprintf(j->tmp, sizeof(j->tmp), "%s/journal.tmp", state_dir);
