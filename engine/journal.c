@@ -456,16 +456,17 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 		snprintf(err, cap, "%s: not a cuzkd journal (no magic); move it away to start afresh", j->path);
 		return -EINVAL;
 	}
-	while (off + 8 <= got) {
+	json_tokener *tok = json_tokener_new();        /* one for every record (reset between) */
+	while (tok && off + 8 <= got) {
 		uint32_t n = get32(b + off), crc = get32(b + off + 4);
 		if (n > REC_MAX || off + 8 + n > got || crc32c(b + off + 8, n) != crc)
 			break;
-		json_tokener *tok = json_tokener_new();
-		json_object *o = tok ? json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)n) : NULL;
-		json_tokener_free(tok);
+		json_tokener_reset(tok);
+		json_object *o = json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)n);
 		int rc = o && json_object_is_type(o, json_type_object) ? replay_one(j, o) : -1;
 		json_object_put(o);
 		if (rc == -ENOMEM) {
+			json_tokener_free(tok);
 			free(b);
 			snprintf(err, cap, "%s: out of memory replaying it", j->path);
 			return rc;
@@ -476,9 +477,11 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 		off += 8 + n;
 		good = off;
 	}
+	json_tokener_free(tok);
 	free(b);
 	if (bad)
 		fprintf(stderr, "cuzkd: journal %s: %zu records checked but made no sense: skipped\n", j->path, bad);
+	j->st.bytes = good;
 	if (good < got) {
 		j->st.torn_bytes = got - good;
 		fprintf(stderr, "cuzkd: journal %s: dropped a torn tail of %zu bytes at offset %zu "
@@ -922,15 +925,27 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 		snprintf(err, cap, "cannot open the journal %s: %s", j->path, strerror(errno));
 		goto fail;
 	}
-	if (j->fd >= 0) {
+	bool fresh = j->fd < 0;
+	if (!fresh) {
 		if (replay(j, err, cap))
 			goto fail;
 		close(j->fd);
 		j->fd = -1;
 	}
-	/* Compacted at every start: the torn tail goes, expired jobs go,
-	 * and appends start from a clean end. */
-	int rc = compact(j);
+	/* A new journal, or one with expired jobs or grown past four times
+	 * its live set, is written afresh (compaction); else appends go on
+	 * from the last whole record (a torn tail cut off first), so a
+	 * restart costs the replay only. */
+	int rc = 0;
+	if (fresh || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 256 * j->nents + 64)) {
+		rc = compact(j);
+	} else {
+		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (j->fd < 0 || (j->st.torn_bytes && (ftruncate(j->fd, (off_t)j->st.bytes) || fsync(j->fd))))
+			rc = -errno;
+		j->compacted_bytes = j->st.bytes;
+		j->st.live = j->nents;
+	}
 	if (rc) {
 		snprintf(err, cap, "cannot write the journal %s: %s", j->path, strerror(-rc));
 		goto fail;

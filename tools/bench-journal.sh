@@ -20,11 +20,11 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 ctl() { "$B/bin/cuzkctl" --socket "$tmp/s.sock" "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-start() {   # $1 = state dir, the rest cuzkd's options; prints ms until the socket answers
+start() {   # $1 = state dir, the rest cuzkd's options; sets up_ms: until the socket answers
 	local t0; t0=$(now_ms)
-	"$B/bin/cuzkd" --socket "$tmp/s.sock" --state-dir "$1" "${@:2}" 2>"$tmp/d.log" &
+	"$B/bin/cuzkd" --socket "$tmp/s.sock" --state-dir "$1" "${@:2}" >/dev/null 2>"$tmp/d.log" &
 	dpid=$!
-	for _ in $(seq 1000); do ctl status >/dev/null 2>&1 && { echo $(( $(now_ms) - t0 )); return 0; }; sleep 0.01; done
+	for _ in $(seq 1000); do ctl status >/dev/null 2>&1 && { up_ms=$(( $(now_ms) - t0 )); return 0; }; sleep 0.01; done
 	cat "$tmp/d.log" >&2; return 1
 }
 stop() { kill -TERM "$dpid"; wait "$dpid" || true; }
@@ -37,7 +37,7 @@ bench_accept() {
 
 bench_group() {
 	"$B/bin/cuzk" devsetup --builtin merkle --log2 8 --out-dir "$tmp" --witnesses 1 >/dev/null
-	start "$tmp/gstate" --backend null --null-delay-ms 1 >/dev/null
+	start "$tmp/gstate" --backend null --null-delay-ms 1
 	ctl load m "$tmp/merkle_8.zkey" >/dev/null
 	local c0 s0 subs=0
 	c0=$(jstat spool_dir_syncs); s0=$(jstat commits)
@@ -55,9 +55,9 @@ bench_group() {
 
 bench_restart() {
 	local empty full
-	empty=$(start "$tmp/rempty" --backend null); stop
+	start "$tmp/rempty" --backend null; empty=$up_ms; stop
 	"$B/bin/cuzk" bench journal make-state "$tmp/rfull" 10000
-	full=$(start "$tmp/rfull" --backend null)
+	start "$tmp/rfull" --backend null; full=$up_ms
 	local open_ms jobs bytes
 	open_ms=$(jstat open_ms); jobs=$(jstat jobs); bytes=$(jstat bytes)
 	stop
