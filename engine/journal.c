@@ -607,11 +607,13 @@ static int compact_write(struct cz_journal *j, const char *b, size_t len)
 		return -errno;
 	if (j->fd >= 0)
 		close(j->fd);
-	j->fd = nfd;
+	j->fd = nfd;            /* the writer's alone (or open's, before the writer starts) */
+	pthread_mutex_lock(&j->lock);   /* st is read by cz_journal_stat */
 	j->st.bytes = len;
 	j->compacted_bytes = len;
 	j->st.compactions++;
 	j->last_compact = cz_clock_ns(CLOCK_REALTIME);
+	pthread_mutex_unlock(&j->lock);
 	return 0;
 }
 
@@ -950,12 +952,12 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 		snprintf(err, cap, "cannot write the journal %s: %s", j->path, strerror(-rc));
 		goto fail;
 	}
+	j->st.open_ms = (double)(cz_now_ns() - t0) / 1e6;
 	if (pthread_create(&j->tid, NULL, writer_main, j)) {
 		snprintf(err, cap, "cannot start the journal's writer thread");
 		goto fail;
 	}
 	j->started = true;
-	j->st.open_ms = (double)(cz_now_ns() - t0) / 1e6;
 	return j;
 fail:
 	cz_journal_close(j);
