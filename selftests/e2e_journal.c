@@ -35,11 +35,11 @@ static char *fmt(const char *f, ...)
 
 /* A submit of n witnesses w[first..] by path (id NULL: automatic); the
  * response (NULL when the daemon did not answer). */
-static json_object *submit_r(const char *sock, const char *id, int first, int n)
+static json_object *submit_p(const char *sock, const char *id, int first, int n, const char *prio)
 {
 	char q[4096];
-	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\"%s%s%s,\"witnesses\":[",
-			 id ? ",\"id\":\"" : "", id ? id : "", id ? "\"" : "");
+	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"priority\":\"%s\"%s%s%s,"
+			 "\"witnesses\":[", prio, id ? ",\"id\":\"" : "", id ? id : "", id ? "\"" : "");
 	for (int i = 0; i < n; i++)
 		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/w%d.wtns\"", i ? "," : "", dir,
 			      (first + i) % NWTNS);
@@ -53,6 +53,11 @@ static json_object *submit_r(const char *sock, const char *id, int first, int n)
 	json_object_put(qo);
 	close(s);
 	return r;
+}
+
+static json_object *submit_r(const char *sock, const char *id, int first, int n)
+{
+	return submit_p(sock, id, first, n, "normal");
 }
 
 static json_object *await_r(const char *sock, const char *id)
@@ -326,10 +331,12 @@ static void test_kill(void)
 	snprintf(state, sizeof(state), "%s/kill-state", dir);
 
 	int up = start_on(&d, "kill1", "kill", "cpu", "7d") == 0;
-	/* A backlog: 12 jobs of 4, one client waiting on the last. */
+	/* A backlog: 12 jobs of 4 at three priorities, one client waiting on
+	 * the last. */
+	static const char *const pr[] = { "low", "normal", "high" };
 	int subs = 1;
 	for (int i = 0; up && i < 12; i++) {
-		json_object *r = submit_r(d.sock, fmt("k%d", i), i, 4);
+		json_object *r = submit_p(d.sock, fmt("k%d", i), i, 4, pr[i % 3]);
 		subs &= ok_of(r);
 		json_object_put(r);
 	}
@@ -366,6 +373,52 @@ static void test_kill(void)
 			ct_diag("k%d: %s", i, str_of(r, "error"));
 		json_object_put(r);
 	}
+	/* Resumed in the original order: each job kept its priority, and the
+	 * restarted daemon dispatched partitions in (priority, sequence,
+	 * partition) order, read from its own trace. */
+	int prio_kept = 1, sorted = 1, ndisp = 0;
+	int seqprio[64];
+	for (int i = 0; i < 64; i++)
+		seqprio[i] = -1;
+	r = up ? daemon_req(&d, "{\"op\":\"status\"}", NULL, 0) : NULL;
+	json_object *jobs = r ? json_object_object_get(r, "jobs") : NULL;
+	for (size_t i = 0; jobs && i < json_object_array_length(jobs); i++) {
+		json_object *o = json_object_array_get_idx(jobs, i);
+		const char *id = str_of(o, "job"), *p = str_of(o, "priority");
+		int k = id[0] == 'k' ? atoi(id + 1) : -1;
+		int64_t sq = int_of(o, "seq");
+		if (k >= 0 && k < 12) {
+			prio_kept &= !strcmp(p, pr[k % 3]);
+			if (sq > 0 && sq < 64)
+				seqprio[sq] = !strcmp(p, "high") ? 1 : !strcmp(p, "normal") ? 2 : 3;
+		}
+	}
+	json_object_put(r);
+	int tfd = open(fmt("%s/kill2.trace", dir), O_RDWR | O_CREAT | O_TRUNC, 0644);
+	r = up && tfd >= 0 ? daemon_req(&d, "{\"op\":\"trace\"}", &tfd, 1) : NULL;
+	json_object_put(r);
+	if (tfd >= 0)
+		close(tfd);
+	FILE *tf = fopen(fmt("%s/kill2.trace", dir), "r");
+	char line[512];
+	long last_key = -1;
+	while (tf && fgets(line, sizeof(line), tf)) {
+		unsigned long long sq;
+		unsigned part;
+		char *ev = strstr(line, "\"ev\": \"dispatch\"");
+		if (!ev || sscanf(strstr(line, "\"job\": "), "\"job\": %llu, \"part\": %u", &sq, &part) != 2 ||
+		    sq >= 64 || seqprio[sq] < 0)
+			continue;
+		long key = (long)seqprio[sq] * 100000 + (long)sq * 1000 + part;
+		sorted &= key > last_key;
+		last_key = key;
+		ndisp++;
+	}
+	if (tf)
+		fclose(tf);
+	ct_ok(prio_kept && sorted && ndisp > 0,
+	      "kill -9: resumed jobs keep their priorities, and the %d partitions dispatched after the "
+	      "restart went in (priority, sequence, partition) order (the daemon's own trace)", ndisp);
 	char logs[4096] = "";
 	FILE *f = fopen(fmt("%s/kill2.log", dir), "r");
 	int saw_torn = 0;
@@ -531,7 +584,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-journal-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(1 + 7 + 4 + 5);
+	ct_plan(1 + 7 + 5 + 5);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 &&
 		   system(fmt("%s/cuzk vk %s/k.zkey %s/vk.json >/dev/null 2>&1", bindir, dir, dir)) == 0,
 		   "fixtures: a 2^8 dev key, its vk.json and %d witnesses", NWTNS))
