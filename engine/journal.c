@@ -536,7 +536,8 @@ static int compact_snapshot_locked(struct cz_journal *j, struct cz_jent **out, s
 		index_rebuild(j, keep);         /* shrinking: the old tables stay valid if it fails */
 	}
 	j->st.live = j->nents;
-	qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
+	if (j->nents > 1)      /* qsort(NULL, 0, ...) is undefined */
+		qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
 	struct cz_jent *a = malloc((j->nents + 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -827,7 +828,8 @@ struct cz_jent *cz_journal_unfinished(struct cz_journal *j, size_t *n)
 	struct cz_jent *a = NULL;
 	*n = 0;
 	pthread_mutex_lock(&j->lock);
-	qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
+	if (j->nents > 1)      /* qsort(NULL, 0, ...) is undefined */
+		qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
 	size_t cnt = 0;
 	for (size_t k = 0; k < j->nents; k++)
 		cnt += j->ents[k]->end < 0;

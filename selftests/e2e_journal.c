@@ -320,6 +320,8 @@ static void *waiter_main(void *v)
 	(void)v;
 	json_object *r = await_r(wsock, "k11");
 	waiter_answered = r != NULL;
+	if (r)
+		ct_diag("the waiter got: %s", json_object_to_json_string(r));
 	json_object_put(r);
 	return NULL;
 }
@@ -428,7 +430,8 @@ static void test_kill(void)
 		fclose(f);
 	ct_ok(subs && lost && torn && up && all && verified,
 	      "kill -9: the waiting client gets no answer, but after a restart all 12 accepted jobs "
-	      "(48 partitions) complete and their proofs verify");
+	      "(48 partitions) complete and their proofs verify (submitted %d, unanswered %d, torn %d, "
+	      "restarted %d, done %d, verified %d)", subs, lost, torn, up, all, verified);
 	int ntmp_left = tmp_under(state), nspool = files_in_eventually(fmt("%s/spool", state));
 	ct_ok(saw_torn && ntmp_left == 0 && access(fmt("%s/proofs/.999.tmp", state), F_OK) && nspool == 0,
 	      "kill -9: the torn journal tail is dropped (logged), temporary output (a .tmp directory, "
