@@ -106,11 +106,12 @@ static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *te
 }
 
 /* The NUMA hook: called in a device child before it maps anything or
- * starts a thread, so a later placement policy (CPU affinity, mempolicy
- * for device dev's node) applies to all of the child.  Nothing yet. */
+ * starts a thread, so its placement (CPU affinity to device dev's node,
+ * memory policy bound there) applies to all of the child: engine/numa.c,
+ * from the plan cuzkd put in the environment. */
 void cz_devproc_place(unsigned dev)
 {
-	(void)dev;
+	cz_numa_child_place(dev);
 }
 
 /* ======================= the child ======================= */

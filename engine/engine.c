@@ -148,8 +148,9 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "backend %s: no device found", e->be->name);
 		return -ENODEV;
 	}
-	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail && !e->be->simulated) {
+	/* The plan's count: the backend's, or (cpu) one per node of its topology. */
+	e->ndev = e->cfg.devices ? e->cfg.devices : e->place->ndev;
+	if (e->cfg.devices && e->ndev > (unsigned)avail && !e->be->simulated) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}
@@ -183,7 +184,8 @@ static int start_threads(struct cz_engine *e)
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
-	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
+	cz_dispatch_nodes_init(e);
+	e->handoff = calloc((size_t)e->nsynth * e->nnode, sizeof(*e->handoff));
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {
@@ -268,6 +270,8 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		return NULL;
 	}
 	cz_numa_log_hugepages(e->place);
+	if (c->isolation == CZ_ISOLATION_PROCESS)
+		cz_numa_devproc_env(e);         /* the device children's placement */
 	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as

@@ -65,6 +65,8 @@ struct cz_part {
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
 	int node;               /* NUMA node it was synthesized on, -1 unplaced */
+	unsigned disp_node;     /* the dispatch node chosen for it (engine/dispatch.c) */
+	_Atomic unsigned out_node;   /* disp_node + 1 while counted in node_out, else 0 */
 	char err[320];
 	uint64_t t_done;
 	/* Per-job accounting (engine/metrics.c), each written by the stage's
@@ -140,8 +142,21 @@ struct cz_engine {
 	pthread_cond_t synth_cv;        /* work handed to synthesis */
 	pthread_cond_t job_cv;          /* a job reached a terminal state */
 	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
-	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
-	unsigned handoff_n, handoff_head, synth_idle;
+	/* Dispatched, waiting for a worker: one FIFO of nsynth entries per
+	 * dispatch node (handoff + k * nsynth), node k's head and count, idle
+	 * workers per node and in all (engine/dispatch.c). */
+	struct cz_part **handoff;
+	unsigned handoff_n[CZ_PLACE_MAX_NODES], handoff_head[CZ_PLACE_MAX_NODES];
+	unsigned node_idle[CZ_PLACE_MAX_NODES], synth_idle;
+	unsigned nnode;                 /* dispatch nodes: the plan's arenas, or 1 */
+	unsigned node_workers[CZ_PLACE_MAX_NODES];  /* synthesis workers per node */
+	bool node_wait;                 /* the dispatcher waits for a worker of a busy node */
+	uint64_t synth_avg_ns;          /* mean synthesis time, the last ~8 (under the lock) */
+	/* Per dispatch node: partitions dispatched there and not yet back
+	 * from a device (the finalizer takes them off), and the budget bytes
+	 * they hold (under the lock). */
+	_Atomic unsigned node_out[CZ_PLACE_MAX_NODES];
+	uint64_t node_bytes[CZ_PLACE_MAX_NODES];
 	struct cz_budget *budget;       /* keys and partition buffers */
 	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
 	/* One arena per node of the plan (engine/numa.c): node_arena[0] == arena. */
@@ -180,7 +195,6 @@ struct cz_engine {
 	struct cz_place *place;
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
-	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
 	struct cz_journal *jn;          /* the job journal (engine/journal.c) */
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
@@ -202,6 +216,8 @@ _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUME
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
+void cz_dispatch_back(struct cz_engine *e, struct cz_part *p);  /* off its node's devices' queue */
+void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
 /* engine/stat.c: started once devices and consumers are counted, before
@@ -213,6 +229,10 @@ void cz_stat_stop(struct cz_engine *e);
 json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
 /* engine/numa.c: binding threads to the plan, its figures for status */
 void cz_numa_log_hugepages(const struct cz_place *p);
+#define CZ_NUMA_PLACEMENT_ENV "CUZK_DEVICE_PLACEMENT"
+void cz_numa_devproc_env(const struct cz_engine *e);    /* before any engine thread */
+void cz_numa_child_place(unsigned dev);                 /* a device child, first thing */
+uint64_t cz_numa_key_nodes(const struct cz_engine *e);  /* nodes a key is interleaved over */
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w);      /* 0-based */
 void cz_numa_bind_device(struct cz_engine *e, unsigned dev);    /* a consumer of dev */
 struct cz_device *cz_numa_open_device(struct cz_engine *e, unsigned i, char *err, size_t cap);

@@ -26,6 +26,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	int st = atomic_load(&p->state);
 	uint64_t t0 = cz_trace_now();
 
+	cz_dispatch_back(e, p);         /* its device is done with it (engine/dispatch.c) */
 	cz_trace(CZ_EV_FINAL_START, j->seq, p->idx);
 	if (st != CZ_PART_FAILED && atomic_load(&j->state) != CZ_JOB_ACTIVE) {
 		st = CZ_PART_CANCELLED;

@@ -140,6 +140,8 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	}
 	if (p->dispatched) {
 		p->dispatched = false;
+		cz_dispatch_back(e, p);         /* if the finalizer has not */
+		e->node_bytes[p->disp_node] -= p->reserved;
 		e->inflight--;
 		pthread_cond_signal(&e->dispatch_cv);
 	}

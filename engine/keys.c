@@ -60,8 +60,10 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		free(c);
 		return cz_resp_err("%s", err);
 	}
-	/* One copy, in shared memory: device children map it (engine/shkey.c). */
-	if (cz_shkey_share(&c->key, &c->kreg, err, sizeof(err))) {
+	/* One copy, in shared memory: device children map it (engine/shkey.c).
+	 * On a multi-node machine its pages are interleaved over the nodes
+	 * with devices (cz_numa_key_nodes: why one interleaved copy). */
+	if (cz_shkey_share(&c->key, &c->kreg, cz_numa_key_nodes(e), err, sizeof(err))) {
 		circuit_free(c);
 		return cz_resp_err("%s: %s", path, err);
 	}

@@ -19,8 +19,7 @@
  * process that maps the region needs only offsets and ids.
  * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
- * the order thread prefers a device of that node among equally loaded
- * ones.  (A device child maps only e->arena today: with --isolation
+ * the order thread gives it to a device of that node (pipe.c, THE CHOICE).  (A device child maps only e->arena today: with --isolation
  * process a multi-node plan's other arenas are not yet passed to it.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
@@ -52,6 +51,8 @@ struct cz_pipe_cons {
 	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
+	_Atomic uint64_t given_ns;           /* when the order thread gave it (cz_trace_now) */
+	_Atomic uint64_t claim_ns;           /* its last claim, ~ its compute's start (multi-node) */
 	/* For status and accounting, written only by the consumer: */
 	_Atomic uint32_t proving;            /* = computing, kept apart for readers */
 	_Atomic uint32_t cur_part;
@@ -69,6 +70,11 @@ struct cz_pipe_cons {
 struct cz_pipe_dev {
 	_Alignas(64) _Atomic uint32_t held;
 	_Atomic uint32_t down;          /* its process is gone: give it nothing */
+	/* Its NUMA node + 1 on a multi-node plan, 0 otherwise (set by the
+	 * engine before any partition: cz_pipe_dev_node).  In the region, so
+	 * a consumer in a device child sees it too. */
+	_Atomic int32_t node;
+	_Atomic uint64_t released_ns;   /* the last release by one of its consumers (cz_trace_now) */
 	struct cz_ring_bell bell;
 };
 
@@ -125,7 +131,6 @@ struct cz_pipe {
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
-	const int *dev_node;            /* each device's NUMA node, or NULL (set by the engine) */
 	pthread_t order;
 	_Atomic int *stop;              /* in the region: order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
@@ -164,6 +169,8 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
 /* Resident keys by id: set at load before any partition names it, cleared
  * at unload once none does. */
+/* Device dev is on NUMA node `node` (a multi-node plan; engine/numa.c). */
+void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node);
 void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
 		     const struct cz_ntt_domain *dom);
 /* The consumer proving the partition in part's slot, or -1. */

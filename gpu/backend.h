@@ -63,6 +63,10 @@ struct cz_backend {
 	/* Devices are simulated: open() makes any index, count() is only the
 	 * default number (null). */
 	bool simulated;
+	/* By default one device per NUMA node with CPUs (cpu: a pool per
+	 * node; count() is this machine's such nodes, and a plan of another
+	 * machine's topology has one per node of that one; engine/numa.c). */
+	bool per_node;
 	enum cz_backend_input input;
 	void (*stand_in)(const struct cz_backend_opts *o);      /* CZ_BACKEND_IN_NONE */
 	struct cz_device *(*open)(unsigned index, const struct cz_backend_opts *o,
