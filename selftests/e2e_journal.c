@@ -333,12 +333,14 @@ static void test_kill(void)
 	snprintf(state, sizeof(state), "%s/kill-state", dir);
 
 	int up = start_on(&d, "kill1", "kill", "cpu", "7d") == 0;
-	/* A backlog: 12 jobs of 4 at three priorities, one client waiting on
-	 * the last. */
+	/* A backlog: 11 jobs of 4 and one of 24 at three priorities, one
+	 * client waiting on the last. */
 	static const char *const pr[] = { "low", "normal", "high" };
 	int subs = 1;
 	for (int i = 0; up && i < 12; i++) {
-		json_object *r = submit_p(d.sock, fmt("k%d", i), i, 4, pr[i % 3]);
+		/* the last one long enough (24 partitions) to be running when
+		 * the daemon dies, however slowly the submits before it went */
+		json_object *r = submit_p(d.sock, fmt("k%d", i), i, i == 11 ? 24 : 4, pr[i % 3]);
 		subs &= ok_of(r);
 		json_object_put(r);
 	}
@@ -346,7 +348,7 @@ static void test_kill(void)
 	pthread_t w;
 	snprintf(wsock, sizeof(wsock), "%s", d.sock);
 	pthread_create(&w, NULL, waiter_main, NULL);
-	usleep(300000);
+	usleep(100000);
 	kill9(&d);
 	pthread_join(w, NULL);
 	int lost = !waiter_answered;    /* no answer: the process is gone */
@@ -370,7 +372,7 @@ static void test_kill(void)
 		r = await_r(d.sock, fmt("k%d", i));
 		all &= ok_of(r);
 		if (ok_of(r))
-			verified &= dir_complete(str_of(r, "dir"), 4, 1);
+			verified &= dir_complete(str_of(r, "dir"), i == 11 ? 24 : 4, 1);
 		else
 			ct_diag("k%d: %s", i, str_of(r, "error"));
 		json_object_put(r);
@@ -430,7 +432,7 @@ static void test_kill(void)
 		fclose(f);
 	ct_ok(subs && lost && torn && up && all && verified,
 	      "kill -9: the waiting client gets no answer, but after a restart all 12 accepted jobs "
-	      "(48 partitions) complete and their proofs verify (submitted %d, unanswered %d, torn %d, "
+	      "(68 partitions) complete and their proofs verify (submitted %d, unanswered %d, torn %d, "
 	      "restarted %d, done %d, verified %d)", subs, lost, torn, up, all, verified);
 	int ntmp_left = tmp_under(state), nspool = files_in_eventually(fmt("%s/spool", state));
 	ct_ok(saw_torn && ntmp_left == 0 && access(fmt("%s/proofs/.999.tmp", state), F_OK) && nspool == 0,
