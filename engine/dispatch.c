@@ -278,7 +278,8 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 
 	if (e->be->input == CZ_BACKEND_IN_NONE) {
 		e->be->stand_in(&e->bopts);
-		close(p->wfd);
+		if (p->wfd >= 0)
+			close(p->wfd);
 		p->wfd = -1;
 		p->work = (struct cz_dev_work){ .curve = c->curve };
 		if (bn)
@@ -298,6 +299,14 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 	}
 	/* The same layout for both curves (synth/part.h): carved once. */
 	cz_synth_part_carve(k, p->mem, &b);
+	/* The spooled copy (engine/spool.c), opened only now: a queued
+	 * partition holds no descriptor. */
+	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
+		snprintf(p->err, sizeof(p->err), "partition %u witness: cannot open spool/%llu.%u.wtns: %s",
+			 p->idx, (unsigned long long)p->job->seq, p->idx, strerror(-p->wfd));
+		p->wfd = -1;
+		return -1;
+	}
 	int rc = bn ? cz_bn254_wtns_read_fd(p->wfd, c->bn_key.nvars, b.w, err, sizeof(err))
 		    : cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
 	close(p->wfd);

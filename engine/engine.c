@@ -63,6 +63,7 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32,
 		.null_delay_ms = 20,
 		.null_synth_ms = 0,
+		.retain_s = 7 * 86400,
 	};
 }
 
@@ -101,6 +102,11 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 	if ((c->null_fault_nth || c->null_fault_part) && c->isolation != CZ_ISOLATION_PROCESS) {
 		snprintf(err, cap, "--null-fault, --null-fault-part: only with --isolation process "
 			 "(the fault is a real segfault)");
+		return -EINVAL;
+	}
+	if (!c->retain_s || c->retain_s > CZ_ENGINE_RETAIN_MAX_S) {
+		snprintf(err, cap, "--retain %llu s: must be 1 s to %llu s (ten years)",
+			 (unsigned long long)c->retain_s, CZ_ENGINE_RETAIN_MAX_S);
 		return -EINVAL;
 	}
 	if (!c->mem_budget) {
@@ -304,6 +310,13 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	pthread_cond_init(&e->job_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	cz_trace_thread("control", 0);
+	/* The journal before any thread: the jobs it resumes are there when
+	 * the first request comes (engine/recover.c). */
+	e->spoolfd = -1;
+	if (cz_recover_start(e, err, cap)) {
+		cz_engine_destroy(e);
+		return NULL;
+	}
 	if (start_devices(e, err, cap) || start_threads(e)) {
 		if (!*err)
 			snprintf(err, cap, "cannot start the engine's threads");
@@ -348,6 +361,8 @@ void cz_engine_destroy(struct cz_engine *e)
 	if (e->warmup_started)
 		pthread_join(e->warmup, NULL);
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
+	cz_journal_close(e->jn);        /* what is pending, then its writer */
+	e->jn = NULL;
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
 	/* the trace buffers stay: a dump after destroy (tests) still reads

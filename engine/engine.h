@@ -42,7 +42,10 @@ struct cz_engine_config {
 	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
 	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
 	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
+	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
 };
+
+#define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */
 
 #define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
 #define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
@@ -58,7 +61,7 @@ int cz_devproc_child_main(int argc, char **argv);
 /* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
  * 2 finalizers,
  * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis
- * time; state_dir NULL (the caller must set it). */
+ * time; finished jobs retained 7 days; state_dir NULL (the caller must set it). */
 void cz_engine_config_defaults(struct cz_engine_config *c);
 /* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
 int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);

@@ -10,6 +10,7 @@
 #include "alloc/slab.h"
 #include "engine/devproc.h"
 #include "engine/engine.h"
+#include "engine/journal.h"
 #include "engine/metrics.h"
 #include "engine/pipe.h"
 #include "engine/place.h"
@@ -102,7 +103,7 @@ struct cz_qent {
 
 struct cz_job {
 	uint64_t seq;
-	char id[64];            /* the caller's id, or the sequence number */
+	char id[64];            /* the caller's id, or "@<seq>" (docs/protocol.md) */
 	enum cz_prio prio;
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
 	enum cz_curve curve;         /* circ's, kept past it (the output writer reads it) */
@@ -119,6 +120,12 @@ struct cz_job {
 	char err[400];
 	uint64_t t_submit, t_finish;
 	struct cz_job_acct acct;        /* summed as partitions end (engine/metrics.c) */
+	/* Durability (engine/journal.c, engine/recover.c): */
+	bool accepting;         /* spooled, its submit record not yet durable: not queued */
+	bool waiting_key;       /* resumed at start; queued once its circuit is loaded */
+	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
+	uint8_t digest[CZ_JOURNAL_DIGEST];
+	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
 	struct cz_job *next;
 };
 
@@ -222,6 +229,8 @@ struct cz_engine {
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
+	struct cz_journal *jn;          /* the job journal (engine/journal.c) */
+	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -310,6 +319,25 @@ void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
+/* engine/recover.c: at start, the journal's unfinished jobs become jobs
+ * again (waiting for their circuit), the spool and proofs/ are cleaned;
+ * once a circuit is loaded its resumed jobs are queued. */
+int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
+void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
+/* await's answer for a job only the journal still holds, or NULL (with
+ * *pending when its end is not durable yet: wait for the next commit). */
+json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
+/* The journal's commit hook: a job's end became durable, its await may answer. */
+void cz_recover_on_commit(void *e);
+/* "@<seq>": the automatic id (a caller's id never starts with '@'). */
+void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
+/* The path of a job's published directory, and of its temporary one. */
+void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap);
+void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t cap);
+/* Moves the complete temporary directory tmp into place as final: atomic;
+ * an older directory of the same name (an id whose retention ended) is
+ * exchanged out and removed.  0 or -errno. */
+int cz_job_publish(const char *tmp, const char *final);
 /* engine/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);

@@ -177,6 +177,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 			c->next = e->circuits;
 			e->circuits = c;
 			cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
+			cz_recover_resume_locked(e, c);   /* jobs from before a restart */
 		}
 	}
 	pthread_mutex_unlock(&e->lock);
