@@ -365,12 +365,28 @@ static bool any_stall_pending(const struct cz_pipe *p)
 	return false;
 }
 
+/* May an idle device of another node take c's held partition?  Behind a
+ * compute: only if that compute ends late (ends_late: else it starts there
+ * within far_window, and taking it would make it cross for nothing).  A
+ * stalled hold (its device computing nothing, c not scheduled): only after
+ * one of its device's mean times, 1 ms at least, as take_lower waits for a
+ * stalled peer; the 0.3 ms STALL_NS is for moving it within its node (under
+ * emulation a consumer is routinely unscheduled that long, and crossing at
+ * 0.3 ms sent 2 of 16 partitions to the far node in the VM test). */
+static bool far_due(const struct cz_pipe *p, unsigned c, uint64_t now)
+{
+	unsigned vd = c % p->ndev;
+	bool comp;
+	dev_load(p, vd, &comp);
+	if (comp || busy(p, c))
+		return ends_late(p, vd);
+	uint64_t given = atomic_load_explicit(&p->cons[c].given_ns, memory_order_relaxed);
+	return (int64_t)(now - given) >= (int64_t)far_window(p, vd, 1);
+}
+
 /* Rule 4's victim for idle device d: the lowest held partition that waits
  * behind a compute elsewhere or is stalled (waits_behind), one of d's own
- * node first; one of another node only if its device's compute ends late
- * (ends_late: else it starts there within far_window, and taking it would
- * make it cross for nothing; a stalled hold on a device computing nothing
- * counts as late).  -1 if none. */
+ * node first; one of another node only when far_due.  -1 if none. */
 static int steal_victim(const struct cz_pipe *p, unsigned d, uint64_t now)
 {
 	int v = -1;
@@ -379,7 +395,7 @@ static int steal_victim(const struct cz_pipe *p, unsigned d, uint64_t now)
 		if (c % p->ndev == d || !waits_behind(p, c, now))
 			continue;
 		bool far = dnode(p, c % p->ndev) != dnode(p, d);
-		if (far && !ends_late(p, c % p->ndev))
+		if (far && !far_due(p, c, now))
 			continue;
 		if (v < 0 || far < v_far ||
 		    (far == v_far && cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)) {
