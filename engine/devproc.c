@@ -36,10 +36,13 @@
  * restarts after 100 ms, doubling to 5 s; the third death within 60 s
  * marks the device failed, logged once, and its work goes to the others.
  *
- * KNOWN GAP: a consumer publishes what it took (holds[] in its line) right
- * after the dequeue that took it; a kill landing between the two (a few
- * instructions) loses that partition, and its job then never ends.  The
- * ring claim itself is covered (ring/recover.c), the window after it is not.
+ * NO WINDOW.  A consumer takes a descriptor from a ring in two steps
+ * (cz_ring_mc_dequeue_hold, then _done): the ring slot stays claimed in
+ * the consumer's name until its holds[] word (its line in the region) says
+ * what it took, so a kill at any instruction leaves each partition it had
+ * in the ring's dead-owner recovery, in holds[], or in both (then one copy
+ * goes out); selftests/e2e_devproc.c kills a child at each such point
+ * (CZ_TEST_DEVKILL) and at random moments.
  */
 #define _GNU_SOURCE
 #include "engine/devproc.h"
@@ -184,6 +187,9 @@ int cz_devproc_child_main(int argc, char **argv)
 	snprintf(comm, sizeof(comm), "cz-dev%u", dev);
 	prctl(PR_SET_NAME, comm);
 	cz_devproc_place(dev);
+	const char *tk = getenv("CZ_TEST_DEVKILL");
+	if (tk && cz_pipe_test_kill_parse(tk, dev))
+		fprintf(stderr, "cz-dev%u: CZ_TEST_DEVKILL=%s: expected D:claim|held|lower:N,...\n", dev, tk);
 	sigset_t all;
 	sigemptyset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);

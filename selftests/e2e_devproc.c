@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete. */
+/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete; a child killed (CZ_TEST_DEVKILL) right after a ring hands it a descriptor, or after it records it but before the ring lets go, loses nothing; 24 kills at random moments leave no job unended. */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
@@ -36,6 +36,14 @@
 static struct cz_groth16_key key;
 
 #define NWTNS 4
+/* a test's own environment for the next daemon_start (claim_kills) */
+static void (*child_setup)(void);
+static void run_child_setup(void)
+{
+	if (child_setup)
+		child_setup();
+}
+#define CZ_DAEMON_CHILD run_child_setup
 #include "selftests/cz_daemon.h"
 #include "selftests/cz_trace.h"
 
@@ -439,6 +447,153 @@ static void faults(void)
 	daemon_stop(&d);
 }
 
+/* ---- no window between a consumer's take and its record of it ---- */
+
+/* The job's end within 60 s (a lost partition would hold it for ever):
+ * 1 done, 2 failed with why, 0 neither. */
+static int await_end(struct daemon *d, const char *id, char *why, size_t cap)
+{
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\",\"timeout\":60}", id);
+	json_object *r = req(d, q);
+	const char *st = str_of(r, "state");
+	int end = !strcmp(st, "done") ? 1 : !strcmp(st, "failed") ? 2 : 0;
+	if (why)
+		snprintf(why, cap, "%s", str_of(r, "error"));
+	if (!end)
+		ct_diag("await %s: %s %s", id, st, str_of(r, "error"));
+	json_object_put(r);
+	return end;
+}
+
+/* How many lines of d's log contain what. */
+static int log_count(struct daemon *d, const char *what)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(d->log, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !!strstr(line, what);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* CZ_TEST_DEVKILL: cz-dev1 raises SIGKILL right after the ring hands it a
+ * descriptor on its 2nd claim (before holds[] names it: the old window),
+ * and after holds[0] names it but before the ring slot is freed on its
+ * 4th; cz-dev0 in the first window on its 3rd.  Batches of jobs run until
+ * all three kills happened; every job ends done. */
+static void CZ_DAEMON_CHILD_KILLS(void)
+{
+	setenv("CZ_TEST_DEVKILL", "1:claim:2,1:held:4,0:claim:3,1:lower:1", 1);
+}
+
+static void claim_kills(void)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "5",
+			      "--synth-workers", "2", "--isolation", "process", NULL };
+	child_setup = CZ_DAEMON_CHILD_KILLS;
+	int up = daemon_start(&d, "claimkill", nul) == 0 && load_key(&d);
+	child_setup = NULL;
+	if (!ct_ok(up, "cuzkd --isolation process, 2 null devices, CZ_TEST_DEVKILL set: started")) {
+		ct_skip("no daemon", "claim kills");
+		ct_skip("no daemon", "claim kills");
+		return;
+	}
+	int ok = 1, batches = 0, jobs = 0;
+	char id[16];
+	while (ok && batches < 20 && (log_count(&d, "test kill at claim #2") < 1 ||
+				      log_count(&d, "test kill at held #4") < 1 ||
+				      log_count(&d, "test kill at claim #3") < 1)) {
+		for (int i = 0; i < 4; i++) {
+			snprintf(id, sizeof(id), "k%d", jobs + i);
+			ok &= submit(&d, id, "normal", 3);
+		}
+		for (int i = 0; i < 4; i++) {
+			snprintf(id, sizeof(id), "k%d", jobs + i);
+			ok &= await_end(&d, id, NULL, 0) == 1;
+		}
+		jobs += 4;
+		batches++;
+	}
+	int c2 = log_count(&d, "test kill at claim #2"), h4 = log_count(&d, "test kill at held #4"),
+	    c3 = log_count(&d, "test kill at claim #3"), l1 = log_count(&d, "test kill at lower #1");
+	ct_ok(ok && c2 == 1 && h4 == 1 && c3 == 1,
+	      "kills between a consumer's dequeue and its record (cz-dev1 claim #2, cz-dev0 claim #3) "
+	      "and between the record and the ring's release (cz-dev1 #4): all %d jobs x 3 partitions "
+	      "done in %d batches (kills seen: %d %d %d)", jobs, batches, c2, h4, c3);
+	ct_diag("take_lower's window (cz-dev1 lower #1) was %s", l1 ? "hit too" : "not reached in this run");
+	/* each death was seen and recovered: the supervisor's own lines */
+	int deaths = log_count(&d, "died (signal 9");
+	int64_t r0 = dev_field(&d, 0, "restarts", NULL, 0), r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	for (int i = 0; i < 100 && r0 + r1 < deaths; i++) {
+		usleep(100 * 1000);
+		r0 = dev_field(&d, 0, "restarts", NULL, 0);
+		r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	}
+	ct_ok(deaths >= 3 && r0 >= 1 && r1 >= 2 && daemon_stop(&d) == 0,
+	      "cuzkd logged %d deaths and restarted device 0 %lld, device 1 %lld times; stops with status 0",
+	      deaths, (long long)r0, (long long)r1);
+}
+
+/* Random kills: a child of either device killed at a random moment while
+ * it proves (1 ms partitions: it claims about every ms), 24 times, each
+ * device enabled again when it fails.  Every job ends: done, or failed by
+ * the poison rule (its partition was on two devices that died). */
+static void random_kills(void)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "1",
+			      "--synth-workers", "2", "--isolation", "process", NULL };
+	if (!ct_ok(daemon_start(&d, "randkill", nul) == 0 && load_key(&d),
+		   "cuzkd --isolation process, 2 null devices, 1 ms partitions: started")) {
+		ct_skip("no daemon", "random kills");
+		return;
+	}
+	uint64_t rng = 0x6b696c6cull;
+	int pid[2] = { wait_ready(&d, 0, 0), wait_ready(&d, 1, 0) };
+	int ok = pid[0] > 0 && pid[1] > 0, kills = 0, njobs = 0;
+	char id[16];
+	for (int k = 0; ok && k < 24; k++) {
+		for (int i = 0; i < 3; i++) {
+			snprintf(id, sizeof(id), "r%d", njobs++);
+			ok &= submit(&d, id, "normal", 4);
+		}
+		unsigned dev = (unsigned)(ct_splitmix64(&rng) & 1);
+		if (!wait_busy(&d, dev))
+			continue;
+		usleep((useconds_t)(ct_splitmix64(&rng) % 3000));
+		if (kill(pid[dev], SIGKILL) == 0)
+			kills++;
+		int np = wait_ready(&d, dev, pid[dev]);
+		if (np < 0) {           /* failed (3 deaths in 60 s): an operator enables it */
+			char q[96];
+			snprintf(q, sizeof(q), "{\"op\":\"device\",\"device\":%u,\"action\":\"enable\"}", dev);
+			json_object_put(req(&d, q));
+			np = wait_ready(&d, dev, pid[dev]);
+		}
+		ok &= np > 0;
+		pid[dev] = np;
+	}
+	int done = 0, poisoned = 0, other = 0;
+	char why[512];
+	for (int i = 0; i < njobs; i++) {
+		snprintf(id, sizeof(id), "r%d", i);
+		int e = await_end(&d, id, why, sizeof(why));
+		done += e == 1;
+		poisoned += e == 2 && strstr(why, "died 2 times");
+		other += e == 0 || (e == 2 && !strstr(why, "died 2 times"));
+		if (e == 2 && !strstr(why, "died 2 times"))
+			ct_diag("job %s: %s", id, why);
+	}
+	ct_ok(ok && kills >= 20 && other == 0 && done + poisoned == njobs && done > njobs / 2,
+	      "%d random kills of cz-dev0/cz-dev1 while they prove: all %d jobs ended (%d done, %d failed "
+	      "by the poison rule, %d lost or other)", kills, njobs, done, poisoned, other);
+	daemon_stop(&d);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -448,7 +603,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(17);
+	ct_plan(22);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -456,6 +611,8 @@ int main(int argc, char **argv)
 	cpu_kill();
 	null_kills();
 	faults();
+	claim_kills();
+	random_kills();
 	cz_groth16_key_free(&key);
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];
