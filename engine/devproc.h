@@ -31,6 +31,10 @@ struct cz_engine;
 int cz_devproc_child_main(int argc, char **argv);
 /* Placement hook for the NUMA work: runs first thing in each child. */
 void cz_devproc_place(unsigned dev);
+/* cuzkd, at start (either isolation): device processes of an earlier
+ * cuzkd on state_dir (their cz-dev<N>.lock held) are killed if orphaned;
+ * held by a live cuzkd's child or a stranger: -EBUSY, err says who. */
+int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap);
 /* cuzkd: starts one child per device and the supervisor; 0 or -errno. */
 int cz_devproc_start(struct cz_engine *e, char *err, size_t cap);
 void cz_devproc_stop(struct cz_engine *e);      /* after cz_pipe_stop */

@@ -42,7 +42,9 @@ struct cz_engine_config {
 	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
 };
 
-#define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
+#define CZ_ISOLATION_THREAD  0      /* threads of the engine's process (the engine's default:
+				     * embedders have no --device-child entry; cuzkd's
+				     * default is process, tools/cuzkd/main.c) */
 #define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
 
 struct cz_engine;

@@ -53,7 +53,10 @@ static const char *cpu_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cpu = {
-	.name = "cpu", .count = cpu_count, .input = CZ_BACKEND_IN_SYNTH,
+	/* simulated: --devices N makes N pools sharing the machine's CPUs
+	 * (tests of several devices, and of several nodes' arenas, without a
+	 * GPU); the default stays one. */
+	.name = "cpu", .count = cpu_count, .simulated = true, .input = CZ_BACKEND_IN_SYNTH,
 	.open = cpu_open, .prove = cpu_prove, .finish = cz_backend_groth16_finish,
 	.close = cpu_close, .describe = cpu_describe,
 };

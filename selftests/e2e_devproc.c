@@ -23,6 +23,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +47,7 @@ static void run_child_setup(void)
 		child_setup();
 }
 #define CZ_DAEMON_CHILD run_child_setup
+#define CZ_DAEMON_WATCH_EXIT            /* stale(): a cuzkd that refuses to start */
 #include "selftests/cz_daemon.h"
 #include "selftests/cz_trace.h"
 
@@ -594,6 +598,120 @@ static void random_kills(void)
 	daemon_stop(&d);
 }
 
+/* ---- stale device processes of an earlier cuzkd ---- */
+
+/* A stand-in for a device child that outlived its cuzkd: B, named
+ * cz-dev0, holds STATE/cz-dev0.lock with its pid in it; its parent A is
+ * named cuzkd (a live daemon's child) until the test kills A.  *b: B. */
+static pid_t fake_child(const char *state, pid_t *b)
+{
+	int p[2];
+	char lp[4 * PATH_MAX];
+	snprintf(lp, sizeof(lp), "%s/cz-dev0.lock", state);
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	pid_t a = fork();
+	if (a == 0) {
+		prctl(PR_SET_NAME, "cuzkd");
+		pid_t bb = fork();
+		if (bb == 0) {
+			prctl(PR_SET_NAME, "cz-dev0");
+			int fd = open(lp, O_RDWR | O_CREAT, 0600);
+			char t[24];
+			int n = snprintf(t, sizeof(t), "%d\n", (int)getpid());
+			if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || ftruncate(fd, 0) || write(fd, t, (size_t)n) != n)
+				_exit(1);
+			if (write(p[1], &(int){ getpid() }, sizeof(int)) != sizeof(int))
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	int got = 0;
+	if (read(p[0], &got, sizeof(got)) != sizeof(got))
+		got = -1;
+	close(p[0]);
+	*b = got;
+	return got > 0 ? a : -1;
+}
+
+static void stale(void)
+{
+	char state[3 * PATH_MAX], want[64];
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "1", "--isolation", "process", NULL };
+	snprintf(state, sizeof(state), "%s/stale-state", dir);
+	mkdir(state, 0755);
+	pid_t b = -1, a = fake_child(state, &b);
+	int rc = a > 0 ? daemon_start(&d, "stale", nul) : -1;
+	snprintf(want, sizeof(want), "held by cz-dev0 (pid %d) of cuzkd", (int)b);
+	int refused = rc > 0 && log_count(&d, want) == 1 && log_count(&d, "is in use") == 1 &&
+		      kill(b, 0) == 0;
+	if (rc == 0)
+		daemon_stop(&d);
+	ct_ok(refused, "a cz-dev0 whose parent is a live cuzkd holds the state directory's cz-dev0.lock: "
+	      "cuzkd refuses to start (status %d) naming it, and leaves it alone", rc);
+	if (a > 0) {
+		kill(a, SIGKILL);       /* B is an orphan now, as after kill -9 of its cuzkd */
+		waitpid(a, NULL, 0);
+	}
+	snprintf(want, sizeof(want), "cz-dev0 (pid %d), a device process of an earlier cuzkd", (int)b);
+	rc = b > 0 ? daemon_start(&d, "stale", nul) : -1;
+	int cleaned = rc == 0 && log_count(&d, want) == 1 && gone(b) && load_key(&d) &&
+		      submit(&d, "st", "normal", 2) && await_done(&d, "st", NULL, 0);
+	int pid0 = rc == 0 ? wait_ready(&d, 0, 0) : -1;
+	ct_ok(cleaned && pid0 > 0 && daemon_stop(&d) == 0,
+	      "the same cz-dev0 %d orphaned: cuzkd kills it, starts, proves a job on its own cz-dev0 %d", (int)b, pid0);
+	if (b > 0 && !gone(b))
+		kill(b, SIGKILL);
+}
+
+/* ---- a two-node plan: each child maps every node's arena ---- */
+
+static void multinode(void)
+{
+	char topo[4 * PATH_MAX], root[3 * PATH_MAX];
+	struct daemon d;
+	snprintf(root, sizeof(root), "%s/../..", bindir);
+	snprintf(topo, sizeof(topo), "%s/selftests/data/topo_2socket.xml", root);
+	const char *cpu[] = { "--backend", "cpu", "--devices", "2", "--device-threads", "1",
+			      "--synth-workers", "2", "--topology", topo, "--isolation", "process", NULL };
+	int ok = daemon_start(&d, "nodes", cpu) == 0 && load_key(&d);
+	char out[4][PATH_MAX], id[4][16];
+	for (int i = 0; ok && i < 4; i++) {
+		snprintf(id[i], sizeof(id[i]), "m%d", i);
+		ok &= submit(&d, id[i], "normal", 3);
+	}
+	for (int i = 0; ok && i < 4; i++)
+		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
+	int verified = ok;
+	for (int i = 0; verified && i < 4; i++)
+		verified = verify_dir(out[i], 3);
+	/* partitions per node's arena, from status */
+	int64_t per[2] = { -1, -1 }, cross = -1;
+	json_object *r = ok ? status(&d) : NULL, *pl, *np;
+	if (r && json_object_object_get_ex(r, "placement", &pl) &&
+	    json_object_object_get_ex(pl, "node_partitions", &np))
+		for (size_t i = 0; i < json_object_array_length(np); i++) {
+			json_object *o = json_object_array_get_idx(np, i);
+			int64_t node = int_of(o, "node");
+			if (node == 0 || node == 1)
+				per[node] = int_of(o, "partitions");
+		}
+	if (r && json_object_object_get_ex(r, "placement", &pl))
+		cross = int_of(pl, "cross_node");
+	json_object_put(r);
+	ct_ok(ok && verified && per[0] > 0 && per[1] > 0 && per[0] + per[1] == 12,
+	      "cpu, 2 devices on a 2-node plan (--topology, 2 arenas) in process isolation: 4 jobs x 3 "
+	      "partitions done, every proof verifies, both nodes' devices proved (%lld + %lld; %lld from "
+	      "the other node's arena)", (long long)per[0], (long long)per[1], (long long)cross);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (2-node plan, process isolation) stops with status 0");
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -603,7 +721,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(22);
+	ct_plan(26);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -613,6 +731,8 @@ int main(int argc, char **argv)
 	faults();
 	claim_kills();
 	random_kills();
+	stale();
+	multinode();
 	cz_groth16_key_free(&key);
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];
