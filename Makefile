@@ -37,6 +37,10 @@ TESTS    += selftests/vm/check-numa.sh
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it.
 TESTS    += selftests/zk_groth16_noifma.sh
 TESTS    += selftests/e2e_cli_noifma.sh
+# The end-to-end tests that take CZ_ISOLATION once more in thread isolation
+# (cuzkd's default is one child process per device): both modes pass them.
+TESTS    += selftests/e2e_heap_thread.sh selftests/e2e_daemon_thread.sh \
+            selftests/e2e_order_thread.sh selftests/e2e_evidence_thread.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

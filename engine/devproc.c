@@ -445,6 +445,7 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		cz_trace_shared_orphan(role, c);
 	}
 	uint64_t t = now_ns();
+	d->t_death = t;
 	unsigned recent = 1;
 	for (unsigned i = 0; i < DEATHS_MAX - 1; i++)
 		recent += d->deaths[i] && t - d->deaths[i] < DEATHS_WINDOW_NS;
@@ -520,8 +521,17 @@ static void *super_main(void *v)
 						atomic_store(&d->state, CZ_DEVP_READY);
 						cz_pipe_dev_down(&e->pipe, d->dev, false);
 					}
-					fprintf(stderr, "cuzkd: device %u: process %d (cz-dev%u) ready: %s\n",
-						d->dev, (int)atomic_load(&d->pid), d->dev, m.text);
+					uint64_t t = now_ns();
+					char since[64] = "";
+					if (d->t_death) {
+						atomic_store(&d->restart_ms, (int64_t)((t - d->t_death) / 1000000));
+						snprintf(since, sizeof(since), ", %.1f ms after the death",
+							 (double)(t - d->t_death) / 1e6);
+						d->t_death = 0;
+					}
+					fprintf(stderr, "cuzkd: device %u: process %d (cz-dev%u) ready in %.1f ms%s: %s\n",
+						d->dev, (int)atomic_load(&d->pid), d->dev,
+						(double)(t - d->t_start) / 1e6, since, m.text);
 				}
 				if (fd >= 0)
 					close(fd);
@@ -646,6 +656,7 @@ int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
 		d->dev = i;
 		d->sock = d->pidfd = -1;
 		d->backoff_ms = BACKOFF_MIN_MS;
+		atomic_store(&d->restart_ms, -1);
 		pthread_mutex_init(&d->send_lock, NULL);
 		cz_pipe_dev_down(&e->pipe, i, true);    /* until its process says ready */
 		int rc = spawn(e, d);
@@ -768,6 +779,7 @@ void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 		json_object_object_add(o, "state", json_object_new_string("ready"));
 		json_object_object_add(o, "restarts", json_object_new_int(0));
 		json_object_object_add(o, "last_exit", NULL);
+		json_object_object_add(o, "restart_ms", NULL);
 		return;
 	}
 	struct cz_devproc *d = &e->dp[dev];
@@ -776,5 +788,7 @@ void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 	json_object_object_add(o, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
 	json_object_object_add(o, "restarts", json_object_new_int((int)atomic_load(&d->restarts)));
 	json_object_object_add(o, "last_exit", *d->last_exit ? json_object_new_string(d->last_exit) : NULL);
+	int64_t rms = atomic_load(&d->restart_ms);
+	json_object_object_add(o, "restart_ms", rms >= 0 ? json_object_new_int64(rms) : NULL);
 	pthread_mutex_unlock(&d->send_lock);
 }

@@ -22,6 +22,8 @@ struct cz_devproc {
 	char last_exit[64];             /* "signal 9 (Killed)", "exit 1", or "" */
 	uint64_t deaths[2];             /* the last deaths (CLOCK_MONOTONIC ns) */
 	uint64_t backoff_ms, restart_at, t_start;
+	uint64_t t_death;               /* when the last death was seen (0: none since start) */
+	_Atomic int64_t restart_ms;     /* that death to the next READY, or -1 */
 	pthread_mutex_t send_lock;      /* the socket, last_exit; never a consumer's */
 };
 

@@ -20,8 +20,7 @@
  * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
  * the order thread prefers a device of that node among equally loaded
- * ones.  (A device child maps only e->arena today: with --isolation
- * process a multi-node plan's other arenas are not yet passed to it.)
+ * ones.  (A device child maps every arena: engine/devproc.c.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
 #define CZ_PIPE_OFF_NODE(off)  ((int)((off) >> 48 & 0xff) - 1)

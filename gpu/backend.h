@@ -61,7 +61,7 @@ struct cz_backend {
 	/* Number of devices present; may be 0 ("no CUDA device"). */
 	int (*count)(void);
 	/* Devices are simulated: open() makes any index, count() is only the
-	 * default number (null). */
+	 * default number (null; cpu: pools sharing the CPUs). */
 	bool simulated;
 	enum cz_backend_input input;
 	void (*stand_in)(const struct cz_backend_opts *o);      /* CZ_BACKEND_IN_NONE */
