@@ -380,7 +380,12 @@ static int spawn(struct cz_engine *e, struct cz_devproc *d)
 		return rc;
 	}
 	if (pid == 0) {
-		/* async-signal-safe only, until exec */
+		/* async-signal-safe only, until exec.  The death signal follows
+		 * the forking THREAD: the first children come from the thread
+		 * that starts the engine, restarts from cz-super, which lives
+		 * until cz_devproc_stop (a restarted child still running then is
+		 * killed when cz-super is joined, not let finish: the pipe has
+		 * stopped by then and nothing it proves would be kept). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (dup2(sv[1], 3) < 0)
 			_exit(127);
