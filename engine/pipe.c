@@ -137,9 +137,19 @@ static bool busy(const struct cz_pipe *p, unsigned c)
 	return atomic_load(&p->cons[c].busy);
 }
 
+/* c's ring has room: its slot is EMPTY.  Not the same as !holds(): while
+ * a consumer takes c's descriptor (cz_ring_mc_dequeue_hold, until _done;
+ * and until the supervisor's recovery if it died there) the slot is
+ * claimed, neither full nor empty, and an enqueue would fail.  Its _done
+ * (or the recovery) rings the producer bell, which this thread sleeps on. */
+static bool room(const struct cz_pipe *p, unsigned c)
+{
+	return cz_ring_nonfull(p->out[c]);
+}
+
 static bool is_free(const struct cz_pipe *p, unsigned c)
 {
-	return !busy(p, c) && !holds(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
+	return !busy(p, c) && !holds(p, c) && room(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
 }
 
 /* Consumers holding or busy on device d; *computing: the device runs a
@@ -214,8 +224,14 @@ static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 	atomic_store_explicit(&p->cons[c].hint_prio, d->key.prio, memory_order_relaxed);
 	p->dev_tick[c % p->ndev] = ++p->tick;
 	cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
-	/* c is free (its ring empty) and only this thread produces into it. */
-	cz_ring_sp_enqueue_burst(p->out[c], d, 1);
+	/* c's ring has room (is_free, or this thread just emptied it) and only
+	 * this thread produces into it, so this cannot fail; if it did, the
+	 * partition goes back to the heap (room: it just left it), never lost. */
+	if (!cz_ring_sp_enqueue_burst(p->out[c], d, 1)) {
+		fprintf(stderr, "cuzkd: consumer %u's ring had no room for partition %u of job %llu: "
+			"back to the heap\n", c, d->key.part, (unsigned long long)d->key.seq);
+		cz_ring_order_push(p->q, d);
+	}
 }
 
 /* Takes back what consumer c holds: 1, or 0 if c claimed it first. */
@@ -244,10 +260,16 @@ static unsigned steal(struct cz_pipe *p)
 			if (v < 0 || cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)
 				v = (int)c;
 		}
+		/* device d is idle: its consumers are not busy and hold nothing;
+		 * the first whose ring has room (see room()) */
+		int f = -1;
+		for (unsigned c = d; c < p->nout && f < 0; c += p->ndev)
+			if (room(p, c))
+				f = (int)c;
 		struct cz_ring_desc x;
-		if (v < 0 || !reclaim(p, (unsigned)v, &x))
+		if (v < 0 || f < 0 || !reclaim(p, (unsigned)v, &x))
 			continue;
-		give(p, d, &x);                 /* consumer d drives device d, which is idle: d is free */
+		give(p, (unsigned)f, &x);
 		moved++;
 	}
 	return moved;
@@ -305,10 +327,12 @@ static bool pump_ready(void *v)
 	if (top)
 		return pick_free(p, -1) >= 0 || pick_held(p, -1, &top->key, true) >= 0;
 	for (unsigned d = 0; d < p->ndev; d++) {
-		bool computing;
+		bool computing, space = false;
 		if (dev_load(p, d, &computing))
 			continue;
-		for (unsigned c = 0; c < p->nout; c++) {
+		for (unsigned c = d; c < p->nout; c += p->ndev)
+			space |= room(p, c);
+		for (unsigned c = 0; space && c < p->nout; c++) {
 			bool comp;
 			if (!busy(p, c) && holds(p, c) && (dev_load(p, c % p->ndev, &comp), comp))
 				return true;
