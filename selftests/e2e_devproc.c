@@ -170,6 +170,22 @@ static int nfds(int pid, int *pidfds)
 	return dd ? n : -1;
 }
 
+/* The fewest of 20 counts 10 ms apart: a descriptor cuzkd holds for a
+ * moment (the output writer's directory of a job that just ended) is not
+ * a leak, one that stays is. */
+static int nfds_settled(int pid, int *pidfds)
+{
+	int best = -1, bp = -1;
+	for (int i = 0; i < 20; i++) {
+		int pf, n = nfds(pid, &pf);
+		if (n >= 0 && (best < 0 || n < best))
+			best = n, bp = pf;
+		usleep(10000);
+	}
+	*pidfds = bp;
+	return best;
+}
+
 static long rss_kb(int pid)
 {
 	char p[64], line[256];
@@ -284,7 +300,7 @@ static void null_kills(void)
 	}
 	int p0 = wait_ready(&d, 0, 0), p1 = wait_ready(&d, 1, 0);
 	int pf0, pf1;
-	int fds0 = nfds(d.pid, &pf0);
+	int fds0 = nfds_settled(d.pid, &pf0);
 	ct_ok(p0 > 0 && p1 > 0 && p0 != p1 && comm_is(p1, "cz-dev1"), "two children, cz-dev0 %d and cz-dev1 %d", p0, p1);
 	int ok = 1;
 	char id[10][16];
@@ -310,7 +326,7 @@ static void null_kills(void)
 	ct_ok(!strcmp(st, "failed") && restarts == 2,
 	      "after 3 deaths in 60 s device 1 is failed (%s), restarted %lld times; device 0 took its work",
 	      st, (long long)restarts);
-	int fds1 = nfds(d.pid, &pf1);
+	int fds1 = nfds_settled(d.pid, &pf1);
 	/* device 1's pidfd is closed for good, nothing else differs */
 	ct_ok(fds0 > 0 && pf0 == 2 && pf1 == 1 && fds1 == fds0 - 1,
 	      "cuzkd's descriptors (not sockets) after 3 restarts: %d, before %d, pidfds %d then %d "
@@ -344,11 +360,11 @@ static void null_kills(void)
 		np1 = np;
 		rounds++;
 		if (i == 0) {
-			fds2 = nfds(d.pid, &pf2);
+			fds2 = nfds_settled(d.pid, &pf2);
 			rss2 = rss_kb(d.pid);
 		}
 	}
-	fds3 = nfds(d.pid, &pf3);
+	fds3 = nfds_settled(d.pid, &pf3);
 	rss3 = rss_kb(d.pid);
 	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && (SANITIZED || rss3 - rss2 <= 1024),
 	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
