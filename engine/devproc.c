@@ -286,8 +286,9 @@ int cz_devproc_child_main(int argc, char **argv)
 	}
 	/* pinned once the device is current, so the pinning makes no context
 	 * on another GPU */
-	if (arena.base && be->pin_host)
-		be->pin_host(arena.base, arena.size);
+	for (unsigned a = 0; a < CZ_PLACE_MAX_NODES && be->pin_host; a++)
+		if (arena[a].base)
+			be->pin_host(arena[a].base, arena[a].size);
 	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
 		if (pending[i] >= 0 && child_key(&pipe, be, hw, keys, i, pending[i]))
 			fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, i);
