@@ -42,8 +42,11 @@ TESTS    += selftests/zk_bn254_msm_noifma.sh
 TESTS    += selftests/zk_bn254_groth16_noifma.sh
 TESTS    += selftests/zk_bn254_msm_ifma4.sh
 TESTS    += selftests/zk_groth16_ifma4.sh
-# The two-curve daemon suite once more with its devices in child processes.
-TESTS    += selftests/e2e_bn254_process.sh
+# The end-to-end tests that take CZ_ISOLATION once more in thread isolation
+# (cuzkd's default is one child process per device): both modes pass them.
+TESTS    += selftests/e2e_heap_thread.sh selftests/e2e_daemon_thread.sh \
+            selftests/e2e_order_thread.sh selftests/e2e_evidence_thread.sh \
+            selftests/e2e_bn254_thread.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

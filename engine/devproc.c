@@ -21,9 +21,10 @@
  * PR_SET_PDEATHSIG (it dies with cuzkd) and moves the socket to fd 3.
  *
  * THE CONVERSATION, on a SOCK_SEQPACKET pair (fds by SCM_RIGHTS,
- * alloc/fdpass.c): cuzkd sends HELLO (the pipe region), ARENA, one TRACE
- * per consumer, one KEY per resident key, GO; the child maps them, opens
- * its device and answers READY.  Later KEY/UNKEY follow load and unload.
+ * alloc/fdpass.c): cuzkd sends HELLO (the pipe region), LOCK (its lock
+ * file, below), one ARENA per node's arena, one TRACE per consumer, one
+ * KEY per resident key, GO; the child maps them, opens its device and
+ * answers READY.  Later KEY/UNKEY follow load and unload.
  * cuzkd closing the socket (after cz_pipe_stop) tells the child to finish:
  * its consumers end their partition and it exits.
  *
@@ -36,10 +37,24 @@
  * restarts after 100 ms, doubling to 5 s; the third death within 60 s
  * marks the device failed, logged once, and its work goes to the others.
  *
- * KNOWN GAP: a consumer publishes what it took (holds[] in its line) right
- * after the dequeue that took it; a kill landing between the two (a few
- * instructions) loses that partition, and its job then never ends.  The
- * ring claim itself is covered (ring/recover.c), the window after it is not.
+ * STALE CHILDREN.  A child dies with cuzkd (PR_SET_PDEATHSIG, and it
+ * checks its parent is still the one that started it), but one can
+ * outlive it: stuck in a driver call, or started by a cuzkd that died
+ * between fork and prctl.  Such a process holds the old regions and, for
+ * cuda, its GPU context and device memory.  Each child holds an flock on
+ * <state-dir>/cz-dev<N>.lock and writes its pid there; at start cuzkd
+ * (either isolation) finds each lock free, or held by a cz-dev process
+ * whose parent is not a cuzkd (an orphan: killed, and its lock waited
+ * for), or refuses to start naming the holder (another cuzkd uses the
+ * state directory).
+ *
+ * NO WINDOW.  A consumer takes a descriptor from a ring in two steps
+ * (cz_ring_mc_dequeue_hold, then _done): the ring slot stays claimed in
+ * the consumer's name until its holds[] word (its line in the region) says
+ * what it took, so a kill at any instruction leaves each partition it had
+ * in the ring's dead-owner recovery, in holds[], or in both (then one copy
+ * goes out); selftests/e2e_devproc.c kills a child at each such point
+ * (CZ_TEST_DEVKILL) and at random moments.
  */
 #define _GNU_SOURCE
 #include "engine/devproc.h"
@@ -57,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -66,7 +82,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { DP_HELLO = 1, DP_ARENA, DP_TRACE, DP_KEY, DP_UNKEY, DP_GO, DP_READY };
+enum { DP_HELLO = 1, DP_ARENA, DP_TRACE, DP_KEY, DP_UNKEY, DP_GO, DP_READY, DP_LOCK };
 
 struct dp_msg {
 	uint32_t magic;         /* DP_MAGIC */
@@ -190,6 +206,23 @@ static int child_key(struct cz_pipe *p, const struct cz_backend *be, struct cz_d
 	return 0;
 }
 
+/* Holds <state-dir>/cz-dev<N>.lock (fd from cuzkd, kept open until this
+ * process ends) and writes the pid there; 0, or -1 if someone holds it. */
+static int child_lock(unsigned dev, int fd)
+{
+	char pid[24];
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "cz-dev%u: its lock file is held by another process: %s\n", dev,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		fprintf(stderr, "cz-dev%u: cannot write its pid to its lock file: %s\n", dev, strerror(errno));
+	return 0;               /* fd stays open: the lock lasts as long as we do */
+}
+
 int cz_devproc_child_main(int argc, char **argv)
 {
 	int sock = 3;
@@ -207,6 +240,9 @@ int cz_devproc_child_main(int argc, char **argv)
 	snprintf(comm, sizeof(comm), "cz-dev%u", dev);
 	prctl(PR_SET_NAME, comm);
 	cz_devproc_place(dev);
+	const char *tk = getenv("CZ_TEST_DEVKILL");
+	if (tk && cz_pipe_test_kill_parse(tk, dev))
+		fprintf(stderr, "cz-dev%u: CZ_TEST_DEVKILL=%s: expected D:claim|held|lower:N,...\n", dev, tk);
 	sigset_t all;
 	sigemptyset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
@@ -231,7 +267,7 @@ int cz_devproc_child_main(int argc, char **argv)
 	unsigned per = m.nout / m.ndev;         /* attach checked both */
 	if (!be)
 		return 1;
-	struct cz_region arena = { .fd = -1 };
+	static struct cz_region arena[CZ_PLACE_MAX_NODES];
 	static struct child_key keys[CZ_PIPE_KEYS];
 	int pending[CZ_PIPE_KEYS];
 	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
@@ -242,8 +278,15 @@ int cz_devproc_child_main(int argc, char **argv)
 			return 1;
 		if (m.type == DP_GO)
 			break;
-		if (m.type == DP_ARENA && fd >= 0 && cz_region_map_fd(&arena, fd, CZ_REGION_LAZY))
+		if (m.type == DP_LOCK && fd >= 0) {
+			if (child_lock(dev, fd))
+				return 1;
+		} else if (m.type == DP_ARENA && fd >= 0 &&
+		    (m.id >= CZ_PLACE_MAX_NODES || arena[m.id].base ||
+		     cz_region_map_fd(&arena[m.id], fd, CZ_REGION_LAZY))) {
+			fprintf(stderr, "cz-dev%u: cannot map partition arena %u\n", dev, m.id);
 			return 1;
+		}
 		else if (m.type == DP_TRACE && fd >= 0) {
 			cz_trace_shared_attach(fd);
 			close(fd);
@@ -261,8 +304,9 @@ int cz_devproc_child_main(int argc, char **argv)
 	}
 	/* pinned once the device is current, so the pinning makes no context
 	 * on another GPU */
-	if (arena.base && be->pin_host)
-		be->pin_host(arena.base, arena.size);
+	for (unsigned a = 0; a < CZ_PLACE_MAX_NODES && be->pin_host; a++)
+		if (arena[a].base)
+			be->pin_host(arena[a].base, arena[a].size);
 	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
 		if (pending[i] >= 0 && child_key(&pipe, be, hw, keys, i, pending[i]))
 			fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, i);
@@ -271,8 +315,9 @@ int cz_devproc_child_main(int argc, char **argv)
 		return 1;
 	for (unsigned k = 0; k < per; k++) {
 		cons[k] = (struct cz_consumer){ .pipe = &pipe, .be = be, .hw = hw,
-						.buf_base = { arena.base }, .idx = dev + k * pipe.ndev,
-						.dev = dev, .trace_fd = -1 };
+						.idx = dev + k * pipe.ndev, .dev = dev, .trace_fd = -1 };
+		for (unsigned a = 0; a < CZ_PLACE_MAX_NODES; a++)
+			cons[k].buf_base[a] = arena[a].base;
 		if (pthread_create(&cons[k].tid, NULL, cz_consume_main, &cons[k]))
 			return 1;
 	}
@@ -306,13 +351,22 @@ int cz_devproc_child_main(int argc, char **argv)
 /* ======================= cuzkd's side ======================= */
 
 /* Sends what a new child needs; 0 or -errno. */
-static int greet(struct cz_engine *e, struct cz_devproc *d)
+static int greet(struct cz_engine *e, struct cz_devproc *d, int lfd)
 {
 	struct dp_msg m = { .magic = DP_MAGIC, .type = DP_HELLO, .dev = d->dev, .ndev = e->ndev,
 			    .nout = e->ncons, .bopts = e->bopts };
 	snprintf(m.backend, sizeof(m.backend), "%s", e->be->name);
 	int rc = cz_region_fd_send(d->sock, e->pipe.reg.fd, &m, sizeof(m));
-	if (!rc && e->arena)
+	if (!rc && lfd >= 0)
+		rc = msg_send(d->sock, DP_LOCK, d->dev, lfd, NULL);
+	/* Every arena of the plan (one per node: engine/numa.c), by its index
+	 * (a descriptor's off[0] top byte): the order thread prefers a device
+	 * of the partition's node but may give it to any, so each child maps
+	 * all of them; mapping is lazy and the pages stay where cuzkd's
+	 * mempolicy put them. */
+	for (unsigned k = 0; !rc && k < e->narena; k++)
+		rc = msg_send(d->sock, DP_ARENA, k, cz_slab_region(e->node_arena[k])->fd, NULL);
+	if (!rc && !e->narena && e->arena)
 		rc = msg_send(d->sock, DP_ARENA, 0, cz_slab_region(e->arena)->fd, NULL);
 	for (unsigned c = d->dev; !rc && c < e->ncons; c += e->ndev)
 		if (e->cons[c].trace_fd >= 0)
@@ -354,7 +408,12 @@ static int spawn(struct cz_engine *e, struct cz_devproc *d)
 		return rc;
 	}
 	if (pid == 0) {
-		/* async-signal-safe only, until exec */
+		/* async-signal-safe only, until exec.  The death signal follows
+		 * the forking THREAD: the first children come from the thread
+		 * that starts the engine, restarts from cz-super, which lives
+		 * until cz_devproc_stop (a restarted child still running then is
+		 * killed when cz-super is joined, not let finish: the pipe has
+		 * stopped by then and nothing it proves would be kept). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (dup2(sv[1], 3) < 0)
 			_exit(127);
@@ -363,14 +422,24 @@ static int spawn(struct cz_engine *e, struct cz_devproc *d)
 	}
 	close(sv[1]);
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* Its lock file (STALE CHILDREN, above), opened before the lock
+	 * that status takes too; the child's copy holds the lock. */
+	char lp[sizeof(e->state_dir) + 32];
+	snprintf(lp, sizeof(lp), "%s/cz-dev%u.lock", e->state_dir, d->dev);
+	int lfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lfd < 0)
+		fprintf(stderr, "cuzkd: device %u: cannot open %s: %s (no stale-process check for it)\n",
+			d->dev, lp, strerror(errno));
 	pthread_mutex_lock(&d->send_lock);
 	d->sock = sv[0];
 	d->pidfd = pfd;
 	atomic_store(&d->pid, pid);
 	atomic_store(&d->state, CZ_DEVP_STARTING);
 	d->t_start = now_ns();
-	int rc = greet(e, d);
+	int rc = greet(e, d, lfd);
 	pthread_mutex_unlock(&d->send_lock);
+	if (lfd >= 0)
+		close(lfd);
 	if (rc)
 		fprintf(stderr, "cuzkd: device %u: cannot hand its process (pid %d) the regions: %s\n",
 			d->dev, (int)pid, strerror(-rc));
@@ -409,6 +478,7 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		cz_trace_shared_orphan(role, c);
 	}
 	uint64_t t = now_ns();
+	d->t_death = t;
 	unsigned recent = 1;
 	for (unsigned i = 0; i < DEATHS_MAX - 1; i++)
 		recent += d->deaths[i] && t - d->deaths[i] < DEATHS_WINDOW_NS;
@@ -484,8 +554,17 @@ static void *super_main(void *v)
 						atomic_store(&d->state, CZ_DEVP_READY);
 						cz_pipe_dev_down(&e->pipe, d->dev, false);
 					}
-					fprintf(stderr, "cuzkd: device %u: process %d (cz-dev%u) ready: %s\n",
-						d->dev, (int)atomic_load(&d->pid), d->dev, m.text);
+					uint64_t t = now_ns();
+					char since[64] = "";
+					if (d->t_death) {
+						atomic_store(&d->restart_ms, (int64_t)((t - d->t_death) / 1000000));
+						snprintf(since, sizeof(since), ", %.1f ms after the death",
+							 (double)(t - d->t_death) / 1e6);
+						d->t_death = 0;
+					}
+					fprintf(stderr, "cuzkd: device %u: process %d (cz-dev%u) ready in %.1f ms%s: %s\n",
+						d->dev, (int)atomic_load(&d->pid), d->dev,
+						(double)(t - d->t_start) / 1e6, since, m.text);
 				}
 				if (fd >= 0)
 					close(fd);
@@ -503,6 +582,92 @@ static void *super_main(void *v)
 		}
 	}
 	return NULL;
+}
+
+/* /proc/PID/comm (or "") and the parent's pid (or -1). */
+static pid_t proc_of(pid_t pid, char *comm, size_t cap)
+{
+	char p[64], line[512];
+	pid_t pp = -1;
+	*comm = 0;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (f) {
+		if (fgets(comm, (int)cap, f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(p, "re"))) {
+		/* "pid (comm) S ppid ...": comm may hold spaces and ')' */
+		if (fgets(line, sizeof(line), f)) {
+			char *r = strrchr(line, ')');
+			int v;
+			if (r && sscanf(r + 1, " %*c %d", &v) == 1)
+				pp = v;
+		}
+		fclose(f);
+	}
+	return pp;
+}
+
+/* Waits up to ms for the lock on fd: 0 once held (and let go again). */
+static int lock_wait(int fd, int ms)
+{
+	for (int i = 0; i <= ms; i += 10) {
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {
+			flock(fd, LOCK_UN);
+			return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap)
+{
+	for (unsigned dev = 0; dev < CZ_ENGINE_MAX_DEVICES; dev++) {
+		char lp[PATH_MAX], buf[32] = "", comm[64], pcomm[64];
+		snprintf(lp, sizeof(lp), "%s/cz-dev%u.lock", state_dir, dev);
+		int fd = open(lp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {     /* free: nobody left */
+			close(fd);
+			continue;
+		}
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = 0;
+		pid_t pid = (pid_t)strtol(buf, NULL, 10);
+		pid_t pp = pid > 0 ? proc_of(pid, comm, sizeof(comm)) : -1;
+		if (pp <= 0 || proc_of(pp, pcomm, sizeof(pcomm)) < 0)
+			*pcomm = 0;
+		bool child = !strncmp(comm, "cz-dev", 6);
+		bool orphan = child && pp >= 0 && (pp <= 1 || strcmp(pcomm, "cuzkd"));
+		if (orphan) {
+			fprintf(stderr, "cuzkd: %s is held by %s (pid %d), a device process of an earlier "
+				"cuzkd (its parent is now %d, %s): killing it\n", lp, comm, (int)pid, (int)pp,
+				*pcomm ? pcomm : "?");
+			kill(pid, SIGKILL);
+			if (!lock_wait(fd, 5000)) {
+				close(fd);
+				continue;
+			}
+			snprintf(err, cap, "%s: the stale device process %d (%s) still holds it 5 s after "
+				 "SIGKILL (stuck in the kernel or a driver?); not starting", lp, (int)pid, comm);
+		} else if (child) {
+			snprintf(err, cap, "state directory %s is in use: %s is held by %s (pid %d) of %s "
+				 "(pid %d); stop that cuzkd or use another --state-dir", state_dir, lp, comm,
+				 (int)pid, *pcomm ? pcomm : "?", (int)pp);
+		} else {
+			snprintf(err, cap, "%s is held by pid %d (%s), not a device process of cuzkd; not "
+				 "starting (remove the file once that process is gone)", lp, (int)pid,
+				 *comm ? comm : "unknown");
+		}
+		close(fd);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
@@ -524,6 +689,7 @@ int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
 		d->dev = i;
 		d->sock = d->pidfd = -1;
 		d->backoff_ms = BACKOFF_MIN_MS;
+		atomic_store(&d->restart_ms, -1);
 		pthread_mutex_init(&d->send_lock, NULL);
 		cz_pipe_dev_down(&e->pipe, i, true);    /* until its process says ready */
 		int rc = spawn(e, d);
@@ -646,6 +812,7 @@ void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 		json_object_object_add(o, "state", json_object_new_string("ready"));
 		json_object_object_add(o, "restarts", json_object_new_int(0));
 		json_object_object_add(o, "last_exit", NULL);
+		json_object_object_add(o, "restart_ms", NULL);
 		return;
 	}
 	struct cz_devproc *d = &e->dp[dev];
@@ -654,5 +821,7 @@ void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 	json_object_object_add(o, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
 	json_object_object_add(o, "restarts", json_object_new_int((int)atomic_load(&d->restarts)));
 	json_object_object_add(o, "last_exit", *d->last_exit ? json_object_new_string(d->last_exit) : NULL);
+	int64_t rms = atomic_load(&d->restart_ms);
+	json_object_object_add(o, "restart_ms", rms >= 0 ? json_object_new_int64(rms) : NULL);
 	pthread_mutex_unlock(&d->send_lock);
 }

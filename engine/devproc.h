@@ -22,6 +22,8 @@ struct cz_devproc {
 	char last_exit[64];             /* "signal 9 (Killed)", "exit 1", or "" */
 	uint64_t deaths[2];             /* the last deaths (CLOCK_MONOTONIC ns) */
 	uint64_t backoff_ms, restart_at, t_start;
+	uint64_t t_death;               /* when the last death was seen (0: none since start) */
+	_Atomic int64_t restart_ms;     /* that death to the next READY, or -1 */
 	pthread_mutex_t send_lock;      /* the socket, last_exit; never a consumer's */
 };
 
@@ -31,6 +33,10 @@ struct cz_engine;
 int cz_devproc_child_main(int argc, char **argv);
 /* Placement hook for the NUMA work: runs first thing in each child. */
 void cz_devproc_place(unsigned dev);
+/* cuzkd, at start (either isolation): device processes of an earlier
+ * cuzkd on state_dir (their cz-dev<N>.lock held) are killed if orphaned;
+ * held by a live cuzkd's child or a stranger: -EBUSY, err says who. */
+int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap);
 /* cuzkd: starts one child per device and the supervisor; 0 or -errno. */
 int cz_devproc_start(struct cz_engine *e, char *err, size_t cap);
 void cz_devproc_stop(struct cz_engine *e);      /* after cz_pipe_stop */

@@ -267,16 +267,13 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		free(e);
 		return NULL;
 	}
-	if (!(e->place = cz_engine_place_plan(c, err, cap))) {
+	/* Before any memory is reserved: a stale device process of an
+	 * earlier cuzkd still holding its regions (and, for cuda, its GPU). */
+	if (cz_devproc_check_stale(e->state_dir, err, cap)) {
 		free(e);
 		return NULL;
 	}
-	if (c->isolation == CZ_ISOLATION_PROCESS && e->place->narenas > 1) {
-		/* A device child maps one partition arena (engine/devproc.c). */
-		snprintf(err, cap, "--isolation process with a %u-node placement: device processes map "
-			 "one partition arena today; use --isolation thread on this machine",
-			 e->place->narenas);
-		cz_place_free(e->place);
+	if (!(e->place = cz_engine_place_plan(c, err, cap))) {
 		free(e);
 		return NULL;
 	}

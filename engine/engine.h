@@ -47,7 +47,9 @@ struct cz_engine_config {
 
 #define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */
 
-#define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
+#define CZ_ISOLATION_THREAD  0      /* threads of the engine's process (the engine's default:
+				     * embedders have no --device-child entry; cuzkd's
+				     * default is process, tools/cuzkd/main.c) */
 #define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
 
 struct cz_engine;

@@ -97,6 +97,7 @@
 #include "lib/thread.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,9 +161,19 @@ static bool busy(const struct cz_pipe *p, unsigned c)
 	return atomic_load(&p->cons[c].busy);
 }
 
+/* c's ring has room: its slot is EMPTY.  Not the same as !holds(): while
+ * a consumer takes c's descriptor (cz_ring_mc_dequeue_hold, until _done;
+ * and until the supervisor's recovery if it died there) the slot is
+ * claimed, neither full nor empty, and an enqueue would fail.  Its _done
+ * (or the recovery) rings the producer bell, which this thread sleeps on. */
+static bool room(const struct cz_pipe *p, unsigned c)
+{
+	return cz_ring_nonfull(p->out[c]);
+}
+
 static bool is_free(const struct cz_pipe *p, unsigned c)
 {
-	return !busy(p, c) && !holds(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
+	return !busy(p, c) && !holds(p, c) && room(p, c) && !atomic_load(&p->devs[c % p->ndev].down);
 }
 
 /* Consumers holding or busy on device d; *computing: the device runs a
@@ -280,8 +291,14 @@ static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 	p->dev_tick[c % p->ndev] = ++p->tick;
 	atomic_store_explicit(&p->cons[c].given_ns, cz_trace_now(), memory_order_relaxed);
 	cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
-	/* c is free (its ring empty) and only this thread produces into it. */
-	cz_ring_sp_enqueue_burst(p->out[c], d, 1);
+	/* c's ring has room (is_free, or this thread just emptied it) and only
+	 * this thread produces into it, so this cannot fail; if it did, the
+	 * partition goes back to the heap (room: it just left it), never lost. */
+	if (!cz_ring_sp_enqueue_burst(p->out[c], d, 1)) {
+		fprintf(stderr, "cuzkd: consumer %u's ring had no room for partition %u of job %llu: "
+			"back to the heap\n", c, d->key.part, (unsigned long long)d->key.seq);
+		cz_ring_order_push(p->q, d);
+	}
 }
 
 /* Takes back what consumer c holds: 1, or 0 if c claimed it first. */
@@ -416,10 +433,16 @@ static unsigned steal(struct cz_pipe *p)
 		if (dev_load(p, d, &computing))
 			continue;               /* not idle */
 		int v = steal_victim(p, d, now);
+		/* device d is idle: its consumers are not busy and hold nothing;
+		 * the first whose ring has room (see room()) */
+		int f = -1;
+		for (unsigned c = d; c < p->nout && f < 0; c += p->ndev)
+			if (room(p, c))
+				f = (int)c;
 		struct cz_ring_desc x;
-		if (v < 0 || !reclaim(p, (unsigned)v, &x))
+		if (v < 0 || f < 0 || !reclaim(p, (unsigned)v, &x))
 			continue;
-		give(p, d, &x);                 /* consumer d drives device d, which is idle: d is free */
+		give(p, (unsigned)f, &x);
 		moved++;
 	}
 	return moved;
@@ -480,8 +503,10 @@ static bool pump_ready(void *v)
 		return pick_free(p, node) >= 0 || pick_held(p, -1, node, &top->key, true) >= 0;
 	}
 	for (unsigned d = 0; d < p->ndev; d++) {
-		bool computing;
-		if (!dev_load(p, d, &computing) && steal_victim(p, d, cz_trace_now()) >= 0)
+		bool computing, space = false;
+		for (unsigned c = d; c < p->nout; c += p->ndev)
+			space |= room(p, c);
+		if (space && !dev_load(p, d, &computing) && steal_victim(p, d, cz_trace_now()) >= 0)
 			return true;
 	}
 	return false;
@@ -795,6 +820,58 @@ int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 	return -1;
 }
 
+/* ---- tests: a device child killed at a point of the claim ---- */
+
+_Atomic unsigned cz_pipe_test_kills;
+static struct { unsigned where, nth; } test_kill_at[8];
+
+/* "D:WHERE:N,..." (CZ_TEST_DEVKILL): device dev's child raises SIGKILL at
+ * WHERE (claim: right after the ring hands it a descriptor, before holds[]
+ * names it; held: after holds[0], before the ring slot is freed; lower:
+ * take_lower's take, before holds[1]) on the device's N-th claim (lower:
+ * N-th take) counted over all of its processes (the counters are in the
+ * shared region).  Entries of other devices are ignored.  0, or -EINVAL. */
+int cz_pipe_test_kill_parse(const char *spec, unsigned dev)
+{
+	static const char *const names[] = { [CZ_PIPE_KILL_CLAIM] = "claim", [CZ_PIPE_KILL_HELD] = "held",
+					     [CZ_PIPE_KILL_LOWER] = "lower" };
+	unsigned n = 0;
+	for (const char *q = spec; q && *q;) {
+		unsigned d, nth;
+		char w[8];
+		int used = 0;
+		if (sscanf(q, "%u:%7[a-z]:%u%n", &d, w, &nth, &used) != 3 || !nth)
+			return -EINVAL;
+		unsigned k = CZ_PIPE_KILL_CLAIM;
+		while (k <= CZ_PIPE_KILL_LOWER && strcmp(w, names[k]))
+			k++;
+		if (k > CZ_PIPE_KILL_LOWER || n == sizeof(test_kill_at) / sizeof(test_kill_at[0]))
+			return -EINVAL;
+		if (d == dev)
+			test_kill_at[n++] = (typeof(test_kill_at[0])){ k, nth };
+		q += used;
+		q += *q == ',';
+	}
+	atomic_store(&cz_pipe_test_kills, n);
+	return 0;
+}
+
+static void test_kill(struct cz_pipe *p, unsigned c, unsigned where)
+{
+	struct cz_pipe_dev *dv = &p->devs[c % p->ndev];
+	/* claim counts, held reads the same count */
+	unsigned k = where == CZ_PIPE_KILL_LOWER ? atomic_fetch_add(&dv->test_lowers, 1) + 1
+		   : where == CZ_PIPE_KILL_CLAIM ? atomic_fetch_add(&dv->test_claims, 1) + 1
+		   : atomic_load(&dv->test_claims);
+	for (unsigned i = 0; i < atomic_load(&cz_pipe_test_kills); i++)
+		if (test_kill_at[i].where == where && test_kill_at[i].nth == k) {
+			fprintf(stderr, "cz-dev%u: test kill at %s #%u (CZ_TEST_DEVKILL)\n", c % p->ndev,
+				where == CZ_PIPE_KILL_LOWER ? "lower" : where == CZ_PIPE_KILL_CLAIM ? "claim"
+				: "held", k);
+			raise(SIGKILL);
+		}
+}
+
 /* The key consumer o was last given.  The hint is stored before the
  * enqueue that publishes the slot (W1 in ring.c), so a reader that saw the
  * ring nonempty reads this key or a later one; the dequeue says which. */
@@ -850,30 +927,50 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			continue;
 		struct cz_key k = hint(p, o);
 		struct cz_ring_desc x;
+		uint64_t h;
 		if (cz_key_cmp(&k, &d->key) >= 0 ||
-		    !cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, &x, 1))
+		    !(h = cz_ring_mc_dequeue_hold(p->out[o], CZ_OWNER_CONSUMER + c, &x)))
 			continue;
+		/* As in cz_pipe_claim: the slot names c until holds[1] does. */
+		if (cz_pipe_test_kills)
+			test_kill(p, c, CZ_PIPE_KILL_LOWER);
 		atomic_store(&p->cons[c].holds[1], hold_of(&x));
+		cz_ring_mc_dequeue_done(p->out[o], h);
 		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
 		if (cz_key_cmp(&x.key, &d->key) < 0) {
+			/* Swap what holds[0] (c runs it) and holds[1] (it goes
+			 * back) name, through holds[2], so that each of the two
+			 * is always named (a death in between retries each once:
+			 * cz_pipe_recover_dev does holds[0] first, and the copy in
+			 * [1] or [2] then finds its attempt gone), and ours is out
+			 * of holds[0] before it reaches the inbox (where another
+			 * device may start it while holds[0]'s retry would make
+			 * its inputs again). */
+			atomic_store(&p->cons[c].holds[2], hold_of(&x));
+			atomic_store(&p->cons[c].holds[1], hold_of(d));
+			atomic_store(&p->cons[c].holds[0], hold_of(&x));
+			atomic_store(&p->cons[c].holds[2], 0);
 			struct cz_ring_desc t = *d;
 			*d = x;
 			x = t;
-			atomic_store(&p->cons[c].holds[0], hold_of(d));
-			atomic_store(&p->cons[c].holds[1], hold_of(&x));
 			/* the trace's hand-offs balance: x is now c's, ours goes back */
 			cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 			cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, c);
 		}
-		/* x is the higher: back to the heap (room: see the top) */
+		/* x is the higher: back to the heap (room: see the top).  holds[1]
+		 * names it until it is there: a death before the enqueue hands
+		 * it out from holds[1], one after it leaves a second copy of the
+		 * same attempt, and only one copy is ever started (the claim's
+		 * CAS in cz_pipe_current). */
 		if (enqueue(p->inbox, CZ_OWNER_CONSUMER + c, &x)) {
 			int s = slot_of(p, &x, CZ_SLOT_BAD_CONSUMER);
-			if (s < 0)
-				continue;
-			/* cannot happen (see the top); never lose it: fail it */
-			atomic_store(&p->slots[s].bad, CZ_SLOT_BAD_REQUEUE);
-			if (enqueue(p->done, CZ_OWNER_CONSUMER + c, &x))
-				fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n", x.key.part);
+			if (s >= 0) {
+				/* cannot happen (see the top); never lose it: fail it */
+				atomic_store(&p->slots[s].bad, CZ_SLOT_BAD_REQUEUE);
+				if (enqueue(p->done, CZ_OWNER_CONSUMER + c, &x))
+					fprintf(stderr, "cuzkd: partition %u lost: the done ring is full\n",
+						x.key.part);
+			}
 		}
 		atomic_store(&p->cons[c].holds[1], 0);
 	}
@@ -916,8 +1013,18 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 		atomic_store_explicit(&p->cons[c].claim_ns, cz_trace_now(), memory_order_relaxed);
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
-		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, d, 1)) {
+		uint64_t h = o >= 0 ? cz_ring_mc_dequeue_hold(p->out[o], CZ_OWNER_CONSUMER + c, d) : 0;
+		if (h) {
+			/* The slot stays claimed in c's name until holds[0] says
+			 * what c took: a death at any instruction between leaves it
+			 * to the ring's recovery or to holds[] (cz_pipe_recover_dev
+			 * takes one copy if it finds both). */
+			if (cz_pipe_test_kills)
+				test_kill(p, c, CZ_PIPE_KILL_CLAIM);
 			atomic_store(&p->cons[c].holds[0], hold_of(d));
+			if (cz_pipe_test_kills)
+				test_kill(p, c, CZ_PIPE_KILL_HELD);
+			cz_ring_mc_dequeue_done(p->out[o], h);
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
 				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
 				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
@@ -926,6 +1033,7 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			int s = slot_of(p, d, CZ_SLOT_BAD_CONSUMER);
 			if (s >= 0)
 				return s;
+			atomic_store(&p->cons[c].holds[0], 0);
 			break;          /* dropped (see slot_of) */
 		}
 		if (o < 0)
@@ -1036,10 +1144,22 @@ struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner)
 	}
 }
 
-bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d)
+/* One CAS on the slot's `started` decides among copies of one attempt
+ * (after a device process died in take_lower, one may be in the inbox and
+ * one handed out again from holds[1]): the first to start it wins, any
+ * other drops its copy.  An older attempt's copy fails the attempt test. */
+bool cz_pipe_current(struct cz_pipe *p, const struct cz_ring_desc *d)
 {
-	const struct cz_pipe_slot *sl = &p->slots[d->off[1]];   /* in range: slot_of */
-	return d->off[2] == atomic_load(&sl->attempt) && !cz_key_cmp(&sl->key, &d->key);
+	struct cz_pipe_slot *sl = &p->slots[d->off[1]];   /* in range: slot_of */
+	uint32_t a = (uint32_t)d->off[2];
+	if (d->off[2] != atomic_load(&sl->attempt) || cz_key_cmp(&sl->key, &d->key))
+		return false;
+	uint32_t t = atomic_load(&sl->started);
+	do {
+		if (t == a)
+			return false;
+	} while (!atomic_compare_exchange_weak(&sl->started, &t, a));
+	return true;
 }
 
 void cz_pipe_unhold(struct cz_pipe *p, unsigned c)
@@ -1051,6 +1171,24 @@ void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down)
 {
 	atomic_store(&p->devs[dev].down, down);
 	cz_ring_bell_ring(p->bell, 1);
+}
+
+/* A partition a dead consumer was giving back (holds[1], [2]): never
+ * started, so its inputs are whole and it goes out again as the same
+ * attempt, unless that attempt is gone (finalized, or handed out again
+ * from holds[0] just before).  A copy that reached the inbox before the
+ * death may exist too: only one is started (cz_pipe_current). */
+static unsigned requeue(struct cz_pipe *p, unsigned s, uint32_t held, unsigned c)
+{
+	struct cz_pipe_slot *sl = &p->slots[s];
+	struct cz_ring_desc d;
+	if (atomic_load(&sl->attempt) != held)
+		return 0;
+	desc(&d, &sl->key, sl->buf_off, s, held);
+	cz_trace_unit(CZ_EV_RECLAIM, d.key.seq, d.key.part, c);
+	if (enqueue(p->inbox, CZ_OWNER_SUPER, &d))
+		fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n", d.key.part);
+	return 1;
 }
 
 /* Hands slot s out again (next attempt) through the inbox, or, once it was
@@ -1107,15 +1245,24 @@ unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, c
 		 * death: a peer may still hold one it finished (between the
 		 * device's release and the done ring) when the next one crashes. */
 		bool blame = atomic_load(&p->cons[c].computing);
+		uint64_t hv[CZ_PIPE_HOLDS];
+		for (int h = 0; h < CZ_PIPE_HOLDS; h++)
+			hv[h] = atomic_exchange(&p->cons[c].holds[h], 0);
 		struct cz_ring_desc back[4];
 		/* Its claims on every ring it uses: a half-made enqueue becomes a
-		 * skip, a half-taken element comes back (ring/recover.c). */
+		 * skip, a half-taken element comes back (ring/recover.c).  One
+		 * taken from an out ring is a descriptor it had not let go of
+		 * (cz_ring_mc_dequeue_hold): never started, so it goes back as
+		 * it is, and a holds[] word naming it too is dropped. */
 		cz_ring_recover(p->inbox, owner, NULL, 0, NULL);
 		cz_ring_recover(p->done, owner, NULL, 0, NULL);
 		for (unsigned o = 0; o < p->nout; o++) {
 			if (cz_ring_recover(p->out[o], owner, back, 4, &got) < 0)
 				got = 0;
 			for (unsigned i = 0; i < got; i++) {
+				for (int h = 0; h < CZ_PIPE_HOLDS; h++)
+					if (hv[h] == hold_of(&back[i]))
+						hv[h] = 0;
 				cz_trace_unit(CZ_EV_RECLAIM, back[i].key.seq, back[i].key.part, o);
 				if (enqueue(p->inbox, CZ_OWNER_SUPER, &back[i]))
 					fprintf(stderr, "cuzkd: partition %u lost: the inbox is full\n",
@@ -1123,12 +1270,15 @@ unsigned cz_pipe_recover_dev(struct cz_pipe *p, unsigned dev, unsigned poison, c
 				n++;
 			}
 		}
-		/* What it had taken out of the rings: handed out again. */
-		for (int h = 0; h < 2; h++) {
-			uint64_t v = atomic_exchange(&p->cons[c].holds[h], 0);
-			uint32_t s = (uint32_t)v;
-			if (s && s - 1 < CZ_PIPE_INFLIGHT)
-				n += retry(p, s - 1, (uint32_t)(v >> 32), poison, why, c, blame && h == 0);
+		/* What it had taken out of the rings: what it ran (holds[0])
+		 * first, as the next attempt; then what it was giving back, as
+		 * the same one (see take_lower). */
+		for (int h = 0; h < CZ_PIPE_HOLDS; h++) {
+			uint32_t s = (uint32_t)hv[h];
+			if (!s || s - 1 >= CZ_PIPE_INFLIGHT)
+				continue;
+			n += h == 0 ? retry(p, s - 1, (uint32_t)(hv[h] >> 32), poison, why, c, blame)
+				    : requeue(p, s - 1, (uint32_t)(hv[h] >> 32), c);
 		}
 		atomic_store(&p->cons[c].computing, 0);
 		atomic_store(&p->cons[c].proving, 0);

@@ -19,8 +19,8 @@
  * process that maps the region needs only offsets and ids.
  * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
- * the order thread gives it to a device of that node (pipe.c, THE CHOICE).  (A device child maps only e->arena today: with --isolation
- * process a multi-node plan's other arenas are not yet passed to it.)
+ * the order thread gives it to a device of that node (pipe.c, THE CHOICE).
+ * (A device child maps every arena: engine/devproc.c.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
 #define CZ_PIPE_OFF_NODE(off)  ((int)((off) >> 48 & 0xff) - 1)
@@ -41,6 +41,7 @@
 
 #define CZ_PIPE_INFLIGHT 1024   /* partitions between dispatch and done, at most */
 #define CZ_PIPE_KEYS 1024       /* resident keys, at most (ids 0..1023) */
+#define CZ_PIPE_HOLDS 3         /* cz_pipe_cons.holds[] */
 
 struct cz_part;
 struct cz_ntt_domain;
@@ -64,8 +65,11 @@ struct cz_pipe_cons {
 	/* Slots (+1; 0: none) this consumer took out of the rings and has not
 	 * handed on yet, so that if its process dies the supervisor knows
 	 * what it held (cz_pipe_recover_dev): [0] what it runs, [1] one it is
-	 * giving back (take_lower). */
-	_Atomic uint64_t holds[2];      /* attempt << 32 | slot + 1 */
+	 * giving back (take_lower), [2] the same during a swap of [0] and [1].
+	 * Written while the ring slot it came from is still claimed in this
+	 * consumer's name (cz_ring_mc_dequeue_hold), so no descriptor is ever
+	 * in neither. */
+	_Atomic uint64_t holds[CZ_PIPE_HOLDS];  /* attempt << 32 | slot + 1 */
 };
 
 /* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
@@ -78,6 +82,7 @@ struct cz_pipe_dev {
 	 * a consumer in a device child sees it too. */
 	_Atomic int32_t node;
 	_Atomic uint64_t released_ns;   /* the last release by one of its consumers (cz_trace_now) */
+	_Atomic uint32_t test_claims, test_lowers;     /* CZ_TEST_DEVKILL's counts */
 	struct cz_ring_bell bell;
 	/* Its warm-up proof (engine/warmup.c), by its first consumer:
 	 * CZ_WARM_*, stored (release) after warm_why is written. */
@@ -110,6 +115,7 @@ struct cz_pipe_slot {
 	 * again with the next one, and a copy of the old one that still
 	 * turns up (the dead process had published it) is dropped. */
 	_Atomic uint32_t attempt;
+	_Atomic uint32_t started;       /* the last attempt a consumer started (cz_pipe_current) */
 	uint32_t deaths;                /* device processes that died holding it */
 	uint64_t buf_off;               /* the descriptor's off[0], to hand it out again */
 	char why[96];                   /* CZ_SLOT_POISON: how the devices died */
@@ -162,6 +168,12 @@ struct cz_pipe {
 
 /* Tests only: the next n descriptors are written with a wrong checksum. */
 extern _Atomic unsigned cz_pipe_test_corrupt;
+/* Tests only, in a device child: SIGKILL at a point of the claim
+ * (CZ_TEST_DEVKILL, cz_pipe_test_kill_parse in pipe.c); 0 = off, one load
+ * per claim. */
+enum { CZ_PIPE_KILL_CLAIM = 1, CZ_PIPE_KILL_HELD, CZ_PIPE_KILL_LOWER };
+extern _Atomic unsigned cz_pipe_test_kills;
+int cz_pipe_test_kill_parse(const char *spec, unsigned dev);
 
 int cz_pipe_create(struct cz_pipe *p, unsigned nout, unsigned ndev, char *err, size_t cap);
 /* A device child: the pipe over a mapping of cuzkd's region (p owns r's
@@ -218,9 +230,10 @@ void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
 /* The slot index (descriptor in *d), or -1. */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
-/* The descriptor claim returned is still this slot's current hand-out
- * (not a stale copy: see cz_pipe_slot.attempt). */
-bool cz_pipe_current(const struct cz_pipe *p, const struct cz_ring_desc *d);
+/* The descriptor claim returned is this slot's current hand-out (not a
+ * stale copy: see cz_pipe_slot.attempt) and no other copy of it was
+ * started: then it is marked started, and true. */
+bool cz_pipe_current(struct cz_pipe *p, const struct cz_ring_desc *d);
 /* Consumer c has handed its partition on (or dropped a stale one). */
 void cz_pipe_unhold(struct cz_pipe *p, unsigned c);
 /* cuzkd, after device dev's process died (or before it restarts): its

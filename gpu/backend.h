@@ -95,7 +95,7 @@ struct cz_backend {
 	/* Number of devices present; may be 0 ("no CUDA device"). */
 	int (*count)(void);
 	/* Devices are simulated: open() makes any index, count() is only the
-	 * default number (null). */
+	 * default number (null; cpu: pools sharing the CPUs). */
 	bool simulated;
 	/* By default one device per NUMA node with CPUs (cpu: a pool per
 	 * node; count() is this machine's such nodes, and a plan of another

@@ -77,7 +77,10 @@ static const char *cpu_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cpu = {
-	.name = "cpu", .count = cpu_count, .per_node = true, .input = CZ_BACKEND_IN_SYNTH,
+	/* simulated: --devices N makes N pools sharing the machine's CPUs
+	 * (tests of several devices, and of several nodes' arenas, without a
+	 * GPU); by default one per node (per_node). */
+	.name = "cpu", .count = cpu_count, .simulated = true, .per_node = true, .input = CZ_BACKEND_IN_SYNTH,
 	.bn254 = true,
 	.open = cpu_open, .prove = cpu_prove, .finish = cz_backend_groth16_finish,
 	.close = cpu_close, .describe = cpu_describe,

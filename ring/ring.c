@@ -399,9 +399,12 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 	return k;
 }
 
-/* Consumer side; the mirror image.  Skip markers are freed and not counted. */
+/* Consumer side; the mirror image.  Skip markers are freed and not counted.
+ * held (mc, n = 1; NULL everywhere else, folded away): the element is
+ * copied but its slot stays CCLAIM in owner's name, and its position + 1
+ * goes to *held for cz_ring_mc_dequeue_done. */
 static inline __attribute__((always_inline)) unsigned
-dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc)
+dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc, uint64_t *held)
 {
 	_Atomic uint64_t *st = ring_states(r);
 	char *data = (char *)r + r->data_off;
@@ -457,6 +460,11 @@ dequeue(struct cz_ring *r, unsigned owner, void *objs, unsigned n, const bool mc
 		for (unsigned i = 0; i < m; i++)  /* copy */
 			copy_elt((char *)objs + (size_t)(k + i) * esize,
 				 data + (size_t)(ps[i] & mask) * esize, esize);
+		if (held && m) {
+			*held = ps[0] + 1;      /* freed by cz_ring_mc_dequeue_done */
+			k += m;
+			break;
+		}
 		for (unsigned i = 0; i < m; i++)  /* free */
 			/* R2: pairs with A1 — our read completes before a producer reuses the slot. */
 			atomic_store_explicit(&st[ps[i] & mask], st_make(ps[i] + count, 0, S_EMPTY),
@@ -496,7 +504,7 @@ unsigned cz_ring_mp_enqueue_burst(struct cz_ring *r, unsigned owner, const void 
 
 unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n)
 {
-	return dequeue(r, 0, objs, n, false);
+	return dequeue(r, 0, objs, n, false, NULL);
 }
 
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n)
@@ -505,7 +513,36 @@ unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs,
 		errno = EINVAL;
 		return 0;
 	}
-	return dequeue(r, owner, objs, n, true);
+	return dequeue(r, owner, objs, n, true, NULL);
+}
+
+/* One element, its slot left claimed: from the CAS that claims it to
+ * cz_ring_mc_dequeue_done the slot names owner, so a caller that records
+ * what it took (engine/pipe.c: a consumer's holds[]) before letting go of
+ * the slot is covered by cz_ring_recover at every instruction.  Costs one
+ * more release store than the burst call, outside the claim loop. */
+uint64_t cz_ring_mc_dequeue_hold(struct cz_ring *r, unsigned owner, void *obj)
+{
+	uint64_t held = 0;
+	if (owner - 1 >= CZ_RING_OWNER_MAX) {
+		errno = EINVAL;
+		return 0;
+	}
+	return dequeue(r, owner, obj, 1, true, &held) ? held : 0;
+}
+
+void cz_ring_mc_dequeue_done(struct cz_ring *r, uint64_t held)
+{
+	if (!held--)
+		return;
+	/* R2: pairs with A1 — our read completes before a producer reuses the slot. */
+	atomic_store_explicit(&ring_states(r)[held & r->mask], st_make(held + r->count, 0, S_EMPTY),
+			      memory_order_release);
+	struct cz_ring_bell *b = ring_bell_at(r, r->prod_bell_off);
+	/* F1 (producer-side bell): pairs with F2 in cz_ring_bell_wait. */
+	ring_wake_fence(b);
+	if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
+		cz_ring_bell_wake(b, 1);
 }
 
 static bool ready_nonempty(void *r) { return cz_ring_nonempty(r); }

@@ -116,6 +116,18 @@ unsigned cz_ring_mp_enqueue_burst(struct cz_ring *r, unsigned owner, const void 
 unsigned cz_ring_sc_dequeue_burst(struct cz_ring *r, void *objs, unsigned n);
 unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs, unsigned n);
 
+/*
+ * An mc dequeue in two steps, for a consumer that must record what it took
+ * before the ring lets go of it: _hold copies one element into obj and
+ * leaves its slot claimed in owner's name (the position + 1, or 0 as the
+ * burst call's 0); _done frees the slot.  A consumer that dies anywhere
+ * between the two leaves the element to cz_ring_recover, which hands it
+ * back: there is no instant at which the element is in neither the ring
+ * nor the caller's record.  Until _done, producers wait for that slot.
+ */
+uint64_t cz_ring_mc_dequeue_hold(struct cz_ring *r, unsigned owner, void *obj);
+void cz_ring_mc_dequeue_done(struct cz_ring *r, uint64_t held);
+
 /* Block until the ring is nonempty / nonfull or timeout_ns passes (<0: no
  * limit).  0, -ETIMEDOUT, or -EPIPE when the bell is closed and the
  * condition does not hold (cz_ring_bell_close: shutdown).  Spins briefly

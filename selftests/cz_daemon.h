@@ -11,7 +11,8 @@
  * daemon.  Before the include it may define NWTNS (adds fixtures_make(),
  * load_key() and submit()), CZ_DAEMON_ENV_ISOLATION (daemon_start() passes CZ_ISOLATION
  * from the environment as --isolation, so the same test runs against
- * device children), CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES and
+ * threads of cuzkd as well as its default device children: the
+ * selftests/e2e_*_thread.sh scripts), CZ_DAEMON_START_TRIES / CZ_DAEMON_STOP_TRIES and
  * CZ_DAEMON_CHILD (a function daemon_start() calls in the child before
  * exec: environment, signals) and CZ_DAEMON_WATCH_EXIT (daemon_start()
  * returns the exit status of a cuzkd that exits before its socket
@@ -71,7 +72,7 @@ static inline int daemon_start(struct daemon *d, const char *name, const char *c
 	while (*extra && n < 36)        /* room for --isolation X and the NULL */
 		argv[n++] = *extra++;
 #ifdef CZ_DAEMON_ENV_ISOLATION
-	/* CZ_ISOLATION=process runs the same test against device children */
+	/* CZ_ISOLATION=thread runs the same test against threads of cuzkd */
 	if (getenv("CZ_ISOLATION")) {
 		argv[n++] = "--isolation";
 		argv[n++] = getenv("CZ_ISOLATION");

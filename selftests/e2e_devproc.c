@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete. */
+/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend loses no job (every proof verifies, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices repeated kills of cz-dev1 lose nothing, the device is marked failed after 3 deaths in 60 s and the others take its work, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete; a child killed (CZ_TEST_DEVKILL) right after a ring hands it a descriptor, or after it records it but before the ring lets go, loses nothing; 24 kills at random moments leave no job unended. */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
@@ -23,6 +23,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +39,15 @@
 static struct cz_groth16_key key;
 
 #define NWTNS 4
+/* a test's own environment for the next daemon_start (claim_kills) */
+static void (*child_setup)(void);
+static void run_child_setup(void)
+{
+	if (child_setup)
+		child_setup();
+}
+#define CZ_DAEMON_CHILD run_child_setup
+#define CZ_DAEMON_WATCH_EXIT            /* stale(): a cuzkd that refuses to start */
 #include "selftests/cz_daemon.h"
 #include "selftests/cz_trace.h"
 
@@ -158,6 +170,22 @@ static int nfds(int pid, int *pidfds)
 	return dd ? n : -1;
 }
 
+/* The fewest of 20 counts 10 ms apart: a descriptor cuzkd holds for a
+ * moment (the output writer's directory of a job that just ended) is not
+ * a leak, one that stays is. */
+static int nfds_settled(int pid, int *pidfds)
+{
+	int best = -1, bp = -1;
+	for (int i = 0; i < 20; i++) {
+		int pf, n = nfds(pid, &pf);
+		if (n >= 0 && (best < 0 || n < best))
+			best = n, bp = pf;
+		usleep(10000);
+	}
+	*pidfds = bp;
+	return best;
+}
+
 static long rss_kb(int pid)
 {
 	char p[64], line[256];
@@ -275,7 +303,7 @@ static void null_kills(void)
 	}
 	int p0 = wait_ready(&d, 0, 0), p1 = wait_ready(&d, 1, 0);
 	int pf0, pf1;
-	int fds0 = nfds(d.pid, &pf0);
+	int fds0 = nfds_settled(d.pid, &pf0);
 	ct_ok(p0 > 0 && p1 > 0 && p0 != p1 && comm_is(p1, "cz-dev1"), "two children, cz-dev0 %d and cz-dev1 %d", p0, p1);
 	int ok = 1;
 	char id[10][16];
@@ -301,7 +329,7 @@ static void null_kills(void)
 	ct_ok(!strcmp(st, "failed") && restarts == 2,
 	      "after 3 deaths in 60 s device 1 is failed (%s), restarted %lld times; device 0 took its work",
 	      st, (long long)restarts);
-	int fds1 = nfds(d.pid, &pf1);
+	int fds1 = nfds_settled(d.pid, &pf1);
 	/* device 1's pidfd is closed for good, nothing else differs */
 	ct_ok(fds0 > 0 && pf0 == 2 && pf1 == 1 && fds1 == fds0 - 1,
 	      "cuzkd's descriptors (not sockets) after 3 restarts: %d, before %d, pidfds %d then %d "
@@ -335,11 +363,11 @@ static void null_kills(void)
 		np1 = np;
 		rounds++;
 		if (i == 0) {
-			fds2 = nfds(d.pid, &pf2);
+			fds2 = nfds_settled(d.pid, &pf2);
 			rss2 = rss_kb(d.pid);
 		}
 	}
-	fds3 = nfds(d.pid, &pf3);
+	fds3 = nfds_settled(d.pid, &pf3);
 	rss3 = rss_kb(d.pid);
 	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && (SANITIZED || rss3 - rss2 <= 1024),
 	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
@@ -442,6 +470,268 @@ static void faults(void)
 	daemon_stop(&d);
 }
 
+/* ---- no window between a consumer's take and its record of it ---- */
+
+/* The job's end within 60 s (a lost partition would hold it for ever):
+ * 1 done, 2 failed with why, 0 neither. */
+static int await_end(struct daemon *d, const char *id, char *why, size_t cap)
+{
+	char q[256];
+	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\",\"timeout\":60}", id);
+	json_object *r = req(d, q);
+	const char *st = str_of(r, "state");
+	int end = !strcmp(st, "done") ? 1 : !strcmp(st, "failed") ? 2 : 0;
+	if (why)
+		snprintf(why, cap, "%s", str_of(r, "error"));
+	if (!end)
+		ct_diag("await %s: %s %s", id, st, str_of(r, "error"));
+	json_object_put(r);
+	return end;
+}
+
+/* How many lines of d's log contain what. */
+static int log_count(struct daemon *d, const char *what)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(d->log, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !!strstr(line, what);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* CZ_TEST_DEVKILL: cz-dev1 raises SIGKILL right after the ring hands it a
+ * descriptor on its 2nd claim (before holds[] names it: the old window),
+ * and after holds[0] names it but before the ring slot is freed on its
+ * 4th; cz-dev0 in the first window on its 3rd.  Batches of jobs run until
+ * all three kills happened; every job ends done. */
+static void CZ_DAEMON_CHILD_KILLS(void)
+{
+	setenv("CZ_TEST_DEVKILL", "1:claim:2,1:held:4,0:claim:3,1:lower:1", 1);
+}
+
+static void claim_kills(void)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "5",
+			      "--synth-workers", "2", "--isolation", "process", NULL };
+	child_setup = CZ_DAEMON_CHILD_KILLS;
+	int up = daemon_start(&d, "claimkill", nul) == 0 && load_key(&d);
+	child_setup = NULL;
+	if (!ct_ok(up, "cuzkd --isolation process, 2 null devices, CZ_TEST_DEVKILL set: started")) {
+		ct_skip("no daemon", "claim kills");
+		ct_skip("no daemon", "claim kills");
+		return;
+	}
+	int ok = 1, batches = 0, jobs = 0;
+	char id[16];
+	while (ok && batches < 20 && (log_count(&d, "test kill at claim #2") < 1 ||
+				      log_count(&d, "test kill at held #4") < 1 ||
+				      log_count(&d, "test kill at claim #3") < 1)) {
+		for (int i = 0; i < 4; i++) {
+			snprintf(id, sizeof(id), "k%d", jobs + i);
+			ok &= submit(&d, id, "normal", 3);
+		}
+		for (int i = 0; i < 4; i++) {
+			snprintf(id, sizeof(id), "k%d", jobs + i);
+			ok &= await_end(&d, id, NULL, 0) == 1;
+		}
+		jobs += 4;
+		batches++;
+	}
+	int c2 = log_count(&d, "test kill at claim #2"), h4 = log_count(&d, "test kill at held #4"),
+	    c3 = log_count(&d, "test kill at claim #3"), l1 = log_count(&d, "test kill at lower #1");
+	ct_ok(ok && c2 == 1 && h4 == 1 && c3 == 1,
+	      "kills between a consumer's dequeue and its record (cz-dev1 claim #2, cz-dev0 claim #3) "
+	      "and between the record and the ring's release (cz-dev1 #4): all %d jobs x 3 partitions "
+	      "done in %d batches (kills seen: %d %d %d)", jobs, batches, c2, h4, c3);
+	ct_diag("take_lower's window (cz-dev1 lower #1) was %s", l1 ? "hit too" : "not reached in this run");
+	/* each death was seen and recovered: the supervisor's own lines */
+	int deaths = log_count(&d, "died (signal 9");
+	int64_t r0 = dev_field(&d, 0, "restarts", NULL, 0), r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	for (int i = 0; i < 100 && r0 + r1 < deaths; i++) {
+		usleep(100 * 1000);
+		r0 = dev_field(&d, 0, "restarts", NULL, 0);
+		r1 = dev_field(&d, 1, "restarts", NULL, 0);
+	}
+	ct_ok(deaths >= 3 && r0 >= 1 && r1 >= 2 && daemon_stop(&d) == 0,
+	      "cuzkd logged %d deaths and restarted device 0 %lld, device 1 %lld times; stops with status 0",
+	      deaths, (long long)r0, (long long)r1);
+}
+
+/* Random kills: a child of either device killed at a random moment while
+ * it proves (1 ms partitions: it claims about every ms), 24 times (of at
+ * most 60 tries: a try whose device is not seen busy kills nothing), each
+ * device enabled again when it fails.  Every job ends: done, or failed by
+ * the poison rule (its partition was on two devices that died). */
+static void random_kills(void)
+{
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "1",
+			      "--synth-workers", "2", "--isolation", "process", NULL };
+	if (!ct_ok(daemon_start(&d, "randkill", nul) == 0 && load_key(&d),
+		   "cuzkd --isolation process, 2 null devices, 1 ms partitions: started")) {
+		ct_skip("no daemon", "random kills");
+		return;
+	}
+	uint64_t rng = 0x6b696c6cull;
+	int pid[2] = { wait_ready(&d, 0, 0), wait_ready(&d, 1, 0) };
+	int ok = pid[0] > 0 && pid[1] > 0, kills = 0, njobs = 0;
+	char id[16];
+	for (int k = 0; ok && kills < 24 && k < 60; k++) {      /* a slow run misses some */
+		for (int i = 0; i < 3; i++) {
+			snprintf(id, sizeof(id), "r%d", njobs++);
+			ok &= submit(&d, id, "normal", 4);
+		}
+		unsigned dev = (unsigned)(ct_splitmix64(&rng) & 1);
+		if (!wait_busy(&d, dev))
+			continue;
+		usleep((useconds_t)(ct_splitmix64(&rng) % 3000));
+		if (kill(pid[dev], SIGKILL) == 0)
+			kills++;
+		int np = wait_ready(&d, dev, pid[dev]);
+		if (np < 0) {           /* failed (3 deaths in 60 s): an operator enables it */
+			char q[96];
+			snprintf(q, sizeof(q), "{\"op\":\"device\",\"device\":%u,\"action\":\"enable\"}", dev);
+			json_object_put(req(&d, q));
+			np = wait_ready(&d, dev, pid[dev]);
+		}
+		ok &= np > 0;
+		pid[dev] = np;
+	}
+	int done = 0, poisoned = 0, other = 0;
+	char why[512];
+	for (int i = 0; i < njobs; i++) {
+		snprintf(id, sizeof(id), "r%d", i);
+		int e = await_end(&d, id, why, sizeof(why));
+		done += e == 1;
+		poisoned += e == 2 && strstr(why, "died 2 times");
+		other += e == 0 || (e == 2 && !strstr(why, "died 2 times"));
+		if (e == 2 && !strstr(why, "died 2 times"))
+			ct_diag("job %s: %s", id, why);
+	}
+	ct_ok(ok && kills >= 20 && other == 0 && done + poisoned == njobs && done > njobs / 2,
+	      "%d random kills of cz-dev0/cz-dev1 while they prove: all %d jobs ended (%d done, %d failed "
+	      "by the poison rule, %d lost or other)", kills, njobs, done, poisoned, other);
+	daemon_stop(&d);
+}
+
+/* ---- stale device processes of an earlier cuzkd ---- */
+
+/* A stand-in for a device child that outlived its cuzkd: B, named
+ * cz-dev0, holds STATE/cz-dev0.lock with its pid in it; its parent A is
+ * named cuzkd (a live daemon's child) until the test kills A.  *b: B. */
+static pid_t fake_child(const char *state, pid_t *b)
+{
+	int p[2];
+	char lp[4 * PATH_MAX];
+	snprintf(lp, sizeof(lp), "%s/cz-dev0.lock", state);
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	pid_t a = fork();
+	if (a == 0) {
+		prctl(PR_SET_NAME, "cuzkd");
+		pid_t bb = fork();
+		if (bb == 0) {
+			prctl(PR_SET_NAME, "cz-dev0");
+			int fd = open(lp, O_RDWR | O_CREAT, 0600);
+			char t[24];
+			int n = snprintf(t, sizeof(t), "%d\n", (int)getpid());
+			if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || ftruncate(fd, 0) || write(fd, t, (size_t)n) != n)
+				_exit(1);
+			if (write(p[1], &(int){ getpid() }, sizeof(int)) != sizeof(int))
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	int got = 0;
+	if (read(p[0], &got, sizeof(got)) != sizeof(got))
+		got = -1;
+	close(p[0]);
+	*b = got;
+	return got > 0 ? a : -1;
+}
+
+static void stale(void)
+{
+	char state[3 * PATH_MAX], want[64];
+	struct daemon d;
+	const char *nul[] = { "--backend", "null", "--devices", "1", "--isolation", "process", NULL };
+	snprintf(state, sizeof(state), "%s/stale-state", dir);
+	mkdir(state, 0755);
+	pid_t b = -1, a = fake_child(state, &b);
+	int rc = a > 0 ? daemon_start(&d, "stale", nul) : -1;
+	snprintf(want, sizeof(want), "held by cz-dev0 (pid %d) of cuzkd", (int)b);
+	int refused = rc > 0 && log_count(&d, want) == 1 && log_count(&d, "is in use") == 1 &&
+		      kill(b, 0) == 0;
+	if (rc == 0)
+		daemon_stop(&d);
+	ct_ok(refused, "a cz-dev0 whose parent is a live cuzkd holds the state directory's cz-dev0.lock: "
+	      "cuzkd refuses to start (status %d) naming it, and leaves it alone", rc);
+	if (a > 0) {
+		kill(a, SIGKILL);       /* B is an orphan now, as after kill -9 of its cuzkd */
+		waitpid(a, NULL, 0);
+	}
+	snprintf(want, sizeof(want), "cz-dev0 (pid %d), a device process of an earlier cuzkd", (int)b);
+	rc = b > 0 ? daemon_start(&d, "stale", nul) : -1;
+	int cleaned = rc == 0 && log_count(&d, want) == 1 && gone(b) && load_key(&d) &&
+		      submit(&d, "st", "normal", 2) && await_done(&d, "st", NULL, 0);
+	int pid0 = rc == 0 ? wait_ready(&d, 0, 0) : -1;
+	ct_ok(cleaned && pid0 > 0 && daemon_stop(&d) == 0,
+	      "the same cz-dev0 %d orphaned: cuzkd kills it, starts, proves a job on its own cz-dev0 %d", (int)b, pid0);
+	if (b > 0 && !gone(b))
+		kill(b, SIGKILL);
+}
+
+/* ---- a two-node plan: each child maps every node's arena ---- */
+
+static void multinode(void)
+{
+	char topo[4 * PATH_MAX], root[3 * PATH_MAX];
+	struct daemon d;
+	snprintf(root, sizeof(root), "%s/../..", bindir);
+	snprintf(topo, sizeof(topo), "%s/selftests/data/topo_2socket.xml", root);
+	const char *cpu[] = { "--backend", "cpu", "--devices", "2", "--device-threads", "1",
+			      "--synth-workers", "2", "--topology", topo, "--isolation", "process", NULL };
+	int ok = daemon_start(&d, "nodes", cpu) == 0 && load_key(&d);
+	char out[4][PATH_MAX], id[4][16];
+	for (int i = 0; ok && i < 4; i++) {
+		snprintf(id[i], sizeof(id[i]), "m%d", i);
+		ok &= submit(&d, id[i], "normal", 3);
+	}
+	for (int i = 0; ok && i < 4; i++)
+		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
+	int verified = ok;
+	for (int i = 0; verified && i < 4; i++)
+		verified = verify_dir(out[i], 3);
+	/* partitions per node's arena, from status */
+	int64_t per[2] = { -1, -1 }, cross = -1;
+	json_object *r = ok ? status(&d) : NULL, *pl, *np;
+	if (r && json_object_object_get_ex(r, "placement", &pl) &&
+	    json_object_object_get_ex(pl, "node_partitions", &np))
+		for (size_t i = 0; i < json_object_array_length(np); i++) {
+			json_object *o = json_object_array_get_idx(np, i);
+			int64_t node = int_of(o, "node");
+			if (node == 0 || node == 1)
+				per[node] = int_of(o, "partitions");
+		}
+	if (r && json_object_object_get_ex(r, "placement", &pl))
+		cross = int_of(pl, "cross_node");
+	json_object_put(r);
+	ct_ok(ok && verified && per[0] > 0 && per[1] > 0 && per[0] + per[1] == 12,
+	      "cpu, 2 devices on a 2-node plan (--topology, 2 arenas) in process isolation: 4 jobs x 3 "
+	      "partitions done, every proof verifies, both nodes' devices proved (%lld + %lld; %lld from "
+	      "the other node's arena)", (long long)per[0], (long long)per[1], (long long)cross);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd (2-node plan, process isolation) stops with status 0");
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -451,7 +741,7 @@ int main(int argc, char **argv)
 	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(17);
+	ct_plan(26);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -459,6 +749,10 @@ int main(int argc, char **argv)
 	cpu_kill();
 	null_kills();
 	faults();
+	claim_kills();
+	random_kills();
+	stale();
+	multinode();
 	cz_groth16_key_free(&key);
 	if (!ct_fail) {
 		char cmd[2 * PATH_MAX];

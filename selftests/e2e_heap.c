@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon; an output error names its cause. */
+/* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c), in cuzkd and in each device child (--isolation process, the default; CZ_ISOLATION=thread for threads): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon; an output error names its cause. */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "ctl/ctl.h"
 #include "zk/builtin.h"
@@ -180,6 +180,23 @@ static int plant_child(const char *base)
 	return dump(base) ? 3 : 0;
 }
 
+/* The same in a descendant that exec'd with the shim's environment (as
+ * cuzkd's device children do): its files are base.pid<its pid>. */
+static int plant_desc(const char *self, const char *base)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char mine[4 * PATH_MAX];
+		snprintf(mine, sizeof(mine), "%s.pid%d", base, (int)getpid());
+		execl(self, self, "--plant", mine, (char *)NULL);
+		_exit(127);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+	return rc ? rc : plant_child(base);
+}
+
 static void test_plant(const char *self)
 {
 	char base[3 * PATH_MAX];
@@ -190,18 +207,33 @@ static void test_plant(const char *self)
 	if (pid == 0) {
 		setenv("LD_PRELOAD", shim, 1);
 		setenv("CZ_HEAPCOUNT", base, 1);
-		execl(self, self, "--plant", base, (char *)NULL);
+		execl(self, self, "--plant-desc", base, (char *)NULL);
 		_exit(127);
 	}
 	int st = -1;
 	waitpid(pid, &st, 0);
 	int n = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? report_read(base, t, 64) : -1;
-	int found = 0;
+	int found = 0, found_desc = 0, nd = -1;
 	for (int i = 0; i < n; i++)
 		if (!strcmp(t[i].name, "cz-final-x"))
 			found = t[i].n[0] == 3 && t[i].n[3] == 3 && t[i].n[6] == 1 && t[i].n[7] == 1;
-	ct_ok(found, "the shim catches a planted malloc: a thread named cz-final-x shows its 3 mallocs, "
-	      "3 frees, 1 mmap and 1 munmap (%d threads reported)", n);
+	/* the descendant's report: the one plant.count.pid<N> */
+	DIR *dd = opendir(dir);
+	for (struct dirent *e; dd && (e = readdir(dd));) {
+		if (strncmp(e->d_name, "plant.count.pid", 15) || strchr(e->d_name + 15, '.'))
+			continue;
+		char p[3 * PATH_MAX];
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		nd = report_read(p, t, 64);
+		for (int i = 0; i < nd; i++)
+			if (!strcmp(t[i].name, "cz-final-x"))
+				found_desc = t[i].n[0] == 3 && t[i].n[3] == 3 && t[i].n[6] == 1 && t[i].n[7] == 1;
+	}
+	if (dd)
+		closedir(dd);
+	ct_ok(found && found_desc, "the shim catches a planted malloc: a thread named cz-final-x shows its 3 "
+	      "mallocs, 3 frees, 1 mmap and 1 munmap, in the process (%d threads reported) and in its exec'd "
+	      "descendant's own report (%d)", n, nd);
 }
 
 /* ---- the daemon ---- */
@@ -261,20 +293,49 @@ static int await_done(struct daemon *d, const char *id, char *why, size_t cap)
 	return ok ? 0 : -1;
 }
 
-/* Every thread of pid but the main one is named cz-*; the named roles are there. */
+/* The processes of the daemon: cuzkd, then its device children (status
+ * devices[].pid, --isolation process: the default); their number. */
+static int daemon_pids(struct daemon *d, int *pids, int cap)
+{
+	json_object *r = req(d, "{\"op\":\"status\"}", NULL, 0), *devs;
+	int n = 0;
+	pids[n++] = (int)d->pid;
+	if (r && json_object_object_get_ex(r, "devices", &devs))
+		for (size_t i = 0; i < json_object_array_length(devs) && n < cap; i++) {
+			int pid = (int)int_of(json_object_array_get_idx(devs, i), "pid");
+			if (pid > 0 && pid != (int)d->pid)
+				pids[n++] = pid;
+		}
+	json_object_put(r);
+	return n;
+}
+
+/* The shim's base for process k of daemon_pids (0: cuzkd's own). */
+static void pid_base(char *out, size_t cap, const char *base, const int *pids, int k)
+{
+	if (k)
+		snprintf(out, cap, "%s.pid%d", base, pids[k]);
+	else
+		snprintf(out, cap, "%s", base);
+}
+
+/* Every thread of the daemon's processes but their main ones is named
+ * cz-*; the named roles are there (in cuzkd or a device child). */
 static void test_names(struct daemon *d, const char *backend, const char *const *want)
 {
 	char p[64], comm[32], bad[256] = "", seen[1024] = "";
-	snprintf(p, sizeof(p), "/proc/%d/task", (int)d->pid);
-	DIR *dd = opendir(p);
-	struct dirent *de;
+	int pids[1 + 32], np = daemon_pids(d, pids, 1 + 32);
 	int n = 0, nbad = 0;
 
+	for (int k = 0; k < np; k++) {
+	snprintf(p, sizeof(p), "/proc/%d/task", pids[k]);
+	DIR *dd = opendir(p);
+	struct dirent *de;
 	while (dd && (de = readdir(dd))) {
 		if (de->d_name[0] == '.')
 			continue;
 		char cp[320];
-		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/comm", (int)d->pid, de->d_name);
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/comm", pids[k], de->d_name);
 		FILE *f = fopen(cp, "r");
 		if (!f || !fgets(comm, sizeof(comm), f)) {
 			if (f)
@@ -286,7 +347,7 @@ static void test_names(struct daemon *d, const char *backend, const char *const 
 		n++;
 		size_t l = strlen(seen);
 		snprintf(seen + l, sizeof(seen) - l, " %s", comm);
-		if (atoi(de->d_name) == (int)d->pid || !strcmp(comm, "heapcount") ||
+		if (atoi(de->d_name) == pids[k] || !strcmp(comm, "heapcount") ||
 		    !strncmp(comm, "iou-", 4))
 			continue;       /* the process keeps its name; the shim's; the kernel's io_uring workers */
 		if (strncmp(comm, "cz-", 3)) {
@@ -297,6 +358,7 @@ static void test_names(struct daemon *d, const char *backend, const char *const 
 	}
 	if (dd)
 		closedir(dd);
+	}
 	int missing = 0;
 	for (; *want; want++) {
 		char pat[40];
@@ -314,7 +376,7 @@ static void test_names(struct daemon *d, const char *backend, const char *const 
 		}
 	}
 	ct_ok(n > 0 && !nbad && !missing, "%s: every engine thread is named cz-* and each role is there "
-	      "(%d threads:%s)%s%s", backend, n, seen, nbad ? "; unnamed:" : "", bad);
+	      "(%d threads in %d process(es):%s)%s%s", backend, n, np, seen, nbad ? "; unnamed:" : "", bad);
 }
 
 static void test_backend(const char *backend, const char *const *args, const char *const *names)
@@ -344,7 +406,14 @@ static void test_backend(const char *backend, const char *const *args, const cha
 		snprintf(id, sizeof(id), "warm%d", k);
 		bad |= await_done(&d, id, NULL, 0);
 	}
-	int armed = !bad && arm(base) == 0;
+	/* cuzkd and, in process isolation, each device child: counted apart */
+	int pids[1 + 32], np = daemon_pids(&d, pids, 1 + 32);
+	char pb[3 * PATH_MAX + 32];
+	int armed = !bad;
+	for (int k = 0; k < np; k++) {
+		pid_base(pb, sizeof(pb), base, pids, k);
+		armed &= arm(pb) == 0;
+	}
 	/* Measured: witnesses 8-15 (values the warm-up never saw). */
 	for (int k = 0; armed && k < JOBS; k++) {
 		snprintf(id, sizeof(id), "m%d", k);
@@ -357,9 +426,14 @@ static void test_backend(const char *backend, const char *const *args, const cha
 			bad = 1;
 		}
 	}
-	int n = armed && !bad && dump(base) == 0 ? report_read(base, t, 256) : -1;
+	int n = 0;
+	for (int k = 0; k < np && n >= 0; k++) {
+		pid_base(pb, sizeof(pb), base, pids, k);
+		int m = armed && !bad && dump(pb) == 0 ? report_read(pb, t + n, 256 - n) : -1;
+		n = m < 0 ? -1 : n + m;
+	}
 	ct_ok(armed && !bad && n > 0, "%s: %d warm-up partitions, then %d measured, all proved (%d threads "
-	      "reported heap calls)", backend, WARM_JOBS * PARTS, JOBS * PARTS, n);
+	      "of %d process(es) reported heap calls)", backend, WARM_JOBS * PARTS, JOBS * PARTS, n, np);
 	unsigned long long ctl = 0, eng = 0;
 	for (int i = 0; i < n; i++) {
 		unsigned long long s = total(&t[i]);
@@ -484,6 +558,8 @@ int main(int argc, char **argv)
 		return plant_child(argv[2]);
 	if (!realpath(argv[0], self))
 		return 1;
+	if (argc == 3 && !strcmp(argv[1], "--plant-desc"))
+		return plant_desc(self, argv[2]);
 	char sd[PATH_MAX];
 	snprintf(sd, sizeof(sd), "%s", self);
 	char *sdir = dirname(sd);

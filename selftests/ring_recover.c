@@ -1,4 +1,4 @@
-/* Description: processes killed mid-operation (mp producer after claiming, mc consumer after claiming, sp producer and sc consumer at random points) do not wedge a ring once cz_ring_recover() has run; survivors' descriptors arrive exactly once, in order. */
+/* Description: processes killed mid-operation (mp producer after claiming, mc consumer after claiming or between dequeue_hold and dequeue_done, sp producer and sc consumer at random points) do not wedge a ring once cz_ring_recover() has run; survivors' descriptors arrive exactly once, in order. */
 #define _GNU_SOURCE
 #include "ring/ring.h"
 #include "selftests/cz_test.h"
@@ -221,6 +221,56 @@ static void t_dead_consumer(void)
 		ok &= rt_desc_is(&d[i], 1, 16 + i);
 	ct_ok(ok, "recover(dead consumer): hands back the 3 elements it held (#0-#2), the slots "
 	      "are reused and 16 more pass in order");
+	munmap(mem, bytes);
+	close(fd);
+}
+
+/* A consumer that took one element with cz_ring_mc_dequeue_hold (owner 9)
+ * and died before cz_ring_mc_dequeue_done: the slot still names it, so
+ * recovery hands the element back; a live hold/done pair frees its slot. */
+static void t_dead_holder(void)
+{
+	size_t bytes = cz_ring_bytes(4, 64);
+	int fd;
+	void *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, bytes, 4, 64);
+	struct cz_ring *r = cz_ring_attach(mem, bytes);
+	struct cz_ring_desc d[4], x, back[2];
+	int ok = 1, p[2];
+	for (int i = 0; i < 4; i++)
+		rt_desc(&d[i], 2, (uint64_t)i);
+	ok &= cz_ring_sp_enqueue_burst(r, d, 4) == 4;
+	ok &= pipe(p) == 0;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (!pid) {
+		struct cz_ring *cr = cz_ring_attach(rt_remap(fd, bytes), bytes);
+		char c = (char)(cz_ring_mc_dequeue_hold(cr, 9, &x) != 0 && rt_desc_is(&x, 2, 0));
+		if (write(p[1], &c, 1) != 1)
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	char c = 0;
+	ok &= read(p[0], &c, 1) == 1 && c == 1;
+	kill_wait(pid);
+	close(p[0]);
+	close(p[1]);
+	/* #1..#3 pass; the held slot keeps #4 out until recovery */
+	unsigned got = cz_ring_mc_dequeue_burst(r, 3, d, 4);
+	ok &= got == 3 && rt_desc_is(&d[0], 2, 1) && rt_desc_is(&d[2], 2, 3);
+	rt_desc(&x, 2, 4);
+	ok &= cz_ring_sp_enqueue_burst(r, &x, 1) == 0;
+	unsigned nout = 0;
+	ok &= cz_ring_recover(r, 9, back, 2, &nout) == 1 && nout == 1 && rt_desc_is(&back[0], 2, 0);
+	ok &= cz_ring_sp_enqueue_burst(r, &x, 1) == 1;
+	uint64_t h = cz_ring_mc_dequeue_hold(r, 3, &d[0]);
+	ok &= h != 0 && rt_desc_is(&d[0], 2, 4) && cz_ring_mc_dequeue_hold(r, 3, &d[1]) == 0;
+	cz_ring_mc_dequeue_done(r, h);
+	ok &= cz_ring_count(r) == 0 && cz_ring_recover(r, 3, back, 2, &nout) == 0 && nout == 0 &&
+	      cz_ring_mc_dequeue_hold(r, 0, &d[0]) == 0 && errno == EINVAL;
+	ct_ok(ok, "mc consumer dead between dequeue_hold and dequeue_done: its slot blocks the producer "
+	      "until recover hands its element (#0) back; a live hold/done frees the slot, owner 0 refused");
 	munmap(mem, bytes);
 	close(fd);
 }
@@ -454,10 +504,11 @@ static void t_stress_kill(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(9);
+	ct_plan(10);
 	t_dead_producer();
 	t_dead_mid_publish();
 	t_dead_consumer();
+	t_dead_holder();
 	t_dead_sp_sc();
 	t_stress_kill();
 	static _Alignas(64) char mem[8192];

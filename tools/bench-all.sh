@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench-all.sh — every benchmark of docs/BENCHMARKS.md in one run, for a
 # quiet machine: field, curve, MSM, NTT, ring, slab, Groth16 prove (cuzk and
-# snarkjs side by side), and the daemon (null and cpu backends, RSS).
+# snarkjs side by side), the daemon (null and cpu backends, RSS) and its
+# device processes against threads (tools/bench-devproc.sh).
 # usage: tools/bench-all.sh [--quick]   (quick: no 2^20 MSM, no snarkjs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,4 @@ for l in 16 18; do
 done
 [ -z "$quick" ] && tools/interop.sh -r 3 -d "$tmp/interop" 14 16
 echo "## daemon";  tools/bench-daemon.sh null; tools/bench-daemon.sh cpu --log2 14; tools/bench-daemon.sh rss
+echo "## device processes"; tools/bench-devproc.sh all --runs 5

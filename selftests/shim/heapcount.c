@@ -19,6 +19,11 @@
  *   P.arm   zero every counter, start counting, delete P.arm (the ack);
  *   P.dump  stop counting, write the report to P (atomically, via P.tmp),
  *           delete P.dump.
+ * A process started under the shim with CZ_HEAPCOUNT=P uses P itself and
+ * puts CZ_HEAPCOUNT_ROOT=<its pid> in its environment; a descendant that
+ * execs with that environment (cuzkd's device children, cz-dev<N>) uses
+ * P.pid<ITS PID> instead (P.pid<PID>.arm, .dump, and the report), so a
+ * test counts each process of a daemon on its own.
  * Report: one line per thread that made a counted call while armed:
  *   <comm> <tid> malloc calloc realloc free memalign trim mmap munmap ring
  * Hot path when armed: one thread-local load and a relaxed increment.
@@ -291,9 +296,17 @@ __attribute__((constructor)) static void heapcount_init(void)
 	real_ring_init = (int (*)(unsigned, void *, unsigned))dlsym(RTLD_NEXT, "io_uring_queue_init");
 	real_ring_init_params = (int (*)(unsigned, void *, void *))dlsym(RTLD_NEXT, "io_uring_queue_init_params");
 	real_ring_exit = (void (*)(void *))dlsym(RTLD_NEXT, "io_uring_queue_exit");
-	if (!p || !*p || strlen(p) >= sizeof(base) - 8)
+	if (!p || !*p || strlen(p) >= sizeof(base) - 32)
 		return;
-	strcpy(base, p);
+	const char *root = getenv("CZ_HEAPCOUNT_ROOT");
+	if (root && atoi(root) != (int)getpid()) {
+		snprintf(base, sizeof(base), "%s.pid%d", p, (int)getpid());
+	} else {
+		char me[16];
+		strcpy(base, p);
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("CZ_HEAPCOUNT_ROOT", me, 1);     /* before main: one thread yet */
+	}
 	if (pthread_create(&t, NULL, control_main, NULL) == 0)
 		pthread_detach(t);
 }

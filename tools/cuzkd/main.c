@@ -18,14 +18,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The defaults are the engine's (cz_engine_config_defaults): printed, not
- * written down a second time. */
+/* The defaults are the engine's (cz_engine_config_defaults), but for
+ * --isolation: cuzkd runs each device's consumers in a child of its own
+ * (engine/devproc.c), while the engine's default stays threads for the
+ * programs that embed it and have no --device-child entry (the in-process
+ * selftests).  Printed, not written down a second time. */
+static void cuzkd_defaults(struct cz_engine_config *c)
+{
+	cz_engine_config_defaults(c);
+	c->isolation = CZ_ISOLATION_PROCESS;
+}
+
 static void usage(FILE *f)
 {
 	struct cz_engine_config d;
 	char sock[256];
 
-	cz_engine_config_defaults(&d);
+	cuzkd_defaults(&d);
 	fprintf(f,
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
 		"             [--devices N] [--consumers-per-device N] [--synth-workers N] [--finalizers N]\n"
@@ -49,7 +58,8 @@ static void usage(FILE *f)
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
 		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
-		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n"
+		"  --isolation %s (process: each device's consumers in a child, cz-dev<N>; thread:\n"
+		"    threads of cuzkd, for debugging and sanitizer runs)\n"
 		"  --retain %llus (7d; takes s, m, h, d suffixes): finished jobs answer await and hold\n"
 		"    their id this long; at most %llus\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
@@ -59,7 +69,8 @@ static void usage(FILE *f)
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
 		d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN, (unsigned long long)d.retain_s,
+		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
+		d.isolation == CZ_ISOLATION_PROCESS ? "process" : "thread", (unsigned long long)d.retain_s,
 		CZ_ENGINE_RETAIN_MAX_S,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
 #ifdef CZ_HAVE_MICROHTTPD
@@ -373,7 +384,7 @@ int main(int argc, char **argv)
 	/* A device child (engine/devproc.c): cuzkd re-executed by itself. */
 	if (argc > 1 && !strcmp(argv[1], "--device-child"))
 		return cz_devproc_child_main(argc, argv);
-	cz_engine_config_defaults(&o.cfg);
+	cuzkd_defaults(&o.cfg);
 	o.srv.hangup = hangup;
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
