@@ -164,7 +164,7 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 	return j;
 }
 
-json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds)
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
 	const char *name = NULL, *pr = NULL, *id = NULL;
 	const char *path[CZ_ENGINE_MAX_PARTS];
@@ -207,8 +207,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("job id '%s' is already in use", id);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
-	else
-		r = witnesses_check_locked(c, n, size, path);
+	else if (!(r = witnesses_check_locked(c, n, size, path)))
+		r = cz_admit_locked(e, c, n);   /* queue room; a partition that can ever fit */
 	if (!r && (j = job_new(c, n, wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
 		for (uint32_t i = 0; i < n; i++)
 			j->parts[i].wfd = -1;       /* still closed below, with wfd[] */
@@ -221,6 +221,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		goto fail;
 	j->seq = e->next_seq++;
 	j->prio = prio;
+	j->owner = owner;
 	j->t_submit = cz_trace_now();
 	snprintf(j->id, sizeof(j->id), "%s", id ? id : "");
 	if (!id)
@@ -233,6 +234,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		p->key = (struct cz_key){ .prio = prio, .seq = j->seq, .part = i };
 		/* The heap's array doubles when full (from 64): a realloc only
 		 * when more partitions queue than ever before. */
+		e->parts_open++;        /* until its terminal step (cz_admit_part_end_locked) */
 		if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
 			j->in_heap++;
 			continue;
@@ -439,7 +441,7 @@ static json_object *status_job(const struct cz_engine *e, const struct cz_job *j
 	return o;
 }
 
-json_object *cz_req_status(struct cz_engine *e)
+json_object *cz_req_status(struct cz_engine *e, long view)
 {
 	json_object *r = cz_resp_ok(), *jobs = json_object_new_array();
 	json_object *cons = json_object_new_array(), *b = json_object_new_object();
@@ -448,7 +450,8 @@ json_object *cz_req_status(struct cz_engine *e)
 	struct cz_budget_stat st;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
-		json_object_array_add(jobs, status_job(e, j));
+		if (view < 0 || j->owner == view)
+			json_object_array_add(jobs, status_job(e, j));
 	cz_budget_stat(e->budget, &st);
 	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
 	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
@@ -456,6 +459,8 @@ json_object *cz_req_status(struct cz_engine *e)
 	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)st.high_water));
 	json_object_object_add(b, "waits", json_object_new_int64((int64_t)e->budget_waits));
 	json_object_object_add(b, "inflight", json_object_new_int((int)e->inflight));
+	json_object_object_add(b, "skip_aheads", json_object_new_int64((int64_t)e->budget_skips));
+	json_object_object_add(r, "admission", cz_admit_status_locked(e));
 	json_object_object_add(cnt, "jobs_submitted", json_object_new_int64((int64_t)e->next_seq - 1));
 	json_object_object_add(cnt, "jobs_done", json_object_new_int64((int64_t)e->jobs_done));
 	json_object_object_add(cnt, "jobs_failed", json_object_new_int64((int64_t)e->jobs_failed));
