@@ -56,10 +56,10 @@ static const struct {
 	{ "device", { "device", "action" }, true },
 };
 
-static void admin_rule(char *buf, size_t cap, const struct cz_ctl_peer *p)
+/* Who the admins are, for the error. */
+static void admin_rule(char *buf, size_t cap)
 {
-	snprintf(buf, cap, "only root, cuzkd's own user (uid %ld) or members of --admin-group may; you are uid %ld",
-		 (long)geteuid(), p->uid);
+	snprintf(buf, cap, "root, cuzkd's own user (uid %ld) or members of --admin-group", (long)geteuid());
 }
 
 /* NULL when req (with op) may run for peer, else the error. */
@@ -91,21 +91,17 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 	}
 	if (!peer || peer->admin)
 		return NULL;
-	if (ops[k].admin) {
-		admin_rule(rule, sizeof(rule), peer);
-		return cz_resp_err("%s: permission denied: %s", op, rule);
-	}
+	admin_rule(rule, sizeof(rule));
+	if (ops[k].admin)
+		return cz_resp_err("%s: permission denied: only %s may; you are uid %ld", op, rule, peer->uid);
 	json_object *v;
-	if (!strcmp(op, "submit") && json_object_object_get_ex(req, "witnesses", &v)) {
-		admin_rule(rule, sizeof(rule), peer);
-		return cz_resp_err("submit: \"witnesses\" by path: permission denied (%s have the daemon open "
-				   "paths): pass the witnesses as descriptors instead (cuzkctl submit does)", rule);
-	}
-	if (!strcmp(op, "trace") && !json_object_object_get_ex(req, "job", &v)) {
-		admin_rule(rule, sizeof(rule), peer);
-		return cz_resp_err("trace: the whole trace: permission denied (%s); trace one of your jobs "
-				   "with \"job\"", rule);
-	}
+	if (!strcmp(op, "submit") && json_object_object_get_ex(req, "witnesses", &v))
+		return cz_resp_err("submit: \"witnesses\" by path: permission denied: only %s may have the daemon "
+				   "open paths; you are uid %ld: pass the witnesses as descriptors instead "
+				   "(cuzkctl submit does)", rule, peer->uid);
+	if (!strcmp(op, "trace") && !json_object_object_get_ex(req, "job", &v))
+		return cz_resp_err("trace: the whole trace: permission denied: only %s may; you are uid %ld: "
+				   "trace one of your jobs with \"job\"", rule, peer->uid);
 	/* await, cancel, trace of one job: its owner only. */
 	if (json_object_object_get_ex(req, "job", &v) && json_object_is_type(v, json_type_string)) {
 		const char *id = json_object_get_string(v);
@@ -118,11 +114,9 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 				owner = j->owner;
 			}
 		pthread_mutex_unlock(&e->lock);
-		if (found && owner != peer->uid) {
-			admin_rule(rule, sizeof(rule), peer);
-			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied (its owner, %s)",
-					   op, id, rule + strlen("only "));
-		}
+		if (found && owner != peer->uid)
+			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied: only its "
+					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);
 	}
 	return NULL;
 }
