@@ -42,8 +42,14 @@ static struct cz_engine *eng;
 static char zkey[PATH_MAX], wtns[PATH_MAX], tmpd[64];
 static int wfd = -1, emptyfd = -1, nullfd = -1, stopp[2] = { -1, -1 }, hup[2] = { -1, -1 };
 static int sv[2] = { -1, -1 };  /* the stream: one connection for every input, as a client's */
-static char proofs[128];
+static char proofs[128], statedir[128];
 static unsigned execs;
+static struct cz_engine_config cfg;
+
+/* A fresh engine every ENGINE_LIFE inputs: the jobs and keys an input
+ * leaves make later ones slower (status lists them all) and their
+ * outcome depend on long-gone inputs. */
+#define ENGINE_LIFE 256
 
 /* The proofs the jobs wrote: removed now and then (a long run makes
  * hundreds of thousands of them). */
@@ -85,15 +91,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* Relative paths in the input name nothing. */
 	if (chdir(tmpd))
 		abort();
-	struct cz_engine_config c;
-	cz_engine_config_defaults(&c);
-	c.state_dir = state;
-	c.backend = "null";
-	c.null_delay_ms = 0;
-	c.mem_budget = 256u << 20;
-	c.consumers_per_device = 1;
-	c.max_queued = 2000;
-	eng = cz_engine_create(&c, err, sizeof(err));
+	cz_engine_config_defaults(&cfg);
+	snprintf(statedir, sizeof(statedir), "%s", state);
+	cfg.state_dir = statedir;
+	cfg.backend = "null";
+	cfg.null_delay_ms = 0;
+	cfg.mem_budget = 64u << 20;
+	cfg.consumers_per_device = 1;
+	cfg.max_queued = 2000;
+	eng = cz_engine_create(&cfg, err, sizeof(err));
 	if (!eng) {
 		fprintf(stderr, "fuzz_ctl: %s\n", err);
 		abort();
@@ -214,7 +220,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (pr[0] >= 0)
 		close(pr[0]);
-	if (++execs % 8192 == 0)
+	if (++execs % ENGINE_LIFE == 0) {
+		char err[512];
+		cz_engine_destroy(eng);
 		nftw(proofs, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		if (!(eng = cz_engine_create(&cfg, err, sizeof(err)))) {
+			fprintf(stderr, "fuzz_ctl: %s\n", err);
+			abort();
+		}
+	}
 	return 0;
 }
