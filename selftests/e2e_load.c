@@ -116,7 +116,7 @@ static void await_one(struct client *c, int j, int s)
 			if (job_files_ok(want, why, sizeof(why)))
 				c->files_ok++;
 			else if (!*c->why)
-				snprintf(c->why, sizeof(c->why), "%s: %s", id, why);
+				snprintf(c->why, sizeof(c->why), "%.60s: %.400s", id, why);
 		} else if (!*c->why) {
 			snprintf(c->why, sizeof(c->why), "await %s: %s (dir %s)", id, r ? str_of(r, "error") : err,
 				 str_of(r, "dir"));
