@@ -34,9 +34,14 @@ TESTS    += tools/check-layers
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
 # The Groth16 and snarkjs interop suites once more with the AVX-512 IFMA path forced off
-# (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it.
+# (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it; the BN254 MSM and
+# interop suites likewise; and on the four-lane flush (CZ_IFMA_LANES=4).
 TESTS    += selftests/zk_groth16_noifma.sh
 TESTS    += selftests/e2e_cli_noifma.sh
+TESTS    += selftests/zk_bn254_msm_noifma.sh
+TESTS    += selftests/zk_bn254_groth16_noifma.sh
+TESTS    += selftests/zk_bn254_msm_ifma4.sh
+TESTS    += selftests/zk_groth16_ifma4.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

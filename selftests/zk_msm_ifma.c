@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the MSM with the AVX-512 IFMA flush equals the MSM with the scalar one (and the vector path ran), G1 and G2, on random, 0/1-heavy, repeated-point, P/-P and infinity inputs at several sizes and plans. */
+/* Description: the MSM with the AVX-512 IFMA flush (8 and 4 lanes) equals the MSM with the scalar one (and the vector path ran), BLS12-381 and BN254 G1 and G2, on random, 0/1-heavy, repeated-point, P/-P and infinity inputs at several sizes and plans. */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "zk/fp_ifma.h"
+#include "zk/bn254_msm.h"
 #include "zk/msm.h"
 
 #include <stdlib.h>
@@ -15,55 +16,51 @@ static uint64_t rnd(void) /* splitmix64 */
 	return ct_splitmix64(&rng);
 }
 
-static cz_scalar scalar_rand(void) /* uniform < r */
-{
-	cz_scalar k;
-	cz_fr t;
-	do {
-		for (int i = 0; i < 4; i++)
-			k.l[i] = rnd();
-		k.l[3] >>= 1;
-	} while (!cz_fr_to_mont(&t, k.l));
-	return k;
-}
-
-static cz_fr fr_small(void)
-{
-	cz_fr f;
-	cz_scalar k = { { rnd(), rnd(), 0, 0 } };
-	cz_fr_to_mont(&f, k.l);
-	return f;
-}
-
-static void g1_points(cz_g1_affine *out, size_t n)
-{
-	cz_g1_jac g, p, q, *j = malloc(n * sizeof(*j));
-	cz_fr a = fr_small(), b = fr_small();
-	cz_g1_jac_from_affine(&g, &cz_g1_generator);
-	cz_g1_mul(&p, &g, &a);
-	cz_g1_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i++) {
-		j[i] = p;
-		cz_g1_jac_add(&p, &p, &q);
+/* Uniform scalars < r and small field elements, per curve. */
+#define SCALARS(PFX, FR, TOP_SHIFT)                                                     \
+	static cz_scalar PFX##scalar_rand(void)                                         \
+	{                                                                               \
+		cz_scalar k;                                                            \
+		FR t;                                                                   \
+		do {                                                                    \
+			for (int i = 0; i < 4; i++)                                     \
+				k.l[i] = rnd();                                         \
+			k.l[3] >>= TOP_SHIFT;                                           \
+		} while (!FR##_to_mont(&t, k.l));                                       \
+		return k;                                                               \
+	}                                                                               \
+	static FR PFX##fr_small(void)                                                   \
+	{                                                                               \
+		FR f;                                                                   \
+		cz_scalar k = { { rnd(), rnd(), 0, 0 } };                               \
+		FR##_to_mont(&f, k.l);                                                  \
+		return f;                                                               \
 	}
-	cz_g1_jac_batch_to_affine(out, j, n);
-	free(j);
-}
 
-static void g2_points(cz_g2_affine *out, size_t n)
-{
-	cz_g2_jac g, p, q, *j = malloc(n * sizeof(*j));
-	cz_fr a = fr_small(), b = fr_small();
-	cz_g2_jac_from_affine(&g, &cz_g2_generator);
-	cz_g2_mul(&p, &g, &a);
-	cz_g2_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i++) {
-		j[i] = p;
-		cz_g2_jac_add(&p, &p, &q);
+SCALARS(bls_, cz_fr, 1)
+SCALARS(bn_, cz_bn254_fr, 2)
+
+/* n points a·G + i·b·G (distinct, cheap to make). */
+#define POINTS(NAME, G, FRS)                                                            \
+	static void NAME(G##_affine *out, size_t n)                                     \
+	{                                                                               \
+		G##_jac g, p, q, *j = malloc(n * sizeof(*j));                           \
+		__typeof__(FRS##fr_small()) a = FRS##fr_small(), b = FRS##fr_small();   \
+		G##_jac_from_affine(&g, &G##_generator);                                \
+		G##_mul(&p, &g, &a);                                                    \
+		G##_mul(&q, &g, &b);                                                    \
+		for (size_t i = 0; i < n; i++) {                                        \
+			j[i] = p;                                                       \
+			G##_jac_add(&p, &p, &q);                                        \
+		}                                                                       \
+		G##_jac_batch_to_affine(out, j, n);                                     \
+		free(j);                                                                \
 	}
-	cz_g2_jac_batch_to_affine(out, j, n);
-	free(j);
-}
+
+POINTS(g1_points, cz_g1, bls_)
+POINTS(g2_points, cz_g2, bls_)
+POINTS(bn254_g1_points, cz_bn254_g1, bn_)
+POINTS(bn254_g2_points, cz_bn254_g2, bn_)
 
 enum kind { RANDOM, ZERO_ONE, REPEATED, PLUS_MINUS, INFINITY_MIX, NKINDS };
 static const char *kind_name[] = { "random", "0/1-heavy", "repeated points",
@@ -71,7 +68,8 @@ static const char *kind_name[] = { "random", "0/1-heavy", "repeated points",
 
 /* Scalars and a permutation of the bases for one kind of input; base
  * indices into the pool of distinct points (negated / infinity via flags). */
-static void make_case(enum kind kd, size_t n, cz_scalar *k, size_t *src, uint8_t *neg, uint8_t *inf)
+static void make_case(enum kind kd, size_t n, cz_scalar *k, size_t *src, uint8_t *neg, uint8_t *inf,
+		      cz_scalar (*scalar_rand)(void))
 {
 	for (size_t i = 0; i < n; i++) {
 		k[i] = scalar_rand();
@@ -121,18 +119,20 @@ static const struct cz_msm_tune tunes[] = {
 #define NTUNES 4
 
 /* One TAP point per (group, kind, size): every plan at 1 and 2 threads,
- * vector flush on and off, results equal; the vector path ran. */
-#define G1_CASE(G, AFF, JAC, POINTS, NEGFN)                                             \
+ * scalar flush and the 8-lane vector flush, and at 1 thread the 4-lane one
+ * too; all results equal; the vector path ran (and did not when forced
+ * off). */
+#define MSM_CASE(G, PFX, MSM, POINTS, NEGFN, SCALAR_RAND)                                     \
 	static void G##_case(enum kind kd, size_t n)                                     \
 	{                                                                                \
-		AFF *pool = malloc(n * sizeof(*pool)), *b = malloc(n * sizeof(*b));     \
+		PFX##_affine *pool = malloc(n * sizeof(*pool)), *b = malloc(n * sizeof(*b)); \
 		cz_scalar *k = malloc(n * sizeof(*k));                                   \
 		size_t *src = malloc(n * sizeof(*src));                                  \
 		uint8_t *ng = malloc(n), *inf = malloc(n);                               \
 		int ok = 1;                                                              \
-		unsigned long f0 = cz_msm_ifma_flush_count(), fv = 0;                    \
+		unsigned long fv = 0;                                                    \
 		POINTS(pool, n);                                                         \
-		make_case(kd, n, k, src, ng, inf);                                       \
+		make_case(kd, n, k, src, ng, inf, SCALAR_RAND);                          \
 		for (size_t i = 0; i < n; i++) {                                         \
 			b[i] = pool[src[i]];                                             \
 			if (ng[i])                                                       \
@@ -142,40 +142,50 @@ static const struct cz_msm_tune tunes[] = {
 		}                                                                        \
 		for (unsigned t = 0; t < NTUNES && ok; t++)                              \
 			for (int th = 1; th <= 2 && ok; th++) {                          \
-				JAC rv, rs;                                              \
+				PFX##_jac rv, rs, r4;                                    \
 				struct cz_pool *pl = th == 2 ? pool2 : NULL;             \
+				int e3 = 0, eq4 = 1;                                     \
 				cz_ifma_force_off(false);                                \
+				cz_ifma_set_lanes(8);                                    \
 				unsigned long a0 = cz_msm_ifma_flush_count();            \
-				int e1 = cz_msm_##G##_tuned(&rv, b, k, n, pl, &tunes[t]);\
+				int e1 = MSM##_tuned(&rv, b, k, n, pl, &tunes[t]);\
+				if (th == 1 && cz_ifma_set_lanes(4)) {                   \
+					e3 = MSM##_tuned(&r4, b, k, n, pl, &tunes[t]); \
+					eq4 = PFX##_jac_eq(&r4, &rv);                    \
+					cz_ifma_set_lanes(8);                            \
+				}                                                        \
 				fv += cz_msm_ifma_flush_count() - a0;                    \
 				cz_ifma_force_off(true);                                 \
 				a0 = cz_msm_ifma_flush_count();                          \
-				int e2 = cz_msm_##G##_tuned(&rs, b, k, n, pl, &tunes[t]);\
-				ok = !e1 && !e2 && cz_##G##_jac_eq(&rv, &rs) &&          \
+				int e2 = MSM##_tuned(&rs, b, k, n, pl, &tunes[t]);\
+				ok = !e1 && !e2 && !e3 && PFX##_jac_eq(&rv, &rs) && eq4 && \
 				     cz_msm_ifma_flush_count() == a0;                    \
 				if (!ok)                                                 \
-					ct_diag(#G " %s n=%zu: plan %u, %d threads differ", \
-						kind_name[kd], n, t, th);                \
+					ct_diag(#G " %s n=%zu: plan %u, %d threads differ%s", \
+						kind_name[kd], n, t, th, eq4 ? "" : " (4 lanes)"); \
 			}                                                                \
 		cz_ifma_force_off(false);                                                \
 		/* small n: batches stay under the vector minimum (the scalar     \
 		 * flush runs inside the vector path); from 1000 on it must run */  \
 		ct_ok(ok && (n < 1000 || fv > 0),                                        \
-		      #G " %s (n=%zu): vector flush == scalar flush, 4 plans x 1-2 threads "  \
-		      "(%lu vector flushes, none when forced off)",                      \
+		      #G " %s (n=%zu): vector flush (8 lanes; 4 lanes at 1 thread) == scalar flush, " \
+		      "4 plans x 1-2 threads (%lu vector flushes, none when forced off)", \
 		      kind_name[kd], n, fv);                                             \
-		(void)f0;                                                                \
 		free(pool), free(b), free(k), free(src), free(ng), free(inf);           \
 	}
 
-G1_CASE(g1, cz_g1_affine, cz_g1_jac, g1_points, cz_fp_neg)
-G1_CASE(g2, cz_g2_affine, cz_g2_jac, g2_points, cz_fp2_neg)
+MSM_CASE(g1, cz_g1, cz_msm_g1, g1_points, cz_fp_neg, bls_scalar_rand)
+MSM_CASE(g2, cz_g2, cz_msm_g2, g2_points, cz_fp2_neg, bls_scalar_rand)
+MSM_CASE(bn254_g1, cz_bn254_g1, cz_bn254_msm_g1, bn254_g1_points, cz_bn254_fp_neg, bn_scalar_rand)
+MSM_CASE(bn254_g2, cz_bn254_g2, cz_bn254_msm_g2, bn254_g2_points, cz_bn254_fp2_neg, bn_scalar_rand)
 
 int main(void)
 {
 	static const size_t g1_sizes[] = { 100, 1000, 1u << 13 };
 	static const size_t g2_sizes[] = { 100, 1000, 1u << 11 };
-	const int npoints = NKINDS * 3 * 2;
+	static void (*const cases[4])(enum kind, size_t) = { g1_case, g2_case, bn254_g1_case,
+							     bn254_g2_case };
+	const int npoints = 4 * NKINDS * 3;
 
 	ct_plan(npoints);
 	if (!cz_ifma_have()) {
@@ -184,12 +194,10 @@ int main(void)
 		return ct_exit();
 	}
 	pool2 = cz_pool_create(2);
-	for (int kd = 0; kd < NKINDS; kd++)
-		for (int s = 0; s < 3; s++)
-			g1_case((enum kind)kd, g1_sizes[s]);
-	for (int kd = 0; kd < NKINDS; kd++)
-		for (int s = 0; s < 3; s++)
-			g2_case((enum kind)kd, g2_sizes[s]);
+	for (int g = 0; g < 4; g++)
+		for (int kd = 0; kd < NKINDS; kd++)
+			for (int s = 0; s < 3; s++)
+				cases[g]((enum kind)kd, g % 2 ? g2_sizes[s] : g1_sizes[s]);
 	cz_pool_destroy(pool2);
 	return ct_exit();
 }

@@ -25,5 +25,7 @@
 #define JAC_DBL cz_bn254_g1_jac_dbl
 #define MSM_FN cz_bn254_msm_g1
 #define MSM_TUNED_FN cz_bn254_msm_g1_tuned
+#define VEC_FLUSH cz_bn254_msm_g1_flush_ifma
+#define VEC_BYTES cz_bn254_msm_g1_ifma_bytes
 
 #include "zk/msm_tmpl_pvt.h"

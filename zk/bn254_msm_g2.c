@@ -25,6 +25,8 @@
 #define JAC_DBL cz_bn254_g2_jac_dbl
 #define MSM_FN cz_bn254_msm_g2
 #define MSM_TUNED_FN cz_bn254_msm_g2_tuned
+#define VEC_FLUSH cz_bn254_msm_g2_flush_ifma
+#define VEC_BYTES cz_bn254_msm_g2_ifma_bytes
 
 /*
  * Batch inversion on norms: 1/(a + bu) = (a - bu)/(a^2 + b^2), so the

@@ -52,15 +52,20 @@
  * so it does not pay at Filecoin sizes.
  *
  * Vector flush: on a CPU with AVX-512 IFMA (zk/fp_ifma.h, unless CZ_NO_IFMA)
- * a batch of 16 or more adds runs eight at a time (zk/msm_ifma_impl.h):
- * lane k of group g is entry 8g + k, the prefix products are eight chains
- * that meet in one scalar inversion, points are gathered from the buckets
- * and bases and scattered back in canonical form, so buckets are bit-for-bit
- * those of the scalar flush.  The queue, side buckets, recoding and the
- * special cases before the batch (empty bucket, P + -P) stay scalar.
- * Measured: G1 and G2 MSM 2^16 on one thread ~2x the scalar flush
- * (docs/BENCHMARKS.md); an 8-lane product is ~27 cycles per lane against
- * ~100 for the mulx kernel.
+ * a batch of 16 or more adds runs eight at a time (zk/msm_ifma_impl.h;
+ * four with CZ_IFMA_LANES=4): lane k of group g is entry 8g + k, the prefix
+ * products are eight chains that meet in one scalar inversion, points are
+ * gathered from the buckets and bases and scattered back in canonical form,
+ * so buckets are bit-for-bit those of the scalar flush.  The queue, side
+ * buckets, recoding and the special cases before the batch (empty bucket,
+ * P + -P) stay scalar.  BLS12-381 and BN254 share the code (their instance
+ * files give only constants).  Measured: G1 and G2 MSM 2^16 on one thread
+ * 2.2-2.3x the scalar flush for both curves (docs/BENCHMARKS.md); an 8-lane
+ * product is ~27 cycles per lane against ~100 for the mulx kernel
+ * (BLS12-381; BN254 ~15 against ~48).  The plan (window, batch) is the
+ * scalar path's: with the vector flush, batches of 256 and more are on the
+ * flat end (`cuzk bench msm --batch`, docs/BENCHMARKS.md), and the plan's
+ * 1024 is there.
  *
  * Invariants: buckets hold reduced affine points or are empty (state byte);
  * a bucket has at most one pending add per batch.  Failure: -ENOMEM from any

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/msm_ifma_impl.h — the MSM's batch-affine flush (zk/msm_tmpl_pvt.h,
- * acc_flush) eight additions at a time on the vector field of
- * zk/fpv_impl.h.  Private to the vector instance files; include after
- * zk/fpv_impl.h, inside its target pragma.  The instance defines:
+ * acc_flush) FV_L additions at a time (8 on zmm, 4 on ymm) on the vector
+ * field of zk/fpv_impl.h.  Private to the vector instance files
+ * (zk/fpv_inst_pvt.h); include after zk/fpv_impl.h, inside its target
+ * pragma.  The instance defines:
  *   FV_ST, FV_SMUL(r, a, b), FV_SINV(r, a)   the scalar field, for the one
  *                                            inversion per batch
- *   FV_G1_FLUSH, FV_G2_FLUSH                 the names of the two kernels
+ * and gets fv_g1_flush, fv_g2_flush (static: the instance exports them in
+ * its struct cz_fpv_ops).
  *
  * Entries are struct msm_ent (zk/msm_pvt.h): bucket index, point, and the
  * doubling / negation flags acc_put decided.  Lane k of group g is entry
- * 8g + k, so the batch inversion's prefix products run as eight
+ * FV_L·g + k, so the batch inversion's prefix products run as FV_L
  * independent chains (one per lane) and meet in a scalar Montgomery trick
- * over the eight lane products.  Points are gathered from the buckets and
+ * over the FV_L lane products.  Points are gathered from the buckets and
  * bases (one vpgatherqq per 64-bit word), results scattered back; a bucket
  * has at most one add per batch, so no two lanes write the same one.
  *
@@ -21,9 +23,9 @@
  * to the canonical residue before the scatter, so buckets are bit-for-bit
  * what the scalar path writes.
  *
- * Scratch: per group of eight, the denominators (or norms) and the prefix
+ * Scratch: per group of FV_L, the denominators (or norms) and the prefix
  * products, fv each (G2: the Fp2 denominators, their norms and the
- * prefix products): FV_GROUP_BYTES_G1 / _G2 per group of eight.
+ * prefix products): FV_GROUP_BYTES_G1 / _G2 per group.
  */
 
 /* Flushes run (tests check the vector path ran); relaxed, once a batch. */
@@ -34,55 +36,55 @@ static _Atomic unsigned long fv_flushes;
 
 /* Lane mask, bucket and point offsets (bytes from bkt) of group g. */
 static inline __mmask8 fv_group(const struct msm_ent *e, uint32_t n, uint32_t g, size_t aff,
-				const void *bkt, __m512i *bi, __m512i *pi, __mmask8 *dbl,
+				const void *bkt, fvw *bi, fvw *pi, __mmask8 *dbl,
 				__mmask8 *neg)
 {
-	int64_t b[8] = { 0 }, p[8] = { 0 };
+	int64_t b[FV_L] = { 0 }, p[FV_L] = { 0 };
 	__mmask8 m = 0, d = 0, s = 0;
-	for (uint32_t k = 0; k < 8 && 8 * g + k < n; k++) {
-		const struct msm_ent *x = &e[8 * g + k];
+	for (uint32_t k = 0; k < FV_L && FV_L * g + k < n; k++) {
+		const struct msm_ent *x = &e[FV_L * g + k];
 		b[k] = (int64_t)((size_t)x->b * aff);
 		p[k] = (int64_t)((uintptr_t)x->p - (uintptr_t)bkt);
 		m |= (__mmask8)(1u << k);
 		d |= (__mmask8)((unsigned)x->dbl << k);
 		s |= (__mmask8)((unsigned)x->neg << k);
 	}
-	*bi = _mm512_loadu_si512(b);
-	*pi = _mm512_loadu_si512(p);
+	*bi = fvw_loadu(b);
+	*pi = fvw_loadu(p);
 	*dbl = d;
 	*neg = s;
 	return m;
 }
 
-/* The eight lane products (< 2m) to their inverses: one scalar inversion. */
+/* The FV_L lane products (< 2m) to their inverses: one scalar inversion. */
 static inline void fv_lane_inv(fv *inv, const fv *prod)
 {
 	fv c;
-	__m512i w[FV_SN];
-	FV_ST pk[8], ck[8], iv, ik[8];
-	uint64_t lanes[FV_SN][8];
+	fvw w[FV_SN];
+	FV_ST pk[FV_L], ck[FV_L], iv, ik[FV_L];
+	uint64_t lanes[FV_SN][FV_L];
 
 	fv_canon(&c, prod, 2);
 	fv_to64(w, &c);
 	for (int i = 0; i < FV_SN; i++)
-		_mm512_storeu_si512(lanes[i], w[i]);
-	for (int k = 0; k < 8; k++)
+		fvw_storeu(lanes[i], w[i]);
+	for (int k = 0; k < FV_L; k++)
 		for (int i = 0; i < FV_SN; i++)
 			pk[k].l[i] = lanes[i][k];
 	ck[0] = pk[0];
-	for (int k = 1; k < 8; k++)
+	for (int k = 1; k < FV_L; k++)
 		FV_SMUL(&ck[k], &ck[k - 1], &pk[k]);
-	FV_SINV(&iv, &ck[7]);
-	for (int k = 7; k > 0; k--) {
+	FV_SINV(&iv, &ck[FV_L - 1]);
+	for (int k = FV_L - 1; k > 0; k--) {
 		FV_SMUL(&ik[k], &iv, &ck[k - 1]);
 		FV_SMUL(&iv, &iv, &pk[k]);
 	}
 	ik[0] = iv;
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < FV_L; k++)
 		for (int i = 0; i < FV_SN; i++)
 			lanes[i][k] = ik[k].l[i];
 	for (int i = 0; i < FV_SN; i++)
-		w[i] = _mm512_loadu_si512(lanes[i]);
+		w[i] = fvw_loadu(lanes[i]);
 	fv_from64(inv, w);
 }
 
@@ -95,14 +97,14 @@ static inline void fv_three_sq(fv *r, const fv *x)
 	fv_mul(r, x, &t);
 }
 
-void FV_G1_FLUSH(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
+static void fv_g1_flush(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
 {
 	atomic_fetch_add_explicit(&fv_flushes, 1, memory_order_relaxed);
 	const size_t aff = 2 * 8 * FV_SN, yo = 8 * FV_SN;
-	uint32_t ng = (n + 7) / 8;
+	uint32_t ng = (n + FV_L - 1) / FV_L;
 	fv *den = scratch, *pre = den + ng;
 	fv acc, one, xb, xp, yb, yp, d, t, lam, x3, y3;
-	__m512i bi, pi;
+	fvw bi, pi;
 	__mmask8 m, dbl, neg;
 
 	fv_set_one(&one);
@@ -159,13 +161,13 @@ void FV_G1_FLUSH(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
 /* Fp2 points: x.c0, x.c1, y.c0, y.c1, FV_SN words each.  The batch
  * inversion runs on norms N(d) = d0^2 + d1^2 in the base field, like the
  * scalar path (zk/msm_g2.c). */
-static inline void fv2_gather(fv2 *r, __mmask8 k, __m512i idx, const void *base)
+static inline void fv2_gather(fv2 *r, __mmask8 k, fvw idx, const void *base)
 {
 	fv_gather(&r->c0, k, idx, base);
 	fv_gather(&r->c1, k, idx, (const char *)base + 8 * FV_SN);
 }
 
-static inline void fv2_scatter(void *base, __mmask8 k, __m512i idx, const fv2 *a)
+static inline void fv2_scatter(void *base, __mmask8 k, fvw idx, const fv2 *a)
 {
 	fv_scatter(base, k, idx, &a->c0);
 	fv_scatter((char *)base + 8 * FV_SN, k, idx, &a->c1);
@@ -177,16 +179,16 @@ static inline void fv2_blend(fv2 *r, __mmask8 k, const fv2 *a, const fv2 *b)
 	fv_blend(&r->c1, k, &a->c1, &b->c1);
 }
 
-void FV_G2_FLUSH(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
+static void fv_g2_flush(const struct msm_ent *e, uint32_t n, void *bkt, void *scratch)
 {
 	atomic_fetch_add_explicit(&fv_flushes, 1, memory_order_relaxed);
 	const size_t aff = 4 * 8 * FV_SN, yo = 2 * 8 * FV_SN;
-	uint32_t ng = (n + 7) / 8;
+	uint32_t ng = (n + FV_L - 1) / FV_L;
 	fv2 *den = scratch;
 	fv *nrm = (fv *)(den + ng), *pre = nrm + ng;
 	fv acc, one, nr, s;
 	fv2 xb, xp, yb, yp, d, t, lam, x3, y3;
-	__m512i bi, pi;
+	fvw bi, pi;
 	__mmask8 m, dbl, neg;
 
 	fv_set_one(&one);

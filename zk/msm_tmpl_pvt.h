@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/msm_tmpl_pvt.h — internal to zk/msm_g1.c and zk/msm_g2.c; do not
- * include directly.  The bucket code, written once over a group; the
+ * zk/msm_tmpl_pvt.h — internal to zk/msm_g1.c, zk/msm_g2.c and their BN254
+ * twins zk/bn254_msm_g1.c, bn254_msm_g2.c; do not include directly.  The bucket code, written once over a group; the
  * includer defines:
  *   F, F_ADD, F_SUB, F_DBL, F_NEG, F_MUL, F_SQR, F_INV      the coordinate field
  *   AFF, XYZZ, JAC, XYZZ_ADD_AFF, XYZZ_ADD, XYZZ_DBL, XYZZ_TO_JAC, JAC_BATCH_TO_AFF,
@@ -14,9 +14,10 @@
  * may leave their result unreduced (Fp: < 2p, zk/field_inline.h); they are
  * used only where the result feeds nothing but further products (the
  * batch-inversion chains and the slope), so add/sub/eq never see one.
- * Optional vector flush (zk/fp_ifma.h): VEC_FLUSH(ent, n, bkt, scratch) does
- * what acc_flush does for n >= VEC_MIN entries when cz_ifma_on, with
- * VEC_BYTES(cap) bytes of scratch taken beside the batch's own.
+ * Optional vector flush (zk/fp_ifma.h, the curve's cz_*_flush_ifma):
+ * VEC_FLUSH(ent, n, bkt, scratch) does what acc_flush does for n >= VEC_MIN
+ * entries when cz_ifma_on, with VEC_BYTES(cap) bytes of scratch taken
+ * beside the batch's own.
  * Design, cost model and invariants: zk/msm.c.
  *
  * Memory: no task allocates.  Each takes its buckets, batch and side

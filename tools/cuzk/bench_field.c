@@ -21,6 +21,7 @@
 #include "zk/fp2.h"
 #include "zk/fr.h"
 #include "zk/fp_ifma.h"
+#include "zk/bn254_fp.h"
 
 #include <stdio.h>
 
@@ -98,11 +99,13 @@ static void fp_bench_extra(const struct cz_bench_opts *o, const char *path, long
  * Multiplication throughput, the figure a batch of independent products
  * (the MSM's flush) sees: eight independent chains, x_k = x_k·y_k, on the
  * scalar path (interleaved in one loop, so the core overlaps them) and on
- * the eight-lane IFMA Fp (one vector chain).  ns_per_op is per product.
+ * each vector Fp the CPU has (eight lanes: one zmm chain; four lanes: two
+ * ymm chains in one loop).  ns_per_op is per product.  Op fp_mul_tput8 for
+ * BLS12-381's Fp, bn254_fp_mul_tput8 for BN254's, side by side in one run.
  */
 #define TPUT_STEPS 64
-static void tput_report(const struct cz_bench_opts *o, const char *path, long steps, double ms,
-			double best_ms, long per, double ghz)
+static void tput_report(const struct cz_bench_opts *o, const char *op, const char *path,
+			long steps, double ms, double best_ms, long per, double ghz)
 {
 	char extra[192];
 	double ns = best_ms * 1e6 / (8.0 * (double)per * TPUT_STEPS);
@@ -110,44 +113,56 @@ static void tput_report(const struct cz_bench_opts *o, const char *path, long st
 		 "\"ns_per_op\": %.2f, \"ns_mean\": %.2f, \"ghz\": %.2f, \"cycles_per_op\": %.1f, "
 		 "\"path\": \"%s\"",
 		 ns, ms * 1e6 / (8.0 * (double)steps * TPUT_STEPS), ghz, ns * ghz, path);
-	cz_bench_report(o, "fp_mul_tput8", (uint64_t)(8 * steps * TPUT_STEPS), 1, ms, extra);
+	cz_bench_report(o, op, (uint64_t)(8 * steps * TPUT_STEPS), 1, ms, extra);
 }
+
+#define TPUT_FN(NAME, OP, T, PFX, OPS8, OPS4)                                              \
+	static void NAME(const struct cz_bench_opts *o, const char *path, long n, double ghz) \
+	{                                                                               \
+		const struct cz_fpv_ops *vec[3] = { NULL, &OPS8, &OPS4 };               \
+		static const char *const vname[3] = { NULL, "ifma-8lane", "ifma-4lane" }; \
+		T x[8], y[8];                                                           \
+		long steps = n / (8 * TPUT_STEPS), ns_ = MIN_SLICES * 4, per;          \
+		for (int k = 0; k < 8; k++) {                                           \
+			PFX##_from_u64(&x[k], 0x1234567 + (uint64_t)k);                 \
+			PFX##_from_u64(&y[k], 0x7654321 + (uint64_t)k);                 \
+			PFX##_sqr(&y[k], &y[k]);                                        \
+		}                                                                       \
+		if (steps < ns_)                                                        \
+			steps = ns_;                                                    \
+		per = steps / ns_;                                                      \
+		for (int v = 0; v < 3; v++) {                                           \
+			double all = 0, best = 1e300;                                   \
+			if (v && (!vec[v]->lanes || !cz_ifma_have_lanes(vec[v]->lanes))) \
+				continue;                                               \
+			for (long s = 0; s < ns_; s++) {                                \
+				double t = cz_now_ms();                                 \
+				for (long i = 0; i < per; i++) {                        \
+					if (v) {                                        \
+						vec[v]->mul_chain(x, y, TPUT_STEPS);    \
+					} else {                                        \
+						for (int j = 0; j < TPUT_STEPS; j++)    \
+							for (int k = 0; k < 8; k++)     \
+								PFX##_mul_inl(&x[k], &x[k], &y[k]); \
+					}                                               \
+				}                                                       \
+				t = cz_now_ms() - t;                                    \
+				all += t;                                               \
+				best = t < best ? t : best;                             \
+			}                                                               \
+			tput_report(o, OP, v ? vname[v] : path, per * ns_, all, best, per, ghz); \
+		}                                                                       \
+		if (PFX##_eq(&x[0], &y[0]))                                             \
+			printf("# checksum hit\n");                                    \
+	}
+
+TPUT_FN(tput_fp, "fp_mul_tput8", cz_fp, cz_fp, cz_fpv_bls12_381_8, cz_fpv_bls12_381_4)
+TPUT_FN(tput_bn254_fp, "bn254_fp_mul_tput8", cz_bn254_fp, cz_bn254_fp, cz_fpv_bn254_8, cz_fpv_bn254_4)
 
 static void fp_bench_tput(const struct cz_bench_opts *o, const char *path, long n, double ghz)
 {
-	cz_fp x[8], y[8];
-	long steps = n / (8 * TPUT_STEPS), ns_ = MIN_SLICES * 4, per;
-	for (int k = 0; k < 8; k++) {
-		cz_fp_from_u64(&x[k], 0x1234567 + (uint64_t)k);
-		cz_fp_from_u64(&y[k], 0x7654321 + (uint64_t)k);
-		cz_fp_sqr(&y[k], &y[k]);
-	}
-	if (steps < ns_)
-		steps = ns_;
-	per = steps / ns_;
-	for (int vec = 0; vec < 2; vec++) {
-		double all = 0, best = 1e300;
-		if (vec && !cz_ifma_have())
-			break;
-		for (long s = 0; s < ns_; s++) {
-			double t = cz_now_ms();
-			for (long i = 0; i < per; i++) {
-				if (vec) {
-					cz_fp_ifma_mul_chain(x, y, TPUT_STEPS);
-				} else {
-					for (int j = 0; j < TPUT_STEPS; j++)
-						for (int k = 0; k < 8; k++)
-							cz_fp_mul_inl(&x[k], &x[k], &y[k]);
-				}
-			}
-			t = cz_now_ms() - t;
-			all += t;
-			best = t < best ? t : best;
-		}
-		tput_report(o, vec ? "ifma-8lane" : path, per * ns_, all, best, per, ghz);
-	}
-	if (cz_fp_eq(&x[0], &y[0]))
-		printf("# checksum hit\n");
+	tput_fp(o, path, n, ghz);
+	tput_bn254_fp(o, path, n, ghz);
 }
 
 static void fr_bench_extra(const struct cz_bench_opts *o, const char *path, long n, double ghz)

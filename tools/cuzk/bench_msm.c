@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cuzk/bench_msm.c — `cuzk bench msm [--log2 N] [--threads T]
- * [--group g1|g2|bn254-g1|bn254-g2] [--iters I] [--path scalar|ifma|both]
- * [--json]`: Pippenger MSM time for 2^N random bases and uniformly random
- * scalars < r, for either curve's groups (BLS12-381's g1/g2, BN254's
- * bn254-g1/bn254-g2; the IFMA path is BLS12-381's).  Without --log2, sweeps 2^10..2^16
+ * [--group g1|g2|bn254-g1|bn254-g2] [--iters I]
+ * [--path scalar|ifma|ifma8|ifma4|both|all] [--window C] [--batch B] [--json]`: Pippenger MSM time
+ * for 2^N random bases and uniformly random scalars < r, for either curve's
+ * groups (BLS12-381's g1/g2, BN254's bn254-g1/bn254-g2; both have the IFMA
+ * path).  Without --log2, sweeps 2^10..2^16
  * in steps of 2.  Bases are a progression a·G + i·b·G (cheap to make; the
  * MSM's cost does not depend on how the bases relate).
  * Reports wall ms (best of --iters), process CPU ms, and cpu_spread: Σ/max
  * of the threads' CPU time, the speed-up an idle machine would give.
- * --path both runs the scalar and the AVX-512 IFMA flush (zk/fp_ifma.h)
- * alternately, iteration by iteration, so both see the same machine load,
- * and gives the IFMA line a speedup (best scalar / best IFMA, CPU time).
+ * --path both runs the scalar and the AVX-512 IFMA flush (zk/fp_ifma.h, the
+ * lane count chosen at start-up) alternately, iteration by iteration, so
+ * both see the same machine load, and gives the IFMA line a speedup (best
+ * scalar / best IFMA, CPU time); --path all runs scalar, 8 lanes and
+ * 4 lanes the same way (ifma8 / ifma4: one lane count alone).
+ * --window / --batch override the plan's window and batch-affine batch
+ * (cz_msm_*_tuned), to measure the batch shape.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -168,27 +173,40 @@ static int make_bases(enum grp g, void *b, size_t n)
 	}
 }
 
-static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, struct cz_pool *pool)
+static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, struct cz_pool *pool,
+		   const struct cz_msm_tune *t)
 {
 	switch (g) {
-	case GRP_G1: { cz_g1_jac r; return cz_msm_g1(&r, b, k, n, pool); }
-	case GRP_G2: { cz_g2_jac r; return cz_msm_g2(&r, b, k, n, pool); }
-	case GRP_BN254_G1: { cz_bn254_g1_jac r; return cz_bn254_msm_g1(&r, b, k, n, pool); }
-	default: { cz_bn254_g2_jac r; return cz_bn254_msm_g2(&r, b, k, n, pool); }
+	case GRP_G1: { cz_g1_jac r; return cz_msm_g1_tuned(&r, b, k, n, pool, t); }
+	case GRP_G2: { cz_g2_jac r; return cz_msm_g2_tuned(&r, b, k, n, pool, t); }
+	case GRP_BN254_G1: { cz_bn254_g1_jac r; return cz_bn254_msm_g1_tuned(&r, b, k, n, pool, t); }
+	default: { cz_bn254_g2_jac r; return cz_bn254_msm_g2_tuned(&r, b, k, n, pool, t); }
 	}
 }
 
-/* The flush paths to run: bit 0 scalar, bit 1 IFMA; 0 = bad --path. */
+/* The flush paths to run: bit 0 scalar, bit 1 IFMA on 8 lanes, bit 2 on
+ * 4 lanes; 0 = bad --path (or a lane count this CPU lacks). */
+#define PATHS 3
+static const unsigned path_lanes[PATHS] = { 0, 8, 4 };
+
 static int bench_paths(const struct cz_bench_opts *o)
 {
+	int chosen = cz_ifma_lanes == 4 ? 4 : 2;
+	int have = (cz_ifma_have_lanes(8) ? 2 : 0) | (cz_ifma_have_lanes(4) ? 4 : 0);
 	if (!o->path)
-		return cz_ifma_on ? 2 : 1;
+		return cz_ifma_on ? chosen : 1;
 	if (!strcmp(o->path, "scalar"))
 		return 1;
 	if (!strcmp(o->path, "ifma"))
-		return cz_ifma_have() ? 2 : 0;
+		return have ? chosen : 0;
+	if (!strcmp(o->path, "ifma8"))
+		return have & 2;
+	if (!strcmp(o->path, "ifma4"))
+		return have & 4;
 	if (!strcmp(o->path, "both"))
-		return cz_ifma_have() ? 3 : 0;
+		return have ? 1 | chosen : 0;
+	if (!strcmp(o->path, "all"))
+		return have ? 1 | have : 0;
 	return 0;
 }
 
@@ -198,9 +216,14 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 	unsigned iters = o->iters > 0 ? (unsigned)o->iters : 1;
 	cz_scalar *k = malloc(n * sizeof(*k));
 	void *b = malloc(n * grp_aff[g]);
-	double best[2] = { -1, -1 }, best_cpu[2] = { -1, -1 }, par[2] = { 0, 0 };
-	int rc = 0, paths = g >= GRP_BN254_G1 ? 1 : bench_paths(o); /* IFMA: BLS12-381's Fp */
+	double best[PATHS] = { -1, -1, -1 }, best_cpu[PATHS] = { -1, -1, -1 }, par[PATHS] = { 0 };
+	int rc = 0, paths = bench_paths(o);
 	bool was_on = cz_ifma_on;
+	unsigned was_lanes = cz_ifma_lanes;
+	/* --window / --batch: the plan's other choices stay automatic; a batch
+	 * forces batch-affine buckets */
+	struct cz_msm_tune tu = { o->window, 0, o->batch ? 1 : 0, o->batch };
+	const struct cz_msm_tune *tune = o->window || o->batch ? &tu : NULL;
 
 	if (!k || !b || make_bases(g, b, n)) {
 		fprintf(stderr, "cuzk bench msm: out of memory for 2^%d points\n", log2);
@@ -214,13 +237,15 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 		scalars_rand(k, n);
 	static struct tick ta[MAXTHREADS], tb[MAXTHREADS];
 	for (unsigned it = 0; it < iters && !rc; it++) {
-		for (int v = 0; v < 2 && !rc; v++) {
+		for (int v = 0; v < PATHS && !rc; v++) {
 			if (!(paths >> v & 1))
 				continue;
 			cz_ifma_force_off(v == 0);
+			if (v)
+				cz_ifma_set_lanes(path_lanes[v]);
 			int na = thread_ticks(ta, MAXTHREADS);
 			double t0 = cz_now_ms(), c0 = cz_cpu_ms();
-			rc = run_msm(g, b, k, n, pool);
+			rc = run_msm(g, b, k, n, pool, tune);
 			double ms = cz_now_ms() - t0, cpu = cz_cpu_ms() - c0;
 			int nb = thread_ticks(tb, MAXTHREADS);
 			double pr = par_ratio(ta, na, tb, nb);
@@ -232,20 +257,21 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 		}
 	}
 	cz_ifma_force_off(!was_on);
+	cz_ifma_set_lanes(was_lanes);
 	if (rc) {
 		fprintf(stderr, "cuzk bench msm: cz_msm failed (%d)\n", rc);
 	} else {
-		for (int v = 0; v < 2; v++) {
-			char extra[192], sp[48] = "";
+		for (int v = 0; v < PATHS; v++) {
+			char extra[224], sp[64] = "";
 			if (!(paths >> v & 1))
 				continue;
-			if (v == 1 && paths == 3)
+			if (v && (paths & 1))
 				snprintf(sp, sizeof(sp), o->json ? ", \"speedup\": %.2f" : " speedup=%.2f",
-					 best_cpu[0] / best_cpu[1]);
+					 best_cpu[0] / best_cpu[v]);
 			snprintf(extra, sizeof(extra),
-				 o->json ? "\"log2\": %d, \"cpu_ms\": %.3f, \"cpu_spread\": %.2f, \"path\": \"%s\"%s"
-					 : "log2=%d cpu=%.1fms cpu_spread=%.2f path=%s%s",
-				 log2, best_cpu[v], par[v], v ? "ifma" : "scalar", sp);
+				 o->json ? "\"log2\": %d, \"cpu_ms\": %.3f, \"cpu_spread\": %.2f, \"path\": \"%s\", \"lanes\": %u%s"
+					 : "log2=%d cpu=%.1fms cpu_spread=%.2f path=%s lanes=%u%s",
+				 log2, best_cpu[v], par[v], v ? "ifma" : "scalar", path_lanes[v], sp);
 			cz_bench_report(o, grp_ops[g], n, cz_pool_nthreads(pool), best[v],
 					extra);
 		}
@@ -267,14 +293,13 @@ int cz_bench_msm(const struct cz_bench_opts *o)
 			o->group);
 		return 2;
 	}
-	if (g >= GRP_BN254_G1 && o->path && strcmp(o->path, "scalar")) {
-		fprintf(stderr, "cuzk bench msm: --path %s: the IFMA path is BLS12-381's; BN254 has the scalar one\n",
+	if (!bench_paths(o)) {
+		fprintf(stderr, "cuzk bench msm: --path must be scalar, ifma, ifma8, ifma4, both or all (ifma needs a CPU with AVX-512 IFMA, ifma4 AVX-512VL too), not '%s'\n",
 			o->path);
 		return 2;
 	}
-	if (!bench_paths(o)) {
-		fprintf(stderr, "cuzk bench msm: --path must be scalar, ifma or both (ifma needs a CPU with AVX-512 IFMA), not '%s'\n",
-			o->path);
+	if ((o->window && (o->window < 3 || o->window > 20)) || o->batch > (1u << 20)) {
+		fprintf(stderr, "cuzk bench msm: --window must be 3..20 and --batch 1..2^20\n");
 		return 2;
 	}
 	if (o->log2 < 0 || o->log2 > 28) {

@@ -27,7 +27,9 @@ struct cz_bench_opts {
 	const char *backend;   /* --backend cpu|cuda */
 	int json;              /* --json: one JSON object a line */
 	int iters;             /* --iters N (0 = the bench's default) */
-	const char *path;      /* --path scalar|ifma|both: the MSM flush (NULL = as chosen at start-up) */
+	const char *path;      /* --path scalar|ifma|ifma8|ifma4|both|all: the MSM flush (NULL = as chosen at start-up) */
+	unsigned window;       /* --window C: the MSM's window bits (0 = the plan's) */
+	unsigned batch;        /* --batch B: the MSM's batch-affine batch size (0 = the plan's) */
 	int npos;              /* positional arguments left after the options */
 	char **pos;
 };

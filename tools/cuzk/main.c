@@ -94,6 +94,10 @@ static int bench_main(int argc, char **argv)
 			o.group = argv[++i];
 		else if (!strcmp(a, "--path") && more)
 			o.path = argv[++i];
+		else if (!strcmp(a, "--window") && more)
+			o.window = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(a, "--batch") && more)
+			o.batch = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(a, "--backend") && more)
 			o.backend = argv[++i];
 		else if (a[0] == '-' && a[1] == '-') {
