@@ -47,7 +47,8 @@ TESTS    += selftests/zk_groth16_ifma4.sh
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \
             $(shell pkg-config --exists numa && echo numa) \
             $(shell pkg-config --exists json-c && echo json-c) \
-            $(shell pkg-config --exists hwloc && echo hwloc)
+            $(shell pkg-config --exists hwloc && echo hwloc) \
+            $(shell pkg-config --exists libcrypto && echo libcrypto)
 # The HTTP listener (engine/http.c) and sd_notify (tools/cuzkd): without
 # them cuzkd builds, and --metrics-listen says what is missing.
 ifneq ($(shell pkg-config --exists libmicrohttpd && echo y),)

@@ -226,8 +226,20 @@ int cz_region_release(struct cz_region *r, size_t off, size_t len)
 static int try_hugetlb(struct cz_region *r, size_t size, size_t ps, int node, unsigned flags)
 {
 	unsigned mfd = MFD_CLOEXEC | MFD_HUGETLB | (ps == SZ_1G ? MFD_HUGE_1GB : MFD_HUGE_2MB);
-	int fd = memfd_create("cuzk-region", mfd);
 	int rc;
+
+	/* Bound to a node, its pages come from that node's pool alone (the
+	 * mmap-time reservation counts the machine's): too few free there,
+	 * and the fallback is taken now rather than a failed prefault. */
+	if (node >= 0) {
+		char path[160];
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/"
+			 "free_hugepages", node, ps >> 10);
+		long f = read_long(path);
+		if (f >= 0 && (size_t)f < round_up(size, ps) / ps)
+			return -ENOMEM;
+	}
+	int fd = memfd_create("cuzk-region", mfd);
 
 	if (fd < 0)
 		return -errno;
@@ -297,18 +309,37 @@ static int map_small(struct cz_region *r, size_t size, int node, unsigned flags)
 static void log_fallback(const struct cz_region *r, size_t size, int forced)
 {
 	static atomic_int logged;
+	static _Atomic uint64_t logged_node;    /* bit n: node n's line is out */
 
-	if ((r->flags & CZ_REGION_QUIET) || atomic_exchange(&logged, 1))
+	if (r->flags & CZ_REGION_QUIET)
 		return;
 	size_t need = round_up(size, SZ_2M) / SZ_2M;
+	const char *kind = r->kind == CZ_REGION_THP ? "transparent huge" : "normal 4 KiB";
+	const char *why = forced ? "hugetlb disabled by option" : "not enough hugetlb pages reserved";
+	/* A region bound to a node takes its hugepages from that node's pool
+	 * only: name that node's file and what it has free, once a node. */
+	if (r->node >= 0 && r->node < 64) {
+		if (atomic_fetch_or(&logged_node, 1ull << r->node) & (1ull << r->node))
+			return;
+		char path[160];
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/"
+			 "free_hugepages", r->node);
+		long nfree = read_long(path);
+		fprintf(stderr,
+			"cuzk: alloc: %zu MiB region bound to node %d uses %s pages (%s); for hugetlb pages "
+			"reserve them on that node: echo N > /sys/devices/system/node/node%d/hugepages/"
+			"hugepages-2048kB/nr_hugepages (this region needs %zu pages of 2 MiB, %ld are free "
+			"there now)\n", size >> 20, r->node, kind, why, r->node, need, nfree < 0 ? 0 : nfree);
+		return;
+	}
+	if (atomic_exchange(&logged, 1))
+		return;
 	long nfree = cz_region_hugepages_free(SZ_2M);
 	fprintf(stderr,
 		"cuzk: alloc: %zu MiB region uses %s pages (%s); "
 		"for hugetlb pages reserve them: echo N > /proc/sys/vm/nr_hugepages "
 		"(this region needs %zu pages of 2 MiB, %ld are free now)\n",
-		size >> 20, r->kind == CZ_REGION_THP ? "transparent huge" : "normal 4 KiB",
-		forced ? "hugetlb disabled by option" : "not enough hugetlb pages reserved",
-		need, nfree < 0 ? 0 : nfree);
+		size >> 20, kind, why, need, nfree < 0 ? 0 : nfree);
 }
 
 int cz_region_create(struct cz_region *r, size_t size, int node, unsigned flags)

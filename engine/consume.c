@@ -48,22 +48,41 @@
  * gets it starts the lowest key its device's consumers hold.  The line
  * (held, bell) is in the pipe's shared region, like everything else a
  * consumer touches. */
+struct dev_wait {
+	struct cz_pipe_dev *d;
+	uint32_t seen;          /* the bell's word when we went to sleep */
+};
+
+/* Free, or rung since we slept: the wait returns after every wake-up, so
+ * that each one is sampled (below). */
 static bool dev_free(void *v)
 {
-	struct cz_pipe_dev *d = v;
-	return !atomic_load_explicit(&d->held, memory_order_acquire);
+	struct dev_wait *w = v;
+	return !atomic_load_explicit(&w->d->held, memory_order_acquire) ||
+	       atomic_load_explicit(&w->d->bell.word, memory_order_relaxed) != w->seen;
 }
 
 /* 0 with the device held, or -1 once the engine stops.  The CAS (acquire)
- * pairs with the release store in dev_unlock. */
-static int dev_lock(struct cz_pipe_dev *d)
+ * pairs with the release store in dev_unlock.  Each wake-up is sampled for
+ * its run-queue time (cz_trace_sched) and, when a peer took the device
+ * first, the consumer says it waits again (lock_wait): a consumer woken at
+ * a release and queued 1.5 ms for a CPU used to have that time placed at
+ * its next start, 40 ms later, and the idle device's 1.5 ms blamed on the
+ * daemon's hand-off. */
+static int dev_lock(struct cz_pipe_dev *d, const struct cz_pipe_cons *me)
 {
+	struct dev_wait w = { .d = d };
 	for (;;) {
 		uint32_t z = 0;
 		if (atomic_compare_exchange_strong(&d->held, &z, 1))
 			return 0;
-		if (cz_ring_bell_wait(&d->bell, dev_free, d, -1))
+		w.seen = atomic_load_explicit(&d->bell.word, memory_order_relaxed);
+		if (cz_ring_bell_wait(&d->bell, dev_free, &w, -1))
 			return -1;
+		cz_trace_sched(0);
+		if (atomic_load_explicit(&d->held, memory_order_relaxed))
+			cz_trace(CZ_EV_LOCK_WAIT, atomic_load_explicit(&me->hint_seq, memory_order_relaxed),
+				 atomic_load_explicit(&me->hint_part, memory_order_relaxed));
 	}
 }
 
@@ -106,15 +125,17 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	atomic_store(&me->cur_job, d->key.seq);
 	atomic_store(&me->cur_part, d->key.part);
 	atomic_store(&me->proving, 1);
-	uint64_t t0 = cz_trace_now();
-	atomic_store(&me->computing, 1);     /* read by pipe.c's dev_load */
+	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
+	cz_pipe_computing(pipe, c->idx, true);  /* read by pipe.c's dev_load */
+	cz_trace_sched(0);      /* preempted between the device lock and here */
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
-	atomic_store(&me->computing, 0);
+	cz_pipe_computing(pipe, c->idx, false);
 	uint64_t dt = cz_trace_now() - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
+	sl->device_cpu_ns = cz_thread_cpu_ns() - cpu0;
 	atomic_store(&me->proving, 0);
 	atomic_fetch_add(&me->proved, 1);
 	sl->out = w.out;
@@ -140,22 +161,47 @@ void *cz_consume_main(void *v)
 			fprintf(stderr, "cuzkd: consumer %u.%u: cannot bind to node %d: %s\n", c->dev,
 				c->idx / pipe->ndev, c->place->devs[c->dev].node, strerror(-rc));
 	}
+	/* The device's warm-up proof (engine/warmup.c), once per process:
+	 * /readyz waits for it on every device. */
+	if (c->idx / pipe->ndev == 0)   /* a restarted device process proves again */
+		atomic_store_explicit(&d->warm, CZ_WARM_PENDING, memory_order_release);
+	if (c->idx / pipe->ndev == 0 && !dev_lock(d, &pipe->cons[c->idx])) {
+		char why[sizeof(d->warm_why)], msg[sizeof(d->warm_why)];
+		uint64_t t0 = cz_trace_now();
+		cz_trace_arg(CZ_EV_WARMUP, 0, 0, 1);
+		int rc = cz_warmup_device(c->be, c->hw, why, sizeof(why));
+		cz_trace_arg(CZ_EV_WARMUP, 0, 0, 0);
+		snprintf(msg, sizeof(msg), "%.120s in %.1f ms", why, (double)(cz_trace_now() - t0) / 1e6);
+		memcpy(d->warm_why, msg, sizeof(msg));
+		atomic_store_explicit(&d->warm, rc ? CZ_WARM_FAILED : CZ_WARM_OK, memory_order_release);
+		fprintf(stderr, "cuzkd: device %u: %s\n", c->dev, msg);
+		dev_unlock(d);
+	}
+	cz_trace_sched(0);              /* the baseline */
 	for (;;) {
+		/* Scheduler evidence (trace.h): run-queue time since the last
+		 * sample, so a hand-off that waited for a CPU says so.  Here:
+		 * since the device stage ended (preempted on the way back). */
+		cz_trace_sched(0);
 		/* Work held on this device (a peer's too: the peer may not be
 		 * scheduled yet) goes first; else wait for our own. */
 		if (!cz_pipe_dev_work(pipe, c->idx)) {
 			cz_trace(CZ_EV_IDLE, 0, 0);
 			if (cz_pipe_wait(pipe, c->idx))
 				break;
+			cz_trace_sched(1);      /* woken: how long it waited for a CPU */
 		}
 		/* Labelled with what it most likely holds: pop names the
 		 * partition it really gets. */
 		cz_trace(CZ_EV_LOCK_WAIT, atomic_load_explicit(&pipe->cons[c->idx].hint_seq, memory_order_relaxed),
 			 atomic_load_explicit(&pipe->cons[c->idx].hint_part, memory_order_relaxed));
-		if (dev_lock(d))
+		if (dev_lock(d, &pipe->cons[c->idx]))
 			break;
 		struct cz_ring_desc desc;
 		int s = cz_pipe_claim(pipe, c->idx, &desc);
+		/* Woken for the device, or preempted while taking it: before
+		 * pop, so the report places the wait before the hand-off's end. */
+		cz_trace_sched(0);
 		if (s < 0) {            /* taken by someone else meanwhile */
 			dev_unlock(d);
 			continue;

@@ -106,11 +106,12 @@ static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *te
 }
 
 /* The NUMA hook: called in a device child before it maps anything or
- * starts a thread, so a later placement policy (CPU affinity, mempolicy
- * for device dev's node) applies to all of the child.  Nothing yet. */
+ * starts a thread, so its placement (CPU affinity to device dev's node,
+ * memory policy bound there) applies to all of the child: engine/numa.c,
+ * from the plan cuzkd put in the environment. */
 void cz_devproc_place(unsigned dev)
 {
-	(void)dev;
+	cz_numa_child_place(dev);
 }
 
 /* ======================= the child ======================= */
@@ -120,6 +121,7 @@ struct child_key {
 	struct cz_groth16_key key;
 	struct cz_ntt_domain *dom;
 	ino_t ino;
+	bool pinned;            /* reg pinned by the backend (pin_host) */
 };
 
 static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct cz_device *hw,
@@ -130,6 +132,8 @@ static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct c
 	__atomic_store_n(&p->keys[id].key, NULL, __ATOMIC_RELEASE);
 	if (be->unload_key)
 		be->unload_key(hw, &k->key);
+	if (k->pinned)
+		be->unpin_host(k->reg.base);
 	cz_ntt_domain_destroy(k->dom);
 	cz_region_destroy(&k->reg);
 	memset(k, 0, sizeof(*k));
@@ -161,6 +165,7 @@ static int child_key(struct cz_pipe *p, const struct cz_backend *be, struct cz_d
 		return -EPROTO;
 	}
 	k->ino = st.st_ino;
+	k->pinned = be->pin_host && !be->pin_host(k->reg.base, k->reg.size);
 	p->keys[id].dom = k->dom;
 	/* published last: a consumer that sees the key sees its domain */
 	__atomic_store_n(&p->keys[id].key, &k->key, __ATOMIC_RELEASE);
@@ -236,6 +241,10 @@ int cz_devproc_child_main(int argc, char **argv)
 		fprintf(stderr, "cz-dev%u: %s\n", dev, err);
 		return 1;
 	}
+	/* pinned once the device is current, so the pinning makes no context
+	 * on another GPU */
+	if (arena.base && be->pin_host)
+		be->pin_host(arena.base, arena.size);
 	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
 		if (pending[i] >= 0 && child_key(&pipe, be, hw, keys, i, pending[i]))
 			fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, i);

@@ -35,6 +35,34 @@
  * Cost: while a head waits, each dispatcher pass scans the queue once
  * (O(queued), at most --max-queued-partitions entries), and only when
  * a worker is idle.
+ *
+ * WHICH NODE (a multi-node plan, engine/place.c).  At the moment it
+ * reserves the head's budget the dispatcher also decides where the
+ * partition will live: of the nodes with an idle worker, the one whose
+ * devices will next be free, and hands it to a worker there, which takes
+ * its buffer from that node's arena; the order thread then gives it to a
+ * device of that node (engine/pipe.c, THE CHOICE).  So buffer, synthesis
+ * thread and device share a node by construction, not by luck at the end.
+ * "Next free" is estimated per node k as
+ *     out[k] x t[k] / up[k]
+ * out[k]: partitions dispatched to k and not yet back from a device (from
+ * dispatch to the finalizer taking them: synthesizing, ready, held or
+ * computing); t[k]: the mean device time per partition of k's devices,
+ * measured (the consumers' busy_ns / proved in the pipe's region; before
+ * any is measured, the mean of all devices, else 1, so the estimate is
+ * out/up); up[k]: k's devices not down.  Ties go to fewer in flight, then
+ * the lower node.  When the best node with an idle worker would start the
+ * partition more than one synthesis time (a running mean) after a node
+ * whose workers are all busy, the dispatcher waits for one of those
+ * (traced as waiting for a worker): otherwise a node with more workers
+ * than its devices need takes the backlog, and its partitions end up on
+ * the other node's idle devices.  A node whose arena share would be
+ * exceeded is taken only if every node's is (a worker then borrows another
+ * node's buffer).  The wait cannot last: the busy node's estimate includes
+ * its workers' partitions, and the idle node's falls as its devices drain.
+ * The choice never reorders: it is made for the head, which is popped as
+ * before, and only picks which idle worker runs it.  Cost: O(nodes +
+ * consumers) loads per partition dispatched.
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
@@ -55,6 +83,90 @@ static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
 	cz_job_part_terminal_locked(e, p);
 }
 
+/* Mean device time per partition (ns) of node k's devices (all devices
+ * if k < 0), from the consumers' lines in the pipe's region; 0 if none
+ * has proved anything yet.  *up: those devices not down. */
+static uint64_t node_dev_ns(const struct cz_engine *e, int k, unsigned *up)
+{
+	const struct cz_pipe *pp = &e->pipe;
+	uint64_t ns = 0, n = 0;
+	*up = 0;
+	for (unsigned d = 0; d < pp->ndev; d++) {
+		if (k >= 0 && cz_place_arena_index(e->place, e->place->devs[d].node) != k)
+			continue;
+		*up += !atomic_load(&pp->devs[d].down);
+		for (unsigned c = d; c < pp->nout; c += pp->ndev) {
+			ns += atomic_load_explicit(&pp->cons[c].busy_ns, memory_order_relaxed);
+			n += atomic_load_explicit(&pp->cons[c].proved, memory_order_relaxed);
+		}
+	}
+	return n ? ns / n : 0;
+}
+
+/* The dispatch node for a partition of `need` bytes: of the nodes with
+ * an idle worker, the one whose devices will next be free (the top of
+ * this file); -1 to wait: no worker is idle, or the best of those nodes
+ * would start it more than a synthesis time after a node whose workers
+ * are all busy (one of them will be idle by then). */
+static int node_pick(struct cz_engine *e, uint64_t need)
+{
+	e->node_wait = false;
+	if (e->nnode == 1)
+		return e->node_idle[0] ? 0 : -1;
+	unsigned up_all;
+	uint64_t t_all = node_dev_ns(e, -1, &up_all);
+	int best = -1;
+	bool best_room = false, best_up = false;
+	double best_est = 0, min_est = -1;
+	unsigned best_out = 0;
+	for (unsigned k = 0; k < e->nnode; k++) {
+		unsigned up, out = atomic_load(&e->node_out[k]);
+		uint64_t t = node_dev_ns(e, (int)k, &up);
+		if (!t)
+			t = t_all ? t_all : 1;
+		double est = up ? (double)out * (double)t / up : 0;
+		if (up && e->node_workers[k] && (min_est < 0 || est < min_est))
+			min_est = est;
+		if (!e->node_idle[k])
+			continue;
+		/* its share of the budget, as its arena was sized (numa.c) */
+		bool room = e->node_bytes[k] + need <= e->place->arenas[k].bytes;
+		bool better = best < 0 || (up > 0) > best_up ||
+			      ((up > 0) == best_up && (room > best_room ||
+			       (room == best_room && (est < best_est || (est == best_est && out < best_out)))));
+		if (better) {
+			best = (int)k;
+			best_room = room;
+			best_up = up > 0;
+			best_est = est;
+			best_out = out;
+		}
+	}
+	if (best >= 0 && best_up && best_room && best_est > min_est + (double)e->synth_avg_ns) {
+		e->node_wait = true;    /* a busy node's worker will do better: wait for it */
+		return -1;
+	}
+	return best;
+}
+
+void cz_dispatch_back(struct cz_engine *e, struct cz_part *p)
+{
+	unsigned k = atomic_exchange(&p->out_node, 0);
+	if (k)
+		atomic_fetch_sub(&e->node_out[k - 1], 1);
+}
+
+/* The dispatch nodes: one per arena of a multi-node plan, else one. */
+void cz_dispatch_nodes_init(struct cz_engine *e)
+{
+	e->nnode = e->place && e->place->narenas > 1 ? e->place->narenas : 1;
+	for (unsigned w = 0; e->nnode > 1 && w < e->nsynth && w < e->place->nworkers; w++) {
+		int k = cz_place_arena_index(e->place, e->place->workers[w].node);
+		if (k >= 0)
+			e->node_workers[k]++;
+	}
+}
+
 /* Overtakes of one waiting head, at most (see above). */
 #define DISPATCH_SKIP_MAX 16
 
@@ -65,18 +177,36 @@ struct disp {
 	unsigned skips;         /* times it was overtaken */
 };
 
-static void hand_off(struct cz_engine *e, struct cz_part *p, uint64_t need, uint32_t arg)
+/* p, its `need` bytes reserved, to a worker of node k; arg 1 in the trace
+ * when it goes ahead of a head waiting for budget. */
+static void hand_off(struct cz_engine *e, struct cz_part *p, uint64_t need, int k, uint32_t arg)
 {
+	struct cz_job *j = p->job;
 	p->reserved = need;
 	p->dispatched = true;
+	p->disp_node = (unsigned)k;
+	e->node_bytes[k] += need;
+	atomic_fetch_add(&e->node_out[k], 1);
+	atomic_store(&p->out_node, (unsigned)k + 1);
 	e->inflight++;
-	p->job->in_heap--;
+	j->in_heap--;
 	cz_part_set(p, CZ_PART_SYNTHESIZING);
 	p->t_dispatch = cz_trace_now();
-	e->handoff[(e->handoff_head + e->handoff_n++) % e->nsynth] = p;
+	atomic_store(&p->attempts, 1);
+	j->acct.buf_bytes += need;      /* per-job accounting: peak buffer bytes */
+	if (j->acct.buf_bytes > j->acct.buf_peak)
+		j->acct.buf_peak = j->acct.buf_bytes;
+	e->handoff[k * e->nsynth + (e->handoff_head[k] + e->handoff_n[k]++) % e->nsynth] = p;
+	e->node_idle[k]--;
 	e->synth_idle--;
 	cz_trace_arg(CZ_EV_DISPATCH, p->job->seq, p->idx, arg);
-	pthread_cond_signal(&e->synth_cv);
+	/* One condition for every node's workers: wake them all when there is
+	 * more than one node, so the one of node k is among them (a few
+	 * wake-ups per partition, against a partition's milliseconds). */
+	if (e->nnode > 1)
+		pthread_cond_broadcast(&e->synth_cv);
+	else
+		pthread_cond_signal(&e->synth_cv);
 }
 
 /* While the head (of circuit hc) waits for budget: the lowest-keyed
@@ -102,11 +232,12 @@ static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t
 	struct cz_qent q;
 	struct cz_part *p = ((struct cz_qent *)cz_heap_at(&e->queued, best))->part;
 	uint64_t need = p->job->circ->part_bytes;
-	if (cz_budget_try_reserve(e->budget, need))
+	int k = node_pick(e, need);
+	if (k < 0 || cz_budget_try_reserve(e->budget, need))
 		return 0;
 	cz_heap_remove(&e->queued, best, &q);
 	e->budget_skips++;
-	hand_off(e, p, need, 1);        /* arg 1: ahead of a head waiting for budget */
+	hand_off(e, p, need, k, 1);
 	return 1;
 }
 
@@ -132,9 +263,13 @@ static int dispatch_one(struct cz_engine *e, struct disp *d)
 		cz_job_part_terminal_locked(e, p);
 		return 1;
 	}
+	e->node_wait = false;
 	if (!e->synth_idle || e->inflight == CZ_PIPE_INFLIGHT)
 		return 0;
 	uint64_t need = p->job->circ->part_bytes;
+	int k = node_pick(e, need);
+	if (k < 0)
+		return 0;       /* no worker on a node that should take it */
 	int rc = cz_budget_try_reserve(e->budget, need);
 	if (rc) {
 		struct cz_budget_stat st;
@@ -173,7 +308,7 @@ static int dispatch_one(struct cz_engine *e, struct disp *d)
 		d->waiting = false;
 	}
 	cz_heap_pop(&e->queued, NULL);
-	hand_off(e, p, need, 0);
+	hand_off(e, p, need, k, 0);
 	return 1;
 }
 
@@ -183,7 +318,7 @@ static int wait_reason_locked(struct cz_engine *e)
 {
 	if (!cz_heap_peek(&e->queued))
 		return CZ_DISP_WAIT_JOB;
-	if (!e->synth_idle)
+	if (!e->synth_idle || e->node_wait)     /* none idle, or none on the right node */
 		return CZ_DISP_WAIT_WORKER;
 	if (e->inflight == CZ_PIPE_INFLIGHT)
 		return CZ_DISP_WAIT_INFLIGHT;
@@ -229,7 +364,8 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 
 	if (e->be->input == CZ_BACKEND_IN_NONE) {
 		e->be->stand_in(&e->bopts);
-		close(p->wfd);
+		if (p->wfd >= 0)
+			close(p->wfd);
 		p->wfd = -1;
 		p->work = (struct cz_dev_work){ .key = k, .dom = c->dom };
 		return 0;
@@ -244,6 +380,14 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 		return -1;
 	}
 	cz_synth_part_carve(k, p->mem, &b);
+	/* The spooled copy (engine/spool.c), opened only now: a queued
+	 * partition holds no descriptor. */
+	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
+		snprintf(p->err, sizeof(p->err), "partition %u witness: cannot open spool/%llu.%u.wtns: %s",
+			 p->idx, (unsigned long long)p->job->seq, p->idx, strerror(-p->wfd));
+		p->wfd = -1;
+		return -1;
+	}
 	int rc = cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
 	close(p->wfd);
 	p->wfd = -1;
@@ -276,21 +420,24 @@ void *cz_dispatch_synth_main(void *v)
 	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
 
 	cz_thread_name("cz-synth%u", worker - 1);
+	cz_thread_batch();      /* lib/thread.h: throughput work, no wake-up preemption */
 	cz_trace_thread("synth", worker - 1);
 	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/numa.c) */
 	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;
 	int arena = e->place && node >= 0 ? cz_place_arena_index(e->place, node) : 0;
+	unsigned k = e->nnode > 1 && arena >= 0 ? (unsigned)arena : 0;    /* its dispatch node */
 	pthread_mutex_lock(&e->lock);
+	e->node_idle[k]++;
 	e->synth_idle++;
 	pthread_cond_signal(&e->dispatch_cv);
 	for (;;) {
-		while (!e->stopping && !e->handoff_n)
+		while (!e->stopping && !e->handoff_n[k])
 			pthread_cond_wait(&e->synth_cv, &e->lock);
 		if (e->stopping)
 			break;
-		struct cz_part *p = e->handoff[e->handoff_head];
-		e->handoff_head = (e->handoff_head + 1) % e->nsynth;
-		e->handoff_n--;
+		struct cz_part *p = e->handoff[k * e->nsynth + e->handoff_head[k]];
+		e->handoff_head[k] = (e->handoff_head[k] + 1) % e->nsynth;
+		e->handoff_n[k]--;
 		pthread_mutex_unlock(&e->lock);
 
 		int rc = 0, qrc = 0;
@@ -298,12 +445,13 @@ void *cz_dispatch_synth_main(void *v)
 			cz_trace_arg(CZ_EV_SKIP, p->job->seq, p->idx, CZ_SKIP_SYNTH);
 			qrc = cz_pipe_skip(&e->pipe, worker, p);   /* the finalizer marks it cancelled */
 		} else {
-			uint64_t t0 = cz_trace_now();
+			uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			p->node = node;
 			rc = synthesize(e, p, arena);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
 			p->synth_ns = cz_trace_now() - t0;
+			p->synth_cpu_ns = cz_thread_cpu_ns() - cpu0;
 			if (!rc) {
 				cz_part_set(p, CZ_PART_READY);
 				cz_trace(CZ_EV_ENQUEUE, p->job->seq, p->idx);
@@ -323,7 +471,10 @@ void *cz_dispatch_synth_main(void *v)
 		if (rc) {
 			cz_part_set(p, CZ_PART_FAILED);
 			cz_job_part_terminal_locked(e, p);
+		} else if (p->synth_ns) {     /* node_pick's slack: a running mean over ~8 */
+			e->synth_avg_ns = e->synth_avg_ns ? (e->synth_avg_ns * 7 + p->synth_ns) / 8 : p->synth_ns;
 		}
+		e->node_idle[k]++;
 		e->synth_idle++;
 		pthread_cond_signal(&e->dispatch_cv);
 	}

@@ -58,10 +58,12 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.devices = 0,                   /* all the backend has */
 		.consumers_per_device = 2,
 		.synth_workers = 1,
+		.finalizers = 2,
 		.device_threads = 0,            /* all CPUs */
 		.mem_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : 1ull << 32,
 		.null_delay_ms = 20,
 		.null_synth_ms = 0,
+		.retain_s = 7 * 86400,
 	};
 }
 
@@ -85,6 +87,8 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		bad = "--consumers-per-device", v = c->consumers_per_device, hi = CZ_ENGINE_MAX_CONSUMERS_PER_DEV;
 	else if (!c->synth_workers || c->synth_workers > CZ_ENGINE_MAX_SYNTH_WORKERS)
 		bad = "--synth-workers", v = c->synth_workers, hi = CZ_ENGINE_MAX_SYNTH_WORKERS;
+	else if (!c->finalizers || c->finalizers > CZ_ENGINE_MAX_FINALIZERS)
+		bad = "--finalizers", v = c->finalizers, hi = CZ_ENGINE_MAX_FINALIZERS;
 	else if (c->device_threads > CZ_ENGINE_MAX_DEVICE_THREADS)
 		bad = "--device-threads", v = c->device_threads, lo = 0, hi = CZ_ENGINE_MAX_DEVICE_THREADS;
 	if (bad) {
@@ -98,6 +102,11 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 	if ((c->null_fault_nth || c->null_fault_part) && c->isolation != CZ_ISOLATION_PROCESS) {
 		snprintf(err, cap, "--null-fault, --null-fault-part: only with --isolation process "
 			 "(the fault is a real segfault)");
+		return -EINVAL;
+	}
+	if (!c->retain_s || c->retain_s > CZ_ENGINE_RETAIN_MAX_S) {
+		snprintf(err, cap, "--retain %llu s: must be 1 s to %llu s (ten years)",
+			 (unsigned long long)c->retain_s, CZ_ENGINE_RETAIN_MAX_S);
 		return -EINVAL;
 	}
 	if (!c->mem_budget) {
@@ -142,8 +151,9 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "backend %s: no device found", e->be->name);
 		return -ENODEV;
 	}
-	e->ndev = e->cfg.devices ? e->cfg.devices : (unsigned)avail;
-	if (e->ndev > (unsigned)avail && !e->be->simulated) {
+	/* The plan's count: the backend's, or (cpu) one per node of its topology. */
+	e->ndev = e->cfg.devices ? e->cfg.devices : e->place->ndev;
+	if (e->cfg.devices && e->ndev > (unsigned)avail && !e->be->simulated) {
 		snprintf(err, cap, "backend %s: %u devices asked, %d present", e->be->name, e->ndev, avail);
 		return -ENODEV;
 	}
@@ -165,6 +175,7 @@ static int start_devices(struct cz_engine *e, char *err, size_t cap)
 static int start_threads(struct cz_engine *e)
 {
 	e->nsynth = e->cfg.synth_workers;              /* 1..: cz_engine_config_check */
+	e->nfinal = e->cfg.finalizers;                 /* 1..CZ_ENGINE_MAX_FINALIZERS: the same */
 	e->ncons = e->ndev * e->cfg.consumers_per_device;
 	char err[256];
 	if (cz_pipe_create(&e->pipe, e->ncons, e->ndev, err, sizeof(err))) {
@@ -177,7 +188,8 @@ static int start_threads(struct cz_engine *e)
 	e->pipe.lookup_ctx = e;
 	e->synth = calloc(e->nsynth, sizeof(*e->synth));
 	e->cons = calloc(e->ncons, sizeof(*e->cons));
-	e->handoff = calloc(e->nsynth, sizeof(*e->handoff));
+	cz_dispatch_nodes_init(e);
+	e->handoff = calloc((size_t)e->nsynth * e->nnode, sizeof(*e->handoff));
 	if (!e->synth || !e->cons || !e->handoff)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->ncons; i++) {
@@ -201,6 +213,8 @@ static int start_threads(struct cz_engine *e)
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
+	/* The devices' warm-up key, while keys load (engine/warmup.c). */
+	e->warmup_started = !cz_warmup_prepare(&e->warmup);
 	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
 		if (cz_devproc_start(e, err, sizeof(err))) {
 			fprintf(stderr, "cuzkd: %s\n", err);
@@ -218,8 +232,13 @@ static int start_threads(struct cz_engine *e)
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -EAGAIN;
 	}
-	if (pthread_create(&e->finalizer, NULL, cz_finalize_main, e) ||
-	    pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
+	for (unsigned i = 0; i < e->nfinal; i++) {
+		e->final[i] = (struct cz_finalizer){ .e = e, .idx = i };
+		if (pthread_create(&e->final[i].tid, NULL, cz_finalize_main, &e->final[i]))
+			return -EAGAIN;
+		e->final[i].started = true;
+	}
+	if (pthread_create(&e->dispatcher, NULL, cz_dispatch_main, e))
 		return -EAGAIN;
 	return 0;
 }
@@ -262,6 +281,8 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		return NULL;
 	}
 	cz_numa_log_hugepages(e->place);
+	if (c->isolation == CZ_ISOLATION_PROCESS)
+		cz_numa_devproc_env(e);         /* the device children's placement */
 	e->budget = cz_budget_create(c->mem_budget);
 	e->next_seq = 1;
 	/* Buffers: a region of budget + 1/8 (slab rounding), populated as
@@ -289,6 +310,13 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	pthread_cond_init(&e->job_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	cz_trace_thread("control", 0);
+	/* The journal before any thread: the jobs it resumes are there when
+	 * the first request comes (engine/recover.c). */
+	e->spoolfd = -1;
+	if (cz_recover_start(e, err, cap)) {
+		cz_engine_destroy(e);
+		return NULL;
+	}
 	if (start_devices(e, err, cap) || start_threads(e)) {
 		if (!*err)
 			snprintf(err, cap, "cannot start the engine's threads");
@@ -339,9 +367,14 @@ void cz_engine_destroy(struct cz_engine *e)
 		if (e->cons[i].tid)
 			pthread_join(e->cons[i].tid, NULL);
 	cz_pipe_finish(&e->pipe);
-	if (e->finalizer)
-		pthread_join(e->finalizer, NULL);
+	for (unsigned i = 0; i < e->nfinal; i++)
+		if (e->final[i].started)
+			pthread_join(e->final[i].tid, NULL);
+	if (e->warmup_started)
+		pthread_join(e->warmup, NULL);
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
+	cz_journal_close(e->jn);        /* what is pending, then its writer */
+	e->jn = NULL;
 	cz_pipe_destroy(&e->pipe);
 	cz_stat_stop(e);
 	/* the trace buffers stay: a dump after destroy (tests) still reads

@@ -23,6 +23,7 @@
 #define CZ_ENGINE_MAX_CONSUMERS_PER_DEV 64
 #define CZ_ENGINE_MAX_SYNTH_WORKERS     1024
 #define CZ_ENGINE_MAX_DEVICE_THREADS    4096
+#define CZ_ENGINE_MAX_FINALIZERS        16
 
 /* Start from cz_engine_config_defaults(): the defaults live there only
  * (cuzkd's --help prints them). */
@@ -32,6 +33,7 @@ struct cz_engine_config {
 	unsigned devices;               /* 0 = all the backend has (cpu, null: 1); at most 32 */
 	unsigned consumers_per_device;  /* 1..64; 2 lets one prepare while one computes */
 	unsigned synth_workers;         /* 1..1024 */
+	unsigned finalizers;            /* verifying threads, 1..16 (engine/finalize.c) */
 	unsigned device_threads;        /* host threads per device (0 = all CPUs); at most 4096 */
 	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
@@ -41,7 +43,10 @@ struct cz_engine_config {
 	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
 	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
 	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/admit.c) */
+	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
 };
+
+#define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */
 
 #define CZ_ISOLATION_THREAD  0      /* threads of cuzkd (the default; sanitizers) */
 #define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
@@ -55,8 +60,9 @@ struct cz_place;
 int cz_devproc_child_main(int argc, char **argv);
 
 /* backend "cpu", devices all, 2 consumers per device, 1 synthesis worker,
+ * 2 finalizers,
  * all CPUs per device, 3/4 of RAM, null: 20 ms a partition, no synthesis
- * time; state_dir NULL (the caller must set it). */
+ * time; finished jobs retained 7 days; state_dir NULL (the caller must set it). */
 void cz_engine_config_defaults(struct cz_engine_config *c);
 /* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
 int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);
@@ -88,6 +94,9 @@ void cz_engine_wake(struct cz_engine *e);
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len);
 void cz_engine_set_phase(struct cz_engine *e, const char *phase);
 int cz_engine_ready(struct cz_engine *e, char *why, size_t cap);
+/* The same less "a key is loaded" (sd_notify's READY=1: a unit started
+ * without --load is up once its devices are warm). */
+int cz_engine_serving(struct cz_engine *e, char *why, size_t cap);
 /* The watchdog's check: 1 when the engine's control-plane lock was free
  * within usec, else 0 with why.  One line of what the daemon is doing (for
  * sd_notify's STATUS=). */

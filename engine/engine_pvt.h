@@ -10,6 +10,7 @@
 #include "alloc/slab.h"
 #include "engine/devproc.h"
 #include "engine/engine.h"
+#include "engine/journal.h"
 #include "engine/metrics.h"
 #include "engine/pipe.h"
 #include "engine/place.h"
@@ -35,6 +36,7 @@ struct cz_circuit {
 	char path[PATH_MAX];
 	struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
 	struct cz_region kreg;
+	bool kpinned;                   /* kreg pinned by the backend (pin_host) */
 	struct cz_ntt_domain *dom;
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
@@ -64,12 +66,24 @@ struct cz_part {
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
 	int node;               /* NUMA node it was synthesized on, -1 unplaced */
+	unsigned disp_node;     /* the dispatch node chosen for it (engine/dispatch.c) */
+	_Atomic unsigned out_node;   /* disp_node + 1 while counted in node_out, else 0 */
 	char err[320];
 	uint64_t t_done;
 	/* Per-job accounting (engine/metrics.c), each written by the stage's
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
+	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
+	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
 };
+
+/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a vDSO read). */
+static inline uint64_t cz_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* An element of the engine's queue (lib/heap.h: the key first). */
 struct cz_qent {
@@ -79,7 +93,7 @@ struct cz_qent {
 
 struct cz_job {
 	uint64_t seq;
-	char id[64];            /* the caller's id, or the sequence number */
+	char id[64];            /* the caller's id, or "@<seq>" (docs/protocol.md) */
 	enum cz_prio prio;
 	long owner;             /* the submitting uid (engine/access.c) */
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
@@ -96,10 +110,25 @@ struct cz_job {
 	char err[400];
 	uint64_t t_submit, t_finish;
 	struct cz_job_acct acct;        /* summed as partitions end (engine/metrics.c) */
+	/* Durability (engine/journal.c, engine/recover.c): */
+	bool accepting;         /* spooled, its submit record not yet durable: not queued */
+	bool waiting_key;       /* resumed at start; queued once its circuit is loaded */
+	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
+	uint8_t digest[CZ_JOURNAL_DIGEST];
+	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
 	struct cz_job *next;
 };
 
 struct cz_stat;
+
+/* A finalizer thread (engine/finalize.c): its index names its ring owner
+ * id, its trace unit and its thread ("cz-final", "cz-final1", ...). */
+struct cz_finalizer {
+	struct cz_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+};
 
 /* A consumer's context: only what a consumer in another process would
  * have too (the pipe's mapping, its backend and device handle, the
@@ -134,8 +163,21 @@ struct cz_engine {
 	pthread_cond_t synth_cv;        /* work handed to synthesis */
 	pthread_cond_t job_cv;          /* a job reached a terminal state */
 	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
-	struct cz_part **handoff;       /* dispatched, waiting for a worker (FIFO) */
-	unsigned handoff_n, handoff_head, synth_idle;
+	/* Dispatched, waiting for a worker: one FIFO of nsynth entries per
+	 * dispatch node (handoff + k * nsynth), node k's head and count, idle
+	 * workers per node and in all (engine/dispatch.c). */
+	struct cz_part **handoff;
+	unsigned handoff_n[CZ_PLACE_MAX_NODES], handoff_head[CZ_PLACE_MAX_NODES];
+	unsigned node_idle[CZ_PLACE_MAX_NODES], synth_idle;
+	unsigned nnode;                 /* dispatch nodes: the plan's arenas, or 1 */
+	unsigned node_workers[CZ_PLACE_MAX_NODES];  /* synthesis workers per node */
+	bool node_wait;                 /* the dispatcher waits for a worker of a busy node */
+	uint64_t synth_avg_ns;          /* mean synthesis time, the last ~8 (under the lock) */
+	/* Per dispatch node: partitions dispatched there and not yet back
+	 * from a device (the finalizer takes them off), and the budget bytes
+	 * they hold (under the lock). */
+	_Atomic unsigned node_out[CZ_PLACE_MAX_NODES];
+	uint64_t node_bytes[CZ_PLACE_MAX_NODES];
 	struct cz_budget *budget;       /* keys and partition buffers */
 	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
 	/* One arena per node of the plan (engine/numa.c): node_arena[0] == arena. */
@@ -164,8 +206,10 @@ struct cz_engine {
 
 	struct cz_output *output;       /* the output writer (engine/output.c) */
 
-	pthread_t dispatcher, finalizer, *synth;
-	unsigned nsynth, ncons, ndev;
+	pthread_t dispatcher, *synth, warmup;
+	bool warmup_started;
+	unsigned nsynth, ncons, ndev, nfinal;
+	struct cz_finalizer final[CZ_ENGINE_MAX_FINALIZERS];
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
 	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
@@ -182,17 +226,22 @@ struct cz_engine {
 	struct cz_place *place;
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
-	int dev_node[CZ_ENGINE_MAX_DEVICES];    /* what pipe.dev_node points to */
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
+	struct cz_journal *jn;          /* the job journal (engine/journal.c) */
+	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
 #define CZ_OWNER_ORDER 2047u      /* the order thread, taking back from out rings */
-#define CZ_OWNER_FINAL 2046u      /* the finalizer, giving slots back */
+#define CZ_OWNER_FINAL 2046u      /* finalizer 0, giving slots back */
+/* Finalizer k's owner id: 2046 for k = 0 (as before there were several),
+ * then 2029, 2028, ... (above every synthesis worker's, below the rest). */
+#define CZ_OWNER_FINAL_K(k) ((k) ? 2030u - (k) : CZ_OWNER_FINAL)
 #define CZ_OWNER_SUPER 2045u      /* the device supervisor, handing partitions out again */
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_SUPER, "the order thread's and finalizer's ids are no worker's");
+_Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < 2030u - CZ_ENGINE_MAX_FINALIZERS, "finalizers' ids are no worker's");
 _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 	       "synthesis worker ids stay below the consumers'");
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
@@ -218,8 +267,16 @@ json_object *cz_admit_status_locked(const struct cz_engine *e);
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
+void cz_dispatch_back(struct cz_engine *e, struct cz_part *p);  /* off its node's devices' queue */
+void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
+/* engine/warmup.c: one verified proof of a small built-in circuit on the
+ * device, by its first consumer before it serves.  0, or -1 with why. */
+int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap);
+/* Starts making the warm-up key in a thread (joined by the caller), so it
+ * overlaps loading keys; 0 or -1. */
+int cz_warmup_prepare(pthread_t *tid);
 /* engine/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);
@@ -229,6 +286,10 @@ void cz_stat_stop(struct cz_engine *e);
 json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
 /* engine/numa.c: binding threads to the plan, its figures for status */
 void cz_numa_log_hugepages(const struct cz_place *p);
+#define CZ_NUMA_PLACEMENT_ENV "CUZK_DEVICE_PLACEMENT"
+void cz_numa_devproc_env(const struct cz_engine *e);    /* before any engine thread */
+void cz_numa_child_place(unsigned dev);                 /* a device child, first thing */
+uint64_t cz_numa_key_nodes(const struct cz_engine *e);  /* nodes a key is interleaved over */
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w);      /* 0-based */
 void cz_numa_bind_device(struct cz_engine *e, unsigned dev);    /* a consumer of dev */
 struct cz_device *cz_numa_open_device(struct cz_engine *e, unsigned i, char *err, size_t cap);
@@ -252,7 +313,7 @@ void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then j
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
-cz_fr *cz_output_pub(struct cz_job *j);
+cz_fr *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const cz_fr *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */
@@ -270,6 +331,25 @@ void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
+/* engine/recover.c: at start, the journal's unfinished jobs become jobs
+ * again (waiting for their circuit), the spool and proofs/ are cleaned;
+ * once a circuit is loaded its resumed jobs are queued. */
+int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
+void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
+/* await's answer for a job only the journal still holds, or NULL (with
+ * *pending when its end is not durable yet: wait for the next commit). */
+json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
+/* The journal's commit hook: a job's end became durable, its await may answer. */
+void cz_recover_on_commit(void *e);
+/* "@<seq>": the automatic id (a caller's id never starts with '@'). */
+void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
+/* The path of a job's published directory, and of its temporary one. */
+void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap);
+void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t cap);
+/* Moves the complete temporary directory tmp into place as final: atomic;
+ * an older directory of the same name (an id whose retention ended) is
+ * exchanged out and removed.  0 or -errno. */
+int cz_job_publish(const char *tmp, const char *final);
 /* engine/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);

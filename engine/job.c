@@ -31,10 +31,19 @@ void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 {
+	int st = atomic_load(&j->state);
 	j->t_finish = cz_trace_now();
-	cz_metrics_job_finished(e->metrics, atomic_load(&j->state), (int)j->prio, j->t_finish - j->t_submit);
+	cz_metrics_job_finished(e->metrics, st, (int)j->prio, j->t_finish - j->t_submit);
 	cz_metrics_acct_finish(e, j);
-	j->circ->jobs--;
+	/* Its end record (memory only here: the journal's writer makes it
+	 * durable, and await answers once it is).  Not for what a shutdown
+	 * ends: such a job was accepted and not finished, so the next start
+	 * resumes it.  Done jobs and cancels record theirs themselves. */
+	if (!j->end_ticket && e->jn && (st == CZ_JOB_DONE || !e->stopping))
+		j->end_ticket = cz_journal_end(e->jn, j->seq, st, j->err,
+					       (double)(j->t_finish - j->t_submit) / 1e6);
+	if (j->circ)
+		j->circ->jobs--;        /* NULL: resumed, cancelled before its circuit came */
 	pthread_cond_broadcast(&e->job_cv);
 	/* Not compacted here: this runs on the finalizer's and the writer's
 	 * threads, which make no heap calls; the control plane compacts
@@ -131,11 +140,14 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 	}
 	if (p->dispatched) {
 		p->dispatched = false;
+		cz_dispatch_back(e, p);         /* if the finalizer has not */
+		e->node_bytes[p->disp_node] -= p->reserved;
 		e->inflight--;
 		pthread_cond_signal(&e->dispatch_cv);
 	}
 	if (p->reserved) {
 		cz_engine_budget_release_locked(e, p->reserved);
+		j->acct.buf_bytes -= p->reserved;
 		p->reserved = 0;
 	}
 	if (p->wfd >= 0) {

@@ -22,8 +22,10 @@ struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 	return NULL;
 }
 
-static void circuit_free(struct cz_circuit *c)
+static void circuit_free(const struct cz_backend *be, struct cz_circuit *c)
 {
+	if (c->kpinned)
+		be->unpin_host(c->kreg.base);
 	cz_numa_caches_destroy(c);
 	cz_ntt_domain_destroy(c->dom);
 	cz_shkey_free(&c->key, &c->kreg);
@@ -60,15 +62,21 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		free(c);
 		return cz_resp_err("%s", err);
 	}
-	/* One copy, in shared memory: device children map it (engine/shkey.c). */
-	if (cz_shkey_share(&c->key, &c->kreg, err, sizeof(err))) {
-		circuit_free(c);
+	/* One copy, in shared memory: device children map it (engine/shkey.c).
+	 * On a multi-node machine its pages are interleaved over the nodes
+	 * with devices (cz_numa_key_nodes: why one interleaved copy). */
+	if (cz_shkey_share(&c->key, &c->kreg, cz_numa_key_nodes(e), err, sizeof(err))) {
+		circuit_free(e->be, c);
 		return cz_resp_err("%s: %s", path, err);
 	}
+	/* pinned for the devices' key uploads; device children pin their own
+	 * mapping (engine/devproc.c) */
+	if (e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+		c->kpinned = !e->be->pin_host(c->kreg.base, c->kreg.size);
 	c->dom = cz_ntt_domain_create(c->key.log2n);
 	if (!c->dom) {
 		unsigned log2n = c->key.log2n;
-		circuit_free(c);
+		circuit_free(e->be, c);
 		return cz_resp_err("%s: out of memory for the 2^%u NTT domain", path, log2n);
 	}
 	c->key_bytes = cz_groth16_key_bytes(&c->key) + cz_ntt_domain_bytes(c->dom);
@@ -115,11 +123,12 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 			e->circuits = c;
 			e->keys_bytes += c->key_bytes;  /* what partitions can never have (engine/admit.c) */
 			cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
+			cz_recover_resume_locked(e, c);   /* jobs from before a restart */
 		}
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
-		circuit_free(c);
+		circuit_free(e->be, c);
 		return r;
 	}
 	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
@@ -173,7 +182,7 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		if (j->circ == gone)
 			j->circ = NULL;
 	pthread_mutex_unlock(&e->lock);
-	circuit_free(gone);
+	circuit_free(e->be, gone);
 	fprintf(stderr, "cuzkd: unloaded %s\n", name);
 	return cz_resp_ok();
 }
@@ -205,6 +214,6 @@ void cz_circuits_free(struct cz_engine *e)
 	while (e->circuits) {
 		struct cz_circuit *c = e->circuits;
 		e->circuits = c->next;
-		circuit_free(c);
+		circuit_free(e->be, c);
 	}
 }

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_STAT_NCAUSE 11       /* engine/stat.c's causes, unattributed last */
+#define CZ_STAT_NCAUSE 13       /* engine/stat.c's causes, unattributed last */
 const char *cz_stat_cause_name(int c);
 
 struct cz_metrics;
@@ -31,8 +31,16 @@ struct cz_metrics;
  * device each partition was proved on (-1: none). */
 struct cz_job_acct {
 	uint64_t t_first_dispatch, synth_ns, device_ns, final_ns;
+	/* CPU time (CLOCK_THREAD_CPUTIME_ID of the thread that ran each stage:
+	 * the synthesis worker, the consumer, the finalizer; the cpu backend's
+	 * pool threads are not in device_cpu_ns). */
+	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;
+	uint64_t buf_bytes, buf_peak;   /* partition buffers held now, at most at once */
+	uint32_t attempts;              /* device hand-outs over all partitions */
 	int8_t dev[200];        /* + 1 per partition (0: none); in the job, so no
 				 * allocation on the partition's path (CZ_ENGINE_MAX_PARTS) */
+	uint8_t tries[200];     /* per partition: its hand-outs to a device (1, or more after
+				 * a device process died with it) */
 };
 struct cz_job;
 struct cz_part;

@@ -6,12 +6,15 @@
  *
  * Which thread binds where: a synthesis worker to its node (its buffers come
  * from its node's arena, so the pages it fills are local); a device's
- * consumer threads to the device's node (a device process, cz-dev<N>, calls
- * cz_place_apply_device the same way); the device itself is opened from a
+ * consumer threads to the device's node (a device process, cz-dev<N>,
+ * binds itself as a whole, first thing: cz_numa_child_place, from the plan
+ * in its environment); the device itself is opened from a
  * thread bound to its node, so the threads the backend creates then (the
  * cpu backend's pool, cuda's B2 thread) inherit the binding.  Binding
  * happens only when the plan is of this machine; a plan read from
- * --topology is shown, not applied.
+ * --topology is shown, not applied.  Which node a partition goes to is
+ * the dispatcher's choice (engine/dispatch.c, WHICH NODE) and the order
+ * thread's (engine/pipe.c, ACROSS NODES); resident keys: below.
  */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
@@ -21,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *err, size_t cap)
@@ -30,16 +34,26 @@ struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *er
 		snprintf(err, cap, "unknown backend '%s' (known: %s)", c->backend, cz_backend_names());
 		return NULL;
 	}
-	int n = c->devices ? (int)c->devices : be->count();
-	if (n <= 0) {
+	/* A per-node backend (cpu): by default one device per node of the
+	 * plan's topology (this machine's, or --topology's). */
+	int n = c->devices ? (int)c->devices : be->per_node ? 0 : be->count();
+	if (n < 0 || (n == 0 && !be->per_node)) {
 		snprintf(err, cap, "backend %s: no device found", be->name);
 		return NULL;
 	}
 	struct cz_place_opts o = {
 		.topology = c->topology, .device_nodes = c->device_nodes, .ndev = (unsigned)n,
+		.dev_per_node = be->per_node,
 		.nworkers = c->synth_workers, .mem_budget = c->mem_budget, .pci_bus_id = be->pci_bus_id,
 	};
-	return cz_place_plan(&o, err, cap);
+	struct cz_place *p = cz_place_plan(&o, err, cap);
+	if (p && p->ndev > CZ_ENGINE_MAX_DEVICES) {
+		snprintf(err, cap, "backend %s: one device per node makes %u, more than %u: give --devices",
+			 be->name, p->ndev, CZ_ENGINE_MAX_DEVICES);
+		cz_place_free(p);
+		return NULL;
+	}
+	return p;
 }
 
 /* On a multi-node machine, one line per node with an arena and no 2 MiB
@@ -58,6 +72,65 @@ void cz_numa_log_hugepages(const struct cz_place *p)
 				"/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages, "
 				"docs/deploy.md)\n", n->node, (unsigned long long)p->arenas[i].bytes, n->node);
 	}
+}
+
+/* --isolation process on a multi-node machine: each device child binds
+ * itself to its device's node first thing (cz_devproc_place, before it
+ * maps anything or starts a thread, so all of the child follows: its
+ * consumers, the backend's threads, every page it faults), by the plan
+ * that this environment variable carries through the exec.  Set once,
+ * before the engine starts any thread (setenv is not safe against a
+ * concurrent getenv); unset when the plan binds nothing, so a child never
+ * applies another daemon's plan. */
+void cz_numa_devproc_env(const struct cz_engine *e)
+{
+	static char buf[64 * 1024];
+	if (!e->place || !e->place->bind || cz_topo_nnodes(e->place->topo) < 2 ||
+	    cz_place_env_format(e->place, buf, sizeof(buf)) < 0) {
+		unsetenv(CZ_NUMA_PLACEMENT_ENV);
+		return;
+	}
+	setenv(CZ_NUMA_PLACEMENT_ENV, buf, 1);
+}
+
+void cz_numa_child_place(unsigned dev)
+{
+	const char *env = getenv(CZ_NUMA_PLACEMENT_ENV);
+	int node = -1;
+	int rc = env ? cz_place_env_apply(env, dev, &node) : 1;
+	if (rc < 0)
+		fprintf(stderr, "cz-dev%u: cannot bind to node %d (%s): %s\n", dev, node, CZ_NUMA_PLACEMENT_ENV,
+			strerror(-rc));
+}
+
+/*
+ * RESIDENT KEYS: one copy, its pages interleaved over the nodes that have
+ * devices (bit n of the mask: node n), not one copy per node.  Who reads a
+ * key: every synthesis worker, each partition (the coefficient table and
+ * row offsets, streamed), and the cpu backend's MSMs (the bases; a cuda
+ * device reads them once, at upload).  A copy on the loader's node made
+ * every read of the other node's workers remote: in the two-node VM all
+ * 512 pages of the test key sat on one node (selftests/vm, move_pages),
+ * half the workers reading 100% remote; interleaved, 256 and 256, each
+ * node's workers reading half local, half remote, and both memory
+ * controllers sharing the load.  A copy per node would make every read
+ * local, at one more key per node: a proving key is tens of GB, charged to
+ * the budget that partitions need, and the streamed reads are a small part
+ * of a partition's traffic beside its own buffers (which are local).  The
+ * bandwidth side needs a real dual-socket machine: docs/deploy.md gives
+ * the method, and a per-node copy is the change to make if it shows the
+ * remote half costing more than the memory.  Only when the plan is of this
+ * machine (a --topology plan binds nothing); 0 otherwise.
+ */
+uint64_t cz_numa_key_nodes(const struct cz_engine *e)
+{
+	uint64_t m = 0;
+	if (!e->place || !e->place->bind || cz_topo_nnodes(e->place->topo) < 2)
+		return 0;
+	for (unsigned k = 0; k < e->place->narenas; k++)
+		if (e->place->arenas[k].node >= 0 && e->place->arenas[k].node < 64)
+			m |= 1ull << e->place->arenas[k].node;
+	return m;
 }
 
 void cz_numa_bind_worker(struct cz_engine *e, unsigned w)
@@ -140,6 +213,11 @@ int cz_numa_arenas_create(struct cz_engine *e)
 			return -ENOMEM;
 		}
 		e->narena = k + 1;
+		/* The devices copy partitions from here: pinned once (cuda),
+		 * where the consumers run (device children pin their mapping) */
+		const struct cz_region *rg = cz_slab_region(e->node_arena[k]);
+		if (e->be && e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+			e->be->pin_host(rg->base, rg->size);
 		if (node >= 0 && cz_slab_region(e->node_arena[k])->node != node)
 			fprintf(stderr, "cuzkd: node %d: mbind of its %llu-byte arena failed: its pages go "
 				"where they are first touched (docs/deploy.md, when a node is short)\n", node,
@@ -151,8 +229,11 @@ int cz_numa_arenas_create(struct cz_engine *e)
 
 void cz_numa_arenas_destroy(struct cz_engine *e)
 {
-	for (unsigned k = 0; k < e->narena; k++)
+	for (unsigned k = 0; k < e->narena; k++) {
+		if (e->be && e->be->unpin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
+			e->be->unpin_host(cz_slab_region(e->node_arena[k])->base);
 		cz_slab_arena_destroy(e->node_arena[k]);
+	}
 	e->narena = 0;
 	e->arena = NULL;
 }
@@ -213,10 +294,11 @@ uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p)
 	return node;
 }
 
-/* The order thread's view: each device's node (pipe.h, pick_free). */
+/* The order thread's and the consumers' view: each device's node, in the
+ * pipe's region (pipe.c, ACROSS NODES); nothing on a one-node plan. */
 void cz_numa_pipe_nodes(struct cz_engine *e)
 {
-	for (unsigned d = 0; e->place && d < e->ndev && d < e->place->ndev && d < CZ_ENGINE_MAX_DEVICES; d++)
-		e->dev_node[d] = e->place->devs[d].node;
-	e->pipe.dev_node = e->place && cz_topo_nnodes(e->place->topo) > 1 ? e->dev_node : NULL;
+	bool multi = e->place && cz_topo_nnodes(e->place->topo) > 1;
+	for (unsigned d = 0; multi && d < e->ndev && d < e->place->ndev; d++)
+		cz_pipe_dev_node(&e->pipe, d, e->place->devs[d].node);
 }

@@ -34,15 +34,38 @@
  *     consumer may be claiming it (mc too): the slot's CAS picks one, and
  *     a consumer that loses releases the device and waits again;
  *  4. with the heap empty, an idle device takes the lowest held partition
- *     of a consumer that waits behind a computing one elsewhere, so no
- *     device idles while another device's consumer holds waiting work.
+ *     of a consumer that waits behind a computing one elsewhere (or behind
+ *     its own compute, after taking a peer's lower key), or that has held
+ *     it STALL_NS without starting on a device computing nothing (its
+ *     thread is not being scheduled), so no device idles while another
+ *     device's consumer holds waiting work; while such a hold exists the
+ *     order thread looks again every STALL_NS.
+ * ACROSS NODES (a multi-node plan: devs[].node set; engine/dispatch.c chose
+ * T's node for having the device that will next be free).  Rules 1-2 look
+ * at T's node's devices first, and at another node's device only when it
+ * is idle; rule 3 swaps only with a consumer of T's node; rule 4 takes a
+ * victim on the idle device's node first, and one of another node only
+ * when the compute it waits behind will take longer yet than a quarter of
+ * that device's mean time, 1 ms at least (four devices in step crossed
+ * 12-18 of 64 partitions in pairs, each stolen microseconds before its own
+ * device would start it).  So a partition crosses nodes
+ * only when a device of another node would otherwise idle, and otherwise
+ * waits for its own node's device, which the dispatcher's estimate says
+ * is the next free.  A T waiting so is still the minimum, so nothing
+ * above it is given out meanwhile: the order argument below is unchanged.
+ * (A node none of whose devices is up: T goes anywhere.)
  * And the re-check before every start, by the consumer that now holds a
  * device (take_lower): if another consumer holds a lower key it has not
  * started, on this device or on one that is not computing (its thread has
  * not been scheduled yet), this one takes it and gives its own back to the
  * heap through the inbox.  The order thread alone cannot see a consumer
  * that is merely slow to wake; on the loaded 2-core machine one such stall
- * let 5 higher keys start on the other device before the fix.
+ * let 5 higher keys start on the other device before the fix.  Across
+ * nodes it takes only a partition held for one mean device time (1 ms at
+ * least) with no release on its device meanwhile (far_fresh): two
+ * consumers woken together for two nodes' partitions swapped them, both
+ * crossing, for a start a few us earlier (30 of 64 crossed on the
+ * simulated two-node machine, tools/bench-numa.sh).
  * Why this keeps order: only the heap's minimum is ever given out, and a
  * swap or a take-over only lowers what a consumer holds or starts; so while
  * b waits in the heap no key above b is given out, once b is the minimum
@@ -81,6 +104,7 @@
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 #define WAIT_NS (200 * 1000 * 1000)   /* sleeps re-check the stop flag this often */
 #define CLAIM_SPINS 256               /* ~7 us of pause (27 ns each on the 2-core VM) */
+#define TAKE_FAR_NS (1000 * 1000)     /* far_window's least: across nodes, wait at least this long */
 
 /* The slot a descriptor names, on a consumer (any process).  On a
  * checksum mismatch no field is trusted alone: the slot is used only if it
@@ -158,15 +182,50 @@ static unsigned dev_load(const struct cz_pipe *p, unsigned d, bool *computing)
 	return n;
 }
 
-/* Rule 1, then 2: the free consumer where key goes, or -1.  Among devices
- * equally loaded, one on the partition's node first (engine/numa.c), then
- * the one given work longest ago. */
+/* Device d's NUMA node, or -1 (one node: no preference anywhere). */
+static int dnode(const struct cz_pipe *p, unsigned d)
+{
+	return (int)atomic_load_explicit(&p->devs[d].node, memory_order_relaxed) - 1;
+}
+
+/* Multi-node plans: may device d take a partition of `node` as a local
+ * one?  node < 0: no preference (one node, an unplaced partition, or a
+ * node none of whose devices is up). */
+static bool dev_local(const struct cz_pipe *p, unsigned d, int node)
+{
+	return node < 0 || dnode(p, d) < 0 || dnode(p, d) == node;
+}
+
+/* The partition's node if some device of it is up, else -1 (anywhere). */
+static int node_of(const struct cz_pipe *p, const struct cz_ring_desc *t)
+{
+	int node = CZ_PIPE_OFF_NODE(t->off[0]);
+	if (node < 0)
+		return -1;
+	for (unsigned d = 0; d < p->ndev; d++)
+		if (dnode(p, d) == node && !atomic_load(&p->devs[d].down))
+			return node;
+	return -1;
+}
+
+static bool ends_late(const struct cz_pipe *p, unsigned d);
+
+/* Rule 1, then 2: the free consumer where key goes, or -1.  A device of
+ * the partition's node first, the least loaded, then the one given work
+ * longest ago; a device of another node only when it is idle (load 0),
+ * so that it never idles while this partition waits, and otherwise the
+ * partition waits for its own node's device (engine/dispatch.c chose
+ * that node for being the next free).  And an idle device of another
+ * node before its own node's busy one unless that one will start it
+ * within far_window (it computes alone and ends soon): a partition held
+ * longer behind a compute lets the idle device start higher keys meanwhile
+ * (one per consumer each window; on the skewed mix of tools/bench-numa.sh
+ * up to 7 against a bound of 6, before this). */
 static int pick_free(const struct cz_pipe *p, int node)
 {
-	bool best_far = true;
-	int best = -1;
-	unsigned best_load = ~0u;
-	uint64_t best_tick = ~0ull;
+	int best[2] = { -1, -1 };               /* [0] its node's, [1] another's, idle */
+	unsigned best_load[2] = { ~0u, ~0u }, best_dev = 0;
+	uint64_t best_tick[2] = { ~0ull, ~0ull };
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		unsigned load = dev_load(p, d, &computing);
@@ -176,25 +235,32 @@ static int pick_free(const struct cz_pipe *p, int node)
 				f = (int)c;
 		if (f < 0)
 			continue;
-		bool far = node >= 0 && p->dev_node && p->dev_node[d] != node;
-		if (load < best_load || (load == best_load && (far < best_far ||
-		    (far == best_far && p->dev_tick[d] < best_tick)))) {
-			best = f;
-			best_load = load;
-			best_far = far;
-			best_tick = p->dev_tick[d];
+		int far = !dev_local(p, d, node);
+		if (far && load)
+			continue;
+		if (best[far] < 0 || load < best_load[far] ||
+		    (load == best_load[far] && p->dev_tick[d] < best_tick[far])) {
+			best[far] = f;
+			best_load[far] = load;
+			best_tick[far] = p->dev_tick[d];
+			if (!far)
+				best_dev = d;
 		}
 	}
-	return best;
+	if (best[0] >= 0 && best[1] >= 0 && best_load[0] &&
+	    (best_load[0] > 1 || ends_late(p, best_dev)))
+		return best[1];
+	return best[0] >= 0 ? best[0] : best[1];
 }
 
-/* Of the consumers holding (not busy) on device d (or on every device if
- * d < 0), the one whose key is highest above *key (hi) or lowest (!hi); -1. */
-static int pick_held(const struct cz_pipe *p, int d, const struct cz_key *key, bool hi)
+/* Of the consumers holding (not busy) on device d (or on every device of
+ * `node` if d < 0; node < 0: every device), the one whose key is highest
+ * above *key (hi) or lowest (!hi); -1. */
+static int pick_held(const struct cz_pipe *p, int d, int node, const struct cz_key *key, bool hi)
 {
 	int best = -1;
 	for (unsigned c = d < 0 ? 0 : (unsigned)d; c < p->nout; c += d < 0 ? 1 : p->ndev) {
-		if (busy(p, c) || !holds(p, c))
+		if (busy(p, c) || !holds(p, c) || (d < 0 && !dev_local(p, c % p->ndev, node)))
 			continue;
 		const struct cz_key *k = &p->held[c].key;
 		if (key && cz_key_cmp(k, key) <= 0)
@@ -212,6 +278,7 @@ static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 	atomic_store_explicit(&p->cons[c].hint_part, d->key.part, memory_order_relaxed);
 	atomic_store_explicit(&p->cons[c].hint_prio, d->key.prio, memory_order_relaxed);
 	p->dev_tick[c % p->ndev] = ++p->tick;
+	atomic_store_explicit(&p->cons[c].given_ns, cz_trace_now(), memory_order_relaxed);
 	cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);
 	/* c is free (its ring empty) and only this thread produces into it. */
 	cz_ring_sp_enqueue_burst(p->out[c], d, 1);
@@ -226,23 +293,113 @@ static int reclaim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	return 1;
 }
 
+/* Device d's mean device time per partition (its consumers' lines), 0
+ * before it has proved one. */
+static uint64_t dev_mean(const struct cz_pipe *p, unsigned d)
+{
+	uint64_t ns = 0, n = 0;
+	for (unsigned c = d; c < p->nout; c += p->ndev) {
+		ns += atomic_load_explicit(&p->cons[c].busy_ns, memory_order_relaxed);
+		n += atomic_load_explicit(&p->cons[c].proved, memory_order_relaxed);
+	}
+	return n ? ns / n : 0;
+}
+
+/* How long work waiting on device d may keep another node's device from
+ * taking it: TAKE_FAR_NS, or d's mean device time divided by div if
+ * longer.  A partition is overtaken by at most one start per consumer
+ * in a window no longer than one device time, as the bound allows, and
+ * scheduling jitter of a few ms (emulation, a loaded machine) does not
+ * move it.  take_lower uses one device time (div 1): a consumer that has
+ * not started within it is stalled; rule 4 and pick_free a quarter
+ * (div 4): a device idles at most that long for locality. */
+static uint64_t far_window(const struct cz_pipe *p, unsigned d, unsigned div)
+{
+	uint64_t q = dev_mean(p, d) / div;
+	return q > TAKE_FAR_NS ? q : TAKE_FAR_NS;
+}
+
+/* Device d's computing consumer's compute will still take more than
+ * far_window, by d's mean time per partition; or it is overdue (past
+ * twice that mean and the window), or no mean is known yet. */
+static bool ends_late(const struct cz_pipe *p, unsigned d)
+{
+	uint64_t start = 0, mean = dev_mean(p, d), w = far_window(p, d, 4);
+	for (unsigned c = d; c < p->nout; c += p->ndev)
+		if (atomic_load(&p->cons[c].computing))
+			start = atomic_load_explicit(&p->cons[c].claim_ns, memory_order_relaxed);
+	if (!mean || !start)
+		return true;
+	uint64_t el = cz_trace_now() - start;
+	return el > 2 * mean + w || mean - (el < mean ? el : mean) > w;
+}
+
+/* Rule 4's victim test: c holds a partition that waits behind a compute on
+ * c's device: c is not busy, or c itself computes (it took a peer's lower
+ * key, cz_pipe_claim, and its own is still in its ring: 20 ms of an idle
+ * device on the loaded machine before this case was counted); or c has
+ * held it STALL_NS without starting while its device computes nothing (c's
+ * thread has not run: 12 ms of another idle device on the loaded machine,
+ * waiting for that one thread to be scheduled). */
+#define STALL_NS (300 * 1000ull)
+static bool waits_behind(const struct cz_pipe *p, unsigned c, uint64_t now)
+{
+	bool comp;
+	if (!holds(p, c) || (busy(p, c) && !atomic_load(&p->cons[c].computing)))
+		return false;
+	dev_load(p, c % p->ndev, &comp);
+	uint64_t given = atomic_load_explicit(&p->cons[c].given_ns, memory_order_relaxed);
+	return comp || (!busy(p, c) && (int64_t)(now - given) >= (int64_t)STALL_NS &&
+			!atomic_load(&p->devs[c % p->ndev].down));
+}
+
+/* A consumer holds work it has not started on a device computing nothing:
+ * the order thread must look again within STALL_NS (waits_behind). */
+static bool any_stall_pending(const struct cz_pipe *p)
+{
+	for (unsigned c = 0; c < p->nout; c++) {
+		bool comp;
+		if (holds(p, c) && !busy(p, c) && (dev_load(p, c % p->ndev, &comp), !comp))
+			return true;
+	}
+	return false;
+}
+
+/* Rule 4's victim for idle device d: the lowest held partition that waits
+ * behind a compute elsewhere or is stalled (waits_behind), one of d's own
+ * node first; one of another node only if its device's compute ends late
+ * (ends_late: else it starts there within far_window, and taking it would
+ * make it cross for nothing; a stalled hold on a device computing nothing
+ * counts as late).  -1 if none. */
+static int steal_victim(const struct cz_pipe *p, unsigned d, uint64_t now)
+{
+	int v = -1;
+	bool v_far = true;
+	for (unsigned c = 0; c < p->nout; c++) {
+		if (c % p->ndev == d || !waits_behind(p, c, now))
+			continue;
+		bool far = dnode(p, c % p->ndev) != dnode(p, d);
+		if (far && !ends_late(p, c % p->ndev))
+			continue;
+		if (v < 0 || far < v_far ||
+		    (far == v_far && cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)) {
+			v = (int)c;
+			v_far = far;
+		}
+	}
+	return v;
+}
+
 /* Rule 4.  Returns partitions moved. */
 static unsigned steal(struct cz_pipe *p)
 {
 	unsigned moved = 0;
+	uint64_t now = cz_trace_now();
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
 		if (dev_load(p, d, &computing))
 			continue;               /* not idle */
-		/* the lowest held partition on a device that is computing */
-		int v = -1;
-		for (unsigned c = 0; c < p->nout; c++) {
-			bool comp;
-			if (busy(p, c) || !holds(p, c) || (dev_load(p, c % p->ndev, &comp), !comp))
-				continue;
-			if (v < 0 || cz_key_cmp(&p->held[c].key, &p->held[v].key) < 0)
-				v = (int)c;
-		}
+		int v = steal_victim(p, d, now);
 		struct cz_ring_desc x;
 		if (v < 0 || !reclaim(p, (unsigned)v, &x))
 			continue;
@@ -263,11 +420,12 @@ static unsigned pump(struct cz_pipe *p)
 		const struct cz_ring_desc *top = cz_ring_order_peek(p->q);
 		if (!top)
 			return moved + steal(p);
-		int c = pick_free(p, CZ_PIPE_OFF_NODE(top->off[0]));
+		int node = node_of(p, top);
+		int c = pick_free(p, node);
 		if (c >= 0) {
 			bool computing;
 			unsigned d = (unsigned)c % p->ndev;
-			int h = dev_load(p, d, &computing) && !computing ? pick_held(p, (int)d, &top->key, true) : -1;
+			int h = dev_load(p, d, &computing) && !computing ? pick_held(p, (int)d, -1, &top->key, true) : -1;
 			cz_ring_order_pop(p->q, &t);
 			if (h >= 0 && reclaim(p, (unsigned)h, &x)) {
 				give(p, (unsigned)h, &t);       /* rule 2's swap: t starts first */
@@ -278,9 +436,9 @@ static unsigned pump(struct cz_pipe *p)
 			moved++;
 			continue;
 		}
-		int v = pick_held(p, -1, &top->key, true);
+		int v = pick_held(p, -1, node, &top->key, true);
 		if (v < 0)
-			return moved;                   /* everyone holds a lower key, or is busy */
+			return moved;                   /* everyone (of its node) holds a lower key, or is busy */
 		if (!reclaim(p, (unsigned)v, &x)) {
 			if (++races > p->nout)          /* consumers keep claiming first: next pump */
 				return moved;
@@ -301,17 +459,14 @@ static bool pump_ready(void *v)
 	if (cz_ring_order_count(p->q) < CZ_PIPE_INFLIGHT && cz_ring_nonempty(p->inbox))
 		return true;
 	const struct cz_ring_desc *top = cz_ring_order_peek(p->q);
-	if (top)
-		return pick_free(p, -1) >= 0 || pick_held(p, -1, &top->key, true) >= 0;
+	if (top) {
+		int node = node_of(p, top);
+		return pick_free(p, node) >= 0 || pick_held(p, -1, node, &top->key, true) >= 0;
+	}
 	for (unsigned d = 0; d < p->ndev; d++) {
 		bool computing;
-		if (dev_load(p, d, &computing))
-			continue;
-		for (unsigned c = 0; c < p->nout; c++) {
-			bool comp;
-			if (!busy(p, c) && holds(p, c) && (dev_load(p, c % p->ndev, &comp), comp))
-				return true;
-		}
+		if (!dev_load(p, d, &computing) && steal_victim(p, d, cz_trace_now()) >= 0)
+			return true;
 	}
 	return false;
 }
@@ -322,9 +477,16 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	while (!atomic_load(p->stop))
-		if (!pump(p))
-			cz_ring_bell_wait(p->bell, pump_ready, p, WAIT_NS);
+	cz_trace_sched(0);      /* the baseline (engine/trace.h) */
+	while (!atomic_load(p->stop)) {
+		cz_trace_sched(0);      /* run-queue time before this pump: order latency's share */
+		if (!pump(p)) {
+			/* A consumer that holds work on an idle device may be stalled:
+			 * look again in STALL_NS (rule 4), else on the bell. */
+			cz_ring_bell_wait(p->bell, pump_ready, p, any_stall_pending(p) ? (int64_t)STALL_NS : WAIT_NS);
+			cz_trace_sched(1);
+		}
+	}
 	return NULL;
 }
 
@@ -518,6 +680,7 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	sl->rc = 0;
 	sl->proved = 0;
 	sl->device_ns = 0;
+	sl->device_cpu_ns = 0;
 	sl->deaths = 0;
 	p->slot_part[v] = part;
 	atomic_store_explicit(&part->slot, (int)v, memory_order_relaxed);
@@ -528,12 +691,12 @@ static int slot_fill(struct cz_pipe *p, unsigned owner, struct cz_part *part, ui
 	return (int)v;
 }
 
-static int slot_put(struct cz_pipe *p, int s)
+static int slot_put(struct cz_pipe *p, int s, unsigned owner)
 {
 	uint64_t v = (uint64_t)s;
 	p->slot_part[s]->slot = -1;
 	p->slot_part[s] = NULL;
-	return enqueue(p->free_slots, CZ_OWNER_FINAL, &v);
+	return enqueue(p->free_slots, owner, &v);
 }
 
 int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint32_t key_id,
@@ -547,7 +710,7 @@ int cz_pipe_ready(struct cz_pipe *p, unsigned owner, struct cz_part *part, uint3
 	desc(&d, &part->key, buf_off, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->inbox, owner, &d);   /* never full: see top */
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -560,7 +723,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part)
 	desc(&d, &part->key, 0, (uint64_t)s, atomic_load(&p->slots[s].attempt));
 	int rc = enqueue(p->done, owner, &d);
 	if (rc)
-		slot_put(p, s);
+		slot_put(p, s, owner);
 	return rc;
 }
 
@@ -571,6 +734,11 @@ void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq)
 	for (unsigned s = 0; s < CZ_PIPE_INFLIGHT; s++)
 		if (__atomic_load_n(&p->slots[s].key.seq, __ATOMIC_RELAXED) == job_seq)
 			atomic_store(&p->slots[s].skip_seq, job_seq);
+}
+
+void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node)
+{
+	atomic_store(&p->devs[dev].node, node >= 0 ? node + 1 : 0);
 }
 
 void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
@@ -592,12 +760,22 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
 	return -1;
 }
 
+/* Each wake-up is sampled for run-queue time (engine/trace.h) and, when
+ * the ring is empty again (the order thread took its partition back
+ * meanwhile, or a timeout), the consumer says it sleeps again (idle): a
+ * consumer woken, starved 4 ms, then robbed and woken again used to have
+ * all its queueing placed at its last wake-up, and the idle device's first
+ * 4 ms blamed on the daemon. */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
+	bool sampled = false;
 	while (!atomic_load(p->stop)) {
 		if (cz_ring_nonempty(p->out[c]))
 			return 0;
+		if (sampled)
+			cz_trace(CZ_EV_IDLE, 0, 0);
 		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
+		sampled = cz_trace_sched(0);
 	}
 	return -1;
 }
@@ -626,6 +804,25 @@ static struct cz_key hint(const struct cz_pipe *p, unsigned o)
  * compute ends; it is one of the "held by another consumer" the bound
  * allows.  Costs a load or two per consumer when there is nothing to take.
  */
+/* Multi-node plans: o (on another node than c's device) is most likely
+ * about to start its partition on its own node's device: it was given it
+ * less than a mean device time ago (far_window, 1 ms at least), or its
+ * device was released that recently (a compute just ended there; its next
+ * claim is microseconds away).  Then a swap across nodes gains a start a
+ * little earlier and makes both partitions cross; a consumer that has not
+ * started within that window of either is stalled, and its partition is
+ * taken (the other consumers start at most one each meanwhile). */
+static bool far_fresh(const struct cz_pipe *p, unsigned c, unsigned o)
+{
+	int on = dnode(p, o % p->ndev);
+	if (on < 0 || on == dnode(p, c % p->ndev))
+		return false;
+	uint64_t now = cz_trace_now(), w = far_window(p, o % p->ndev, 1);
+	uint64_t g = atomic_load_explicit(&p->cons[o].given_ns, memory_order_relaxed);
+	uint64_t r = atomic_load_explicit(&p->devs[o % p->ndev].released_ns, memory_order_relaxed);
+	return now - g < w || now - r < w;
+}
+
 static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 {
 	for (unsigned o = 0; o < p->nout; o++) {
@@ -633,6 +830,8 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 		if (o == c || busy(p, o) || !holds(p, o))
 			continue;
 		if (o % p->ndev != c % p->ndev && (dev_load(p, o % p->ndev, &computing), computing))
+			continue;
+		if (far_fresh(p, c, o))
 			continue;
 		struct cz_key k = hint(p, o);
 		struct cz_ring_desc x;
@@ -698,6 +897,8 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c)
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 {
 	atomic_store(&p->cons[c].busy, 1);
+	if (dnode(p, c % p->ndev) >= 0)         /* read by ends_late, multi-node plans only */
+		atomic_store_explicit(&p->cons[c].claim_ns, cz_trace_now(), memory_order_relaxed);
 	for (unsigned spin = 0; spin < CLAIM_SPINS; spin++) {
 		int o = lowest_held(p, c);
 		if (o >= 0 && cz_ring_mc_dequeue_burst(p->out[o], CZ_OWNER_CONSUMER + c, d, 1)) {
@@ -720,10 +921,23 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 	return -1;
 }
 
+/* The same pairing: a consumer that starts computing while its own ring
+ * still holds a partition (it took a peer's lower one) makes that one wait
+ * behind its compute, which rule 4 may move to an idle device: tell the
+ * order thread.  Otherwise a store. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on)
+{
+	atomic_store(&p->cons[c].computing, on);
+	if (on && holds(p, c))
+		cz_ring_bell_ring(p->bell, 1);
+}
+
 /* Publish, then ring: pairs with the order thread's pump_ready() check
  * (the bell's F1/F2, ring/ring.c). */
 void cz_pipe_release(struct cz_pipe *p, unsigned c)
 {
+	if (dnode(p, c % p->ndev) >= 0)         /* read by far_fresh, multi-node plans only */
+		atomic_store_explicit(&p->devs[c % p->ndev].released_ns, cz_trace_now(), memory_order_relaxed);
 	atomic_store(&p->cons[c].busy, 0);
 	cz_ring_bell_ring(p->bell, 1);
 }
@@ -737,7 +951,7 @@ int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d
  * left there applied, and the slot back on the free list.  A checksum
  * failure: the in-flight partition named by (job, index) is used only if
  * the slot's partition is that one. */
-static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d)
+static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d, unsigned owner)
 {
 	int s = slot_of(p, d, CZ_SLOT_BAD_DONE);
 	if (s < 0)
@@ -781,21 +995,23 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 	if (sl->proved) {
 		atomic_store(&part->consumer, (int)sl->cons);
 		part->device_ns = sl->device_ns;
+		part->device_cpu_ns = sl->device_cpu_ns;
 	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */
-	if (slot_put(p, s))
+	if (slot_put(p, s, owner))
 		fprintf(stderr, "cuzkd: partition slot %d lost: the free list is full\n", s);
 	return part;
 }
 
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p)
+/* Any number of finalizers (mc: one CAS each). */
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner)
 {
 	struct cz_ring_desc d;
 	struct cz_part *part;
 	for (;;) {
-		if (cz_ring_sc_dequeue_burst(p->done, &d, 1)) {
-			if ((part = slot_take(p, &d)))
+		if (cz_ring_mc_dequeue_burst(p->done, owner, &d, 1)) {
+			if ((part = slot_take(p, &d, owner)))
 				return part;
 			continue;
 		}
@@ -840,6 +1056,8 @@ static unsigned retry(struct cz_pipe *p, unsigned s, uint32_t held, unsigned poi
 	desc(&d, &sl->key, sl->buf_off, s, a);
 	sl->proved = 0;
 	sl->deaths += blame;
+	if (p->slot_part[s])    /* the per-job accounting's attempts (cuzkd's side) */
+		atomic_fetch_add(&p->slot_part[s]->attempts, 1);
 	if (sl->deaths < poison && p->redo && p->redo(p->lookup_ctx, p->slot_part[s])) {
 		snprintf(sl->why, sizeof(sl->why), "its device process died (%s) and its inputs "
 			 "cannot be made again", why);

@@ -19,8 +19,7 @@
  * process that maps the region needs only offsets and ids.
  * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
- * the order thread prefers a device of that node among equally loaded
- * ones.  (A device child maps only e->arena today: with --isolation
+ * the order thread gives it to a device of that node (pipe.c, THE CHOICE).  (A device child maps only e->arena today: with --isolation
  * process a multi-node plan's other arenas are not yet passed to it.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
@@ -52,6 +51,8 @@ struct cz_pipe_cons {
 	_Atomic uint32_t hint_part;
 	_Atomic uint64_t hint_seq;
 	_Atomic uint32_t hint_prio;
+	_Atomic uint64_t given_ns;           /* when the order thread gave it (cz_trace_now) */
+	_Atomic uint64_t claim_ns;           /* its last claim, ~ its compute's start (multi-node) */
 	/* For status and accounting, written only by the consumer: */
 	_Atomic uint32_t proving;            /* = computing, kept apart for readers */
 	_Atomic uint32_t cur_part;
@@ -69,8 +70,18 @@ struct cz_pipe_cons {
 struct cz_pipe_dev {
 	_Alignas(64) _Atomic uint32_t held;
 	_Atomic uint32_t down;          /* its process is gone: give it nothing */
+	/* Its NUMA node + 1 on a multi-node plan, 0 otherwise (set by the
+	 * engine before any partition: cz_pipe_dev_node).  In the region, so
+	 * a consumer in a device child sees it too. */
+	_Atomic int32_t node;
+	_Atomic uint64_t released_ns;   /* the last release by one of its consumers (cz_trace_now) */
 	struct cz_ring_bell bell;
+	/* Its warm-up proof (engine/warmup.c), by its first consumer:
+	 * CZ_WARM_*, stored (release) after warm_why is written. */
+	_Atomic uint32_t warm;
+	char warm_why[160];
 };
+enum { CZ_WARM_PENDING, CZ_WARM_OK, CZ_WARM_FAILED };
 
 /* Why a slot came back failed (cz_pipe_slot.bad). */
 enum { CZ_SLOT_OK, CZ_SLOT_BAD_CONSUMER, CZ_SLOT_BAD_DONE, CZ_SLOT_BAD_REQUEUE, CZ_SLOT_POISON };
@@ -90,6 +101,7 @@ struct cz_pipe_slot {
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
 	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/metrics.c) */
+	uint64_t device_cpu_ns;         /* the consumer thread's CPU time in it */
 	/* Each hand-out has its attempt number (the descriptor's off[2]):
 	 * after a device process died with the slot, the slot is handed out
 	 * again with the next one, and a copy of the old one that still
@@ -125,7 +137,6 @@ struct cz_pipe {
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
 	uint64_t *dev_tick, tick;       /* when each device was last given work */
-	const int *dev_node;            /* each device's NUMA node, or NULL (set by the engine) */
 	pthread_t order;
 	_Atomic int *stop;              /* in the region: order thread and consumers stop */
 	_Atomic int fin_stop;           /* the finalizer stops once done is empty */
@@ -164,6 +175,8 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
 /* Resident keys by id: set at load before any partition names it, cleared
  * at unload once none does. */
+/* Device dev is on NUMA node `node` (a multi-node plan; engine/numa.c). */
+void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node);
 void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_groth16_key *k,
 		     const struct cz_ntt_domain *dom);
 /* The consumer proving the partition in part's slot, or -1. */
@@ -190,6 +203,9 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
  */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c);
 bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
+/* Consumer c's device stage starts (on) or ends: published for the order
+ * thread, which is told when c's ring still holds a partition then. */
+void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
 /* The slot index (descriptor in *d), or -1. */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
@@ -212,6 +228,6 @@ void cz_pipe_dev_down(struct cz_pipe *p, unsigned dev, bool down);
 int cz_pipe_done(struct cz_pipe *p, unsigned owner, const struct cz_ring_desc *d);
 /* Finalizer: the next finished partition; NULL after cz_pipe_finish once
  * drained.  A checksum failure as for cz_pipe_claim. */
-struct cz_part *cz_pipe_done_take(struct cz_pipe *p);
+struct cz_part *cz_pipe_done_take(struct cz_pipe *p, unsigned owner);
 
 #endif

@@ -92,7 +92,7 @@ struct cz_place *cz_place_plan(const struct cz_place_opts *o, char *err, size_t 
 	}
 	if (o->device_nodes && (ngiven = parse_nodes(p->topo, o->device_nodes, given, 256, err, cap)) < 0)
 		goto fail;
-	p->ndev = o->ndev;
+	p->ndev = o->ndev || !o->dev_per_node ? o->ndev : (unsigned)nwith;
 	p->nworkers = o->nworkers;
 	p->devs = calloc(p->ndev ? p->ndev : 1, sizeof(*p->devs));
 	p->workers = calloc(p->nworkers ? p->nworkers : 1, sizeof(*p->workers));
@@ -256,4 +256,57 @@ int cz_place_apply_device(const struct cz_place *p, unsigned dev)
 int cz_place_apply_worker(const struct cz_place *p, unsigned w)
 {
 	return w < p->nworkers ? cz_place_apply_node(p, p->workers[w].node) : -EINVAL;
+}
+
+/* "NODE:CPU,CPU,...;NODE:..." — device i's entry is the i-th. */
+int cz_place_env_format(const struct cz_place *p, char *buf, size_t cap)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < p->ndev; i++) {
+		const struct cz_topo_node *t = node_of(p, p->devs[i].node);
+		int w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%d:", i ? ";" : "", p->devs[i].node);
+		n += w > 0 ? (size_t)w : 0;
+		for (unsigned k = 0; t && k < t->ncpus; k++) {
+			w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%u", k ? "," : "", t->cpus[k]);
+			n += w > 0 ? (size_t)w : 0;
+		}
+	}
+	return n < cap ? (int)n : -ENOSPC;
+}
+
+int cz_place_env_apply(const char *env, unsigned dev, int *node_out)
+{
+	const char *q = env;
+	for (unsigned i = 0; q && i < dev; i++)
+		if ((q = strchr(q, ';')))
+			q++;
+	if (!q || !*q)
+		return 1;
+	char *end;
+	long node = strtol(q, &end, 10);
+	if (end == q || *end != ':' || node < 0 || node > 1023)
+		return -EINVAL;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	unsigned ncpu = 0;
+	for (q = end + 1; *q && *q != ';';) {
+		long c = strtol(q, &end, 10);
+		if (end == q || c < 0 || (*end && *end != ',' && *end != ';'))
+			return -EINVAL;
+		if (c < CPU_SETSIZE) {
+			CPU_SET((int)c, &set);
+			ncpu++;
+		}
+		q = *end == ',' ? end + 1 : end;
+	}
+	if (!ncpu)
+		return -EINVAL;
+	*node_out = (int)node;
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	unsigned long mask[1024 / 64] = { 0 };
+	mask[node / 64] = 1ul << (node % 64);
+	if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, 1025ul))
+		return -errno;
+	return 0;
 }

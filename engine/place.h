@@ -56,7 +56,8 @@ bool cz_topo_have_hwloc(void);
 struct cz_place_opts {
 	const char *topology;     /* hwloc XML, NULL = this machine */
 	const char *device_nodes; /* "0,1,1": device i's node (cycled); NULL = defaults */
-	unsigned ndev;            /* devices */
+	unsigned ndev;            /* devices; 0 with dev_per_node: one per node with CPUs */
+	bool dev_per_node;
 	unsigned nworkers;        /* synthesis workers */
 	uint64_t mem_budget;      /* bytes of partition buffers, split by devices per node */
 	/* Device i's PCI bus id into buf (cuda), or NULL / nonzero = none. */
@@ -98,13 +99,22 @@ json_object *cz_place_json(const struct cz_place *p);
 
 /* The calling thread (and the threads and processes it creates later) runs
  * on device dev's node: CPU affinity to the node's CPUs, memory policy
- * bound to the node.  A device's consumer threads call it, and its child
- * process will.  0, or -errno; a no-op returning 0 when !p->bind. */
+ * bound to the node.  A device's consumer threads call it (a device child
+ * binds itself through cz_place_env_apply).  0, or -errno; a no-op
+ * returning 0 when !p->bind. */
 int cz_place_apply_device(const struct cz_place *p, unsigned dev);
 /* The same for synthesis worker w (0-based). */
 int cz_place_apply_worker(const struct cz_place *p, unsigned w);
 /* The same for an OS node directly. */
 int cz_place_apply_node(const struct cz_place *p, int node);
+/* A device process's placement travels to it in the environment
+ * (CUZK_DEVICE_PLACEMENT, set by cuzkd before its device children start;
+ * engine/numa.c): "NODE:CPU,CPU,...;..." with device i's the i-th entry.
+ * format: into buf, its length or -ENOSPC.  apply: binds the calling
+ * thread (and what it starts later) to device dev's entry, *node its
+ * node; 0, 1 when env has no entry for dev, or -errno (-EINVAL: bad). */
+int cz_place_env_format(const struct cz_place *p, char *buf, size_t cap);
+int cz_place_env_apply(const char *env, unsigned dev, int *node);
 /* The calling thread's memory policy back to the default (local). */
 void cz_place_reset_mempolicy(void);
 

@@ -6,6 +6,7 @@
  */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
+#include "lib/clock.h"
 #include "zk/groth16_io.h"
 
 #include <errno.h>
@@ -19,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KEEP_FINISHED 256   /* finished jobs kept for await/status */
+#define KEEP_FINISHED 256   /* finished jobs kept in memory for status (await: the journal) */
 
 json_object *cz_resp_err(const char *fmt, ...)
 {
@@ -40,6 +41,8 @@ json_object *cz_resp_ok(void)
 	json_object_object_add(r, "ok", json_object_new_boolean(1));
 	return r;
 }
+
+static const char *job_state_name(int s);
 
 static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 {
@@ -164,6 +167,55 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 	return j;
 }
 
+/* The response for a submit whose id is held already: the same job (same
+ * circuit, same witness digests: a retry) gets the existing one back, any
+ * other is refused.  An in-memory job that has finished holds its id only
+ * while the journal retains it. */
+static json_object *id_held(const char *id, const char *circ, const uint8_t *dg, uint64_t hseq,
+			    const char *hcirc, bool hdg, const uint8_t *hd, uint32_t hn, int hstate)
+{
+	if (strcmp(circ, hcirc) || !hdg || memcmp(dg, hd, CZ_JOURNAL_DIGEST))
+		return cz_resp_err("id '%s' is in use by a different job (seq %llu, circuit %s, other "
+				   "witnesses); ids stay taken for --retain after a job ends", id,
+				   (unsigned long long)hseq, hcirc);
+	json_object *r = cz_resp_ok();
+	json_object_object_add(r, "job", json_object_new_string(id));
+	json_object_object_add(r, "seq", json_object_new_int64((int64_t)hseq));
+	json_object_object_add(r, "partitions", json_object_new_int((int)hn));
+	json_object_object_add(r, "existing", json_object_new_boolean(1));
+	json_object_object_add(r, "state", json_object_new_string(job_state_name(hstate)));
+	return r;
+}
+
+/* Under the lock: NULL when id is free, else id_held()'s answer; *wait
+ * when its holder is still being accepted (the caller waits and asks again). */
+static json_object *id_check_locked(struct cz_engine *e, const char *id, const char *circ,
+				    const uint8_t *dg, bool *wait)
+{
+	struct cz_job *h = job_find_locked(e, id);
+	*wait = false;
+	if (h && h->accepting) {
+		*wait = true;
+		return NULL;
+	}
+	if (h && atomic_load(&h->state) == CZ_JOB_ACTIVE)
+		return id_held(id, circ, dg, h->seq, h->circ_name, h->has_digest, h->digest, h->nparts,
+			       CZ_JOB_ACTIVE);
+	struct cz_jent je;
+	if (!cz_journal_find(e->jn, id, &je, NULL))
+		return NULL;    /* never used, or its retention ended */
+	return id_held(id, circ, dg, je.seq, je.circuit, je.has_digest, je.digest, je.nparts,
+		       je.end < 0 ? CZ_JOB_ACTIVE : je.end);
+}
+
+/*
+ * Accepting a job: its witnesses are copied into the spool (outside the
+ * lock: up to gigabytes), its submit record is made durable in the journal
+ * (a group commit: concurrent submits share one fsync), and only then is it
+ * queued and answered.  Under the lock only checks and memory: the
+ * circuit and shape first (with a sequence number taken, so the spool
+ * files have their names), the id and the record after the copy.
+ */
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
 	const char *name = NULL, *pr = NULL, *id = NULL;
@@ -171,11 +223,14 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	enum cz_prio prio = CZ_PRIO_NORMAL;
 	int wfd[CZ_ENGINE_MAX_PARTS];
 	off_t size[CZ_ENGINE_MAX_PARTS];
+	uint8_t dg[CZ_ENGINE_MAX_PARTS][CZ_JOURNAL_DIGEST], jdg[CZ_JOURNAL_DIGEST] = { 0 };
 	uint32_t n = 0;
+	uint64_t seq = 0, ticket = 0;
 	json_object *r;
-	bool locked = false;
+	bool locked = false, spooled = false;
 	struct cz_circuit *c = NULL;
 	struct cz_job *j = NULL;
+	char err[400];
 
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
 		wfd[i] = -1;
@@ -190,6 +245,11 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
 		goto fail;
 	}
+	if (id && id[0] == '@') {
+		r = cz_resp_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
+				"--id is named @<sequence number>)", id);
+		goto fail;
+	}
 	/* The circuit is looked up again under the lock below (it may be
 	 * unloaded meanwhile); this first look only orders the errors. */
 	pthread_mutex_lock(&e->lock);
@@ -199,19 +259,62 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		goto fail;
 
 	pthread_mutex_lock(&e->lock);
-	locked = true;
 	c = cz_circuit_find(e, name);
 	if (!c)
 		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
-	else if (id && job_find_locked(e, id))
-		r = cz_resp_err("job id '%s' is already in use", id);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
 	else if (!(r = witnesses_check_locked(c, n, size, path)))
 		r = cz_admit_locked(e, c, n);   /* queue room; a partition that can ever fit */
+	if (!r)
+		seq = e->next_seq++;    /* a number an unaccepted job burns is never reused */
+	pthread_mutex_unlock(&e->lock);
+	if (r)
+		goto fail;
+
+	/* The daemon's own copies; the client's descriptors close here. */
+	int sfd[CZ_ENGINE_MAX_PARTS];
+	uint32_t ns = 0;
+	spooled = true;
+	for (uint32_t i = 0; i < n && !r; i++) {
+		char sn[48];
+		cz_spool_name(sn, sizeof(sn), seq, i);
+		int fd = cz_spool_copy(e->spoolfd, sn, wfd[i], (uint64_t)size[i], err, sizeof(err));
+		close(wfd[i]);
+		wfd[i] = -1;
+		if (fd < 0)
+			r = cz_resp_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "", err);
+		else
+			sfd[ns++] = fd;
+	}
+	if (!r && cz_spool_sync(sfd, ns, err, sizeof(err)))
+		r = cz_resp_err("spooling the witnesses: %s", err);
+	for (uint32_t i = 0; !r && id && i < ns; i++)
+		if (cz_spool_digest(sfd[i], (uint64_t)size[i], dg[i]))
+			r = cz_resp_err("witness %u: cannot read its spooled copy back for its digest", i);
+	for (uint32_t i = 0; i < ns; i++)
+		close(sfd[i]);
+	if (r)
+		goto fail;
+	if (id)
+		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])dg, n, jdg);
+
+	pthread_mutex_lock(&e->lock);
+	locked = true;
+	for (;;) {
+		bool wait = false;
+		c = cz_circuit_find(e, name);
+		if (!c)
+			r = cz_resp_err("unknown circuit '%s' (unloaded while the witnesses were spooled)", name);
+		else if (e->stopping)
+			r = cz_resp_err("the daemon is shutting down");
+		else if (id)
+			r = id_check_locked(e, id, name, jdg, &wait);
+		if (!wait)
+			break;
+		pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
+	}
 	if (!r && (j = job_new(c, n, wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
-		for (uint32_t i = 0; i < n; i++)
-			j->parts[i].wfd = -1;       /* still closed below, with wfd[] */
 		cz_job_free(j);
 		j = NULL;
 	}
@@ -219,22 +322,60 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("out of memory");
 	if (r)
 		goto fail;
-	j->seq = e->next_seq++;
+	j->seq = seq;
 	j->prio = prio;
 	j->owner = owner;
+	e->parts_open += n;     /* each until its terminal step (cz_admit_part_end_locked) */
 	j->t_submit = cz_trace_now();
-	snprintf(j->id, sizeof(j->id), "%s", id ? id : "");
-	if (!id)
-		snprintf(j->id, sizeof(j->id), "%llu", (unsigned long long)j->seq);
+	j->accepting = true;
+	j->has_digest = id != NULL;
+	memcpy(j->digest, jdg, sizeof(jdg));
+	if (id)
+		snprintf(j->id, sizeof(j->id), "%s", id);
+	else
+		cz_job_auto_id(j->id, sizeof(j->id), seq);
+	struct cz_jent je = { .seq = seq, .nparts = n, .prio = (uint8_t)prio, .has_digest = j->has_digest,
+			      .t_submit = cz_clock_ns(CLOCK_REALTIME) };
+	snprintf(je.id, sizeof(je.id), "%s", j->id);
+	snprintf(je.circuit, sizeof(je.circuit), "%s", c->name);
+	memcpy(je.digest, jdg, sizeof(jdg));
+	if (!(ticket = cz_journal_submit(e->jn, &je))) {
+		cz_job_free(j);
+		j = NULL;
+		r = cz_resp_err("the journal cannot take the job (out of memory, or it cannot be "
+				"written: see cuzkd's log)");
+		goto fail;
+	}
 	c->jobs++;
+	j->next = e->jobs;      /* holds its id (and the circuit) from here */
+	e->jobs = j;
+	pthread_mutex_unlock(&e->lock);
+	locked = false;
+
+	int jrc = cz_journal_wait(e->jn, ticket, err, sizeof(err));
+
+	pthread_mutex_lock(&e->lock);
+	j->accepting = false;
+	pthread_cond_broadcast(&e->job_cv);     /* a retry of its id waits for this */
+	if (jrc) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct cz_part *p = &j->parts[i];
+			snprintf(p->err, sizeof(p->err), "not accepted: %.290s", err);
+			cz_part_set(p, CZ_PART_FAILED);
+			cz_job_part_terminal_locked(e, p);
+		}
+		pthread_mutex_unlock(&e->lock);
+		return cz_resp_err("job %s not accepted: %s", je.id, err);
+	}
 	/* Before any drop below, so the trace's queued count never dips. */
 	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
 	for (uint32_t i = 0; i < n; i++) {
 		struct cz_part *p = &j->parts[i];
+		if (atomic_load(&p->state) != CZ_PART_QUEUED)
+			continue;
 		p->key = (struct cz_key){ .prio = prio, .seq = j->seq, .part = i };
 		/* The heap's array doubles when full (from 64): a realloc only
 		 * when more partitions queue than ever before. */
-		e->parts_open++;        /* until its terminal step (cz_admit_part_end_locked) */
 		if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
 			j->in_heap++;
 			continue;
@@ -244,23 +385,20 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		cz_part_set(p, CZ_PART_FAILED);
 		cz_job_part_terminal_locked(e, p);
 	}
-	char jid[sizeof(j->id)];
-	uint64_t seq = j->seq;
-	snprintf(jid, sizeof(jid), "%s", j->id);
-	j->next = e->jobs;
-	e->jobs = j;
 	jobs_trim_locked(e);
 	pthread_cond_signal(&e->dispatch_cv);
 	pthread_mutex_unlock(&e->lock);
 
 	r = cz_resp_ok();
-	json_object_object_add(r, "job", json_object_new_string(jid));
+	json_object_object_add(r, "job", json_object_new_string(je.id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
 	return r;
 fail:
 	if (locked)
 		pthread_mutex_unlock(&e->lock);
+	if (spooled)            /* never acknowledged: its copies go (a retry's too) */
+		cz_spool_remove(e->spoolfd, seq, n);
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
 		if (wfd[i] >= 0)
 			close(wfd[i]);
@@ -283,9 +421,10 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 	json_object *r = st == CZ_JOB_DONE ? cz_resp_ok() : cz_resp_err("job %s %s%s%s", j->id,
 					   job_state_name(st), *j->err ? ": " : "", j->err);
 	json_object_object_add(r, "job", json_object_new_string(j->id));
+	json_object_object_add(r, "seq", json_object_new_int64((int64_t)j->seq));
 	json_object_object_add(r, "state", json_object_new_string(job_state_name(st)));
 	if (st == CZ_JOB_DONE) {
-		snprintf(dir, sizeof(dir), "%s/proofs/%s", e->state_dir, j->id);
+		cz_job_dir(e, j->id, dir, sizeof(dir));
 		json_object_object_add(r, "dir", json_object_new_string(dir));
 	}
 	json_object_object_add(r, "ms", json_object_new_double((double)(j->t_finish - j->t_submit) / 1e6));
@@ -323,13 +462,21 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		struct cz_job *j = job_find_locked(e, id);
-		if (!j) {
-			r = cz_resp_err("unknown job '%s'", id);
-			break;
-		}
-		if (atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts) {
+		/* A finished job answers once its end record is durable, so an
+		 * answer is never taken back by a crash. */
+		if (j && atomic_load(&j->state) != CZ_JOB_ACTIVE && j->nterminal == j->nparts &&
+		    (!j->end_ticket || cz_journal_durable(e->jn) >= j->end_ticket)) {
 			r = job_result_locked(e, j);
 			break;
+		}
+		if (!j) {       /* only the journal has it: finished, retained */
+			bool pending;
+			if ((r = cz_recover_result(e, id, &pending)))
+				break;
+			if (!pending) {
+				r = cz_resp_err("unknown job '%s'", id);
+				break;
+			}
 		}
 		if (e->stopping) {
 			r = cz_resp_err("job %s: the daemon is shutting down", id);
@@ -367,12 +514,16 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 
 	if ((r = cz_field_str(req, "job", true, &id)))
 		return r;
+	uint64_t ticket = 0;
 	pthread_mutex_lock(&e->lock);
 	struct cz_job *j = job_find_locked(e, id);
 	if (!j)
 		r = cz_resp_err("unknown job '%s'", id);
-	else if (atomic_load(&j->state) != CZ_JOB_ACTIVE)
-		r = cz_resp_err("job %s already %s", id, job_state_name(atomic_load(&j->state)));
+	else if (j->accepting)
+		r = cz_resp_err("job %s is still being accepted (its submit has not answered yet)", id);
+	else if (atomic_load(&j->state) != CZ_JOB_ACTIVE || j->end_ticket)
+		r = cz_resp_err("job %s already %s", id, job_state_name(j->end_ticket &&
+				atomic_load(&j->state) == CZ_JOB_ACTIVE ? CZ_JOB_DONE : atomic_load(&j->state)));
 	else {
 		atomic_store(&j->state, CZ_JOB_CANCELLED);
 		e->jobs_cancelled++;
@@ -387,24 +538,70 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 				dropped++;
 			}
 		}
+		/* Recorded now, not when its running partitions end: a crash
+		 * meanwhile must not resume a cancelled job. */
+		if (!j->end_ticket)
+			j->end_ticket = cz_journal_end(e->jn, j->seq, CZ_JOB_CANCELLED, "",
+						       (double)(cz_trace_now() - j->t_submit) / 1e6);
+		ticket = j->end_ticket;
 		r = cz_resp_ok();
 		json_object_object_add(r, "job", json_object_new_string(id));
 		json_object_object_add(r, "dropped", json_object_new_int((int)dropped));
 		json_object_object_add(r, "running", json_object_new_int((int)(j->nparts - j->nterminal)));
 	}
 	pthread_mutex_unlock(&e->lock);
+	char err[300];
+	if (ticket && cz_journal_wait(e->jn, ticket, err, sizeof(err))) {
+		json_object_put(r);
+		r = cz_resp_err("job %s cancelled, but %s", id, err);
+	}
 	return r;
 }
 
-static json_object *status_job(const struct cz_engine *e, const struct cz_job *j)
+/* A job as status shows it, copied under the engine lock (plain bytes,
+ * ~2.3 KiB) so that the JSON is built after the lock is released: with
+ * 1,000 jobs building it under the lock held the dispatcher and the
+ * finalizers' terminal step for 38 ms a request (tools/bench-metrics.sh,
+ * loaded 2-core VM), 5 times a second with the dashboard open. */
+struct job_snap {
+	struct cz_job j;                /* id, seq, names, prio, err, nparts, t_submit, acct */
+	int state;
+	int8_t st[CZ_ENGINE_MAX_PARTS];
+	int16_t cons[CZ_ENGINE_MAX_PARTS];
+};
+
+static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, struct job_snap *s)
 {
+	memcpy(s->j.id, j->id, sizeof(s->j.id));
+	memcpy(s->j.circ_name, j->circ_name, sizeof(s->j.circ_name));
+	memcpy(s->j.err, j->err, sizeof(s->j.err));
+	s->j.seq = j->seq;
+	s->j.prio = j->prio;
+	s->j.nparts = j->nparts;
+	s->j.t_submit = j->t_submit;
+	s->j.acct = j->acct;
+	s->state = atomic_load(&j->state);
+	for (uint32_t i = 0; i < j->nparts && i < CZ_ENGINE_MAX_PARTS; i++) {
+		int st = cz_job_part_state(j, i);
+		int c = j->parts ? atomic_load(&j->parts[i].consumer) : -1;
+		/* Proving is the consumer's to say (its line in the pipe). */
+		if (st == CZ_PART_READY && c < 0 && (c = cz_pipe_part_consumer(&e->pipe, &j->parts[i])) >= 0)
+			st = CZ_PART_PROVING;
+		s->st[i] = (int8_t)st;
+		s->cons[i] = (int16_t)c;
+	}
+}
+
+static json_object *status_job(const struct cz_engine *e, const struct job_snap *s)
+{
+	const struct cz_job *j = &s->j;
 	json_object *o = json_object_new_object();
 	json_object *parts = json_object_new_array();
 	json_object_object_add(o, "job", json_object_new_string(j->id));
 	json_object_object_add(o, "seq", json_object_new_int64((int64_t)j->seq));
 	json_object_object_add(o, "circuit", json_object_new_string(j->circ_name));
 	json_object_object_add(o, "priority", json_object_new_string(cz_prio_name(j->prio)));
-	json_object_object_add(o, "state", json_object_new_string(job_state_name(atomic_load(&j->state))));
+	json_object_object_add(o, "state", json_object_new_string(job_state_name(s->state)));
 	if (*j->err)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
 	/* Where its partitions are: counts by state, and for each one that
@@ -412,12 +609,8 @@ static json_object *status_job(const struct cz_engine *e, const struct cz_job *j
 	 * which consumer and device. */
 	uint32_t cnt[CZ_PART_CANCELLED + 1] = { 0 };
 	json_object *where = json_object_new_array();
-	for (uint32_t i = 0; i < j->nparts; i++) {
-		int st = cz_job_part_state(j, i);
-		int c = j->parts ? atomic_load(&j->parts[i].consumer) : -1;
-		/* Proving is the consumer's to say (its line in the pipe). */
-		if (st == CZ_PART_READY && c < 0 && (c = cz_pipe_part_consumer(&e->pipe, &j->parts[i])) >= 0)
-			st = CZ_PART_PROVING;
+	for (uint32_t i = 0; i < j->nparts && i < CZ_ENGINE_MAX_PARTS; i++) {
+		int st = s->st[i], c = s->cons[i];
 		json_object_array_add(parts, json_object_new_string(cz_part_state_name(st)));
 		if (st >= 0 && st <= CZ_PART_CANCELLED)
 			cnt[st]++;
@@ -448,10 +641,15 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object *cnt = json_object_new_object();
 
 	struct cz_budget_stat st;
+	struct job_snap *snap = NULL;
+	size_t nsnap = 0, cap = 0;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
+		cap += view < 0 || j->owner == view;    /* another uid's jobs are not its to see */
+	snap = cap ? calloc(cap, sizeof(*snap)) : NULL;     /* out of memory: no jobs listed */
+	for (struct cz_job *j = e->jobs; snap && j && nsnap < cap; j = j->next)
 		if (view < 0 || j->owner == view)
-			json_object_array_add(jobs, status_job(e, j));
+			job_snap_locked(e, j, &snap[nsnap++]);
 	cz_budget_stat(e->budget, &st);
 	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
 	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
@@ -468,6 +666,24 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object_object_add(cnt, "partitions_done", json_object_new_int64((int64_t)e->parts_done));
 	json_object_object_add(cnt, "queued", json_object_new_int64((int64_t)e->queued.n));
 	pthread_mutex_unlock(&e->lock);
+	for (size_t i = 0; i < nsnap; i++)
+		json_object_array_add(jobs, status_job(e, &snap[i]));
+	free(snap);
+	struct cz_journal_stat js;
+	cz_journal_stat(e->jn, &js);
+	json_object *jo = json_object_new_object();
+	json_object_object_add(jo, "records", json_object_new_int64((int64_t)js.records));
+	json_object_object_add(jo, "commits", json_object_new_int64((int64_t)js.commits));
+	json_object_object_add(jo, "spool_dir_syncs", json_object_new_int64((int64_t)js.dir_syncs));
+	json_object_object_add(jo, "bytes", json_object_new_int64((int64_t)js.bytes));
+	json_object_object_add(jo, "compactions", json_object_new_int64((int64_t)js.compactions));
+	json_object_object_add(jo, "jobs", json_object_new_int64((int64_t)js.live));
+	json_object_object_add(jo, "replayed", json_object_new_int64((int64_t)js.replayed));
+	json_object_object_add(jo, "torn_bytes", json_object_new_int64((int64_t)js.torn_bytes));
+	json_object_object_add(jo, "open_ms", json_object_new_double(js.open_ms));
+	if (js.error)
+		json_object_object_add(jo, "error", json_object_new_string(strerror(-js.error)));
+	json_object_object_add(r, "journal", jo);
 	json_object *place = cz_numa_status_json(e);
 	if (place)
 		json_object_object_add(r, "placement", place);

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define NARR 8
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
@@ -43,7 +45,19 @@ static void arrays(struct cz_groth16_key *k, void **p[NARR], size_t len[NARR])
 	p[7] = (void **)&k->row_off; len[7] = (n + 1) * sizeof(uint32_t);
 }
 
-int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, char *err, size_t cap)
+/* Spreads r's pages round-robin over the nodes in mask (bit n: node n),
+ * before any is touched; then prefaults it as cz_region_create would. */
+static void interleave(struct cz_region *r, uint64_t mask)
+{
+	unsigned long m[1] = { (unsigned long)mask };
+	if (mask & (mask - 1) &&
+	    syscall(SYS_mbind, r->base, r->size, 3 /* MPOL_INTERLEAVE */, m, 65ul, 0u))
+		fprintf(stderr, "cuzkd: cannot interleave a key over nodes 0x%llx: %s (its pages go where "
+			"first touched)\n", (unsigned long long)mask, strerror(errno));
+	cz_region_populate(r, 0, r->size);
+}
+
+int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap)
 {
 	void **p[NARR];
 	size_t len[NARR], bytes = ALIGN64(sizeof(struct shkey_hdr));
@@ -59,12 +73,15 @@ int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, char *err, siz
 	/* Huge pages only for a key worth them: a small one on 2 MiB pages
 	 * would cost up to 2 MiB of RAM for a few KiB (e2e_ctl loads 302). */
 	unsigned fl = CZ_REGION_QUIET | (bytes < (8u << 20) ? CZ_REGION_NO_HUGETLB | CZ_REGION_NO_THP : 0);
-	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, fl);
+	bool spread = nodes & (nodes - 1);
+	int rc = cz_region_create(r, bytes, CZ_REGION_NODE_NONE, fl | (spread ? CZ_REGION_LAZY : 0));
 	if (rc) {
 		snprintf(err, cap, "cannot make a %zu-byte shared region for the key: %s", bytes,
 			 strerror(-rc));
 		return rc;
 	}
+	if (spread)
+		interleave(r, nodes);
 	struct shkey_hdr *h = r->base;
 	memcpy(h->magic, "cuzkkey1", 8);
 	h->nvars = k->nvars;

@@ -11,10 +11,13 @@
 #include "zk/groth16.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
-/* Moves k's arrays into a new region r and re-points k there.  0, or
- * -errno with err set (k is then untouched). */
-int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, char *err, size_t cap);
+/* Moves k's arrays into a new region r and re-points k there, its pages
+ * interleaved over the NUMA nodes in `nodes` (bit n: node n; fewer than
+ * two: wherever first touched).  0, or -errno with err set (k is then
+ * untouched). */
+int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap);
 /* Frees k: its region if it has one (r->base), else its heap arrays. */
 void cz_shkey_free(struct cz_groth16_key *k, struct cz_region *r);
 /* k over a mapping of such a region (another process's; read-only is

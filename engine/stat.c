@@ -18,6 +18,16 @@
  * a later one is applied at the time already reached (no time runs back).
  * Events a writer overwrote before they were read (a stalled reader) are
  * counted in `trace_lost`; the figures then say so.
+ *
+ * Scheduler delay needs a look ahead: a thread's "sched" event says, when
+ * it finally runs, how long it waited on a run queue before, so the time
+ * it names lies in the past.  A second cursor (peek) reads LAG_NS ahead of
+ * the accounting and turns each such event into a run-queue interval per
+ * consumer and for the order thread, by the report's rule (placed at the
+ * end of the thread's quiet time); the accounting then sees the interval
+ * before it reaches it.  A wait longer than the look ahead is counted only
+ * for its last LAG_NS (conservative: the rest stays the daemon's cause).
+ * So the live figures run LAG_NS + HORIZON_NS behind the clock.
  */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "engine/engine_pvt.h"
@@ -30,18 +40,21 @@
 
 #define PERIOD_NS (100 * 1000 * 1000ull)
 #define HORIZON_NS (5 * 1000 * 1000ull)
+#define LAG_NS (100 * 1000 * 1000ull)   /* the scheduler evidence's look ahead */
+#define RQ_Q 64                         /* run-queue intervals pending per thread */
 #define NBUCKET 10              /* one-second buckets: the last 10 s */
 
 enum cause {
 	C_HANDOFF, C_ORDER, C_ELSEWHERE, C_NOTHING, C_FINAL_BP, C_BUDGET, C_WORKER,
-	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_UNATTRIBUTED, C__COUNT
+	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_SCHED, C_WARMUP, C_UNATTRIBUTED, C__COUNT
 };
 
 /* The report's names, in the report's order of precedence. */
 static const char *const cause_names[C__COUNT] = {
 	"hand-off latency", "order latency", "ready on another device", "nothing submitted",
 	"finalizer backpressure", "waiting for budget", "waiting for a synthesis worker",
-	"in-flight limit", "waiting for synthesis", "dispatch latency", "unattributed",
+	"in-flight limit", "waiting for synthesis", "dispatch latency", "scheduler delay", "device warm-up",
+	"unattributed",
 };
 _Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/metrics.h counts the causes");
 
@@ -63,9 +76,20 @@ struct stat_dev {
 	struct acct total;
 	struct bucket b[NBUCKET];
 	int busy;               /* consumers computing */
+	bool warm;              /* proving its warm-up partition (engine/warmup.c) */
 };
 
 enum disp { D_JOB, D_WORKER, D_BUDGET, D_INFLIGHT, D_RUNNING };
+
+/* One thread's pending run-queue intervals [lo, hi), in time order. */
+struct rq_q {
+	uint64_t lo[RQ_Q], hi[RQ_Q];
+	unsigned head, n;
+	bool waiting;           /* consumers: last event idle or lock_wait (not on a CPU) */
+};
+
+/* What a trace buffer's thread is, for the scheduler evidence. */
+enum { K_UNKNOWN, K_OTHER, K_CONSUMER, K_ORDER };
 
 struct cz_stat {
 	pthread_mutex_t lock;   /* control plane only: status and the stat thread */
@@ -80,13 +104,29 @@ struct cz_stat {
 	bool assigns;           /* the trace has assign events */
 	int *held;              /* per consumer: assigned or taken, not started */
 	struct stat_dev *dev;
+	/* Scheduler evidence: the peek cursor, per trace buffer what its thread
+	 * is (kind, actor) and its last event's time, per actor (consumers,
+	 * then the order thread) its run-queue intervals. */
+	struct cz_trace_cursor peek;
+	uint8_t kind[CZ_TRACE_MAXBUF];
+	uint16_t actor[CZ_TRACE_MAXBUF];
+	uint64_t last_ns[CZ_TRACE_MAXBUF];
+	struct rq_q *rq;        /* ncons + 1 */
 };
+
+static bool in_rq(const struct cz_stat *s, unsigned a)
+{
+	const struct rq_q *q = &s->rq[a];
+	return q->n && q->lo[q->head] <= s->t_now && s->t_now < q->hi[q->head];
+}
 
 static enum cause cause_of(const struct cz_stat *s, unsigned d)
 {
 	const struct cz_engine *e = s->e;
 	bool held_here = false, held_any = false;
 
+	if (s->dev[d].warm)
+		return C_WARMUP;
 	if (s->queued < 0 || s->synth < 0 || s->free < 0 || s->backlog < 0)
 		return C_UNATTRIBUTED;  /* contradictory counts: events were lost */
 	for (unsigned c = 0; c < e->ncons; c++) {
@@ -98,12 +138,33 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 		if (e->cons[c].dev == d)
 			held_here = true;
 	}
-	if (held_here)
-		return C_HANDOFF;
+	if (held_here) {
+		/* Scheduler delay: a holder here waits on a run queue and no
+		 * consumer of this device is on a CPU to start it instead. */
+		bool holder_rq = false, running = false;
+		for (unsigned c = 0; c < e->ncons; c++) {
+			if (e->cons[c].dev != d)
+				continue;
+			bool q = in_rq(s, c);
+			holder_rq |= q && s->held[c] > 0;
+			running |= !q && !s->rq[c].waiting;
+		}
+		return holder_rq && !running ? C_SCHED : C_HANDOFF;
+	}
 	if (s->free > 0)
-		return C_ORDER;
-	if (held_any)
-		return C_ELSEWHERE;
+		return in_rq(s, e->ncons) ? C_SCHED : C_ORDER;
+	if (held_any) {
+		/* Scheduler delay: the order thread is queued, or every holder is
+		 * and no consumer of this device is on a CPU to take one. */
+		bool starved = true;
+		for (unsigned c = 0; c < e->ncons && starved; c++) {
+			if (s->held[c] > 0 && !in_rq(s, c))
+				starved = false;
+			if (e->cons[c].dev == d && !in_rq(s, c) && !s->rq[c].waiting)
+				starved = false;
+		}
+		return in_rq(s, e->ncons) || starved ? C_SCHED : C_ELSEWHERE;
+	}
 	if (s->queued <= 0 && s->synth <= 0)
 		return C_NOTHING;
 	switch (s->disp) {
@@ -127,12 +188,35 @@ static void add(struct acct *a, bool busy, enum cause c, uint64_t ns)
 		a->idle[c] += ns;
 }
 
-/* Accounts [s->t_now, t) under the current state, split at second edges. */
+/* The next run-queue edge after t_now (dropping intervals already past),
+ * or UINT64_MAX. */
+static uint64_t rq_edge(struct cz_stat *s)
+{
+	uint64_t next = UINT64_MAX;
+	for (unsigned a = 0; a <= s->e->ncons; a++) {
+		struct rq_q *q = &s->rq[a];
+		while (q->n && q->hi[q->head] <= s->t_now) {
+			q->head = (q->head + 1) % RQ_Q;
+			q->n--;
+		}
+		if (!q->n)
+			continue;
+		uint64_t x = q->lo[q->head] > s->t_now ? q->lo[q->head] : q->hi[q->head];
+		if (x < next)
+			next = x;
+	}
+	return next;
+}
+
+/* Accounts [s->t_now, t) under the current state, split at second edges
+ * and run-queue edges. */
 static void advance(struct cz_stat *s, uint64_t t)
 {
 	while (s->t_now < t) {
 		uint64_t sec = (s->t_now - s->t_start) / 1000000000ull;
-		uint64_t edge = s->t_start + (sec + 1) * 1000000000ull;
+		uint64_t edge = s->t_start + (sec + 1) * 1000000000ull, rq = rq_edge(s);
+		if (rq < edge)
+			edge = rq;
 		uint64_t to = t < edge ? t : edge, ns = to - s->t_now;
 		for (unsigned d = 0; d < s->e->ndev; d++) {
 			struct stat_dev *sd = &s->dev[d];
@@ -151,6 +235,49 @@ static void advance(struct cz_stat *s, uint64_t t)
 	}
 }
 
+/* Which actor a trace buffer's thread is: consumer "consumer D.K" is
+ * consumer K * ndev + D (engine/consume.c), the order thread ncons. */
+static unsigned kind_of(struct cz_stat *s, uint16_t th)
+{
+	if (th >= CZ_TRACE_MAXBUF)
+		return K_OTHER;
+	if (s->kind[th] == K_UNKNOWN) {
+		const char *r = cz_trace_role(th);
+		unsigned dv, k;
+		s->kind[th] = K_OTHER;
+		if (!strcmp(r, "order")) {
+			s->kind[th] = K_ORDER;
+			s->actor[th] = (uint16_t)s->e->ncons;
+		} else if (sscanf(r, "consumer %u.%u", &dv, &k) == 2 && k * s->e->ndev + dv < s->e->ncons) {
+			s->kind[th] = K_CONSUMER;
+			s->actor[th] = (uint16_t)(k * s->e->ndev + dv);
+		}
+	}
+	return s->kind[th];
+}
+
+/* The peek cursor's view, LAG_NS ahead: sched events become intervals. */
+static void peek(void *v, const struct cz_trace_ev *ev)
+{
+	struct cz_stat *s = v;
+	unsigned k = kind_of(s, ev->thread);
+	if (k != K_CONSUMER && k != K_ORDER)
+		return;
+	uint64_t last = s->last_ns[ev->thread];
+	s->last_ns[ev->thread] = ev->ns;
+	if (ev->type != CZ_EV_SCHED || !ev->arg)
+		return;
+	uint64_t d = (uint64_t)ev->arg * 1000, lo = ev->ns > d ? ev->ns - d : 0;
+	if (last > lo)
+		lo = last;
+	struct rq_q *q = &s->rq[s->actor[ev->thread]];
+	if (lo >= ev->ns || q->n == RQ_Q)
+		return;         /* empty, or no room: left to the daemon's cause */
+	unsigned i = (q->head + q->n++) % RQ_Q;
+	q->lo[i] = lo;
+	q->hi[i] = ev->ns;
+}
+
 static void apply(void *v, const struct cz_trace_ev *ev)
 {
 	struct cz_stat *s = v;
@@ -159,6 +286,8 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 
 	if (ev->ns > s->t_now)
 		advance(s, ev->ns);
+	if (kind_of(s, ev->thread) == K_CONSUMER)
+		s->rq[s->actor[ev->thread]].waiting = ev->type == CZ_EV_IDLE || ev->type == CZ_EV_LOCK_WAIT;
 	switch (ev->type) {
 	case CZ_EV_SUBMIT: s->queued += ev->part; break;
 	case CZ_EV_DISPATCH: s->queued--; s->synth++; s->disp = D_RUNNING; break;
@@ -206,6 +335,10 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 		s->backlog++;
 		break;
 	case CZ_EV_FINAL_START: s->backlog--; break;
+	case CZ_EV_WARMUP:
+		if (kind_of(s, ev->thread) == K_CONSUMER)
+			s->dev[e->cons[s->actor[ev->thread]].dev].warm = ev->arg == 1;
+		break;
 	default: break;
 	}
 	cz_metrics_ev(e->metrics, ev);
@@ -213,9 +346,13 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 
 static void pump_locked(struct cz_stat *s)
 {
-	uint64_t h = cz_trace_now() - HORIZON_NS;
+	uint64_t now = cz_trace_now();
+	if (now < s->t_start + HORIZON_NS + LAG_NS)
+		return;
+	uint64_t h = now - HORIZON_NS - LAG_NS;
 	if (h <= s->t_now)
 		return;
+	cz_trace_scan(&s->peek, h + LAG_NS, peek, s);
 	cz_trace_scan(&s->cur, h, apply, s);
 	advance(s, h);
 }
@@ -256,10 +393,12 @@ int cz_stat_start(struct cz_engine *e)
 	s->e = e;
 	s->held = calloc(e->ncons ? e->ncons : 1, sizeof(*s->held));
 	s->dev = calloc(e->ndev ? e->ndev : 1, sizeof(*s->dev));
+	s->rq = calloc(e->ncons + 1, sizeof(*s->rq));
 	e->metrics = cz_metrics_create(e->ndev);
-	if (!s->held || !s->dev || !e->metrics) {
+	if (!s->held || !s->dev || !s->rq || !e->metrics) {
 		cz_metrics_destroy(e->metrics);
 		e->metrics = NULL;
+		free(s->rq);
 		free(s->held);
 		free(s->dev);
 		free(s);
@@ -274,6 +413,7 @@ int cz_stat_start(struct cz_engine *e)
 	s->t_start = s->t_now = cz_trace_now();
 	/* Only this engine's events: skip whatever the buffers already hold. */
 	cz_trace_scan(&s->cur, s->t_start, NULL, NULL);
+	cz_trace_scan(&s->peek, s->t_start, NULL, NULL);
 	s->cur.lost = 0;
 	e->stat = s;
 	if (pthread_create(&s->tid, NULL, stat_main, s))
@@ -297,6 +437,7 @@ void cz_stat_stop(struct cz_engine *e)
 	pthread_cond_destroy(&s->cv);
 	free(s->held);
 	free(s->dev);
+	free(s->rq);
 	free(s);
 	e->stat = NULL;
 	cz_metrics_destroy(e->metrics);
@@ -351,6 +492,16 @@ json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost)
 			w += last.idle[c];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "device", json_object_new_int((int)d));
+		/* Its warm-up proof (engine/warmup.c), which /readyz waits for. */
+		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
+		uint32_t wst = atomic_load_explicit(&pd->warm, memory_order_acquire);
+		json_object *wu = json_object_new_object();
+		json_object_object_add(wu, "state", json_object_new_string(
+			wst == CZ_WARM_OK ? "verified" : wst == CZ_WARM_FAILED ? "failed" : "pending"));
+		if (wst != CZ_WARM_PENDING)
+			json_object_object_add(wu, "detail", json_object_new_string_len(
+				pd->warm_why, (int)strnlen(pd->warm_why, sizeof(pd->warm_why))));
+		json_object_object_add(o, "warm_up", wu);
 		json_object_object_add(o, "since_start", acct_json(&sd->total, s->t_now - s->t_start));
 		json_object_object_add(o, "last_10s", acct_json(&last, w));
 		json_object_object_add(o, "last_60s", cz_metrics_lanes_json(e->metrics, d, s->t_now - s->t_start));

@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -79,7 +80,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"enqueue", "pop", "lock_wait", "lock_got", "compute_start", "compute_end",
 	"final_start", "final_end", "output", "idle",
 	"assign", "reclaim",
-	"disp_wait", "drop", "skip",
+	"disp_wait", "drop", "skip", "sched", "warmup",
 };
 
 const char *cz_trace_name(enum cz_ev t)
@@ -247,6 +248,52 @@ static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit
 	e->arg = arg;
 	/* W1: the event is written before head covers it; pairs with D1. */
 	atomic_store_explicit(&b->head, h + 1, memory_order_release);
+}
+
+/* The thread's schedstat fd (+1: 0 = not opened yet, -1 = none) and the
+ * run_delay it last read. */
+static _Thread_local int sched_fd;
+static _Thread_local uint64_t sched_last;
+
+static int sched_read(uint64_t *delay)
+{
+	char b[96];
+	ssize_t n = pread(sched_fd - 1, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	/* "<on-cpu ns> <run-queue ns> <timeslices>": the second field. */
+	const char *s = b;
+	while (*s && *s != ' ')
+		s++;
+	uint64_t v = 0;
+	int digits = 0;
+	for (s++; *s >= '0' && *s <= '9'; s++, digits++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	if (!digits)
+		return -1;
+	*delay = v;
+	return 0;
+}
+
+int cz_trace_sched(int always)
+{
+	uint64_t d;
+	if (sched_fd == 0) {
+		int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+		sched_fd = fd < 0 ? -1 : fd + 1;
+		if (sched_fd > 0 && sched_read(&sched_last))
+			sched_fd = -1;
+		return 0;       /* the baseline: nothing measured yet */
+	}
+	if (sched_fd < 0 || sched_read(&d))
+		return 0;
+	uint64_t us = d > sched_last ? (d - sched_last) / 1000 : 0;
+	sched_last += us * 1000;        /* the sub-us rest carries to the next */
+	if (!us && !always)
+		return 0;
+	trace_ev(CZ_EV_SCHED, 0, 0, UINT32_MAX, us > UINT32_MAX ? UINT32_MAX : (uint32_t)us);
+	return 1;
 }
 
 static int ev_cmp(const void *a, const void *b)

@@ -22,6 +22,8 @@ enum cz_ev {
 	CZ_EV_DISP_WAIT,        /* dispatcher sleeps; arg = enum cz_disp_wait */
 	CZ_EV_DROP,             /* a queued partition leaves without being dispatched */
 	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
+	CZ_EV_SCHED,            /* the thread waited on a run queue: arg = us since its last sample */
+	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/warmup.c) */
 	CZ_EV__COUNT
 };
 
@@ -56,6 +58,18 @@ void cz_trace_unit(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit);
 /* The same with the event's arg (see struct cz_trace_ev). */
 void cz_trace_arg(enum cz_ev type, uint64_t job, uint32_t part, uint32_t arg);
 uint64_t cz_trace_now(void);
+/*
+ * Scheduler evidence: the calling thread's time spent runnable but not
+ * running (waiting on a run queue: the kernel's schedstat run_delay) since
+ * its previous call, written as a CZ_EV_SCHED event when it is at least
+ * 1 us, or always with `always` (right after a wake-up, so the reader
+ * knows the thread was asleep, not queued, before).  A pread of
+ * /proc/thread-self/schedstat on an fd opened at the thread's first call
+ * (~0.9 us on the 2-core VM); no heap call.  A kernel without schedstat:
+ * a no-op.  docs/trace.md says how the report turns it into "scheduler
+ * delay".
+ */
+int cz_trace_sched(int always);       /* 1 when it wrote an event */
 const char *cz_trace_name(enum cz_ev type);
 /* JSON lines: first one "thread" record per buffer (its role and unit, so
  * every consumer, and so every device, is named even if its events were

@@ -9,7 +9,7 @@
  * speeds).
  *
  * Everything the engine must do differently for a backend is a field or an
- * op here (input, stand_in, simulated, finish, unload_key), so engine/ has
+ * op here (input, stand_in, simulated, finish, unload_key, pin_host), so engine/ has
  * no branch that names a backend.
  */
 #ifndef CZ_BACKEND_H
@@ -63,6 +63,10 @@ struct cz_backend {
 	/* Devices are simulated: open() makes any index, count() is only the
 	 * default number (null). */
 	bool simulated;
+	/* By default one device per NUMA node with CPUs (cpu: a pool per
+	 * node; count() is this machine's such nodes, and a plan of another
+	 * machine's topology has one per node of that one; engine/numa.c). */
+	bool per_node;
 	enum cz_backend_input input;
 	void (*stand_in)(const struct cz_backend_opts *o);      /* CZ_BACKEND_IN_NONE */
 	struct cz_device *(*open)(unsigned index, const struct cz_backend_opts *o,
@@ -78,6 +82,15 @@ struct cz_backend {
 	 * points).  The engine calls it on every device when k is unloaded,
 	 * before freeing k, once no job uses k.  NULL: nothing kept. */
 	void (*unload_key)(struct cz_device *d, const struct cz_groth16_key *k);
+	/* Pins [base, base + len), host memory the process keeps mapped (a
+	 * partition arena, a key's shared region), so the devices copy from it
+	 * by DMA, not through staging buffers; once per region, before a prove
+	 * reads it, in the process whose consumers run the devices (cuda:
+	 * cudaHostRegister, every page made resident).  unpin_host before the
+	 * region is unmapped.  A failure is logged and costs only copy speed.
+	 * NULL: nothing to pin (cpu, null). */
+	int (*pin_host)(void *base, size_t len);
+	void (*unpin_host)(void *base);
 	void (*close)(struct cz_device *d);
 	/* Device index's PCI bus id "0000:3b:00.0" into buf, before open (the
 	 * engine places the device's node by it).  0, or -1 when it has none;

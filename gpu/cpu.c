@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* gpu/cpu.c — the CPU backend: the device stage on a thread pool per "device". */
+/* gpu/cpu.c — the CPU backend: the device stage on a thread pool per "device",
+ * one device per NUMA node by default (opened from a thread bound to its
+ * node, its pool's threads are that node's: engine/numa.c, lib/pool.c). */
 #include "gpu/backend.h"
 #include "lib/pool.h"
 
@@ -12,9 +14,28 @@ struct cz_device {
 	char desc[64];
 };
 
+/* One device per NUMA node with CPUs: the kernel's list of them
+ * (/sys/devices/system/node/has_cpu, e.g. "0-1"), 1 where it has none. */
 static int cpu_count(void)
 {
-	return 1;
+	char buf[256];
+	FILE *f = fopen("/sys/devices/system/node/has_cpu", "r");
+	int n = 0;
+	if (f && fgets(buf, sizeof(buf), f)) {
+		for (char *q = buf; *q && *q != '\n';) {
+			char *end;
+			long a = strtol(q, &end, 10), b = a;
+			if (end == q)
+				break;
+			if (*end == '-')
+				b = strtol(end + 1, &end, 10);
+			n += b >= a ? (int)(b - a + 1) : 0;
+			q = *end == ',' ? end + 1 : end;
+		}
+	}
+	if (f)
+		fclose(f);
+	return n > 0 ? n : 1;
 }
 
 static struct cz_device *cpu_open(unsigned index, const struct cz_backend_opts *o, char *err,
@@ -53,7 +74,7 @@ static const char *cpu_describe(struct cz_device *d)
 }
 
 const struct cz_backend cz_backend_cpu = {
-	.name = "cpu", .count = cpu_count, .input = CZ_BACKEND_IN_SYNTH,
+	.name = "cpu", .count = cpu_count, .per_node = true, .input = CZ_BACKEND_IN_SYNTH,
 	.open = cpu_open, .prove = cpu_prove, .finish = cz_backend_groth16_finish,
 	.close = cpu_close, .describe = cpu_describe,
 };

@@ -13,6 +13,12 @@
  * runs one partition at a time, which is also the engine's contract), the
  * NTT tables per domain size, and up to CZ_CUDA_KEYS resident proving keys.
  *
+ * Opening checks what the device can run: a kernel's attributes are read
+ * (cudaFuncGetAttributes), which fails with cudaErrorNoKernelImageForDevice
+ * when the build's device code (gpu/gpu.mk: sm_90 and compute_90 PTX) does
+ * not fit the device, so an older GPU is refused at open instead of failing
+ * every partition while in service.
+ *
  * Memory residency.  A key's G1 points (A, B1, C: nvars each, H: n; 96
  * bytes a point, ~50 GB for a 2^27 circuit) are copied once per (device,
  * key) and stay until evicted (LRU, when a new key does not fit) or
@@ -21,7 +27,11 @@
  * points and is reloaded when they differ.  Scratch (a, b, c, the MSM's
  * pairs and buckets) comes from the stream-ordered pool (cudaMallocAsync)
  * and is returned in stream order at the end of each call; the pool keeps
- * the pages, so steady state makes no driver allocations.
+ * the pages, so steady state makes no driver allocations.  Sizing counts
+ * the pool's idle pages as free (cz_cuda_mem_free), and a key upload that
+ * finds no memory trims the pool before it gives up.  Host memory the engine
+ * keeps resident (partition arenas, keys) is pinned once with
+ * cz_cuda_host_register, so its copies go by DMA at full link speed.
  *
  * Failure modes.  Every CUDA call is checked.  Out of memory returns
  * -ENOMEM (the partition fails, the device stays in service).  A sticky
@@ -32,8 +42,9 @@
  * every proof; the device never hands out a proof itself.
  */
 #include "gpu/cuda_pvt.cuh"
-#include "lib/clock.h"
+#include "gpu/msm_host.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,15 +83,24 @@ int cz_cuda_fail(struct cz_cuda_dev *d, cudaError_t err, const char *what, const
 	}
 	if (sticky(err)) {
 		if (!d->dead)
-			fprintf(stderr, "cuzk: cuda device %d (%s): %s: %s at %s:%d; device out of service\n",
-				d->id, d->desc, cudaGetErrorName(err), cudaGetErrorString(err), file, line);
+			fprintf(stderr, "cuzk: cuda device %d (%s): %s: %s in %s at %s:%d%s; device out of service\n",
+				d->id, d->desc, cudaGetErrorName(err), cudaGetErrorString(err), what, file,
+				line, d->sync ? "" : " (or a kernel before it: CZ_CUDA_SYNC=1 names it)");
 		d->dead = 1;
-		(void)what;
 		return -EIO;
 	}
 	fprintf(stderr, "cuzk: cuda device %d: %s: %s (%s at %s:%d)\n", d->id, cudaGetErrorName(err),
 		cudaGetErrorString(err), what, file, line);
 	return -EIO;
+}
+
+cudaError_t cz_cuda_launched(struct cz_cuda_dev *d)
+{
+	cudaError_t e = cudaGetLastError();
+
+	if (e == cudaSuccess && d->sync)
+		e = cudaStreamSynchronize(d->s);
+	return e;
 }
 
 extern "C" int cz_cuda_count(char *why, size_t cap)
@@ -108,12 +128,20 @@ extern "C" int cz_cuda_pci_bus_id(unsigned index, char *buf, size_t cap)
 	return 0;
 }
 
+/* Never launched: its attributes say whether the build's code runs here. */
+static __global__ void k_probe(uint32_t *x)
+{
+	if (x)
+		*x = 0;
+}
+
 extern "C" struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t cap)
 {
 	struct cz_cuda_dev *d = (struct cz_cuda_dev *)calloc(1, sizeof(*d));
-	cudaDeviceProp p;
-	cudaMemPool_t pool;
+	cudaDeviceProp p = {};
+	cudaFuncAttributes fa;
 	char bus[32] = "?";
+	const char *step = "cudaSetDevice";
 	cudaError_t e;
 
 	if (!d) {
@@ -121,26 +149,65 @@ extern "C" struct cz_cuda_dev *cz_cuda_open(unsigned index, char *err, size_t ca
 		return NULL;
 	}
 	d->id = (int)index;
+	const char *sy = getenv("CZ_CUDA_SYNC");
+	d->sync = sy && *sy && strcmp(sy, "0");
 	pthread_mutex_init(&d->lock, NULL);
 	e = cudaSetDevice(d->id);
-	if (e == cudaSuccess)
+	if (e == cudaSuccess) {
+		step = "cudaGetDeviceProperties";
 		e = cudaGetDeviceProperties(&p, d->id);
-	if (e == cudaSuccess)
+	}
+	if (e == cudaSuccess) {
+		step = "the build's device code (sm_90) on this device";
+		e = cudaFuncGetAttributes(&fa, (const void *)k_probe);
+	}
+	if (e == cudaSuccess) {
+		step = "cudaStreamCreate";
 		e = cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking);
+	}
+	if (e == cudaSuccess) {
+		step = "cudaEventCreate";
+		e = cudaEventCreate(&d->ev[0]);
+	}
 	if (e == cudaSuccess)
-		e = cudaDeviceGetDefaultMemPool(&pool, d->id);
+		e = cudaEventCreate(&d->ev[1]);
+	if (e == cudaSuccess) {
+		step = "cudaDeviceGetDefaultMemPool";
+		e = cudaDeviceGetDefaultMemPool(&d->pool, d->id);
+	}
 	if (e == cudaSuccess) {
 		/* keep freed scratch in the pool between partitions */
 		uint64_t keep = UINT64_MAX;
-		e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+		e = cudaMemPoolSetAttribute(d->pool, cudaMemPoolAttrReleaseThreshold, &keep);
 	}
-	if (e == cudaSuccess)
+	if (e == cudaSuccess) {
+		step = "cudaMallocHost";
+		e = cudaMallocHost(&d->hsums, CZ_CUDA_HSUMS * sizeof(cz_g1xyzz32));
+	}
+	if (e == cudaSuccess) {
 		/* ptxas: k_segment's call chain needs 1152 bytes of stack, over the
 		 * 1 KiB default; 2 KiB a thread costs ~0.5 GiB on an H200 */
+		step = "cudaDeviceSetLimit";
 		e = cudaDeviceSetLimit(cudaLimitStackSize, 2048);
+	}
 	if (e != cudaSuccess) {
-		snprintf(err, cap, "cuda device %u: %s: %s", index, cudaGetErrorName(e),
-			 cudaGetErrorString(e));
+		if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction)
+			snprintf(err, cap,
+				 "cuda device %u (%.100s, compute capability %d.%d): %s: %s; this build targets sm_90 (CUDA_ARCH in gpu/gpu.mk)",
+				 index, p.name, p.major, p.minor, cudaGetErrorName(e),
+				 cudaGetErrorString(e));
+		else
+			snprintf(err, cap, "cuda device %u: %s: %s: %s", index, step,
+				 cudaGetErrorName(e), cudaGetErrorString(e));
+		(void)cudaGetLastError();
+		if (d->hsums)
+			cudaFreeHost(d->hsums);
+		if (d->ev[1])
+			cudaEventDestroy(d->ev[1]);
+		if (d->ev[0])
+			cudaEventDestroy(d->ev[0]);
+		if (d->s)
+			cudaStreamDestroy(d->s);
 		pthread_mutex_destroy(&d->lock);
 		free(d);
 		return NULL;
@@ -171,11 +238,72 @@ extern "C" void cz_cuda_close(struct cz_cuda_dev *d)
 	for (int i = 0; i < CZ_CUDA_KEYS; i++)
 		if (d->keys[i].id)
 			key_drop(&d->keys[i]);
-	for (int i = 0; i <= CZ_CUDA_MAX_LOG2; i++)
-		cz_cuda_dom_free(d->dom[i]);
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i <= CZ_CUDA_MAX_LOG2; i++)
+			cz_cuda_dom_free(d->dom[c][i]);
+	cudaEventDestroy(d->ev[0]);
+	cudaEventDestroy(d->ev[1]);
+	cudaFreeHost(d->hsums);
 	cudaStreamDestroy(d->s);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
+}
+
+size_t cz_cuda_mem_free(struct cz_cuda_dev *d)
+{
+	size_t fr = 0, total = 0;
+	uint64_t reserved = 0, used = 0;
+
+	if (cudaMemGetInfo(&fr, &total) != cudaSuccess)
+		fr = 0;
+	if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+		    cudaSuccess &&
+	    cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+	    reserved > used)
+		fr += (size_t)(reserved - used);
+	(void)cudaGetLastError();
+	return fr;
+}
+
+void cz_cuda_pool_trim(struct cz_cuda_dev *d)
+{
+	cudaStreamSynchronize(d->s);  /* frees in flight reach the pool first */
+	cudaMemPoolTrimTo(d->pool, 0);
+	(void)cudaGetLastError();
+}
+
+cudaError_t cz_cuda_h2d(struct cz_cuda_dev *d, void *dst, const void *src, size_t bytes)
+{
+	/* Unified addressing: the driver sees whether src is pinned (a
+	 * registered range) and copies by DMA from it, else it stages. */
+	return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->s);
+}
+
+extern "C" int cz_cuda_host_register(void *base, size_t len)
+{
+	if (!base || !len)
+		return 0;
+	cudaError_t e = cudaHostRegister(base, len, cudaHostRegisterPortable);
+	if (e != cudaSuccess && e != cudaErrorHostMemoryAlreadyRegistered) {
+		/* a key's region is mapped read-only in device children */
+		(void)cudaGetLastError();
+		e = cudaHostRegister(base, len, cudaHostRegisterPortable | cudaHostRegisterReadOnly);
+	}
+	if (e == cudaErrorHostMemoryAlreadyRegistered)
+		e = cudaSuccess;  /* once per range: a second call is a no-op */
+	if (e != cudaSuccess) {
+		fprintf(stderr, "cuzk: cuda: pinning %zu MiB at %p: %s: %s; copies from it stay pageable\n",
+			len >> 20, base, cudaGetErrorName(e), cudaGetErrorString(e));
+		(void)cudaGetLastError();
+		return -EIO;
+	}
+	return 0;
+}
+
+extern "C" void cz_cuda_host_unregister(void *base)
+{
+	if (base && cudaHostUnregister(base) != cudaSuccess)
+		(void)cudaGetLastError();  /* never registered: nothing to undo */
 }
 
 extern "C" const char *cz_cuda_describe(const struct cz_cuda_dev *d)
@@ -213,7 +341,7 @@ static int upload(struct cz_cuda_dev *d, cz_g1a32 **dst, const cz_g1_affine *src
 {
 	CZ_CK(d, cudaMalloc((void **)dst, (n ? n : 1) * sizeof(cz_g1a32)));
 	if (n)
-		CZ_CK(d, cudaMemcpyAsync(*dst, src, n * sizeof(cz_g1a32), cudaMemcpyHostToDevice, d->s));
+		CZ_CK(d, cz_cuda_h2d(d, *dst, src, n * sizeof(cz_g1a32)));
 	return 0;
 }
 
@@ -255,7 +383,7 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 		CZ_CK(d, cudaStreamSynchronize(d->s));
 		key_drop(k);
 	}
-	for (;;) {
+	for (bool trimmed = false;;) {
 		int rc = upload(d, &k->a, in->a, in->nvars);
 		if (!rc)
 			rc = upload(d, &k->b1, in->b1, in->nvars);
@@ -266,16 +394,19 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 		if (!rc)
 			break;
 		key_drop(k);
-		struct cz_cuda_key *victim = key_lru(d);
-		if (rc != -ENOMEM || !victim)
+		if (rc != -ENOMEM)
 			return rc;
-		/* evict the least recently used key, hand the pool's idle pages
-		 * back, and try again */
-		CZ_CK(d, cudaStreamSynchronize(d->s));
-		key_drop(victim);
-		cudaMemPool_t pool;
-		if (cudaDeviceGetDefaultMemPool(&pool, d->id) == cudaSuccess)
-			cudaMemPoolTrimTo(pool, 0);
+		/* first hand the pool's idle pages back (cudaMalloc does not draw
+		 * on them), then evict the least recently used key, and try again */
+		struct cz_cuda_key *victim = key_lru(d);
+		if (trimmed && !victim)
+			return rc;
+		if (trimmed) {
+			CZ_CK(d, cudaStreamSynchronize(d->s));
+			key_drop(victim);
+		}
+		cz_cuda_pool_trim(d);
+		trimmed = true;
 	}
 	k->id = in->key_id;
 	k->nvars = in->nvars;
@@ -301,54 +432,65 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 	cz_scratch sc(d);
 	cz_fr32 *x[4], *w;
 	cz_g1xyzz32 *res;
-	double t0 = cz_now_ms(), t1;
+	cudaEvent_t ev[4] = { d->ev[0], d->ev[1], nullptr, nullptr };
+	enum { W = CZ_MSM32_MAXWIN + 1 };
 
 	CZ_TRY(key_get(d, in, &k));
 	CZ_TRY(cz_cuda_dom_get(d, in->log2n, &m));
 	for (int i = 0; i < 4; i++)
 		CZ_TRY(sc.get(&x[i], n));
 	CZ_TRY(sc.get(&w, in->nvars));
-	CZ_TRY(sc.get(&res, 4));
-	const cz_fr *src[3] = { in->pa, in->pb, in->pc };
-	for (int i = 0; i < 3; i++)
-		CZ_CK(d, cudaMemcpyAsync(x[i], src[i], n * sizeof(cz_fr32), cudaMemcpyHostToDevice, d->s));
-	if (in->nvars)
-		CZ_CK(d, cudaMemcpyAsync(w, in->w, in->nvars * sizeof(cz_fr32), cudaMemcpyHostToDevice,
-					 d->s));
-	CZ_CK(d, cudaStreamSynchronize(d->s));
-	t1 = cz_now_ms();
-	out->ms_h2d = t1 - t0;
+	CZ_TRY(sc.get(&res, 4 * W));
+	/* two more events for the three intervals; made per call, they are
+	 * cheap next to a partition */
+	CZ_CK(d, cudaEventCreate(&ev[2]));
+	cudaError_t e = cudaEventCreate(&ev[3]);
+	if (e != cudaSuccess) {
+		cudaEventDestroy(ev[2]);
+		return cz_cuda_fail(d, e, "cudaEventCreate", __FILE__, __LINE__);
+	}
+	struct evs {
+		cudaEvent_t a, b;
+		~evs() { cudaEventDestroy(a); cudaEventDestroy(b); }
+	} own = { ev[2], ev[3] };
 
-	cz_fr32 *ev[3];
+	const cz_fr *src[3] = { in->pa, in->pb, in->pc };
+	CZ_CK(d, cudaEventRecord(ev[0], d->s));
+	for (int i = 0; i < 3; i++)
+		CZ_CK(d, cz_cuda_h2d(d, x[i], src[i], n * sizeof(cz_fr32)));
+	if (in->nvars)
+		CZ_CK(d, cz_cuda_h2d(d, w, in->w, in->nvars * sizeof(cz_fr32)));
+	CZ_CK(d, cudaEventRecord(ev[1], d->s));
+
+	cz_fr32 *evl[3];
 	int freebuf = 3;
 	for (int i = 0; i < 3; i++) {
 		CZ_TRY(cz_cuda_dif(d, m, x[i]));
 		CZ_TRY(cz_cuda_gather(d, m, x[freebuf], x[i], CZ_NTT32_BITREV | CZ_NTT32_NEGATE,
 				      CZ_TAB_ODD));
 		CZ_TRY(cz_cuda_dif(d, m, x[freebuf]));
-		ev[i] = x[freebuf];
+		evl[i] = x[freebuf];
 		freebuf = i;
 	}
 	cz_fr32 *h = x[freebuf];
-	CZ_TRY(cz_cuda_abc(d, m, h, ev[0], ev[1], ev[2]));
-	CZ_CK(d, cudaStreamSynchronize(d->s));
-	t0 = cz_now_ms();
-	out->ms_ntt = t0 - t1;
+	CZ_TRY(cz_cuda_abc(d, m, h, evl[0], evl[1], evl[2]));
+	CZ_CK(d, cudaEventRecord(ev[2], d->s));
 
-	CZ_TRY(cz_cuda_msm_dev(d, &res[0], k->a, w, in->nvars, 0));
-	CZ_TRY(cz_cuda_msm_dev(d, &res[1], k->b1, w, in->nvars, 0));
-	CZ_TRY(cz_cuda_msm_dev(d, &res[2], k->c, w + in->npc, nc, 0));
-	CZ_TRY(cz_cuda_msm_dev(d, &res[3], k->h, h, n, 0));
-	cz_g1xyzz32 hr[4];
-	CZ_CK(d, cudaMemcpyAsync(hr, res, sizeof(hr), cudaMemcpyDeviceToHost, d->s));
+	struct cz_cuda_msm_shape sh[4];
+	CZ_TRY(cz_cuda_msm_dev(d, res, k->a, w, in->nvars, 0, &sh[0]));
+	CZ_TRY(cz_cuda_msm_dev(d, res + W, k->b1, w, in->nvars, 0, &sh[1]));
+	CZ_TRY(cz_cuda_msm_dev(d, res + 2 * W, k->c, w + in->npc, nc, 0, &sh[2]));
+	CZ_TRY(cz_cuda_msm_dev(d, res + 3 * W, k->h, h, n, 0, &sh[3]));
+	cz_g1xyzz32 *hr = (cz_g1xyzz32 *)d->hsums;  /* pinned, 4·W entries, under d->lock */
+	CZ_CK(d, cudaMemcpyAsync(hr, res, 4 * W * sizeof(*hr), cudaMemcpyDeviceToHost, d->s));
+	CZ_CK(d, cudaEventRecord(ev[3], d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
-	out->ms_msm = cz_now_ms() - t0;
+	CZ_CK(d, cudaEventElapsedTime(&out->ms_h2d, ev[0], ev[1]));
+	CZ_CK(d, cudaEventElapsedTime(&out->ms_ntt, ev[1], ev[2]));
+	CZ_CK(d, cudaEventElapsedTime(&out->ms_msm, ev[2], ev[3]));
 	cz_g1_jac *dst[4] = { &out->a, &out->b1, &out->c, &out->h };
-	for (int i = 0; i < 4; i++) {
-		cz_g1_xyzz p;
-		memcpy(&p, &hr[i], sizeof(p));
-		cz_g1_xyzz_to_jac(dst[i], &p);
-	}
+	for (int i = 0; i < 4; i++)
+		cz_msm32_combine(dst[i], hr + i * W, sh[i].nwin, sh[i].c, hr + i * W + sh[i].nwin);
 	return 0;
 }
 
@@ -376,15 +518,49 @@ struct arith_in {
 	cz_fp32 pa, pb;
 	cz_g1xyzz32 p;
 	cz_g1a32 q;
+	cz_bn254_fr32 bfa, bfb;
+	cz_bn254_fp32 bpa, bpb;
+	cz_bn254_g1xyzz32 bp;
+	cz_bn254_g1a32 bq;
 };
 struct arith_out {
 	cz_fr32 fr[4];
 	cz_fp32 fp[4];
 	cz_g1xyzz32 sum;
-	uint64_t ptx_bad;
+	cz_bn254_fr32 bfr[4];
+	cz_bn254_fp32 bfp[4];
+	cz_bn254_g1xyzz32 bsum;
+	uint64_t ptx_bad, pad;
 };
 static_assert(sizeof(struct arith_in) == sizeof(struct cz_cuda_arith_in), "arith_in layout");
 static_assert(sizeof(struct arith_out) == sizeof(struct cz_cuda_arith_out), "arith_out layout");
+static_assert(offsetof(struct arith_out, ptx_bad) == offsetof(struct cz_cuda_arith_out, ptx_bad),
+	      "arith_out layout");
+static_assert(offsetof(struct arith_in, bq) == offsetof(struct cz_cuda_arith_in, bq), "arith_in layout");
+
+/* One field's four results and its PTX agreement bits (at bit). */
+#define ARITH_FIELD(F, r, a, b, bad, bit)                                      \
+	do {                                                                   \
+		F##_add(&(r)[0], a, b);                                        \
+		F##_sub(&(r)[1], a, b);                                        \
+		F##_mul(&(r)[2], a, b);                                        \
+		F##_sqr(&(r)[3], a);                                           \
+		ARITH_PTX(F, a, b, bad, bit);                                  \
+	} while (0)
+#if defined(__CUDA_ARCH__)
+#define ARITH_PTX(F, a, b, bad, bit)                                           \
+	do {                                                                   \
+		F u_, v_;  /* each field's type is its prefix */              \
+		F##_mul_port(&u_, a, b);                                       \
+		F##_mul_ptx(&v_, a, b);                                        \
+		bad |= (uint64_t)!F##_eq(&u_, &v_) << (bit);                   \
+		F##_mul_port(&u_, a, a);                                       \
+		F##_mul_ptx(&v_, a, a);                                        \
+		bad |= (uint64_t)!F##_eq(&u_, &v_) << ((bit) + 1);             \
+	} while (0)
+#else
+#define ARITH_PTX(F, a, b, bad, bit) (void)(bad)
+#endif
 
 static __global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const struct arith_in *in, size_t n)
 {
@@ -393,33 +569,15 @@ static __global__ void __launch_bounds__(128) k_arith(struct arith_out *o, const
 		return;
 	const struct arith_in *x = &in[i];
 	struct arith_out *y = &o[i];
-	cz_fr32_add(&y->fr[0], &x->fa, &x->fb);
-	cz_fr32_sub(&y->fr[1], &x->fa, &x->fb);
-	cz_fr32_mul(&y->fr[2], &x->fa, &x->fb);
-	cz_fr32_sqr(&y->fr[3], &x->fa);
-	cz_fp32_add(&y->fp[0], &x->pa, &x->pb);
-	cz_fp32_sub(&y->fp[1], &x->pa, &x->pb);
-	cz_fp32_mul(&y->fp[2], &x->pa, &x->pb);
-	cz_fp32_sqr(&y->fp[3], &x->pa);
-	cz_g1xyzz32_add_affine(&y->sum, &x->p, &x->q);
-#if defined(__CUDA_ARCH__)
-	cz_fr32 u, v;
-	cz_fp32 g, h;
 	uint64_t bad = 0;
-	cz_fr32_mul_port(&u, &x->fa, &x->fb);
-	cz_fr32_mul_ptx(&v, &x->fa, &x->fb);
-	bad |= (uint64_t)!cz_fr32_eq(&u, &v);
-	cz_fr32_mul_port(&u, &x->fa, &x->fa);
-	cz_fr32_mul_ptx(&v, &x->fa, &x->fa);
-	bad |= (uint64_t)!cz_fr32_eq(&u, &v) << 1;
-	cz_fp32_mul_port(&g, &x->pa, &x->pb);
-	cz_fp32_mul_ptx(&h, &x->pa, &x->pb);
-	bad |= (uint64_t)!cz_fp32_eq(&g, &h) << 2;
-	cz_fp32_mul_port(&g, &x->pa, &x->pa);
-	cz_fp32_mul_ptx(&h, &x->pa, &x->pa);
-	bad |= (uint64_t)!cz_fp32_eq(&g, &h) << 3;
+	ARITH_FIELD(cz_fr32, y->fr, &x->fa, &x->fb, bad, 0);
+	ARITH_FIELD(cz_fp32, y->fp, &x->pa, &x->pb, bad, 2);
+	ARITH_FIELD(cz_bn254_fr32, y->bfr, &x->bfa, &x->bfb, bad, 4);
+	ARITH_FIELD(cz_bn254_fp32, y->bfp, &x->bpa, &x->bpb, bad, 6);
+	cz_g1xyzz32_add_affine(&y->sum, &x->p, &x->q);
+	cz_bn254_g1xyzz32_add_affine(&y->bsum, &x->bp, &x->bq);
 	y->ptx_bad = bad;
-#endif
+	y->pad = 0;
 }
 
 static int arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
@@ -435,7 +593,7 @@ static int arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
 		return 0;
 	CZ_CK(d, cudaMemcpyAsync(di, in, n * sizeof(*di), cudaMemcpyHostToDevice, d->s));
 	k_arith<<<cz_blocks(n, 128), 128, 0, d->s>>>(dout, di, n);
-	CZ_CK_LAUNCH(d);
+	CZ_CK_LAUNCH(d, "k_arith");
 	CZ_CK(d, cudaMemcpyAsync(out, dout, n * sizeof(*dout), cudaMemcpyDeviceToHost, d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
 	return 0;

@@ -173,44 +173,57 @@ CZ_HD void F32_NAME(mul_port)(F32_T *r, const F32_T *a, const F32_T *b)
  * asm volatile statements, which nvcc keeps in order and does not separate
  * by flag-setting instructions (a fully unrolled loop of register
  * operands); cz_cuda_arith checks it against mul_port on the device.
+ *
+ * The operands are copied into locals first.  asm volatile is a barrier
+ * to the compiler's memory model: an operand read through a pointer after
+ * one is read again after every statement, since the asm might have
+ * written it.  Read straight from *a and *b, the XYZZ mixed add compiled
+ * to 1814 loads against the portable path's 85, and k_segment spilled;
+ * from locals, every limb is loaded once (docs/BENCHMARKS.md, "PTX loads").
  * Selected by CZ_F32_PTX=1 once a GPU session has seen that check pass.
  */
 __device__ __forceinline__ void F32_NAME(mul_ptx)(F32_T *r, const F32_T *a, const F32_T *b)
 {
 	F32_MOD_DECL;
 	const uint32_t inv = (uint32_t)(F32_INV64);
-	uint32_t t[F32_N + 2];
+	uint32_t t[F32_N + 2], al[F32_N], bl[F32_N], ml[F32_N];
+	CZ_UNROLL
+	for (int j = 0; j < F32_N; j++) {
+		al[j] = a->l[j];
+		bl[j] = b->l[j];
+		ml[j] = F32_M(j);
+	}
 	CZ_UNROLL
 	for (int j = 0; j < F32_N + 2; j++)
 		t[j] = 0;
 	CZ_UNROLL
 	for (int i = 0; i < F32_N; i++) {
-		uint32_t bi = b->l[i], q;
+		uint32_t bi = bl[i], q;
 		/* t[0..N+1] += a·b_i (t[N+1] is free at the top of a row) */
-		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a->l[0]), "r"(bi));
+		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(al[0]), "r"(bi));
 		CZ_UNROLL
 		for (int j = 1; j < F32_N; j++)
-			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a->l[j]), "r"(bi));
+			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(al[j]), "r"(bi));
 		t[F32_N + 1] = 0;
 		asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[F32_N]));
 		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
-		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a->l[0]), "r"(bi));
+		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(al[0]), "r"(bi));
 		CZ_UNROLL
 		for (int j = 1; j < F32_N; j++)
-			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a->l[j]), "r"(bi));
+			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(al[j]), "r"(bi));
 		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
 		/* t += q·m, which zeroes t[0]; then t >>= 32 */
 		q = t[0] * inv;
-		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(q), "r"(F32_M(0)));
+		asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(q), "r"(ml[0]));
 		CZ_UNROLL
 		for (int j = 1; j < F32_N; j++)
-			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(q), "r"(F32_M(j)));
+			asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(q), "r"(ml[j]));
 		asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[F32_N]));
 		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
-		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(q), "r"(F32_M(0)));
+		asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(q), "r"(ml[0]));
 		CZ_UNROLL
 		for (int j = 1; j < F32_N; j++)
-			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(q), "r"(F32_M(j)));
+			asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(q), "r"(ml[j]));
 		asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[F32_N + 1]));
 		CZ_UNROLL
 		for (int j = 0; j <= F32_N; j++)

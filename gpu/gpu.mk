@@ -48,7 +48,8 @@ endif
 # machine that has the CUDA toolkit and a C compiler but not the Debian
 # packages.  These are the layers at and below gpu/ (tools/layers.txt)
 # plus synth/, which the test uses to make a partition's a, b, c.
-# tools/gpu-check.sh builds this and runs it.
+# tools/gpu-check.sh builds this and runs it (or, with --prepare, builds
+# it here with cuzkd for the GPU machine to run as they are).
 .PHONY: gpu-check
 ifneq ($(NVCC),)
 GPUCHK_SRC := $(filter-out zk/snarkjs_json.c,$(wildcard zk/*.c)) $(wildcard lib/*.c synth/*.c gpu/*.c)
@@ -62,6 +63,13 @@ $(B)/gpu-check/gpu_cuda: $(B)/obj/selftests/gpu_cuda.o $(B)/gpu-check/libcuzk-gp
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm $(GPU_LDLIBS)
 
 gpu-check: $(B)/gpu-check/gpu_cuda
+
+# `make` links it too, so the GPU machine's build cannot break unseen, and
+# `make check` runs it dry (selftests/gpu_check_dry.sh: tools/gpu-check.sh
+# --dry-run checks it links none of the Debian libraries and runs its plan
+# with every device row "no device").
+all: $(B)/gpu-check/gpu_cuda
+TESTS += selftests/gpu_check_dry.sh
 else
 gpu-check:
 	@echo "cuzk: gpu-check needs nvcc (set CUDA_HOME or PATH)"; exit 1

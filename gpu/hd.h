@@ -37,6 +37,17 @@
 #define CZ_UNROLL _Pragma("GCC unroll 32")
 #endif
 
+/* Layout checks and alignment in both languages (nvcc compiles C++). */
+#if defined(__cplusplus)
+#define CZ_STATIC_ASSERT(c, m) static_assert(c, m)
+#define CZ_ALIGNAS(n) alignas(n)
+#define CZ_ALIGNOF(t) alignof(t)
+#else
+#define CZ_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define CZ_ALIGNAS(n) _Alignas(n)
+#define CZ_ALIGNOF(t) _Alignof(t)
+#endif
+
 /* The low 32 bits of a 64-bit little-endian constant table, limb i of 32. */
 #define CZ_L32(m64, i) ((uint32_t)((m64)[(i) / 2] >> (32 * ((i) % 2))))
 

@@ -2,7 +2,9 @@
 /*
  * gpu/ntt32.h — the per-thread bodies of the device NTT (gpu/ntt.cu), as
  * CZ_HD functions so the host selftest (selftests/gpu_kernels.c) runs the
- * very same index arithmetic in loops and compares it with zk/ntt.
+ * very same index arithmetic in loops and compares it with zk/'s NTTs.
+ * Written once for both curves' Fr: the index math here, the field steps in
+ * gpu/ntt32_impl.h (cz_ntt32_* for BLS12-381, cz_bn254_ntt32_* for BN254).
  *
  * The transform is zk/ntt.c's: a radix-2 decimation in frequency (natural
  * order in, bit-reversed out) with tw[j] = omega_n^j, j < n/2, the snarkjs
@@ -10,8 +12,19 @@
  * butterflies; butterfly t touches elements base and base + h with
  *     j = t mod h,  base = (t / h)·2h + j,  twiddle tw[j·n/(2h)].
  * The formula does not care whether a is the whole array (global stages) or
- * a 2^B-element block copied to shared memory (the last B stages, where
- * t is the block-local index): the block is aligned, so j is the same.
+ * a 2^B-element block in shared memory (the last B stages, where t is the
+ * block-local index): the block is aligned, so j is the same.
+ *
+ * Shared memory layout (k_block).  An element is 8 words; stored whole
+ * (32-byte stride) a warp's 32 loads of one limb hit 4 banks, 8 ways each.
+ * So the block is kept limb-major — limb k of element i at word
+ * k·2^B + swz(i) — and swz(i) = i XOR (31 if bit 5 of i is set) spreads
+ * every stage's warp over the 32 banks: for h >= 32 a warp reads 32
+ * consecutive elements (one aligned group of 32, which the XOR permutes);
+ * for h < 32 its 32 bases lie in [64q, 64q + 64), the first 32 with bit
+ * hlog clear, and the XOR sets that bit in the second group's banks, so
+ * the two groups' banks are disjoint.  selftests/gpu_kernels.c counts the
+ * banks for every stage and block size.
  *
  * Every other step is one gather-and-scale pass, out-of-place:
  *     dst[k] = src[idx(k)] · c·z^k
@@ -30,6 +43,8 @@ enum {
 	CZ_NTT32_SCALE = 4,     /* multiply by hi[k >> S]·lo[k & mask] */
 };
 
+#define CZ_NTT32_WORDS 8        /* 32-bit words of an Fr element, both curves */
+
 CZ_HD uint32_t cz_ntt32_bitrev(uint32_t x, unsigned log2n)
 {
 	if (log2n == 0)
@@ -44,58 +59,37 @@ CZ_HD uint32_t cz_ntt32_bitrev(uint32_t x, unsigned log2n)
 #endif
 }
 
-/* One DIF butterfly: see the header comment.  log2n = L, hlog < L. */
-CZ_HD void cz_ntt32_bfly(cz_fr32 *a, uint32_t t, unsigned hlog, const cz_fr32 *tw, unsigned log2n)
+/* Butterfly t of the stage with half-size 2^hlog: its two elements. */
+CZ_HD void cz_ntt32_pair(uint32_t *x, uint32_t *y, uint32_t *j, uint32_t t, unsigned hlog)
 {
-	uint32_t h = (uint32_t)1 << hlog, j = t & (h - 1);
-	uint32_t base = ((t >> hlog) << (hlog + 1)) + j;
-	cz_fr32 x = a[base], y = a[base + h], s, d;
+	uint32_t h = (uint32_t)1 << hlog;
 
-	cz_fr32_add(&s, &x, &y);
-	cz_fr32_sub(&d, &x, &y);
-	if (j)  /* tw[0] = 1 */
-		cz_fr32_mul(&d, &d, &tw[(size_t)j << (log2n - 1 - hlog)]);
-	a[base] = s;
-	a[base + h] = d;
+	*j = t & (h - 1);
+	*x = ((t >> hlog) << (hlog + 1)) + *j;
+	*y = *x + h;
 }
 
-/* out = hi[k >> s]·lo[k & (2^s - 1)]. */
-CZ_HD void cz_ntt32_pow2tab(cz_fr32 *out, uint32_t k, const cz_fr32 *hi, const cz_fr32 *lo,
-			    unsigned s)
+/* k_block's word for limb k of block element i (2^B elements). */
+CZ_HD uint32_t cz_ntt32_sh_word(uint32_t i, unsigned k, unsigned B)
 {
-	cz_fr32_mul(out, &hi[k >> s], &lo[k & (((uint32_t)1 << s) - 1)]);
+	uint32_t swz = i ^ (((i >> 5) & 1) * 31u);
+	return ((uint32_t)k << B) + swz;
 }
 
-CZ_HD void cz_ntt32_gather(cz_fr32 *dst, const cz_fr32 *src, uint32_t k, unsigned log2n,
-			   unsigned flags, const cz_fr32 *hi, const cz_fr32 *lo, unsigned s)
-{
-	uint32_t mask = ((uint32_t)1 << log2n) - 1, i = k;
+#define N32(n) cz_ntt32_##n
+#define N32_T cz_fr32
+#define N32_F(n) cz_fr32_##n
+#include "gpu/ntt32_impl.h"
+#undef N32
+#undef N32_T
+#undef N32_F
 
-	if (flags & CZ_NTT32_NEGATE)
-		i = (0u - i) & mask;
-	if (flags & CZ_NTT32_BITREV)
-		i = cz_ntt32_bitrev(i, log2n);
-	cz_fr32 v = src[i];
-	if (flags & CZ_NTT32_SCALE) {
-		cz_fr32 f;
-		cz_ntt32_pow2tab(&f, k, hi, lo, s);
-		cz_fr32_mul(&v, &v, &f);
-	}
-	dst[k] = v;
-}
-
-/* Groth16's quotient numerator at point k, from a, b, c evaluated on the
- * odd coset and left in bit-reversed order by the second DIF: standard-form
- * scalar h[k] = a·b - c, the H MSM's input. */
-CZ_HD void cz_ntt32_abc(cz_fr32 *h, const cz_fr32 *a, const cz_fr32 *b, const cz_fr32 *c,
-			uint32_t k, unsigned log2n)
-{
-	uint32_t i = cz_ntt32_bitrev(k, log2n);
-	cz_fr32 x;
-
-	cz_fr32_mul(&x, &a[i], &b[i]);
-	cz_fr32_sub(&x, &x, &c[i]);
-	cz_fr32_from_mont(&h[k], &x);
-}
+#define N32(n) cz_bn254_ntt32_##n
+#define N32_T cz_bn254_fr32
+#define N32_F(n) cz_bn254_fr32_##n
+#include "gpu/ntt32_impl.h"
+#undef N32
+#undef N32_T
+#undef N32_F
 
 #endif

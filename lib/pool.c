@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +98,10 @@ struct cz_pool *cz_pool_create(unsigned nthreads)
 struct cz_pool *cz_pool_create_named(unsigned nthreads, const char *prefix)
 {
 	if (nthreads == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		/* The CPUs the caller may run on: a cpu device opened from a
+		 * thread bound to its node gets that node's (engine/numa.c). */
+		cpu_set_t set;
+		long c = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN) : CPU_COUNT(&set);
 		nthreads = c > 0 ? (unsigned)c : 1;
 	}
 	struct cz_pool *p = calloc(1, sizeof(*p) + (nthreads - 1) * sizeof(pthread_t));

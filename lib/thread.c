@@ -3,9 +3,17 @@
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "lib/thread.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+int cz_thread_batch(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+}
 
 void cz_thread_name(const char *fmt, ...)
 {

@@ -191,8 +191,14 @@ static void test_fallbacks(void)
 	int lines = 0;
 	for (ssize_t i = 0; i < ln; i++)
 		lines += log[i] == '\n';
-	ct_ok(rc1 == 0 && rc2 == 0 && lines == 1 && strstr(log, "/proc/sys/vm/nr_hugepages"),
-	      "forced fallback: two regions, exactly one log line naming nr_hugepages");
+	/* A region bound to a node names that node's pool (its hugepages
+	 * come from there only), an unbound one the machine's. */
+	char want[128] = "/proc/sys/vm/nr_hugepages";
+	if (rc1 == 0 && r.node >= 0)
+		snprintf(want, sizeof(want), "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
+			 r.node);
+	ct_ok(rc1 == 0 && rc2 == 0 && lines == 1 && strstr(log, want),
+	      "forced fallback: two regions, exactly one log line naming %s", want);
 	ct_diag("log: %.*s", (int)(ln > 0 ? ln - 1 : 0), log);
 	int thp = thp_mode_allows("/sys/kernel/mm/transparent_hugepage/shmem_enabled", shmem_ok);
 	ct_ok(!rc1 && r.fd >= 0 && r.kind == (thp ? CZ_REGION_THP : CZ_REGION_NORMAL) &&

@@ -23,6 +23,7 @@ struct tpart {
 	int prio;               /* from the submission order */
 	int64_t ready, start;   /* enqueue / compute_start ns, -1 if never */
 	int dev;
+	int worker;             /* the synthesis worker that enqueued it, -1 if none */
 };
 
 struct trace {
@@ -41,7 +42,8 @@ static inline struct tpart *tpart_of(struct trace *t, int64_t seq, int64_t part)
 	if (t->np == MAXP)
 		return NULL;
 	struct tpart *p = &t->p[t->np++];
-	*p = (struct tpart){ .seq = seq, .part = part, .prio = -1, .ready = -1, .start = -1, .dev = -1 };
+	*p = (struct tpart){ .seq = seq, .part = part, .prio = -1, .ready = -1, .start = -1, .dev = -1,
+				   .worker = -1 };
 	return p;
 }
 
@@ -72,8 +74,10 @@ static inline int trace_read(struct daemon *d, struct trace *t, const int *prios
 			t->seqs[t->nj++] = seq;
 		} else if (!strcmp(ev, "enqueue") || !strcmp(ev, "compute_start")) {
 			struct tpart *tp = tpart_of(t, seq, part);
-			if (tp && ev[0] == 'e' && tp->ready < 0)
+			if (tp && ev[0] == 'e' && tp->ready < 0) {
 				tp->ready = ns;
+				tp->worker = !strcmp(str_of(e, "thread"), "synth") ? (int)int_of(e, "unit") : -1;
+			}
 			if (tp && ev[0] == 'c' && tp->start < 0) {
 				const char *th = str_of(e, "thread");
 				tp->start = ns;

@@ -172,8 +172,16 @@ static void test_cpu(struct daemon *d)
 	r = req(d, "{\"op\":\"submit\",\"circuit\":\"nope\",\"witnesses\":[]}", NULL);
 	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "unknown circuit 'nope'"), "unknown circuit: %s", str_of(r, "error"));
 	json_object_put(r);
+	/* The same id: with the same witnesses it is a retry (the existing job
+	 * back), with others a different job (refused). */
 	r = req(d, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"first\"}", w4);
-	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "already in use"), "duplicate job id: %s", str_of(r, "error"));
+	int same = ok_of(r) && !strcmp(str_of(r, "job"), "first") && !strcmp(str_of(r, "existing"), "true");
+	json_object_put(r);
+	const char *w4r[] = { w4[3], w4[2], w4[1], w4[0], NULL };
+	r = req(d, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"first\"}", w4r);
+	ct_ok(same && !ok_of(r) && strstr(str_of(r, "error"), "id 'first' is in use by a different job"),
+	      "duplicate job id: the same witnesses return the existing job, others are refused: %s",
+	      str_of(r, "error"));
 	json_object_put(r);
 	r = req(d, fmt("{\"op\":\"load\",\"name\":\"k2\",\"zkey\":\"%s/w0.wtns\",\"partitions\":2}", dir), NULL);
 	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "w0.wtns"), "loading a non-zkey names the file: %s", str_of(r, "error"));

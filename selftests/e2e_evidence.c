@@ -16,20 +16,20 @@
 #include <unistd.h>
 
 /*
- * Points that need the scheduler fix of issue 9 items 1 and 2 (branch
- * `order`: ticket lock at the device, assignment across devices).  Until it
- * is merged they are measured and printed, then skipped; set this to 1 with
- * the merge to assert them.  The order points are asserted now.  "No device
- * idle > 1 ms while work was ready" is not yet: on the loaded 2-core machine
- * a consumer or the order thread is descheduled for 2-5 ms now and then (on
- * main as on `order`; the trace shows the thread off-CPU between two of its
- * own events), so it stays measured until it can hold there.
+ * "No device idle > 1 ms while work was ready" is asserted on the daemon's
+ * own share: on the loaded 2-core machine a consumer or the order thread
+ * waits 2-12 ms on a run queue now and then (the whole daemon off-CPU, its
+ * finalizer and synthesis included), and the trace's "sched" events
+ * (kernel schedstat run_delay, engine/trace.h) name that time "scheduler
+ * delay"; the report's ready_idle_daemon_max_ms is a stretch less it, and
+ * --check --ready-idle-ms 1 checks that.  Building with
+ * -DCZ_READY_IDLE_LANDED=0 only measures it.
  */
 #ifndef CZ_ORDER_LANDED
 #define CZ_ORDER_LANDED 1
 #endif
 #ifndef CZ_READY_IDLE_LANDED
-#define CZ_READY_IDLE_LANDED 0
+#define CZ_READY_IDLE_LANDED 1
 #endif
 #define NEEDS_ORDER "needs the order branch"
 
@@ -131,6 +131,8 @@ struct tpart {
 struct trace {
 	struct tpart p[512];
 	int n;
+	int64_t final_end_max[256], output_ns[256];  /* per job */
+	int finalizers_used;                          /* bit per finalizer unit that verified */
 	int cons_dev[64];       /* consumer index -> device, from the header */
 	int ncons;
 };
@@ -167,6 +169,12 @@ static void trace_read(const char *path, struct trace *t)
 				t->ncons = (int)num(e, "unit") + 1;
 		} else if (!strcmp(ev, "submit") && job >= 0 && job < 256) {
 			prio[job] = (int64_t)num(e, "arg");
+		} else if (!strcmp(ev, "final_end") && job >= 0 && job < 256) {
+			if (ns > t->final_end_max[job])
+				t->final_end_max[job] = ns;
+			t->finalizers_used |= 1 << ((int)num(e, "unit") & 15);
+		} else if (!strcmp(ev, "output") && job >= 0 && job < 256) {
+			t->output_ns[job] = ns;
 		} else if (!strcmp(ev, "enqueue") || !strcmp(ev, "compute_start")) {
 			struct tpart *p = tpart_of(t, job, part);
 			if (!p)
@@ -261,6 +269,27 @@ static void run_backlog(struct daemon *d)
 	await_ok(d, "crit");
 }
 
+/* As a client should (/readyz): every device's warm-up proof verified
+ * before the jobs, so the scenario measures serving, not starting. */
+static int wait_warm(struct daemon *d, int ndev)
+{
+	for (int i = 0; i < 1000; i++) {
+		json_object *st = req(d, "{\"op\":\"status\"}", -1);
+		json_object *devs = json_object_object_get(st, "devices");
+		int n = 0;
+		for (int k = 0; devs && k < (int)json_object_array_length(devs); k++) {
+			json_object *wu = json_object_object_get(json_object_array_get_idx(devs, k), "warm_up");
+			const char *s = json_object_get_string(json_object_object_get(wu, "state"));
+			n += s && !strcmp(s, "verified");
+		}
+		json_object_put(st);
+		if (n == ndev)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 static int fetch_trace(struct daemon *d, const char *path)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -301,7 +330,7 @@ static void order_point(int ok, int assert_now, const char *what)
 
 /* The ready-idle point: measured and printed, asserted once
  * CZ_READY_IDLE_LANDED (see the top). */
-#define READY_IDLE_WHY "descheduling on a loaded machine still exceeds 1 ms"
+#define READY_IDLE_WHY "built with CZ_READY_IDLE_LANDED=0"
 static void ready_point(int ok, const char *what)
 {
 	if (CZ_READY_IDLE_LANDED)
@@ -331,8 +360,10 @@ static void scenario(const struct scen *s)
 	part_bytes = (int64_t)num(json_object_array_get_idx(json_object_object_get(r, "circuits"), 0),
 				  "partition_bytes");
 	json_object_put(r);
+	if (wait_warm(&d, s->ndev))
+		ct_diag("%s: the devices' warm-up did not finish", s->name);
 	s->run(&d);
-	usleep(20000);          /* past the live accounting's 5 ms horizon */
+	usleep(150000);         /* past the live accounting's 5 ms horizon and 100 ms look ahead */
 	json_object *st = req(&d, "{\"op\":\"status\"}", -1);
 	snprintf(tpath, sizeof(tpath), "%s/%s.trace.jsonl", dir, s->name);
 	fetch_trace(&d, tpath);
@@ -347,15 +378,17 @@ static void scenario(const struct scen *s)
 	int inv = worst_inversions(t);
 
 	ct_diag("%s: window %.1f ms, duty %.1f%%, %.2f%% of idle named, worst inversions %d (bound %d), "
-		"longest idle while work ready %.2f ms", s->name, num(rep, "window_ms"), 100 * num(rep, "duty"),
+		"longest idle while work ready %.2f ms, %.3f ms of it the daemon's (not scheduler delay); %d sched samples",
+		s->name, num(rep, "window_ms"), 100 * num(rep, "duty"),
 		100 * num(rep, "named_share"), (int)num(o, "max_inversions"), (int)num(o, "bound"),
-		num(rep, "ready_idle_max_ms"));
+		num(rep, "ready_idle_max_ms"), num(rep, "ready_idle_daemon_max_ms"), (int)num(rep, "sched_samples"));
 	for (int i = 0; i < ndev; i++) {
 		json_object *dv = json_object_array_get_idx(devs, i);
 		ct_diag("  device %d: busy %.1f ms, %d partitions; idle: %s", i, num(dv, "busy_ms"),
 			(int)num(dv, "partitions"), json_object_to_json_string(json_object_object_get(dv, "idle_by_cause_ms")));
 	}
-	int order_ok = inv <= s->ncons, ready_ok = num(rep, "ready_idle_max_ms") <= 1.0;
+	int order_ok = inv <= s->ncons, ready_ok = num(rep, "ready_idle_daemon_max_ms") <= 1.0 &&
+					      num(rep, "sched_samples") > 0;
 	ct_ok(ndev == s->ndev && num(rep, "named_share") >= 0.99 && stop == 0 &&
 	      (rc == 0) == (order_ok && ready_ok),
 	      "%s: all %d devices in the report (%d), %.2f%% of idle named (>= 99%%), clean stop; "
@@ -368,8 +401,10 @@ static void scenario(const struct scen *s)
 		    fmt("%s: order bound: worst partition saw %d higher-key starts while ready (bound %d)", s->name,
 			inv, s->ncons));
 	ready_point(ready_ok,
-		    fmt("%s: no device idle > 1 ms while work was ready (longest %.2f ms)", s->name,
-			num(rep, "ready_idle_max_ms")));
+		    fmt("%s: no device idle > 1 ms while work was ready, by the daemon (longest %.3f ms; "
+			"%.2f ms with scheduler delay; the trace has %d sched samples)", s->name,
+			num(rep, "ready_idle_daemon_max_ms"), num(rep, "ready_idle_max_ms"),
+			(int)num(rep, "sched_samples")));
 
 	/* Live status against the report: the same events, two implementations. */
 	json_object *sd = json_object_object_get(st, "devices");
@@ -422,7 +457,6 @@ static void extra_issue(json_object *rep, json_object *st, const struct trace *t
 
 static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 {
-	(void)st;
 	/* While the jobs ran: each job's counts cover its partitions, and each
 	 * partition placed on a consumer names that consumer's device as the
 	 * trace header does. */
@@ -446,6 +480,49 @@ static void extra_cpu(json_object *rep, json_object *st, const struct trace *t)
 	ct_ok(njobs == 5 && !bad && num(rep, "busy_ms") > 0,
 	      "status while running: %d jobs, each job's counts sum to %d; %d partitions placed, each on its consumer's device per the trace header",
 	      njobs, NPART, placed);
+	/* Two finalizers (the default): both verified, and each job was
+	 * written once, after the last of its partitions was verified. */
+	int late = 0, written = 0;
+	for (int j = 0; j < 256; j++) {
+		if (!t->output_ns[j])
+			continue;
+		written++;
+		late += t->output_ns[j] < t->final_end_max[j];
+	}
+	/* Per-job accounting (status's jobs[].accounting, as await's): CPU
+	 * seconds per stage from each stage thread's clock, no more than the
+	 * stage's wall time and above 0 on the cpu backend; peak buffer bytes
+	 * between one and all of the job's partitions; one attempt each. */
+	json_object *sj = json_object_object_get(st, "jobs");
+	int acct_ok = sj && json_object_array_length(sj) == 5;
+	for (size_t i = 0; acct_ok && i < json_object_array_length(sj); i++) {
+		json_object *a = json_object_object_get(json_object_array_get_idx(sj, i), "accounting");
+		json_object *cpu = json_object_object_get(a, "cpu_seconds");
+		double cs = num(cpu, "synthesis"), cd = num(cpu, "device"), cf = num(cpu, "finalize");
+		double pk = num(a, "peak_buffer_bytes");
+		json_object *pa = json_object_object_get(a, "partition_attempts");
+		int ones = 0;
+		for (size_t k = 0; pa && k < json_object_array_length(pa); k++)
+			ones += json_object_get_int(json_object_array_get_idx(pa, k)) == 1;
+		if (!(cs > 0 && cd > 0 && cf > 0 && cs * 1e3 <= num(a, "synthesis_ms") + 0.5 &&
+		      cd * 1e3 <= num(a, "device_ms") + 0.5 && cf * 1e3 <= num(a, "finalize_ms") + 0.5 &&
+		      pk >= (double)part_bytes && pk <= (double)part_bytes * NPART && (int)num(a, "attempts") == NPART &&
+		      ones == NPART)) {
+			ct_diag("job %zu accounting: %s", i, json_object_to_json_string(a));
+			acct_ok = 0;
+		}
+	}
+	ct_ok(acct_ok, "per-job accounting on the cpu backend: CPU seconds per stage in (0, the stage's wall time], "
+	      "peak buffer bytes in [1, %d] partitions, %d attempts, one per partition", NPART, NPART);
+	json_object *wu = json_object_object_get(json_object_array_get_idx(json_object_object_get(st, "devices"), 0),
+						 "warm_up");
+	const char *wst = json_object_get_string(json_object_object_get(wu, "state"));
+	ct_ok(wst && !strcmp(wst, "verified"),
+	      "cpu: status says device 0's warm-up proof was verified before it served: %s (%s)", wst ? wst : "?",
+	      json_object_get_string(json_object_object_get(wu, "detail")));
+	ct_ok(t->finalizers_used == 3 && written == 5 && !late,
+	      "parallel finalizers: finalizers used (bits) %#x (want 0x3); %d jobs written, %d before their last verification",
+	      t->finalizers_used, written, late);
 }
 
 static void extra_budget(json_object *rep, json_object *st, const struct trace *t)
@@ -531,9 +608,10 @@ static void test_window(const char *const *args)
 		return;
 	}
 	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir), -1));
+	wait_warm(&d, 2);
 	submit(&d, "one", "normal");
 	await_ok(&d, "one");
-	usleep(20000);
+	usleep(150000);
 	json_object *a = req(&d, "{\"op\":\"status\"}", -1);
 	usleep(10600000);
 	json_object *b = req(&d, "{\"op\":\"status\"}", -1);
@@ -567,7 +645,7 @@ int main(int argc, char **argv)
 	snprintf(root, sizeof(root), "%s/../..", sdir);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(6 * POINTS_PER_SCEN + 2);
+	ct_plan(6 * POINTS_PER_SCEN + 5);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -602,7 +680,7 @@ int main(int argc, char **argv)
 	test_window(null2);
 	cz_groth16_key_free(&key);
 	json_object_put(mid_status);
-	if (!ct_fail) {
+	if (!ct_fail && !getenv("CZ_KEEP")) {
 		char cmd[PATH_MAX + 16];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))

@@ -253,6 +253,37 @@ static void dom_count(const char *dom, const char *want, int *cells, int *in_sta
 	}
 }
 
+/* /metrics' device restarts and state against status's devices[]: 0 when
+ * every device agrees (text names what differs). */
+static int devices_agree(const char *mt, json_object *st, int ndev, char *text, size_t cap)
+{
+	static const char *const states[] = { "starting", "ready", "failed", "disabled" };
+	int bad = 0;
+	size_t n = 0;
+	*text = 0;
+	for (int d = 0; d < ndev; d++) {
+		char k[96], p[64];
+		snprintf(p, sizeof(p), "devices.%d.restarts", d);
+		double rs = num(st, p);
+		snprintf(k, sizeof(k), "cuzk_device_restarts_total{device=\"%d\"}", d);
+		double rm = metric(mt, k);
+		snprintf(p, sizeof(p), "devices.%d.state", d);
+		const char *ss = json_object_get_string(path_get(st, p));
+		int ones = 0, match = 0;
+		for (int s = 0; s < 4; s++) {
+			snprintf(k, sizeof(k), "cuzk_device_state{device=\"%d\",state=\"%s\"}", d, states[s]);
+			double v = metric(mt, k);
+			ones += v == 1;
+			match += v == 1 && ss && !strcmp(ss, states[s]);
+		}
+		if (n < cap)
+			n += (size_t)snprintf(text + n, cap - n, "%sdevice %d: restarts %g/%g, state %s", d ? "; " : "",
+					      d, rm, rs, ss ? ss : "?");
+		bad |= rm != rs || ones != 1 || match != 1;
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX], spec[64], why[4096], zkey[3 * PATH_MAX], wt[2][3 * PATH_MAX];
@@ -271,7 +302,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(33);
+	ct_plan(36);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -287,7 +318,7 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "grep -q -- '--metrics-listen %s: this cuzkd was built without "
 			 "libmicrohttpd' %s", spec, a.log);
 		ct_ok(rc0 == 2 && !system(cmd), "without libmicrohttpd: --metrics-listen exits %d naming why", rc0);
-		for (int i = 1; i < 33; i++)
+		for (int i = 1; i < 36; i++)
 			ct_skip("built without libmicrohttpd (tools/install-deps.sh installs libmicrohttpd-dev)",
 				"listener point %d", i + 1);
 		if (rc0 == 0)
@@ -321,8 +352,17 @@ int main(int argc, char **argv)
 	json_object_object_add(q, "zkey", json_object_new_string(zkey));
 	json_object *lr = req(&a, q);
 	double key_bytes = num(lr, "key_bytes");
-	h = http(port, NULL, "GET", "/readyz", &r);
-	ct_ok(ok_of(lr) && !h && r.code == 200, "/readyz after load: 200 (%d: %.*s)", r.code, LINE(r.body));
+	/* Ready once the key is loaded and each device's warm-up proof (one
+	 * --null-delay-ms here) is done. */
+	for (int i = 0; i < 500; i++) {
+		h = http(port, NULL, "GET", "/readyz", &r);
+		if (h || r.code == 200)
+			break;
+		resp_free(&r);
+		usleep(10000);
+	}
+	ct_ok(ok_of(lr) && !h && r.code == 200 && strstr(r.body, "verified warm-up proof"),
+	      "/readyz after load: 200 (%d: %.*s)", r.code, LINE(r.body));
 	resp_free(&r);
 	json_object_put(lr);
 
@@ -414,6 +454,9 @@ int main(int argc, char **argv)
 		      NJOB, *why ? ": " : "", why);
 	resp_free(&r);
 
+	char dtxt[512];
+	ct_ok(!devices_agree(mt, st, NDEV, dtxt, sizeof(dtxt)),
+	      "cuzk_device_restarts_total and cuzk_device_state agree with status (thread isolation: %s)", dtxt);
 	double pd = metric(mt, "cuzk_partitions_total{state=\"done\"}");
 	ct_ok(pd == NJOB * NPART && pd == num(st, "counters.partitions_done"),
 	      "cuzk_partitions_total{state=\"done\"} %g = status partitions_done %g = %d submitted", pd,
@@ -677,7 +720,10 @@ int main(int argc, char **argv)
 	char upath[3 * PATH_MAX], lspec[3 * PATH_MAX + 4];
 	snprintf(upath, sizeof(upath), "%s/m.sock", dir);
 	snprintf(lspec, sizeof(lspec), "m=%s", zkey);
-	const char *args_b[] = { "--backend", "null", "--metrics-listen", upath, "--load", lspec, NULL };
+	/* Its device takes 1.5 s a partition, so its warm-up proof keeps it
+	 * not ready that long after the key is loaded. */
+	const char *args_b[] = { "--backend", "null", "--null-delay-ms", "1500", "--metrics-listen", upath,
+				 "--load", lspec, NULL };
 	/* ... under systemd's notify protocol, with a watchdog of 300 ms. */
 	char npath[100];
 	snprintf(npath, sizeof(npath), "%.80s/notify.sock", dir);
@@ -692,15 +738,27 @@ int main(int argc, char **argv)
 	unsetenv("NOTIFY_SOCKET");
 	unsetenv("WATCHDOG_USEC");
 	h = rc ? -1 : readyz(0, upath, &r);
-	ct_ok(!h && r.code == 200, "Unix socket listener, key given at start: /readyz 200 (%d: %.*s)", r.code,
-	      LINE(r.body));
+	int warming = !h && r.code == 503 && r.body && strstr(r.body, "device 0: warming up");
+	char before[200];
+	snprintf(before, sizeof(before), "%d: %.*s", r.code, LINE(r.body));
+	resp_free(&r);
+	for (int i = 0; i < 500 && !rc; i++) {
+		h = http(0, upath, "GET", "/readyz", &r);
+		if (h || r.code == 200)
+			break;
+		resp_free(&r);
+		usleep(10000);
+	}
+	ct_ok(warming && !h && r.code == 200,
+	      "Unix socket listener, key given at start: /readyz 503 while the device's warm-up proof runs (%s), "
+	      "then 200 (%d: %.*s)", before, r.code, LINE(r.body));
 	resp_free(&r);
 	h = rc ? -1 : http(0, upath, "GET", "/metrics", &r);
 	ct_ok(!h && r.code == 200 && metric(r.body, "cuzk_keys_loaded") == 1, "… and /metrics on it");
 	resp_free(&r);
 	/* Notifications so far: READY=1 with a STATUS= line, then watchdog pings. */
 	char note[4096] = "";
-	int ready = 0, pings = 0, stopping = 0;
+	int ready = 0, pings = 0, stopping = 0, warm_note = 0, early = 0;
 	for (int i = 0; i < 1000 && nfd >= 0 && pings < 2; i++) {
 		struct pollfd pf = { .fd = nfd, .events = POLLIN };
 		if (poll(&pf, 1, 10) <= 0)
@@ -708,6 +766,8 @@ int main(int argc, char **argv)
 		ssize_t k = recv(nfd, note, sizeof(note) - 1, 0);
 		note[k > 0 ? k : 0] = 0;
 		ready |= strstr(note, "READY=1") && strstr(note, "STATUS=ready; 1 key(s)");
+		warm_note |= !ready && strstr(note, "STATUS=device 0: warming up") != NULL;
+		early |= !!strstr(note, "READY=1") && !warm_note;
 		pings += !!strstr(note, "WATCHDOG=1");
 	}
 	int brc = daemon_stop(&b);
@@ -721,13 +781,85 @@ int main(int argc, char **argv)
 		stopping |= !!strstr(note, "STOPPING=1");
 	}
 #ifdef CZ_HAVE_SYSTEMD
-	ct_ok(ready && pings >= 2 && stopping, "sd_notify: READY=1 with STATUS=, %d WATCHDOG=1 pings, STOPPING=1",
+	ct_ok(ready && warm_note && !early && pings >= 2 && stopping,
+	      "sd_notify: STATUS=device 0: warming up, then READY=1 with STATUS=, %d WATCHDOG=1 pings, STOPPING=1",
 	      pings);
 #else
 	ct_skip("built without libsystemd", "sd_notify");
 #endif
 	if (nfd >= 0)
 		close(nfd);
+
+	/* Device processes: device 1's dies at its first partition after its
+	 * warm-up (--null-fault 1:2) and restarts; /metrics says so as status
+	 * does, and promtool still accepts it. */
+	{
+		struct daemon e = { 0 };
+		int eport = free_port();
+		char espec[64];
+		snprintf(espec, sizeof(espec), "127.0.0.1:%d", eport);
+		const char *args_e[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
+					 "--isolation", "process", "--null-fault", "1:2", "--metrics-listen", espec,
+					 "--load", lspec, NULL };
+		int erc = daemon_start(&e, "e", args_e), eok = 0;
+		char etxt[512] = "", pwhy[1024] = "";
+		for (int i = 0; !erc && i < 500; i++) {       /* ready: both warm */
+			h = http(eport, NULL, "GET", "/readyz", &r);
+			int ok = !h && r.code == 200;
+			resp_free(&r);
+			if (ok)
+				break;
+			usleep(10000);
+		}
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[4 * sizeof(wt[0]) + 200];
+			snprintf(rq, sizeof(rq), "{\"op\":\"submit\",\"circuit\":\"m\",\"id\":\"e%d\",\"witnesses\":"
+				 "[\"%s\",\"%s\",\"%s\",\"%s\"]}", j, wt[0], wt[1], wt[0], wt[1]);
+			json_object_put(req_str(&e, rq));
+		}
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[64];
+			snprintf(rq, sizeof(rq), "{\"op\":\"await\",\"job\":\"e%d\"}", j);
+			json_object_put(req_str(&e, rq));
+		}
+		json_object *es = NULL;
+		for (int i = 0; !erc && i < 100; i++) {       /* the restart follows the death by 100 ms */
+			json_object_put(es);
+			es = req_str(&e, "{\"op\":\"status\"}");
+			if (num(es, "devices.1.restarts") >= 1 && !strcmp(json_object_get_string(path_get(es, "devices.1.state")) ?: "", "ready"))
+				break;
+			usleep(100000);
+		}
+		h = erc ? -1 : http(eport, NULL, "GET", "/metrics", &r);
+		json_object *es2 = h ? NULL : req_str(&e, "{\"op\":\"status\"}");
+		/* The partition device 1 held when it died was handed out again:
+		 * the jobs' attempts count it, partition by partition. */
+		int att = 0, per = 0;
+		for (int j = 0; !erc && j < 2; j++) {
+			char rq[64];
+			snprintf(rq, sizeof(rq), "{\"op\":\"await\",\"job\":\"e%d\"}", j);
+			json_object *ar = req_str(&e, rq);
+			att += (int)num(ar, "accounting.attempts");
+			json_object *pa = path_get(ar, "accounting.partition_attempts");
+			for (size_t k = 0; pa && k < json_object_array_length(pa); k++)
+				per += json_object_get_int(json_object_array_get_idx(pa, k));
+			json_object_put(ar);
+		}
+		ct_ok(att > 8 && per == att, "--isolation process: the jobs' accounting counts %d attempts for 8 partitions "
+		      "(partition by partition: %d), the retried ones included", att, per);
+		if (!h && r.body) {
+			eok = num(es2, "devices.1.restarts") >= 1 && !devices_agree(r.body, es2, 2, etxt, sizeof(etxt));
+			if (have("promtool") && promtool(r.body, strlen(r.body), pwhy, sizeof(pwhy)))
+				eok = 0;
+		}
+		resp_free(&r);
+		ct_ok(eok, "--isolation process, device 1 dies once: cuzk_device_restarts_total and cuzk_device_state agree "
+		      "with status (%s)%s%s", etxt, *pwhy ? "; promtool: " : "", pwhy);
+		json_object_put(es);
+		json_object_put(es2);
+		if (!erc)
+			daemon_stop(&e);
+	}
 
 	const char *args_d[] = { "--backend", "null", "--metrics-listen", "nonsense", NULL };
 	struct daemon d = { 0 };

@@ -18,6 +18,7 @@
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <limits.h>
@@ -228,6 +229,35 @@ static void test_apply(void)
 	cz_place_free(p);
 }
 
+/* A device child's placement through the environment: the 2-socket
+ * file's plan written out (its CPUs by construction: 0-3 node 0, 4-7
+ * node 1), and an entry applied here (CPU 0 exists on every machine). */
+static void test_env(void)
+{
+	char err[512] = "", buf[256] = "";
+	struct cz_place_opts o = { .topology = path_of("topo_2socket.xml"), .ndev = 3, .nworkers = 1,
+				   .mem_budget = 1 << 20, .device_nodes = "1,0,1" };
+	struct cz_place *p = cz_place_plan(&o, err, sizeof(err));
+	int n = p ? cz_place_env_format(p, buf, sizeof(buf)) : -1;
+	ct_ok(n > 0 && !strcmp(buf, "1:4,5,6,7;0:0,1,2,3;1:4,5,6,7"), "placement for device children: '%s' (%s)",
+	      buf, err);
+	ct_ok(p && cz_place_env_format(p, buf, 10) == -ENOSPC, "a buffer too short for it: -ENOSPC");
+	cz_place_free(p);
+	cpu_set_t before, after;
+	sched_getaffinity(0, sizeof(before), &before);
+	int node = -1, rc1 = cz_place_env_apply("7:1;0:0", 1, &node);
+	sched_getaffinity(0, sizeof(after), &after);
+	cz_place_reset_mempolicy();
+	sched_setaffinity(0, sizeof(before), &before);
+	int d0 = -9;
+	int rc_none = cz_place_env_apply("0:0", 1, &d0), rc_bad = cz_place_env_apply("x:0", 0, &d0),
+	    rc_empty = cz_place_env_apply("0:", 0, &d0), rc_junk = cz_place_env_apply("0:1a", 0, &d0);
+	ct_ok(rc1 == 0 && node == 0 && CPU_COUNT(&after) == 1 && CPU_ISSET(0, &after) && rc_none == 1 &&
+	      rc_bad == -EINVAL && rc_empty == -EINVAL && rc_junk == -EINVAL,
+	      "device 1's entry applied: node %d, only CPU 0 (rc %d); no entry: 1 (%d); bad ones -EINVAL (%d %d %d)",
+	      node, rc1, rc_none, rc_bad, rc_empty, rc_junk);
+}
+
 static void test_print(void)
 {
 	char cmd[4 * PATH_MAX];
@@ -256,6 +286,21 @@ static void test_print(void)
 	buf[n] = 0;
 	ct_ok(rc != 0 && strstr(buf, "--device-nodes"), "cuzkd --print-placement --device-nodes 7 on 2 nodes: "
 	      "fails naming the option");
+	/* The cpu backend without --devices: one device a node (4 in the
+	 * 4-node file), each on its own node. */
+	snprintf(cmd, sizeof(cmd), "%s/cuzkd --print-placement --state-dir /x --backend cpu --topology %s", bindir,
+		 path_of("topo_4node.xml"));
+	f = popen(cmd, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	rc = f ? pclose(f) : -1;
+	buf[n] = 0;
+	j = json_tokener_parse(buf);
+	d = NULL;
+	ok = rc == 0 && j && json_object_object_get_ex(j, "devices", &d) && json_object_array_length(d) == 4;
+	for (size_t i = 0; ok && i < 4; i++)
+		ok = json_object_get_int(json_object_object_get(json_object_array_get_idx(d, i), "node")) == (int)i;
+	ct_ok(ok, "cuzkd --print-placement --backend cpu on 4 nodes: one device a node, device i on node i (rc %d)", rc);
+	json_object_put(j);
 }
 
 /* The engine on this machine: status shows the plan, every partition is
@@ -329,9 +374,9 @@ int main(int argc, char **argv)
 	char *sdir = dirname(self);     /* build/selftests */
 	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
 	snprintf(data, sizeof(data), "%s/../../selftests/data", sdir);
-	ct_plan(16);
+	ct_plan(20);
 	if (!cz_topo_have_hwloc()) {
-		for (int i = 0; i < 16; i++)
+		for (int i = 0; i < 20; i++)
 			ct_skip("this build has no hwloc (libhwloc-dev)", "placement test %d", i);
 		return ct_exit();
 	}
@@ -339,6 +384,7 @@ int main(int argc, char **argv)
 	test_gpu();
 	test_errors();
 	test_apply();
+	test_env();
 	test_print();
 	test_engine();
 	return ct_exit();

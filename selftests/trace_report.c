@@ -149,6 +149,41 @@ static const struct ev trace_d[] = {
 };
 static const char *const heads_2[] = { "consumer 0.0", "consumer 1.0", NULL };
 
+/* Trace E: scheduler delay.  One device, consumers c0 ("consumer 0.0")
+ * and c1 ("consumer 0.1"); c0 computes j1p0 0-2 while c1 holds j1p1 and
+ * waits for the device (lock_wait at 1).  c0's sched event at 5 says
+ * 2 ms on a run queue: [3, 5]; c1's at 6 says 3 ms: [max(3, its last
+ * event 1), 6] = [3, 6].  By hand: 2-3 hand-off latency (c0 on a CPU),
+ * 3-5 scheduler delay (the holder c1 queued, c0 queued), 5-6 scheduler
+ * delay (c0 went idle at 5: asleep; c1 queued), 6-8 hand-off latency
+ * (c1 on a CPU until it starts at 8); busy 8-11.  A 6-ms stretch idle
+ * while work was ready, 3 ms of it the daemon's: --ready-idle-ms 5 passes. */
+#define C01 "consumer 0.1"
+static const struct ev trace_e[] = {
+	{ 0, "submit", 1, 2, "control", 0, 2 },
+	{ 0, "dispatch", 1, 0, D, 0, 0 },
+	{ 0, "dispatch", 1, 1, D, 0, 0 },
+	{ 0, "disp_wait", 0, 0, D, 0, 0 },
+	{ 0, "synth_end", 1, 0, S, 0, 0 },
+	{ 0, "enqueue", 1, 0, S, 0, 0 },
+	{ 0, "synth_end", 1, 1, S, 0, 0 },
+	{ 0, "enqueue", 1, 1, S, 0, 0 },
+	{ 0, "assign", 1, 0, O, 0, 0 },
+	{ 0, "assign", 1, 1, O, 1, 0 },
+	{ 0, "pop", 1, 0, C0, 0, 0 },
+	{ 0, "compute_start", 1, 0, C0, 0, 0 },
+	{ 1, "lock_wait", 1, 1, C01, 1, 0 },
+	{ 2, "compute_end", 1, 0, C0, 0, 0 },
+	{ 5, "sched", 0, 0, C0, 0, 2000 },
+	{ 5, "idle", 0, 0, C0, 0, 0 },
+	{ 6, "sched", 0, 0, C01, 1, 3000 },
+	{ 7, "pop", 1, 1, C01, 1, 0 },
+	{ 8, "compute_start", 1, 1, C01, 1, 0 },
+	{ 11, "compute_end", 1, 1, C01, 1, 0 },
+	{ -1, NULL, 0, 0, NULL, 0, 0 },
+};
+static const char *const heads_e[] = { "consumer 0.0", "consumer 0.1", NULL };
+
 static int write_trace(const char *path, const char *const *heads, const struct ev *e)
 {
 	FILE *f = fopen(path, "w");
@@ -308,6 +343,24 @@ static void test_d(void)
 	json_object_put(r);
 }
 
+static void test_e(void)
+{
+	char path[PATH_MAX + 16];
+	int st;
+	snprintf(path, sizeof(path), "%s/e.jsonl", dir);
+	write_trace(path, heads_e, trace_e);
+	json_object *r = report(path, &st);
+	json_object *d0 = json_object_array_get_idx(json_object_object_get(r, "devices"), 0);
+	ct_ok(d0 && near(num(d0, "busy_ms"), 5) && near(cause(d0, "hand-off latency"), 3) &&
+	      near(cause(d0, "scheduler delay"), 3) && near(num(d0, "idle_ms"), 6) &&
+	      near(num(r, "unattributed_ms"), 0),
+	      "trace E: run-queue intervals from sched events: hand-off latency 3 ms, scheduler delay 3 ms, as counted by hand "
+	      "(got %g, %g)", cause(d0, "hand-off latency"), cause(d0, "scheduler delay"));
+	ct_ok(near(num(r, "ready_idle_max_ms"), 6) && near(num(r, "ready_idle_daemon_max_ms"), 3) && st == 0,
+	      "trace E: a 6-ms ready-idle stretch, 3 ms of it the daemon's; --check --ready-idle-ms 5 passes (exit %d)", st);
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -316,7 +369,7 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(root, sizeof(root), "%s/../..", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-trace-XXXXXX");
-	ct_plan(13);
+	ct_plan(15);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "temporary directory");
 		return ct_exit();
@@ -325,6 +378,7 @@ int main(int argc, char **argv)
 	test_b();
 	test_c();
 	test_d();
+	test_e();
 	if (!ct_fail) {
 		char cmd[PATH_MAX + 16];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -14,7 +14,8 @@
 #     cz-* thread but cz-ctl*; threads named otherwise counted as "other"),
 #     by selftests/shim/heapcount.c preloaded into cuzkd, over the 1,000.
 #
-# usage: [BACKEND=cpu] tools/bench-finalize.sh [DAEMON_BUILD_DIR]
+# usage: [BACKEND=cpu] [FINALIZERS=N] tools/bench-finalize.sh [DAEMON_BUILD_DIR]
+#   FINALIZERS=N: cuzkd --finalizers N (verifying threads; the default is 2)
 #   BACKEND=cpu: the same load on the cpu backend (one device, 2 consumers,
 #   --device-threads 2): the finalizer then verifies every proof (a
 #   multi-pairing, milliseconds), so verification is on the measured path.
@@ -41,7 +42,7 @@ ctl() { "$D/bin/cuzkctl" --socket "$tmp/s.sock" "$@"; }
 "$B/bin/cuzk" devsetup --builtin merkle --log2 8 --out-dir "$tmp" --witnesses $PARTS >/dev/null
 LD_PRELOAD="$PWD/$B/selftests/heapcount.so" CZ_HEAPCOUNT="$tmp/count" \
 	"$D/bin/cuzkd" --socket "$tmp/s.sock" --state-dir "$tmp/state" "${dev[@]}" \
-	--synth-workers 2 --mem-budget 256M 2>"$tmp/d.log" &
+	--synth-workers 2 --mem-budget 256M ${FINALIZERS:+--finalizers "$FINALIZERS"} 2>"$tmp/d.log" &
 dpid=$!
 for _ in $(seq 200); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
 ctl load m "$tmp/merkle_8.zkey" >/dev/null

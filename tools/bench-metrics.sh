@@ -1,7 +1,10 @@
 #!/bin/bash
 # bench-metrics.sh — what watching cuzkd costs (issue 13's benchmark):
 #  1. /metrics and /status scrape time (curl's time_total, loopback) with
-#     1,000 jobs in the daemon (queued behind a slow null device);
+#     1,000 jobs in the daemon (queued behind a slow null device), and what
+#     building /metrics cost the daemon itself (its own histogram,
+#     cuzk_scrape_duration_seconds, wall and thread CPU): the difference is
+#     the client's and the listener thread's waits for a CPU;
 #  2. daemon CPU and device duty on the null backend under a steady stream
 #     of jobs, without observers and with a /metrics scrape each second plus
 #     the dashboard's /status poll at 5 Hz, same stream, same length.
@@ -40,8 +43,22 @@ for _ in $(seq 200); do curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.
 for _ in $(seq 50); do curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port/status"; done >"$tmp/s.txt"
 jobs=$(curl -s "http://127.0.0.1:$port/status" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')
 echo "   jobs in status: $jobs"
-echo "   /metrics: $(stats "$tmp/m.txt")"
-echo "   /status:  $(stats "$tmp/s.txt")"
+echo "   /metrics: $(stats "$tmp/m.txt") (curl's time_total)"
+echo "   /status:  $(stats "$tmp/s.txt") (curl's time_total)"
+curl -s "http://127.0.0.1:$port/metrics" | python3 -c '
+import re, sys
+h = {}
+for l in sys.stdin:
+    m = re.match(r"cuzk_scrape_duration_seconds_bucket\{clock=\"(\w+)\",le=\"([^\"]+)\"\} (\d+)", l)
+    if m:
+        h.setdefault(m.group(1), []).append((float("inf") if m.group(2) == "+Inf" else float(m.group(2)), int(m.group(3))))
+for clock in ("wall", "cpu"):
+    b = h.get(clock, [])
+    n = b[-1][1] if b else 0
+    q = lambda p: next((le for le, c in b if c >= p * n), float("inf"))
+    le1 = next((c for le, c in b if le >= 0.001), n)
+    print("   the daemon'"'"'s own /metrics cost (%s): %d scrapes, p50 <= %g ms, p99 <= %g ms, %.1f%% <= 1 ms"
+          % (clock, n, 1e3 * q(0.5), 1e3 * q(0.99), 100.0 * le1 / n if n else 0))'
 stop
 
 run() {   # run NAME OBSERVE(0|1): a job of 2 partitions each 50 ms for SECONDS

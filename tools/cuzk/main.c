@@ -20,6 +20,7 @@
 #pragma weak cz_bench_slab
 #pragma weak cz_bench_prove
 #pragma weak cz_bench_daemon
+#pragma weak cz_bench_journal
 
 static const struct {
 	const char *name;
@@ -41,7 +42,7 @@ static const struct {
 	{ "g1add", cz_bench_g1add }, { "msm", cz_bench_msm },
 	{ "ntt", cz_bench_ntt },     { "ring", cz_bench_ring },
 	{ "slab", cz_bench_slab },   { "prove", cz_bench_prove },
-	{ "daemon", cz_bench_daemon },
+	{ "daemon", cz_bench_daemon }, { "journal", cz_bench_journal },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -34,10 +34,10 @@ static char part_char(const char *st)
 }
 
 /* Idle causes' characters, in the order of the lane's "causes". */
-static const char cause_chars[] = "hoe bBwiSd?";
+static const char cause_chars[] = "hoe bBwiSdzW?";
 #define LEGEND_LANE "lane: a char a second, '#' mostly busy, '+' partly; idle: h hand-off, o order, " \
 		    "e ready elsewhere, ' ' nothing submitted, b finalizer backpressure, B budget, " \
-		    "w synthesis worker, i in-flight limit, S waiting for synthesis, d dispatch, ? unattributed"
+		    "w synthesis worker, i in-flight limit, S waiting for synthesis, d dispatch, z scheduler delay, W device warm-up, ? unattributed"
 #define LEGEND_PART "partitions: . queued, s synthesizing, r ready, > proving, f finalizing, # done, " \
 		    "X failed, c cancelled"
 

@@ -30,12 +30,13 @@ static void usage(FILE *f)
 	cz_engine_config_defaults(&d);
 	fprintf(f,
 		"usage: cuzkd [--socket PATH] --state-dir DIR [--backend NAME]\n"
-		"             [--devices N] [--consumers-per-device N] [--synth-workers N]\n"
+		"             [--devices N] [--consumers-per-device N] [--synth-workers N] [--finalizers N]\n"
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--max-queued-partitions N] [--admin-group GROUP]\n"
 		"             [--socket-group GROUP] [--socket-mode MODE]\n"
+		"             [--retain DURATION]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH]\n"
@@ -46,6 +47,7 @@ static void usage(FILE *f)
 		"  --devices %u (0: all the backend has), at most %u\n"
 		"  --consumers-per-device %u, 1 to %u\n"
 		"  --synth-workers %u, 1 to %u\n"
+		"  --finalizers %u (verifying threads), 1 to %u\n"
 		"  --device-threads %u (0: all CPUs), at most %u\n"
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
@@ -55,13 +57,17 @@ static void usage(FILE *f)
 		"  --admin-group: none (admins: root and cuzkd's own uid)\n"
 		"  --socket-group: cuzkd's group; --socket-mode 0660\n"
 		"  --isolation thread (process: each device's consumers in a child, cz-dev<N>)\n"
+		"  --retain %llus (7d; takes s, m, h, d suffixes): finished jobs answer await and hold\n"
+		"    their id this long; at most %llus\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
-		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.device_threads,
+		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
+		d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
+		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN, (unsigned long long)d.retain_s,
+		CZ_ENGINE_RETAIN_MAX_S,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
 #ifdef CZ_HAVE_MICROHTTPD
 		""
@@ -154,6 +160,22 @@ static int parse_mode(const char *s, unsigned *out)
 	return 0;
 }
 
+/* A duration: whole seconds, or with an s, m, h or d suffix ("7d"). */
+static int parse_duration(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	uint64_t mul = !*end ? 1 : !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600
+		     : !strcmp(end, "d") ? 86400 : 0;
+	if (errno || end == s || !mul || v == 0 || v > CZ_ENGINE_RETAIN_MAX_S / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 static int parse_uint(const char *s, unsigned *out)
 {
 	char *end;
@@ -222,6 +244,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->consumers_per_device);
 	else if (!strcmp(name, "synth-workers"))
 		bad = parse_uint(val, &c->synth_workers);
+	else if (!strcmp(name, "finalizers"))
+		bad = parse_uint(val, &c->finalizers);
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
 	else if (!strcmp(name, "null-delay-ms"))
@@ -264,6 +288,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		o->srv.socket_group = !bad;
 	} else if (!strcmp(name, "socket-mode"))
 		bad = parse_mode(val, &o->srv.socket_mode);
+	else if (!strcmp(name, "retain"))
+		bad = parse_duration(val, &c->retain_s);
 	else if (!strcmp(name, "max-conns-per-uid"))
 		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
 	else if (!strcmp(name, "load")) {
@@ -283,6 +309,7 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 				 : strstr(name, "group") ? "a group name or number that exists"
 				 : !strcmp(name, "socket-mode") ? "an octal mode with owner read and write, such as 0660"
 				 : !strcmp(name, "max-queued-partitions") ? "a whole number above 0"
+				 : !strcmp(name, "retain") ? "a duration above 0 such as 3600, 90m, 12h or 7d, at most 3650d"
 				 : "a whole number in range (see cuzkd --help)";
 		fprintf(stderr, "cuzkd: bad value for --%s: '%s' (expected %s)\n", name, val, want);
 	}
@@ -318,10 +345,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "socket", 1, 0, 0 }, { "state-dir", 1, 0, 0 }, { "backend", 1, 0, 0 },
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
-		{ "synth-workers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
+		{ "synth-workers", 1, 0, 0 }, { "finalizers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
-		{ "isolation", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
+		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
 		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
 		{ "socket-mode", 1, 0, 0 },

@@ -1,0 +1,1001 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/journal.c — the job journal: an accepted job is one that is in it.
+ *
+ * Why.  An accepted proof job is money; a crash must not lose it, repeat
+ * it, or leave its id free for someone else.  So acceptance is defined as
+ * "its witnesses are in the spool and its submit record is durable here",
+ * and everything the daemon promises after a restart (resume unfinished
+ * jobs in their order with their ids and priorities, answer `await` for
+ * finished ones, never reuse a sequence number or an id within --retain)
+ * is read back from this one file.
+ *
+ * Format (DIR/journal).  An 8-byte magic, then records, each
+ *     u32 len (LE) | u32 CRC32C(payload) (LE) | payload: len bytes of JSON
+ * of three kinds: {"t":"hdr","next_seq":N} (compaction writes it first, so
+ * numbers never repeat once old records are dropped), {"t":"sub",...} (a job
+ * accepted) and {"t":"end",...} (it ended: done, failed, cancelled).  JSON
+ * because it is small next to a witness and can grow fields without a new
+ * version; the CRC because a crash mid-append leaves a torn tail, and a
+ * record that does not check is where the journal ends (dropped, logged).
+ * Replay is idempotent (a repeated submit is ignored, the first end wins),
+ * which is what lets compaction run while records keep being appended.
+ *
+ * Group commit.  Appending (cz_journal_submit/end) copies the record into a
+ * pending buffer under the journal's own lock: no I/O, so callers may hold
+ * the engine lock.  One writer thread takes everything pending as one batch:
+ * fsync of the spool directory (when the batch has a submit: its witness
+ * files' names must be durable before the record naming them), one write,
+ * one fdatasync; then every ticket in the batch is durable at once.  While
+ * it waits on the disk the next batch gathers, so N concurrent submits
+ * cost about one fsync between them, not N (docs/BENCHMARKS.md measures it).
+ *
+ * Compaction.  The journal holds every unfinished job and every finished one
+ * until --retain after its end; the writer rewrites it from that live set
+ * (DIR/journal.tmp, fsync, rename, fsync DIR) at open, when it grew past
+ * four times its compacted size (at least 1 MiB), and hourly when something
+ * expired.  So its size follows the retained jobs, not the daemon's age.
+ *
+ * Locks: j->lock guards the live set and the pending buffer, never held over
+ * I/O.  on_commit is called with no journal lock (it takes the engine's).
+ */
+#include "engine/journal.h"
+#include "engine/engine_pvt.h"
+#include "lib/clock.h"
+#include "lib/thread.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "CZJRNL1\n"
+#define MAGIC_LEN 8
+#define REC_MAX (1u << 20)              /* a record is a few hundred bytes; bigger is corruption */
+#define COMPACT_MIN (1ull << 20)
+#define COMPACT_EVERY_S 3600
+
+struct unl {
+	uint64_t seq;
+	uint32_t n;
+};
+
+struct cz_journal {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;              /* writer: something pending, or stop */
+	pthread_cond_t done_cv;         /* waiters: a commit, or an error */
+	pthread_t tid;
+	bool started, stop;
+	int fd, dirfd, spoolfd;
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 16];
+	uint64_t retain_ns;
+	void (*on_commit)(void *);
+	void *ctx;
+
+	/* the live set: by seq and by id, open addressing, both over ents */
+	struct cz_jent **ents;
+	size_t nents, cap_ents;
+	struct cz_jent **by_seq, **by_id;
+	size_t hcap;                    /* power of two, > 2 * nents */
+	uint64_t next_seq;
+
+	/* pending: records appended, not yet written */
+	char *buf, *spare;
+	size_t len, cap, spare_cap;
+	bool pend_sub;
+	struct unl *unl, *unl_spare;
+	size_t nunl, cap_unl, cap_unl_spare;
+	uint64_t ticket;                /* the last ticket handed out */
+	_Atomic uint64_t durable;
+	struct cz_journal_stat st;
+	uint64_t compacted_bytes;
+	int64_t last_compact;           /* CLOCK_REALTIME ns */
+};
+
+/* ---- CRC32C (Castagnoli), table-driven: a few hundred bytes a record ---- */
+
+static uint32_t crc_tab[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+		crc_tab[i] = c;
+	}
+}
+
+static uint32_t crc32c(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = ~0u;
+	while (n--)
+		c = crc_tab[(c ^ *b++) & 0xff] ^ (c >> 8);
+	return ~c;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- the live set ---- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;    /* FNV-1a */
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t hash_seq(uint64_t s)
+{
+	s ^= s >> 33;
+	s *= 0xff51afd7ed558ccdull;
+	return s ^ (s >> 33);
+}
+
+static void index_put(struct cz_journal *j, struct cz_jent *e)
+{
+	size_t m = j->hcap - 1, i;
+	for (i = hash_seq(e->seq) & m; j->by_seq[i]; i = (i + 1) & m)
+		;
+	j->by_seq[i] = e;
+	for (i = hash_str(e->id) & m; j->by_id[i]; i = (i + 1) & m)
+		;
+	j->by_id[i] = e;
+}
+
+static int index_rebuild(struct cz_journal *j, size_t want)
+{
+	size_t cap = 64;
+	while (cap < 2 * want + 2)
+		cap <<= 1;
+	struct cz_jent **s = calloc(cap, sizeof(*s)), **d = calloc(cap, sizeof(*d));
+	if (!s || !d) {
+		free(s);
+		free(d);
+		return -ENOMEM;
+	}
+	free(j->by_seq);
+	free(j->by_id);
+	j->by_seq = s;
+	j->by_id = d;
+	j->hcap = cap;
+	for (size_t k = 0; k < j->nents; k++)
+		index_put(j, j->ents[k]);
+	return 0;
+}
+
+static struct cz_jent *find_seq(struct cz_journal *j, uint64_t seq)
+{
+	size_t m = j->hcap - 1;
+	for (size_t i = hash_seq(seq) & m; j->by_seq[i]; i = (i + 1) & m)
+		if (j->by_seq[i]->seq == seq)
+			return j->by_seq[i];
+	return NULL;
+}
+
+static bool expired(const struct cz_journal *j, const struct cz_jent *e, int64_t now)
+{
+	return e->end >= 0 && now - e->t_end > (int64_t)j->retain_ns;
+}
+
+/* The newest job with this id (an expired one's id may have been reused). */
+static struct cz_jent *find_id(struct cz_journal *j, const char *id)
+{
+	size_t m = j->hcap - 1;
+	struct cz_jent *best = NULL;
+	for (size_t i = hash_str(id) & m; j->by_id[i]; i = (i + 1) & m)
+		if (!strcmp(j->by_id[i]->id, id) && (!best || j->by_id[i]->seq > best->seq))
+			best = j->by_id[i];
+	return best;
+}
+
+static struct cz_jent *ent_add(struct cz_journal *j, const struct cz_jent *src)
+{
+	if (j->nents == j->cap_ents) {
+		size_t nc = j->cap_ents ? 2 * j->cap_ents : 256;
+		struct cz_jent **ne = realloc(j->ents, nc * sizeof(*ne));
+		if (!ne)
+			return NULL;
+		j->ents = ne;
+		j->cap_ents = nc;
+	}
+	if (2 * (j->nents + 1) + 2 > j->hcap && index_rebuild(j, 2 * j->nents + 64))
+		return NULL;
+	struct cz_jent *e = malloc(sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = *src;
+	e->err = NULL;
+	e->end = -1;
+	e->end_ticket = 0;
+	j->ents[j->nents++] = e;
+	index_put(j, e);
+	if (e->seq >= j->next_seq)
+		j->next_seq = e->seq + 1;
+	return e;
+}
+
+/* ---- records ---- */
+
+static void hex(char *out, const uint8_t *d)
+{
+	for (int i = 0; i < CZ_JOURNAL_DIGEST; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static int unhex(uint8_t *d, const char *s)
+{
+	if (strlen(s) != 2 * CZ_JOURNAL_DIGEST)
+		return -1;
+	for (int i = 0; i < CZ_JOURNAL_DIGEST; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		d[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+static json_object *rec_sub(const struct cz_jent *e)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "t", json_object_new_string("sub"));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)e->seq));
+	json_object_object_add(o, "id", json_object_new_string(e->id));
+	json_object_object_add(o, "circuit", json_object_new_string(e->circuit));
+	json_object_object_add(o, "prio", json_object_new_int(e->prio));
+	json_object_object_add(o, "parts", json_object_new_int64(e->nparts));
+	if (e->has_digest) {
+		char h[2 * CZ_JOURNAL_DIGEST + 1];
+		hex(h, e->digest);
+		json_object_object_add(o, "digest", json_object_new_string(h));
+	}
+	json_object_object_add(o, "ts", json_object_new_int64(e->t_submit));
+	return o;
+}
+
+static json_object *rec_end(const struct cz_jent *e)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "t", json_object_new_string("end"));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)e->seq));
+	json_object_object_add(o, "state", json_object_new_int(e->end));
+	if (e->err && *e->err)
+		json_object_object_add(o, "err", json_object_new_string(e->err));
+	json_object_object_add(o, "ms", json_object_new_double(e->ms));
+	json_object_object_add(o, "ts", json_object_new_int64(e->t_end));
+	return o;
+}
+
+/* Frames o onto *buf (grown as needed); takes o. */
+static int frame(char **buf, size_t *len, size_t *cap, json_object *o)
+{
+	size_t n;
+	const char *s = o ? json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n) : NULL;
+	int rc = -ENOMEM;
+	if (s && *len + n + 8 <= *cap) {
+		rc = 0;
+	} else if (s) {
+		size_t nc = *cap ? *cap : 4096;
+		while (nc < *len + n + 8)
+			nc *= 2;
+		char *nb = realloc(*buf, nc);
+		if (nb) {
+			*buf = nb;
+			*cap = nc;
+			rc = 0;
+		}
+	}
+	if (!rc) {
+		put32((uint8_t *)*buf + *len, (uint32_t)n);
+		put32((uint8_t *)*buf + *len + 4, crc32c(s, n));
+		memcpy(*buf + *len + 8, s, n);
+		*len += n + 8;
+	}
+	json_object_put(o);
+	return rc;
+}
+
+/* The same for a record already rendered: the hot path's (an end record
+ * on the finalizer's or the writer's thread), which makes no heap call
+ * while the pending buffer has room (it is made at open and reused). */
+static int frame_raw(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 8 > *cap) {
+		size_t nc = *cap ? *cap : 4096;
+		while (nc < *len + n + 8)
+			nc *= 2;
+		char *nb = realloc(*buf, nc);
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = nc;
+	}
+	put32((uint8_t *)*buf + *len, (uint32_t)n);
+	put32((uint8_t *)*buf + *len + 4, crc32c(s, n));
+	memcpy(*buf + *len + 8, s, n);
+	*len += n + 8;
+	return 0;
+}
+
+/* s as a JSON string's contents (no quotes) into out; its length. */
+static size_t json_escape(char *out, size_t cap, const char *s)
+{
+	size_t n = 0;
+	for (; *s && n + 7 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* rec_end()'s text, without json-c (no heap call). */
+static size_t render_end(char *b, size_t cap, const struct cz_jent *e)
+{
+	char esc[6 * CZ_JOURNAL_ERR + 8];
+	json_escape(esc, sizeof(esc), e->err ? e->err : "");
+	int n = snprintf(b, cap, "{\"t\":\"end\",\"seq\":%llu,\"state\":%d%s%s%s,\"ms\":%.3f,\"ts\":%lld}",
+			 (unsigned long long)e->seq, e->end, *esc ? ",\"err\":\"" : "", esc, *esc ? "\"" : "",
+			 e->ms, (long long)e->t_end);
+	return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
+}
+
+static int64_t jint(json_object *o, const char *k, int64_t dflt)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_int)
+	       ? json_object_get_int64(v) : dflt;
+}
+
+static const char *jstr(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
+	       ? json_object_get_string(v) : NULL;
+}
+
+/* One replayed record; -1 for one that checks but makes no sense (skipped). */
+static int replay_one(struct cz_journal *j, json_object *o)
+{
+	const char *t = jstr(o, "t");
+	if (!t)
+		return -1;
+	if (!strcmp(t, "hdr")) {
+		int64_t n = jint(o, "next_seq", 0);
+		if (n > 0 && (uint64_t)n > j->next_seq)
+			j->next_seq = (uint64_t)n;
+		return 0;
+	}
+	int64_t seq = jint(o, "seq", 0);
+	if (seq <= 0)
+		return -1;
+	struct cz_jent *e = find_seq(j, (uint64_t)seq);
+	if (!strcmp(t, "sub")) {
+		const char *id = jstr(o, "id"), *c = jstr(o, "circuit"), *dg = jstr(o, "digest");
+		int64_t parts = jint(o, "parts", 0), prio = jint(o, "prio", -1);
+		if (e)
+			return 0;       /* repeated (compaction ran while it was pending) */
+		if (!id || !c || strlen(id) >= 64 || strlen(c) >= 64 || parts <= 0 ||
+		    parts > CZ_ENGINE_MAX_PARTS || prio < 0 || prio >= CZ_PRIO__COUNT)
+			return -1;
+		struct cz_jent n = { .seq = (uint64_t)seq, .nparts = (uint32_t)parts, .prio = (uint8_t)prio,
+				     .t_submit = jint(o, "ts", 0) };
+		snprintf(n.id, sizeof(n.id), "%s", id);
+		snprintf(n.circuit, sizeof(n.circuit), "%s", c);
+		n.has_digest = dg && !unhex(n.digest, dg);
+		return ent_add(j, &n) ? 0 : -ENOMEM;
+	}
+	if (!strcmp(t, "end")) {
+		int64_t s = jint(o, "state", -1);
+		if (!e || s < CZ_JOB_DONE || s > CZ_JOB_CANCELLED)
+			return -1;
+		if (e->end >= 0)
+			return 0;       /* the first end wins */
+		json_object *v;
+		e->end = (int8_t)s;
+		e->t_end = jint(o, "ts", 0);
+		e->ms = json_object_object_get_ex(o, "ms", &v) ? json_object_get_double(v) : 0;
+		const char *er = jstr(o, "err");
+		e->err = er ? strdup(er) : NULL;
+		return 0;
+	}
+	return 0;               /* a kind from a later version: ignored */
+}
+
+static int replay(struct cz_journal *j, char *err, size_t cap)
+{
+	struct stat st;
+	if (fstat(j->fd, &st)) {
+		snprintf(err, cap, "%s: %s", j->path, strerror(errno));
+		return -errno;
+	}
+	if (st.st_size == 0)
+		return 0;
+	size_t size = (size_t)st.st_size;
+	uint8_t *b = malloc(size);
+	if (!b) {
+		snprintf(err, cap, "%s: out of memory reading %zu bytes", j->path, size);
+		return -ENOMEM;
+	}
+	size_t got = 0;
+	while (got < size) {
+		ssize_t k = pread(j->fd, b + got, size - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	size_t off = MAGIC_LEN, good = MAGIC_LEN, bad = 0;
+	if (got < MAGIC_LEN || memcmp(b, MAGIC, MAGIC_LEN)) {
+		free(b);
+		snprintf(err, cap, "%s: not a cuzkd journal (no magic); move it away to start afresh", j->path);
+		return -EINVAL;
+	}
+	json_tokener *tok = json_tokener_new();        /* one for every record (reset between) */
+	while (tok && off + 8 <= got) {
+		uint32_t n = get32(b + off), crc = get32(b + off + 4);
+		if (n > REC_MAX || off + 8 + n > got || crc32c(b + off + 8, n) != crc)
+			break;
+		json_tokener_reset(tok);
+		json_object *o = json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)n);
+		int rc = o && json_object_is_type(o, json_type_object) ? replay_one(j, o) : -1;
+		json_object_put(o);
+		if (rc == -ENOMEM) {
+			json_tokener_free(tok);
+			free(b);
+			snprintf(err, cap, "%s: out of memory replaying it", j->path);
+			return rc;
+		}
+		if (rc)
+			bad++;
+		j->st.replayed++;
+		off += 8 + n;
+		good = off;
+	}
+	json_tokener_free(tok);
+	free(b);
+	if (bad)
+		fprintf(stderr, "cuzkd: journal %s: %zu records checked but made no sense: skipped\n", j->path, bad);
+	j->st.bytes = good;
+	if (good < got) {
+		j->st.torn_bytes = got - good;
+		fprintf(stderr, "cuzkd: journal %s: dropped a torn tail of %zu bytes at offset %zu "
+			"(a crash during an append: those records were never acknowledged)\n", j->path,
+			got - good, good);
+	}
+	return 0;
+}
+
+/* ---- compaction ---- */
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct cz_jent *x = *(struct cz_jent *const *)a, *y = *(struct cz_jent *const *)b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Under j->lock: drops expired jobs and copies the live set (a memcpy a
+ * job: ~1 ms for 10,000), so the rendering and the writing run without
+ * the lock that appenders, who hold the engine lock, take. */
+static int compact_snapshot_locked(struct cz_journal *j, struct cz_jent **out, size_t *n, uint64_t *next)
+{
+	int64_t now = cz_clock_ns(CLOCK_REALTIME);
+	size_t keep = 0;
+	for (size_t k = 0; k < j->nents; k++) {
+		struct cz_jent *e = j->ents[k];
+		if (expired(j, e, now)) {
+			free(e->err);
+			free(e);
+		} else {
+			j->ents[keep++] = e;
+		}
+	}
+	if (keep != j->nents) {
+		j->nents = keep;
+		index_rebuild(j, keep);         /* shrinking: the old tables stay valid if it fails */
+	}
+	j->st.live = j->nents;
+	if (j->nents > 1)      /* qsort(NULL, 0, ...) is undefined */
+		qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
+	struct cz_jent *a = malloc((j->nents + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t k = 0; k < j->nents; k++) {
+		a[k] = *j->ents[k];
+		a[k].err = j->ents[k]->err ? strdup(j->ents[k]->err) : NULL;
+	}
+	*out = a;
+	*n = j->nents;
+	*next = j->next_seq;
+	return 0;
+}
+
+/* The snapshot as a journal file (frees it). */
+static int compact_render(struct cz_jent *a, size_t n, uint64_t next, char **out, size_t *olen)
+{
+	char *b = NULL;
+	size_t len = 0, cap = 4096 + 256 * n;
+	int rc = -ENOMEM;
+	if ((b = malloc(cap))) {
+		memcpy(b, MAGIC, MAGIC_LEN);
+		len = MAGIC_LEN;
+		json_object *h = json_object_new_object();
+		json_object_object_add(h, "t", json_object_new_string("hdr"));
+		json_object_object_add(h, "v", json_object_new_int(1));
+		json_object_object_add(h, "next_seq", json_object_new_int64((int64_t)next));
+		rc = frame(&b, &len, &cap, h);
+		for (size_t k = 0; !rc && k < n; k++) {
+			rc = frame(&b, &len, &cap, rec_sub(&a[k]));
+			if (!rc && a[k].end >= 0)
+				rc = frame(&b, &len, &cap, rec_end(&a[k]));
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		free(a[k].err);
+	free(a);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	*olen = len;
+	return 0;
+}
+
+/* Writes DIR/journal.tmp, fsyncs, renames over the journal, fsyncs DIR,
+ * and appends to the new file from then on. */
+static int compact_write(struct cz_journal *j, const char *b, size_t len)
+{
+	int fd = open(j->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	int rc = write_all(fd, b, len);
+	if (!rc && fdatasync(fd))
+		rc = -errno;
+	if (!rc && rename(j->tmp, j->path))
+		rc = -errno;
+	if (!rc && fsync(j->dirfd))
+		rc = -errno;
+	if (rc) {
+		close(fd);
+		unlink(j->tmp);
+		return rc;
+	}
+	close(fd);
+	int nfd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (nfd < 0)
+		return -errno;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = nfd;            /* the writer's alone (or open's, before the writer starts) */
+	pthread_mutex_lock(&j->lock);   /* st is read by cz_journal_stat */
+	j->st.bytes = len;
+	j->compacted_bytes = len;
+	j->st.compactions++;
+	j->last_compact = cz_clock_ns(CLOCK_REALTIME);
+	pthread_mutex_unlock(&j->lock);
+	return 0;
+}
+
+static int compact(struct cz_journal *j)
+{
+	char *b = NULL;
+	size_t len = 0, n = 0;
+	struct cz_jent *a = NULL;
+	uint64_t next = 0;
+	pthread_mutex_lock(&j->lock);
+	int rc = compact_snapshot_locked(j, &a, &n, &next);
+	pthread_mutex_unlock(&j->lock);
+	if (!rc)
+		rc = compact_render(a, n, next, &b, &len);
+	if (!rc)
+		rc = compact_write(j, b, len);
+	free(b);
+	if (rc)
+		fprintf(stderr, "cuzkd: journal %s: compaction failed: %s (appending to the old file)\n",
+			j->path, strerror(-rc));
+	return rc;
+}
+
+/* ---- the writer ---- */
+
+static bool any_expired_locked(struct cz_journal *j)
+{
+	int64_t now = cz_clock_ns(CLOCK_REALTIME);
+	for (size_t k = 0; k < j->nents; k++)
+		if (expired(j, j->ents[k], now))
+			return true;
+	return false;
+}
+
+static void *writer_main(void *v)
+{
+	struct cz_journal *j = v;
+
+	cz_thread_name("cz-journal");
+	pthread_mutex_lock(&j->lock);
+	for (;;) {
+		while (!j->len && !j->stop) {
+			struct timespec until;
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_sec += COMPACT_EVERY_S;
+			if (pthread_cond_timedwait(&j->cv, &j->lock, &until) == ETIMEDOUT && !j->len &&
+			    any_expired_locked(j)) {
+				pthread_mutex_unlock(&j->lock);
+				compact(j);
+				pthread_mutex_lock(&j->lock);
+			}
+		}
+		if (!j->len)
+			break;          /* stopping, nothing pending */
+		/* Take the batch; the next one gathers in the spare meanwhile. */
+		char *b = j->buf;
+		size_t len = j->len, cap = j->cap;
+		j->buf = j->spare, j->cap = j->spare_cap, j->len = 0;
+		j->spare = NULL, j->spare_cap = 0;
+		struct unl *u = j->unl;
+		size_t nu = j->nunl, cu = j->cap_unl;
+		j->unl = j->unl_spare, j->cap_unl = j->cap_unl_spare, j->nunl = 0;
+		j->unl_spare = NULL, j->cap_unl_spare = 0;
+		bool sub = j->pend_sub;
+		j->pend_sub = false;
+		uint64_t hi = j->ticket;
+		int failed = j->st.error;
+		pthread_mutex_unlock(&j->lock);
+
+		int rc = failed;
+		/* The spool files' names before the record that names them (the
+		 * files' data each submitter fsynced itself). */
+		if (!rc && sub && fsync(j->spoolfd))
+			rc = -errno;
+		if (!rc)
+			rc = write_all(j->fd, b, len);
+		if (!rc && fdatasync(j->fd))
+			rc = -errno;
+
+		pthread_mutex_lock(&j->lock);
+		if (rc && !j->st.error) {
+			j->st.error = rc;
+			fprintf(stderr, "cuzkd: journal %s: %s: nothing more is durable; submits are refused\n",
+				j->path, strerror(-rc));
+		} else if (!rc) {
+			atomic_store_explicit(&j->durable, hi, memory_order_release);
+			j->st.commits++;
+			j->st.dir_syncs += sub;
+			j->st.bytes += len;
+		}
+		pthread_cond_broadcast(&j->done_cv);
+		bool big = j->st.bytes > COMPACT_MIN && j->st.bytes > 4 * j->compacted_bytes;
+		free(j->spare);         /* keep the larger buffer as the spare */
+		j->spare = b, j->spare_cap = cap;
+		pthread_mutex_unlock(&j->lock);
+
+		if (j->on_commit)
+			j->on_commit(j->ctx);
+		/* An ended job's witnesses go only once its end is durable: a
+		 * crash before that resumes it from them. */
+		for (size_t k = 0; !rc && k < nu; k++)
+			cz_spool_remove(j->spoolfd, u[k].seq, u[k].n);
+		if (!rc && big)
+			compact(j);
+
+		pthread_mutex_lock(&j->lock);
+		free(j->unl_spare);
+		j->unl_spare = u, j->cap_unl_spare = cu;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+static uint64_t append_locked(struct cz_journal *j, json_object *o)
+{
+	if (j->st.error || frame(&j->buf, &j->len, &j->cap, o))
+		return 0;
+	j->st.records++;
+	pthread_cond_signal(&j->cv);
+	return ++j->ticket;
+}
+
+uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e)
+{
+	uint64_t t = 0;
+	pthread_mutex_lock(&j->lock);
+	struct cz_jent *n = j->st.error ? NULL : ent_add(j, e);
+	if (n && (t = append_locked(j, rec_sub(n))))
+		j->pend_sub = true;
+	if (n) {
+		j->st.live = j->nents;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return t;
+}
+
+uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms)
+{
+	uint64_t t = 0;
+	pthread_mutex_lock(&j->lock);
+	struct cz_jent *e = find_seq(j, seq);
+	if (e && e->end < 0) {
+		e->end = (int8_t)state;
+		e->t_end = cz_clock_ns(CLOCK_REALTIME);
+		e->ms = ms;
+		e->err = err && *err ? strdup(err) : NULL;
+		if (j->nunl == j->cap_unl) {
+			size_t nc = j->cap_unl ? 2 * j->cap_unl : 64;
+			struct unl *nu = realloc(j->unl, nc * sizeof(*nu));
+			if (nu)
+				j->unl = nu, j->cap_unl = nc;
+		}
+		if (j->nunl < j->cap_unl)       /* else its spool files stay until a restart cleans them */
+			j->unl[j->nunl++] = (struct unl){ seq, e->nparts };
+		char rb[8 * CZ_JOURNAL_ERR + 256];
+		size_t rn = render_end(rb, sizeof(rb), e);
+		if (rn && !j->st.error && !frame_raw(&j->buf, &j->len, &j->cap, rb, rn)) {
+			j->st.records++;
+			pthread_cond_signal(&j->cv);
+			t = ++j->ticket;
+		}
+		e->end_ticket = t;
+	} else if (e) {
+		t = e->end_ticket ? e->end_ticket : atomic_load(&j->durable);   /* ended already */
+	}
+	pthread_mutex_unlock(&j->lock);
+	return t;
+}
+
+int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap)
+{
+	int rc = 0;
+	pthread_mutex_lock(&j->lock);
+	while (atomic_load(&j->durable) < ticket && !j->st.error)
+		pthread_cond_wait(&j->done_cv, &j->lock);
+	if (atomic_load(&j->durable) < ticket) {
+		rc = j->st.error;
+		snprintf(err, cap, "the journal %s cannot be written: %s", j->path, strerror(-rc));
+	}
+	pthread_mutex_unlock(&j->lock);
+	return rc;
+}
+
+uint64_t cz_journal_durable(struct cz_journal *j)
+{
+	return atomic_load_explicit(&j->durable, memory_order_acquire);
+}
+
+void cz_journal_stat(struct cz_journal *j, struct cz_journal_stat *st)
+{
+	pthread_mutex_lock(&j->lock);
+	*st = j->st;
+	pthread_mutex_unlock(&j->lock);
+}
+
+uint64_t cz_journal_next_seq(struct cz_journal *j)
+{
+	pthread_mutex_lock(&j->lock);
+	uint64_t n = j->next_seq;
+	pthread_mutex_unlock(&j->lock);
+	return n;
+}
+
+int cz_journal_spool_fd(struct cz_journal *j)
+{
+	return j->spoolfd;
+}
+
+struct cz_jent *cz_journal_unfinished(struct cz_journal *j, size_t *n)
+{
+	struct cz_jent *a = NULL;
+	*n = 0;
+	pthread_mutex_lock(&j->lock);
+	if (j->nents > 1)      /* qsort(NULL, 0, ...) is undefined */
+		qsort(j->ents, j->nents, sizeof(*j->ents), cmp_seq);
+	size_t cnt = 0;
+	for (size_t k = 0; k < j->nents; k++)
+		cnt += j->ents[k]->end < 0;
+	if (cnt && (a = malloc(cnt * sizeof(*a)))) {
+		for (size_t k = 0; k < j->nents; k++)
+			if (j->ents[k]->end < 0) {
+				a[*n] = *j->ents[k];
+				a[(*n)++].err = NULL;
+			}
+	}
+	pthread_mutex_unlock(&j->lock);
+	return a;
+}
+
+int cz_journal_find(struct cz_journal *j, const char *id, struct cz_jent *out, char *errbuf)
+{
+	int found = 0;
+	pthread_mutex_lock(&j->lock);
+	struct cz_jent *e = find_id(j, id);
+	if (e && !expired(j, e, cz_clock_ns(CLOCK_REALTIME))) {
+		*out = *e;
+		out->err = NULL;
+		if (errbuf)
+			snprintf(errbuf, CZ_JOURNAL_ERR, "%s", e->err ? e->err : "");
+		found = 1;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return found;
+}
+
+int cz_journal_done(struct cz_journal *j, uint64_t seq, char *id, size_t cap)
+{
+	pthread_mutex_lock(&j->lock);
+	struct cz_jent *e = find_seq(j, seq);
+	int done = e && e->end == CZ_JOB_DONE;
+	if (done)
+		snprintf(id, cap, "%s", e->id);
+	pthread_mutex_unlock(&j->lock);
+	return done;
+}
+
+/* ---- open and close ---- */
+
+struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
+				   void (*on_commit)(void *), void *ctx, char *err, size_t cap)
+{
+	int64_t t0 = cz_now_ns();
+	struct cz_journal *j = calloc(1, sizeof(*j));
+	char sp[PATH_MAX + 16];
+	if (!j) {
+		snprintf(err, cap, "out of memory for the journal");
+		return NULL;
+	}
+	pthread_once(&crc_once, crc_init);
+	j->fd = j->dirfd = j->spoolfd = -1;
+	j->retain_ns = retain_s > (uint64_t)INT64_MAX / 1000000000 ? (uint64_t)INT64_MAX : retain_s * 1000000000ull;
+	j->on_commit = on_commit;
+	j->ctx = ctx;
+	j->next_seq = 1;
+	pthread_mutex_init(&j->lock, NULL);
+	/* The writer's hourly wait is on CLOCK_MONOTONIC (a clock step
+	 * neither stretches it nor turns it into a spin). */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&j->done_cv, NULL);
+	snprintf(j->path, sizeof(j->path), "%s/journal", state_dir);
+	snprintf(j->tmp, sizeof(j->tmp), "%s/journal.tmp", state_dir);
+	snprintf(sp, sizeof(sp), "%s/spool", state_dir);
+	/* Both pending buffers and spool-removal lists up front: appending
+	 * then makes no heap call unless a burst outgrows them. */
+	j->cap = j->spare_cap = 256 << 10;
+	j->cap_unl = j->cap_unl_spare = 1024;
+	j->buf = malloc(j->cap);
+	j->spare = malloc(j->spare_cap);
+	j->unl = malloc(j->cap_unl * sizeof(*j->unl));
+	j->unl_spare = malloc(j->cap_unl_spare * sizeof(*j->unl_spare));
+	if (!j->buf || !j->spare || !j->unl || !j->unl_spare || index_rebuild(j, 0)) {
+		snprintf(err, cap, "out of memory for the journal");
+		goto fail;
+	}
+	if (mkdir(sp, 0750) && errno != EEXIST) {
+		snprintf(err, cap, "cannot create the spool directory %s: %s", sp, strerror(errno));
+		goto fail;
+	}
+	j->dirfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	j->spoolfd = open(sp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->dirfd < 0 || j->spoolfd < 0) {
+		snprintf(err, cap, "cannot open %s: %s", j->dirfd < 0 ? state_dir : sp, strerror(errno));
+		goto fail;
+	}
+	unlink(j->tmp);         /* a compaction a crash cut short: the journal itself is whole */
+	j->fd = open(j->path, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0 && errno != ENOENT) {
+		snprintf(err, cap, "cannot open the journal %s: %s", j->path, strerror(errno));
+		goto fail;
+	}
+	bool fresh = j->fd < 0;
+	if (!fresh) {
+		if (replay(j, err, cap))
+			goto fail;
+		close(j->fd);
+		j->fd = -1;
+	}
+	/* A new journal, or one with expired jobs or grown past four times
+	 * its live set, is written afresh (compaction); else appends go on
+	 * from the last whole record (a torn tail cut off first), so a
+	 * restart costs the replay only. */
+	int rc = 0;
+	if (fresh || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 256 * j->nents + 64)) {
+		rc = compact(j);
+	} else {
+		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (j->fd < 0 || (j->st.torn_bytes && (ftruncate(j->fd, (off_t)j->st.bytes) || fsync(j->fd))))
+			rc = -errno;
+		j->compacted_bytes = j->st.bytes;
+		j->st.live = j->nents;
+	}
+	if (rc) {
+		snprintf(err, cap, "cannot write the journal %s: %s", j->path, strerror(-rc));
+		goto fail;
+	}
+	j->st.open_ms = (double)(cz_now_ns() - t0) / 1e6;
+	if (pthread_create(&j->tid, NULL, writer_main, j)) {
+		snprintf(err, cap, "cannot start the journal's writer thread");
+		goto fail;
+	}
+	j->started = true;
+	return j;
+fail:
+	cz_journal_close(j);
+	return NULL;
+}
+
+void cz_journal_close(struct cz_journal *j)
+{
+	if (!j)
+		return;
+	if (j->started) {
+		pthread_mutex_lock(&j->lock);
+		j->stop = true;
+		pthread_cond_signal(&j->cv);
+		pthread_mutex_unlock(&j->lock);
+		pthread_join(j->tid, NULL);
+	}
+	for (size_t k = 0; k < j->nents; k++) {
+		free(j->ents[k]->err);
+		free(j->ents[k]);
+	}
+	free(j->ents);
+	free(j->by_seq);
+	free(j->by_id);
+	free(j->buf);
+	free(j->spare);
+	free(j->unl);
+	free(j->unl_spare);
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->dirfd >= 0)
+		close(j->dirfd);
+	if (j->spoolfd >= 0)
+		close(j->spoolfd);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cv);
+	pthread_cond_destroy(&j->done_cv);
+	free(j);
+}

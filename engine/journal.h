@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/journal.h — the job journal (engine/journal.c) and the witness
+ * spool (engine/spool.c): what makes an accepted job survive a crash.
+ * The engine's own; `cuzk bench journal` (tools/cuzk/bench_journal.c)
+ * drives it directly to measure what accepting a job costs.
+ */
+#ifndef CZ_JOURNAL_H
+#define CZ_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CZ_JOURNAL_DIGEST 32            /* SHA-256 */
+#define CZ_JOURNAL_ERR 400
+
+/* One job the journal knows: what its submit record said, and its end. */
+struct cz_jent {
+	uint64_t seq;
+	char id[64], circuit[64];
+	uint32_t nparts;
+	uint8_t prio;                   /* enum cz_prio */
+	bool has_digest;                /* a caller's id: witnesses digested */
+	uint8_t digest[CZ_JOURNAL_DIGEST];
+	int8_t end;                     /* -1: unfinished, else enum cz_job_state */
+	int64_t t_submit, t_end;        /* CLOCK_REALTIME ns: retention is calendar time */
+	double ms;                      /* submit to end, as the engine measured it */
+	uint64_t end_ticket;            /* the end record's commit ticket (this run), or 0 */
+	char *err;                      /* the end's error, or NULL (malloc'd) */
+};
+
+struct cz_journal_stat {
+	uint64_t records;       /* appended this run */
+	uint64_t commits;       /* group commits: one journal fdatasync each */
+	uint64_t dir_syncs;     /* spool directory fsyncs (one per commit with a submit in it) */
+	uint64_t bytes;         /* the journal file's size */
+	uint64_t compactions;
+	uint64_t live;          /* jobs it holds (unfinished + retained) */
+	uint64_t replayed, torn_bytes;  /* at open: records read, bytes of a torn tail dropped */
+	double open_ms;         /* replay + compaction at open */
+	int error;              /* the writer's first I/O error (-errno), or 0 */
+};
+
+struct cz_journal;
+
+/* Opens (or creates) DIR/journal, replays it (a torn or corrupt tail is
+ * dropped and logged), forgets jobs that ended more than retain_s ago,
+ * writes it again compacted, and starts its writer thread.  on_commit(ctx)
+ * runs on the writer after each group commit, with no journal lock held.
+ * NULL with err naming the file and the cause. */
+struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
+				   void (*on_commit)(void *), void *ctx, char *err, size_t cap);
+/* Writes what is pending, stops the writer, frees. */
+void cz_journal_close(struct cz_journal *j);
+/* DIR/spool, opened (O_DIRECTORY) by cz_journal_open: the writer fsyncs it
+ * before a commit that has a submit in it, and removes an ended job's
+ * spool files once its end is durable. */
+int cz_journal_spool_fd(struct cz_journal *j);
+
+/* The first sequence number no journaled job has (numbers never repeat). */
+uint64_t cz_journal_next_seq(struct cz_journal *j);
+/* The unfinished jobs in sequence order: a malloc'd array of copies (err
+ * NULL), *n of them; NULL with *n = 0 when there are none. */
+struct cz_jent *cz_journal_unfinished(struct cz_journal *j, size_t *n);
+/* The retained job with this id (not expired): 1 and a copy (err copied
+ * into errbuf, which has CZ_JOURNAL_ERR bytes, may be NULL), or 0. */
+int cz_journal_find(struct cz_journal *j, const char *id, struct cz_jent *out, char *errbuf);
+/* 1 when seq ended done (restart: a published directory may be rolled forward). */
+int cz_journal_done(struct cz_journal *j, uint64_t seq, char *id, size_t cap);
+
+/* Appending costs a heap copy of the record under the journal's own lock
+ * (never any I/O: callers hold the engine lock); the writer thread makes it
+ * durable.  Each returns the record's commit ticket, 0 when out of memory
+ * or the writer has failed. */
+uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e);
+uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms);
+/* Waits until ticket is durable: 0, or -errno with err (the writer's I/O
+ * error: nothing after it is durable). */
+int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap);
+/* The highest durable ticket (lock-free: an acquire load). */
+uint64_t cz_journal_durable(struct cz_journal *j);
+void cz_journal_stat(struct cz_journal *j, struct cz_journal_stat *st);
+
+/* ---- engine/spool.c: the daemon's own copies of the witnesses ---- */
+
+/* DIR/spool/<seq>.<k>.wtns */
+void cz_spool_name(char *buf, size_t cap, uint64_t seq, uint32_t k);
+/* Copies size bytes of src (from offset 0, whatever src's file offset)
+ * into the new file name under dirfd: a reflink (FICLONE) where the
+ * filesystem shares extents, else copy_file_range (in the kernel, no user
+ * space copy), else read/write.  Its descriptor (not yet fsynced), or
+ * -errno with err (the file removed). */
+int cz_spool_copy(int dirfd, const char *name, int src, uint64_t size, char *err, size_t cap);
+/* fsync of n spooled files, all in flight together (io_uring). 0 or -errno. */
+int cz_spool_sync(const int *fds, uint32_t n, char *err, size_t cap);
+/* SHA-256 of a spooled copy (read back from the spool, never from the
+ * client's file, which may change meanwhile).  0 or -errno. */
+int cz_spool_digest(int fd, uint64_t size, uint8_t *out);
+/* How the last copy on this thread went: "reflink", "copy_file_range", "read/write". */
+const char *cz_spool_last_method(void);
+/* Opens a spooled witness for reading, or -errno. */
+int cz_spool_open(int dirfd, uint64_t seq, uint32_t k);
+/* Unlinks a job's spool files (missing ones are not an error). */
+void cz_spool_remove(int dirfd, uint64_t seq, uint32_t nparts);
+/* SHA-256 over n digests, in order: a job's witness digest. */
+void cz_spool_digest_join(const uint8_t (*d)[CZ_JOURNAL_DIGEST], uint32_t n, uint8_t *out);
+
+#endif
