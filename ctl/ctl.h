@@ -39,6 +39,10 @@ int cz_ctl_connect(const char *path, char *err, size_t errcap);
 /* Binds and listens on path.  Replaces a stale socket; refuses a live one,
  * and anything at path that is not a socket (it is never unlinked). */
 int cz_ctl_listen(const char *path, char *err, size_t errcap);
+/* The same with the socket's mode (0: 0660) and group (gid < 0: the
+ * daemon's), set on the path after bind and before listen, so no client
+ * can connect while it still has the umask's mode. */
+int cz_ctl_listen_ex(const char *path, unsigned mode, long gid, char *err, size_t errcap);
 
 /* What the server tells a handler about the connection a request came on,
  * so a request that waits can stop waiting when nobody is left to answer. */
@@ -47,6 +51,10 @@ struct cz_ctl_peer {
 	int stop_fd;            /* readable once the server is stopping */
 	int idle_ms;            /* the server's idle timeout: a reader stalled this long is gone */
 	_Atomic bool gone;      /* the client hung up (POLLRDHUP) while its request ran */
+	/* Who it is (SO_PEERCRED at accept, and SO_PEERGROUPS for admin):
+	 * the kernel's word, not the client's. */
+	long uid, gid, pid;
+	bool admin;             /* root, the daemon's own uid, or in --admin-group */
 };
 
 /* The server: a listening thread and one thread per connection (requests
@@ -59,6 +67,11 @@ struct cz_ctl_server_opts {
 	double idle_timeout_s;  /* a connection with no request this long is closed (0: 300) */
 	double read_timeout_s;  /* a started request must be complete this soon (0: 10) */
 	unsigned max_conns_per_uid;  /* connections one uid may hold (0 or >= CZ_CTL_MAX_CONN: no cap) */
+	bool admin_group;       /* --admin-group given: members of admin_gid are admins */
+	unsigned admin_gid;
+	bool socket_group;      /* --socket-group given: the socket's group is socket_gid */
+	unsigned socket_gid;
+	unsigned socket_mode;   /* --socket-mode (0: 0660) */
 	/* Called (no lock held) when a client whose request is running hangs
 	 * up, after its peer->gone is set: wake whatever it may be waiting on. */
 	void (*hangup)(void *ctx);

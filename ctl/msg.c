@@ -62,7 +62,8 @@ static int read_all(int fd, void *p, size_t n, int64_t deadline)
 		if (deadline >= 0) {
 			int64_t left = deadline - now_ms();
 			struct pollfd pf = { .fd = fd, .events = POLLIN };
-			int k = left > 0 ? poll(&pf, 1, (int)(left > INT32_MAX ? INT32_MAX : left)) : 0;
+			/* Past the deadline, bytes already here still count. */
+			int k = poll(&pf, 1, left <= 0 ? 0 : (int)(left > INT32_MAX ? INT32_MAX : left));
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k < 0)
@@ -170,7 +171,13 @@ int cz_ctl_recv_ex(int sock, size_t maxlen, int timeout_ms, char **msg, size_t *
 	}
 	*nfds = got;
 	if (mh.msg_flags & MSG_CTRUNC) {
-		snprintf(err, errcap, "too many descriptors with one message (limit %d)", maxfds);
+		/* Truncated below the buffer's room: the kernel could not install
+		 * them all here (EMFILE), which is not the client's fault. */
+		if (got < maxfds && got < CZ_CTL_MAX_FDS)
+			snprintf(err, errcap, "the daemon is out of file descriptors (RLIMIT_NOFILE): it received "
+				 "only %d of the message's descriptors; retry later", got);
+		else
+			snprintf(err, errcap, "too many descriptors with one message (limit %d)", maxfds);
 		rc = -E2BIG;
 		goto fail;
 	}
@@ -245,6 +252,11 @@ int cz_ctl_connect(const char *path, char *err, size_t errcap)
 
 int cz_ctl_listen(const char *path, char *err, size_t errcap)
 {
+	return cz_ctl_listen_ex(path, 0, -1, err, errcap);
+}
+
+int cz_ctl_listen_ex(const char *path, unsigned mode, long gid, char *err, size_t errcap)
+{
 	struct sockaddr_un a;
 	int rc = sock_addr(&a, path, err, errcap);
 	if (rc)
@@ -274,10 +286,26 @@ int cz_ctl_listen(const char *path, char *err, size_t errcap)
 	if (probe >= 0)
 		close(probe);
 	unlink(path);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || chmod(path, 0660) < 0 ||
-	    listen(fd, 64) < 0) {
+	/* Mode and group before listen(): until then a connect is refused,
+	 * so nobody gets in under the umask's mode. */
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		rc = -errno;
 		snprintf(err, errcap, "cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if ((gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid) < 0) || chmod(path, mode ? mode : 0660) < 0) {
+		rc = -errno;
+		snprintf(err, errcap, "cannot set %s's %s: %s", path,
+			 gid >= 0 && errno == EPERM ? "group (--socket-group)" : "mode or group", strerror(errno));
+		unlink(path);
+		close(fd);
+		return rc;
+	}
+	if (listen(fd, 64) < 0) {
+		rc = -errno;
+		snprintf(err, errcap, "cannot listen on %s: %s", path, strerror(errno));
+		unlink(path);
 		close(fd);
 		return rc;
 	}

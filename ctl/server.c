@@ -72,6 +72,8 @@ struct cz_ctl_server {
 	void (*hangup)(void *ctx);
 	int idle_ms, read_ms;
 	int max_per_uid;        /* 0: no cap below MAX_CONN */
+	bool admin_group;       /* members of admin_gid are admins */
+	gid_t admin_gid;
 	pthread_t tid;
 	pthread_mutex_t lock;   /* guards conns and idle_seq */
 	uint64_t idle_seq;
@@ -332,6 +334,32 @@ static struct conn *slot_find_locked(struct cz_ctl_server *s)
 	return c;
 }
 
+/*
+ * Who may administer the daemon (load, unload, device, every job): root,
+ * the daemon's own uid (it could do all of it anyway), and members of
+ * --admin-group.  Membership is the peer's own group list as the kernel
+ * holds it (SO_PEERGROUPS, Linux 4.13+): no NSS lookup, which may block
+ * on the network, in the accept thread; and it is the groups the client
+ * really has, not /etc/group's idea of its user.
+ */
+static bool peer_is_admin(struct cz_ctl_server *s, int fd, const struct ucred *cr)
+{
+	if (cr->uid == 0 || cr->uid == geteuid())
+		return true;
+	if (!s->admin_group)
+		return false;
+	if (cr->gid == s->admin_gid)
+		return true;
+	gid_t g[256];
+	socklen_t gl = sizeof(g);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &gl))
+		return false;   /* more than 256 groups, or an old kernel: not an admin */
+	for (size_t i = 0; i < gl / sizeof(gid_t); i++)
+		if (g[i] == s->admin_gid)
+			return true;
+	return false;
+}
+
 static void accept_one(struct cz_ctl_server *s)
 {
 	char why[200];
@@ -340,7 +368,14 @@ static void accept_one(struct cz_ctl_server *s)
 		return;
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
-	long uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 ? (long)cred.uid : -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cl != sizeof(cred)) {
+		/* Every request is judged by who sent it: no credentials, no service. */
+		reply_err(s, fd, "refused: the connection's credentials (SO_PEERCRED) cannot be read");
+		close(fd);
+		return;
+	}
+	long uid = (long)cred.uid;
+	bool admin = peer_is_admin(s, fd, &cred);
 
 	pthread_mutex_lock(&s->lock);
 	struct conn *c = NULL;
@@ -382,6 +417,10 @@ static void accept_one(struct cz_ctl_server *s)
 		c->peer.sock = fd;
 		c->peer.stop_fd = s->stopfd[0];
 		c->peer.idle_ms = s->idle_ms;
+		c->peer.uid = uid;
+		c->peer.gid = (long)cred.gid;
+		c->peer.pid = (long)cred.pid;
+		c->peer.admin = admin;
 		atomic_store(&c->peer.gone, false);
 		if (pthread_create(&c->tid, NULL, conn_main, c)) {
 			c->used = 0;
@@ -485,11 +524,14 @@ struct cz_ctl_server *cz_ctl_server_start(const char *path, cz_ctl_fn fn, void *
 	s->idle_ms = ms_of(o ? o->idle_timeout_s : 0, 300);
 	s->read_ms = ms_of(o ? o->read_timeout_s : 0, 10);
 	s->max_per_uid = o && o->max_conns_per_uid < MAX_CONN ? (int)o->max_conns_per_uid : 0;
+	s->admin_group = o && o->admin_group;
+	s->admin_gid = o ? (gid_t)o->admin_gid : 0;
 	s->stopfd[0] = s->stopfd[1] = s->wakefd[0] = s->wakefd[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	for (int i = 0; i < MAX_CONN; i++)
 		s->conns[i].fd = -1;
-	s->lfd = cz_ctl_listen(path, err, errcap);
+	s->lfd = cz_ctl_listen_ex(path, o ? o->socket_mode : 0, o && o->socket_group ? (long)o->socket_gid : -1,
+				  err, errcap);
 	if (s->lfd < 0 || pipe2(s->stopfd, O_CLOEXEC) || pipe2(s->wakefd, O_CLOEXEC | O_NONBLOCK) ||
 	    pthread_create(&s->tid, NULL, accept_main, s)) {
 		if (s->lfd >= 0) {

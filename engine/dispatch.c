@@ -6,8 +6,35 @@
  * queue's head, and only when a synthesis worker is idle and the head's
  * memory fits does it reserve that memory and pop the head; otherwise it
  * sleeps until the queue, the budget or the workers change.  A new, more
- * urgent head simply becomes the one it waits for.  So memory is granted
- * strictly in key order and no waiter can be overtaken.
+ * urgent head simply becomes the one it waits for.
+ *
+ * Skip-ahead (the budget head-of-line stall).  Partitions of different
+ * circuits need different amounts of memory.  A head of circuit A that
+ * does not fit the free budget now (it will, as running partitions end)
+ * used to hold back every partition behind it, including circuit B's
+ * that would fit now: devices idled with work queued.  So while the head
+ * waits for budget, the dispatcher may dispatch the lowest-keyed queued
+ * partition of another circuit whose partition fits the free budget now.
+ * What this keeps:
+ * - Order within a circuit: never changed.  The head's circuit is never
+ *   skipped to (its partitions all need the head's bytes, so none fits
+ *   either), and of any other circuit only its lowest-keyed queued
+ *   partition can be the one chosen (all of a circuit's partitions need
+ *   the same bytes: if one fits, the lowest does, and is chosen first).
+ * - Order between priorities: among the partitions that fit, the lowest
+ *   key (priority first) goes; the only overtaking is of partitions that
+ *   cannot run now anyway.  A more urgent head that arrives starts its own
+ *   count.
+ * - No starvation: one waiting head is overtaken at most DISPATCH_SKIP_MAX
+ *   times; after that the dispatcher waits for the head strictly, so the
+ *   budget drains to it (without the bound, a stream of small partitions
+ *   could keep the free budget below the head's need for ever).
+ * A partition that can never fit (more than the budget less the loaded
+ * keys: engine/admit.c refuses such jobs at submit, but a key loaded
+ * later can shrink the room) is failed instead of waited for.
+ * Cost: while a head waits, each dispatcher pass scans the queue once
+ * (O(queued), at most --max-queued-partitions entries), and only when
+ * a worker is idle.
  *
  * WHICH NODE (a multi-node plan, engine/place.c).  At the moment it
  * reserves the head's budget the dispatcher also decides where the
@@ -140,8 +167,82 @@ void cz_dispatch_nodes_init(struct cz_engine *e)
 	}
 }
 
-/* Returns 1 if the head was dispatched or dropped, 0 to wait. */
-static int dispatch_one(struct cz_engine *e, bool *waiting)
+/* Overtakes of one waiting head, at most (see above). */
+#define DISPATCH_SKIP_MAX 16
+
+/* The dispatcher's own state (its thread only). */
+struct disp {
+	bool waiting;           /* the head is waiting for budget */
+	struct cz_key head;     /* ... this head */
+	unsigned skips;         /* times it was overtaken */
+};
+
+/* p, its `need` bytes reserved, to a worker of node k; arg 1 in the trace
+ * when it goes ahead of a head waiting for budget. */
+static void hand_off(struct cz_engine *e, struct cz_part *p, uint64_t need, int k, uint32_t arg)
+{
+	struct cz_job *j = p->job;
+	p->reserved = need;
+	p->dispatched = true;
+	p->disp_node = (unsigned)k;
+	e->node_bytes[k] += need;
+	atomic_fetch_add(&e->node_out[k], 1);
+	atomic_store(&p->out_node, (unsigned)k + 1);
+	e->inflight++;
+	j->in_heap--;
+	cz_part_set(p, CZ_PART_SYNTHESIZING);
+	p->t_dispatch = cz_trace_now();
+	atomic_store(&p->attempts, 1);
+	j->acct.buf_bytes += need;      /* per-job accounting: peak buffer bytes */
+	if (j->acct.buf_bytes > j->acct.buf_peak)
+		j->acct.buf_peak = j->acct.buf_bytes;
+	e->handoff[k * e->nsynth + (e->handoff_head[k] + e->handoff_n[k]++) % e->nsynth] = p;
+	e->node_idle[k]--;
+	e->synth_idle--;
+	cz_trace_arg(CZ_EV_DISPATCH, p->job->seq, p->idx, arg);
+	/* One condition for every node's workers: wake them all when there is
+	 * more than one node, so the one of node k is among them (a few
+	 * wake-ups per partition, against a partition's milliseconds). */
+	if (e->nnode > 1)
+		pthread_cond_broadcast(&e->synth_cv);
+	else
+		pthread_cond_signal(&e->synth_cv);
+}
+
+/* While the head (of circuit hc) waits for budget: the lowest-keyed
+ * queued partition of another circuit that fits `free` bytes, reserved
+ * and handed off.  1 if one went. */
+static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t free)
+{
+	uint32_t best = UINT32_MAX;
+	const struct cz_key *bk = NULL;
+	for (uint32_t i = 0; i < e->queued.n; i++) {
+		struct cz_qent *q = cz_heap_at(&e->queued, i);
+		struct cz_part *p = q->part;
+		if (atomic_load(&p->state) != CZ_PART_QUEUED || atomic_load(&p->job->state) != CZ_JOB_ACTIVE ||
+		    p->job->circ == hc || p->job->circ->part_bytes > free)
+			continue;       /* cancelled ones leave when they reach the head */
+		if (!bk || cz_key_cmp(&q->key, bk) < 0) {
+			best = i;
+			bk = &q->key;
+		}
+	}
+	if (!bk)
+		return 0;
+	struct cz_qent q;
+	struct cz_part *p = ((struct cz_qent *)cz_heap_at(&e->queued, best))->part;
+	uint64_t need = p->job->circ->part_bytes;
+	int k = node_pick(e, need);
+	if (k < 0 || cz_budget_try_reserve(e->budget, need))
+		return 0;
+	cz_heap_remove(&e->queued, best, &q);
+	e->budget_skips++;
+	hand_off(e, p, need, k, 1);
+	return 1;
+}
+
+/* Returns 1 if a partition was dispatched or dropped, 0 to wait. */
+static int dispatch_one(struct cz_engine *e, struct disp *d)
 {
 	struct cz_qent *top = cz_heap_peek(&e->queued);
 
@@ -173,55 +274,41 @@ static int dispatch_one(struct cz_engine *e, bool *waiting)
 	if (rc) {
 		struct cz_budget_stat st;
 		cz_budget_stat(e->budget, &st);
-		if (rc == -E2BIG || st.reserved == 0) {
+		if (rc == -E2BIG || cz_admit_never_fits_locked(e, need)) {
 			/* Cannot ever fit: fail rather than wait forever. */
-			char why[200];
-			snprintf(why, sizeof(why), "partition needs %llu bytes, more than the free budget "
-				 "(%llu of %llu bytes; raise --mem-budget)", (unsigned long long)need,
-				 (unsigned long long)st.free, (unsigned long long)st.limit);
+			char why[256];
+			snprintf(why, sizeof(why), "partition needs %llu bytes, but with the loaded keys (%llu "
+				 "bytes) the %llu-byte budget leaves %llu: unload a key or raise --mem-budget",
+				 (unsigned long long)need, (unsigned long long)e->keys_bytes,
+				 (unsigned long long)st.limit,
+				 (unsigned long long)(st.limit > e->keys_bytes ? st.limit - e->keys_bytes : 0));
 			cz_trace(CZ_EV_DROP, p->job->seq, p->idx);
 			cz_heap_pop(&e->queued, NULL);
 			j->in_heap--;
 			fail_locked(e, p, why);
 			return 1;
 		}
-		if (!*waiting) {
+		if (!d->waiting) {
 			cz_trace(CZ_EV_BUDGET_WAIT, p->job->seq, p->idx);
 			e->budget_waits++;
-			*waiting = true;
+			d->waiting = true;
+		}
+		if (cz_key_cmp(&d->head, &top->key)) {  /* a new head: its own count */
+			d->head = top->key;
+			d->skips = 0;
+		}
+		if (d->skips < DISPATCH_SKIP_MAX && skip_ahead(e, j->circ, st.free)) {
+			d->skips++;
+			return 1;
 		}
 		return 0;
 	}
-	if (*waiting) {
+	if (d->waiting) {
 		cz_trace(CZ_EV_BUDGET_GOT, p->job->seq, p->idx);
-		*waiting = false;
+		d->waiting = false;
 	}
-	p->reserved = need;
-	p->dispatched = true;
-	p->disp_node = (unsigned)k;
-	e->node_bytes[k] += need;
-	atomic_fetch_add(&e->node_out[k], 1);
-	atomic_store(&p->out_node, (unsigned)k + 1);
-	e->inflight++;
 	cz_heap_pop(&e->queued, NULL);
-	j->in_heap--;
-	cz_part_set(p, CZ_PART_SYNTHESIZING);
-	p->t_dispatch = cz_trace_now();
-	atomic_store(&p->attempts, 1);
-	j->acct.buf_bytes += need;      /* per-job accounting: peak buffer bytes */
-	if (j->acct.buf_bytes > j->acct.buf_peak)
-		j->acct.buf_peak = j->acct.buf_bytes;
-	e->handoff[k * e->nsynth + (e->handoff_head[k] + e->handoff_n[k]++) % e->nsynth] = p;
-	e->node_idle[k]--;
-	e->synth_idle--;
-	cz_trace(CZ_EV_DISPATCH, p->job->seq, p->idx);
-	/* One condition for every node's workers: wake them all when there is
-	 * more than one node, so the one of node k is among them (a few
-	 * wake-ups per partition, against a partition's milliseconds). */
-	if (e->nnode > 1)
-		pthread_cond_broadcast(&e->synth_cv);
-	else
-		pthread_cond_signal(&e->synth_cv);
+	hand_off(e, p, need, k, 0);
 	return 1;
 }
 
@@ -241,14 +328,14 @@ static int wait_reason_locked(struct cz_engine *e)
 void *cz_dispatch_main(void *v)
 {
 	struct cz_engine *e = v;
-	bool waiting = false;
+	struct disp d = { 0 };
 	int why = -1;           /* the last traced reason, -1 while dispatching */
 
 	cz_thread_name("cz-disp");
 	cz_trace_thread("dispatcher", 0);
 	pthread_mutex_lock(&e->lock);
 	while (!e->stopping) {
-		if (dispatch_one(e, &waiting)) {
+		if (dispatch_one(e, &d)) {
 			why = -1;
 			continue;
 		}

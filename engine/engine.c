@@ -320,6 +320,18 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		cz_engine_destroy(e);
 		return NULL;
 	}
+	/* Once every thread and ring is up, so the descriptors they hold are
+	 * counted (engine/admit.c). */
+	char why[160];
+	uint64_t dflt = cz_admit_default(e, why, sizeof(why));
+	e->max_queued = c->max_queued ? c->max_queued : dflt;
+	if (c->max_queued > dflt)
+		fprintf(stderr, "cuzkd: warning: --max-queued-partitions %llu is above the %llu derived %s: "
+			"submits may fail for want of descriptors before the queue is full\n",
+			(unsigned long long)c->max_queued, (unsigned long long)dflt, why);
+	else
+		fprintf(stderr, "cuzkd: admission: at most %llu partitions accepted and unfinished (%s)\n",
+			(unsigned long long)e->max_queued, c->max_queued ? "--max-queued-partitions" : why);
 	return e;
 }
 
@@ -401,8 +413,10 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 
 	if (!op || !json_object_is_type(req, json_type_object))
 		r = cz_resp_err("request has no \"op\" string");
+	else if ((r = cz_access_request(e, op, req, peer)))
+		;       /* an unknown field, or not this caller's to ask */
 	else if (!strcmp(op, "submit"))
-		return cz_req_submit(e, req, fds, nfds);
+		return cz_req_submit(e, req, fds, nfds, cz_access_owner(peer));
 	else if (!strcmp(op, "trace"))
 		return cz_req_trace(e, req, fds, nfds, peer);
 	else if (!strcmp(op, "load"))
@@ -424,7 +438,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 		else
 			r = cz_devproc_request(e, (unsigned)json_object_get_int64(dv), json_object_get_string(av));
 	} else if (!strcmp(op, "status"))
-		r = cz_req_status(e);
+		r = cz_req_status(e, cz_access_view(peer));
 	else
 		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
 	for (int i = 0; i < nfds; i++)

@@ -42,6 +42,7 @@ struct cz_engine_config {
 	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
 	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
 	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
+	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/admit.c) */
 	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
 };
 

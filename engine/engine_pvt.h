@@ -105,6 +105,7 @@ struct cz_job {
 	uint64_t seq;
 	char id[64];            /* the caller's id, or "@<seq>" (docs/protocol.md) */
 	enum cz_prio prio;
+	long owner;             /* the submitting uid (engine/access.c) */
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
 	enum cz_curve curve;         /* circ's, kept past it (the output writer reads it) */
 	char circ_name[64];
@@ -194,6 +195,14 @@ struct cz_engine {
 	struct cz_slab_arena *node_arena[CZ_PLACE_MAX_NODES];
 	unsigned narena;
 	uint64_t budget_waits;          /* times the dispatcher waited for budget */
+	uint64_t budget_skips;          /* partitions dispatched ahead of a head waiting for budget */
+	/* Admission (engine/admit.c): */
+	uint64_t keys_bytes;            /* budget held by loaded keys */
+	uint64_t parts_open;            /* accepted partitions not yet terminal */
+	uint64_t max_queued;            /* --max-queued-partitions (derived when 0) */
+	uint64_t queue_refused;         /* submits answered "queue full" */
+	uint64_t done_ewma_ns;          /* smoothed gap between finished partitions */
+	uint64_t last_done_ns;
 	unsigned inflight;              /* dispatched, not yet terminal */
 	_Atomic unsigned synth_ids;     /* hands out synthesis worker numbers */
 	struct cz_circuit *circuits;
@@ -249,6 +258,22 @@ _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
 	       CZ_RING_OWNER_MAX, "consumer ids fit the ring's owner field");
 
+/* engine/access.c: NULL when peer may make the request (and it has only
+ * op's fields), else the error; the owner a job gets, the uid status
+ * shows the jobs of (-1: all). */
+json_object *cz_access_request(struct cz_engine *e, const char *op, json_object *req,
+			       const struct cz_ctl_peer *peer);
+long cz_access_owner(const struct cz_ctl_peer *peer);
+long cz_access_view(const struct cz_ctl_peer *peer);
+/* engine/admit.c: the default --max-queued-partitions; at submit (locked)
+ * NULL or the error for n partitions of c ("queue full" with a retry hint,
+ * or a partition that can never fit); the dispatcher's never-fit test;
+ * each partition's end. */
+uint64_t cz_admit_default(const struct cz_engine *e, char *why, size_t cap);
+json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, uint32_t n);
+bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes);
+void cz_admit_part_end_locked(struct cz_engine *e, const struct cz_part *p);
+json_object *cz_admit_status_locked(const struct cz_engine *e);
 /* engine/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
@@ -352,10 +377,10 @@ json_object *cz_field_seconds(json_object *req, const char *k, double max, doubl
 /* engine/requests.c */
 json_object *cz_resp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_object *cz_resp_ok(void);
-json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds);
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
-json_object *cz_req_status(struct cz_engine *e);
+json_object *cz_req_status(struct cz_engine *e, long view);     /* view: a uid's jobs only, -1 all */
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			  struct cz_ctl_peer *peer);
 /* engine/tracesel.c: trace with "job", "since" or "follow"; owns fd. */

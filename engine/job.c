@@ -155,6 +155,7 @@ void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 		p->wfd = -1;
 	}
 	p->t_done = cz_trace_now();
+	cz_admit_part_end_locked(e, p);
 	j->nterminal++;
 	cz_metrics_part_terminal(e->metrics, st);
 	cz_metrics_acct_part(e, p);

@@ -176,6 +176,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 			cz_pipe_key_set(&e->pipe, id, &pk);
 			c->next = e->circuits;
 			e->circuits = c;
+			e->keys_bytes += c->key_bytes;  /* what partitions can never have (engine/admit.c) */
 			cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
 			cz_recover_resume_locked(e, c);   /* jobs from before a restart */
 		}
@@ -218,6 +219,7 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		gone = *pp;
 		*pp = gone->next;
 		cz_engine_budget_release_locked(e, gone->key_bytes);
+		e->keys_bytes -= gone->key_bytes;
 		cz_pipe_key_set(&e->pipe, gone->key_id, NULL);   /* no partition names it */
 		e->key_used[gone->key_id] = 0;
 		cz_metrics_keys(e->metrics, -(int64_t)gone->key_bytes, -1);

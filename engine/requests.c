@@ -217,7 +217,7 @@ static json_object *id_check_locked(struct cz_engine *e, const char *id, const c
  * circuit and shape first (with a sequence number taken, so the spool
  * files have their names), the id and the record after the copy.
  */
-json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds)
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
 	const char *name = NULL, *pr = NULL, *id = NULL;
 	const char *path[CZ_ENGINE_MAX_PARTS];
@@ -265,8 +265,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
-	else
-		r = witnesses_check_locked(c, n, size, path);
+	else if (!(r = witnesses_check_locked(c, n, size, path)))
+		r = cz_admit_locked(e, c, n);   /* queue room; a partition that can ever fit */
 	if (!r)
 		seq = e->next_seq++;    /* a number an unaccepted job burns is never reused */
 	pthread_mutex_unlock(&e->lock);
@@ -325,6 +325,8 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		goto fail;
 	j->seq = seq;
 	j->prio = prio;
+	j->owner = owner;
+	e->parts_open += n;     /* each until its terminal step (cz_admit_part_end_locked) */
 	j->t_submit = cz_trace_now();
 	j->accepting = true;
 	j->has_digest = id != NULL;
@@ -633,7 +635,7 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	return o;
 }
 
-json_object *cz_req_status(struct cz_engine *e)
+json_object *cz_req_status(struct cz_engine *e, long view)
 {
 	json_object *r = cz_resp_ok(), *jobs = json_object_new_array();
 	json_object *cons = json_object_new_array(), *b = json_object_new_object();
@@ -644,10 +646,11 @@ json_object *cz_req_status(struct cz_engine *e)
 	size_t nsnap = 0, cap = 0;
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
-		cap++;
+		cap += view < 0 || j->owner == view;    /* another uid's jobs are not its to see */
 	snap = cap ? calloc(cap, sizeof(*snap)) : NULL;     /* out of memory: no jobs listed */
 	for (struct cz_job *j = e->jobs; snap && j && nsnap < cap; j = j->next)
-		job_snap_locked(e, j, &snap[nsnap++]);
+		if (view < 0 || j->owner == view)
+			job_snap_locked(e, j, &snap[nsnap++]);
 	cz_budget_stat(e->budget, &st);
 	json_object_object_add(b, "budget", json_object_new_int64((int64_t)st.limit));
 	json_object_object_add(b, "reserved", json_object_new_int64((int64_t)st.reserved));
@@ -655,6 +658,8 @@ json_object *cz_req_status(struct cz_engine *e)
 	json_object_object_add(b, "high_water", json_object_new_int64((int64_t)st.high_water));
 	json_object_object_add(b, "waits", json_object_new_int64((int64_t)e->budget_waits));
 	json_object_object_add(b, "inflight", json_object_new_int((int)e->inflight));
+	json_object_object_add(b, "skip_aheads", json_object_new_int64((int64_t)e->budget_skips));
+	json_object_object_add(r, "admission", cz_admit_status_locked(e));
 	json_object_object_add(cnt, "jobs_submitted", json_object_new_int64((int64_t)e->next_seq - 1));
 	json_object_object_add(cnt, "jobs_done", json_object_new_int64((int64_t)e->jobs_done));
 	json_object_object_add(cnt, "jobs_failed", json_object_new_int64((int64_t)e->jobs_failed));

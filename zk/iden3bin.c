@@ -46,9 +46,11 @@ static int read_table(struct cz_iden3 *f, const char *magic, uint32_t minv, uint
 	for (i = 0; i < 4; i++)
 		f->magic[i] = (d[i] >= 0x20 && d[i] < 0x7f) ? (char)d[i] : '?';
 	f->magic[4] = 0;
+	/* The bytes found are not echoed: cuzkd answers with this message,
+	 * and a file that is not ours (`load /etc/shadow`) must not leak. */
 	if (memcmp(d, magic, 4) != 0)
-		return cz_errf(err, -EINVAL, "%s: field magic: \"%s\", expected \"%s\"", f->name,
-			       f->magic, magic);
+		return cz_errf(err, -EINVAL, "%s: field magic: not \"%s\" (not a .%s file)", f->name,
+			       magic, magic);
 	f->version = cz_le32(d + 4);
 	if (f->version < minv || f->version > maxv)
 		return cz_errf(err, -EINVAL, "%s: field version: %u, supported %u..%u", f->name,

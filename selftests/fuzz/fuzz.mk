@@ -62,3 +62,62 @@ $(FUZZ_RUNNER): selftests/fuzz/run.sh selftests/fuzz/fuzz.mk $(FUZZ_PARSERS) \
 	install -m 755 selftests/fuzz/run.sh $@
 
 -include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
+
+# ---- the control protocol (selftests/fuzz/fuzz_ctl.c) ----
+# The code a request reaches from the socket is instrumented (FUZZ_CTL_SRC,
+# clang + sanitizers); the rest of the library is compiled plainly into its
+# own archive, without CUDA.  Its own runner and skip file, so a failure to
+# build it never skips the parser fuzzers (or the other way round).
+#
+#   make fuzz-ctl                     build $(FUZZ_DIR)/fuzz_ctl
+#   make fuzz-long                    run it for FUZZ_LONG_RUNS (10 M) executions;
+#                                     the fuzzer's log goes to $(FUZZ_DIR)/long.log
+FUZZ_CTL_SRC   := ctl/msg.c engine/access.c engine/admit.c engine/fields.c engine/requests.c \
+                  engine/engine.c engine/keys.c engine/tracesel.c
+FUZZ_CTL_DEFS  := $(filter-out -DCZ_HAVE_CUDA,$(filter -D% -I%,$(CFLAGS)))
+FUZZ_CTL_BASE  := $(filter-out $(FUZZ_CTL_SRC) gpu/cuda.c,$(LIBSRC))
+FUZZ_CTL_LIBS  := $(filter-out -lcudart_static -lstdc++,$(LDLIBS))
+FUZZ_CTL_RUNNER := $(B)/selftests/fuzz_ctl
+FUZZ_LONG_RUNS ?= 10000000
+
+TESTS += $(FUZZ_CTL_RUNNER)
+check: $(FUZZ_CTL_RUNNER)
+
+.PHONY: fuzz-ctl fuzz-long
+fuzz-ctl: $(FUZZ_DIR)/fuzz_ctl
+
+$(FUZZ_DIR)/ctl/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CTL_DEFS) -Wno-unused-command-line-argument -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/ctlbase/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -O2 -g -pthread $(FUZZ_CTL_DEFS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/libctlbase.a: $(FUZZ_CTL_BASE:%.c=$(FUZZ_DIR)/ctlbase/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+# engine/dashboard.c .incbin's the page: rebuilt when it changes.
+$(FUZZ_DIR)/ctlbase/engine/dashboard.o: engine/dashboard.html
+
+$(FUZZ_DIR)/fuzz_ctl: $(FUZZ_DIR)/ctl/selftests/fuzz/fuzz_ctl.o $(FUZZ_CTL_SRC:%.c=$(FUZZ_DIR)/ctl/%.o) $(FUZZ_DIR)/libctlbase.a
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $(filter %.o,$^) $(FUZZ_DIR)/libctlbase.a $(FUZZ_CTL_LIBS) -lpthread -lm
+
+$(FUZZ_CTL_RUNNER): selftests/fuzz/run_ctl.sh selftests/fuzz/fuzz.mk selftests/fuzz/fuzz_ctl.c $(LIBSRC) \
+		$(wildcard ctl/*.h engine/*.h lib/*.h zk/*.h)
+	@mkdir -p $(dir $@) $(FUZZ_DIR)
+	@rm -f $(FUZZ_DIR)/skip_ctl
+	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+		$(FUZZ_CC) -x c - $(FUZZ_LDFLAGS) -o $(FUZZ_DIR)/probe_ctl >/dev/null 2>&1; then \
+		echo "$(FUZZ_CC) cannot build libFuzzer programs (-fsanitize=fuzzer)" > $(FUZZ_DIR)/skip_ctl; \
+	elif ! $(MAKE) --no-print-directory B=$(B) fuzz-ctl > $(FUZZ_DIR)/build_ctl.log 2>&1; then \
+		echo "the fuzzer build failed, see $(FUZZ_DIR)/build_ctl.log" > $(FUZZ_DIR)/skip_ctl; \
+	fi
+	@rm -f $(FUZZ_DIR)/probe_ctl
+	install -m 755 selftests/fuzz/run_ctl.sh $@
+
+# Leak checking off for the long run: LSan's full scan after every input
+# that allocates more than it frees (the engine keeps jobs) is most of
+# its time; the short runs in `make check` keep it on.
+fuzz-long: $(FUZZ_DIR)/fuzz_ctl
+	ASAN_OPTIONS=detect_leaks=0 CZ_FUZZ_RUNS=$(FUZZ_LONG_RUNS) CZ_FUZZ_LOG=$(FUZZ_DIR)/long.log CZ_FUZZ_DIR=$(FUZZ_DIR) selftests/fuzz/run_ctl.sh

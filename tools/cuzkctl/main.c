@@ -84,10 +84,13 @@ static int finish(json_object *r, int print_json)
 	if (!r)
 		return 2;
 	int ok = ok_of(r);
+	json_object *full;
+	/* "queue full" is temporary: EX_TEMPFAIL, so a script can retry. */
+	int busy = json_object_object_get_ex(r, "queue_full", &full) && json_object_get_boolean(full);
 	if (ok && print_json)
 		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY));
 	json_object_put(r);
-	return ok ? 0 : 1;
+	return ok ? 0 : busy ? 75 : 1;
 }
 
 static int await_job(int sock, const char *job, double timeout)

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <limits.h>
@@ -41,6 +43,8 @@ static void usage(FILE *f)
 		"             [--device-threads N] [--mem-budget SIZE] [--null-delay-ms N]\n"
 		"             [--null-synth-ms N] [--idle-timeout S] [--read-timeout S]\n"
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
+		"             [--max-queued-partitions N] [--admin-group GROUP]\n"
+		"             [--socket-group GROUP] [--socket-mode MODE]\n"
 		"             [--retain DURATION]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
@@ -58,6 +62,9 @@ static void usage(FILE *f)
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
 		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
+		"  --max-queued-partitions: derived from RLIMIT_NOFILE and RAM (logged at start)\n"
+		"  --admin-group: none (admins: root and cuzkd's own uid)\n"
+		"  --socket-group: cuzkd's group; --socket-mode 0660\n"
 		"  --isolation %s (process: each device's consumers in a child, cz-dev<N>; thread:\n"
 		"    threads of cuzkd, for debugging and sanitizer runs)\n"
 		"  --retain %llus (7d; takes s, m, h, d suffixes): finished jobs answer await and hold\n"
@@ -129,6 +136,38 @@ static int parse_secs(const char *s, double *out)
 	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 86400)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* A group by name or number; 0, or -1 when there is no such group. */
+static int parse_group(const char *s, unsigned *out)
+{
+	struct group *g = getgrnam(s);
+	if (g) {
+		*out = (unsigned)g->gr_gid;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long v = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0;
+	if (*s < '0' || *s > '9' || errno || *end || v >= 0xffffffffUL)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* An octal mode with owner read and write (cuzkd itself never connects,
+ * but a mode that locks out root's tools is surely a mistake). */
+static int parse_mode(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	if (*s < '0' || *s > '7')
+		return -1;
+	unsigned long v = strtoul(s, &end, 8);
+	if (errno || *end || v > 0777 || (v & 0600) != 0600)
+		return -1;
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -248,6 +287,18 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
 	else if (!strcmp(name, "read-timeout"))
 		bad = parse_secs(val, &o->srv.read_timeout_s);
+	else if (!strcmp(name, "max-queued-partitions")) {
+		unsigned v = 0;
+		bad = parse_uint(val, &v) || v == 0;
+		c->max_queued = v;
+	} else if (!strcmp(name, "admin-group")) {
+		bad = parse_group(val, &o->srv.admin_gid);
+		o->srv.admin_group = !bad;
+	} else if (!strcmp(name, "socket-group")) {
+		bad = parse_group(val, &o->srv.socket_gid);
+		o->srv.socket_group = !bad;
+	} else if (!strcmp(name, "socket-mode"))
+		bad = parse_mode(val, &o->srv.socket_mode);
 	else if (!strcmp(name, "retain"))
 		bad = parse_duration(val, &c->retain_s);
 	else if (!strcmp(name, "max-conns-per-uid"))
@@ -266,6 +317,9 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		const char *want = !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
 				 : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
 				 : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
+				 : strstr(name, "group") ? "a group name or number that exists"
+				 : !strcmp(name, "socket-mode") ? "an octal mode with owner read and write, such as 0660"
+				 : !strcmp(name, "max-queued-partitions") ? "a whole number above 0"
 				 : !strcmp(name, "retain") ? "a duration above 0 such as 3600, 90m, 12h or 7d, at most 3650d"
 				 : "a whole number in range (see cuzkd --help)";
 		fprintf(stderr, "cuzkd: bad value for --%s: '%s' (expected %s)\n", name, val, want);
@@ -307,6 +361,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
+		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
+		{ "socket-mode", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -414,6 +470,15 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Every accepted partition holds its witness descriptor until it is
+	 * read: take the descriptors we are allowed (the soft limit up to the
+	 * hard one; cuzkd uses poll, never select), before the engine derives
+	 * --max-queued-partitions from them (engine/admit.c). */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	struct cz_engine *e = cz_engine_create(&o.cfg, err, sizeof(err));
 	if (!e) {
 		fprintf(stderr, "cuzkd: %s\n", err);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/access.c — who may do what, and which fields a request may carry.
+ *
+ * Every request is judged before its handler runs, by two rules:
+ *
+ * 1. Strict fields.  Each op has a fixed set of fields (docs/protocol.md);
+ *    any other is refused naming it.  A field the daemon silently ignored
+ *    was how a misspelt "priorty":"critical" or a client built for another
+ *    version got a job other than the one it asked for.
+ *
+ * 2. Permissions.  The caller is the kernel's word on the connection
+ *    (SO_PEERCRED, ctl/server.c), never a field of the request.  An admin
+ *    (root, cuzkd's own uid, a member of --admin-group; an in-process
+ *    caller such as --load or the HTTP listener) may do everything.  Any
+ *    other uid may submit jobs, which then belong to it, and await, cancel,
+ *    trace and see in status only its own; load, unload, device and the
+ *    whole trace are for admins.
+ *
+ *    Files: a non-admin names no path for the daemon to open.  Its
+ *    witnesses travel as descriptors it opened itself (cuzkctl submit does
+ *    this), so the kernel checked its right to read them, with its own
+ *    uid, groups, ACLs, LSM labels and mount namespace, at its own open().
+ *    The alternative, opening paths with the caller's credentials
+ *    (setfsuid + setgroups around open), is a privileged code path that
+ *    must get every one of those right, and is per thread in the kernel but
+ *    not in glibc; descriptors need none of it and leave no window between
+ *    a check and the open.
+ *
+ * Job ownership is checked here for the requests that name a job by id,
+ * against the jobs the engine holds; a request naming an id the engine
+ * does not hold goes on to its handler, which answers "unknown job".
+ */
+#include "ctl/ctl.h"
+#include "engine/engine_pvt.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Each op's fields, "op" aside.  Keep in step with docs/protocol.md: a
+ * field a handler reads but this table lacks is refused before it. */
+static const struct {
+	const char *op;
+	const char *const fields[6];
+	bool admin;             /* admins only */
+} ops[] = {
+	{ "load", { "name", "zkey", "partitions" }, true },
+	{ "unload", { "name" }, true },
+	{ "circuits", { 0 }, false },
+	{ "submit", { "circuit", "witnesses", "priority", "id" }, false },
+	{ "await", { "job", "timeout" }, false },
+	{ "cancel", { "job" }, false },
+	{ "status", { 0 }, false },
+	{ "trace", { "chrome", "job", "since", "follow" }, false },
+	{ "device", { "device", "action" }, true },
+};
+
+/* Who the admins are, for the error. */
+static void admin_rule(char *buf, size_t cap)
+{
+	snprintf(buf, cap, "root, cuzkd's own user (uid %ld) or members of --admin-group", (long)geteuid());
+}
+
+/* NULL when req (with op) may run for peer, else the error. */
+json_object *cz_access_request(struct cz_engine *e, const char *op, json_object *req,
+			       const struct cz_ctl_peer *peer)
+{
+	size_t k = 0;
+	char rule[160];
+
+	while (k < sizeof(ops) / sizeof(*ops) && strcmp(ops[k].op, op))
+		k++;
+	if (k == sizeof(ops) / sizeof(*ops))
+		return NULL;    /* the unknown op's own error */
+	json_object_object_foreach(req, name, fv) {
+		(void)fv;
+		if (!strcmp(name, "op"))
+			continue;
+		const char *const *f = ops[k].fields;
+		while (*f && strcmp(*f, name))
+			f++;
+		if (*f)
+			continue;
+		char known[96] = "";
+		size_t at = 0;
+		for (f = ops[k].fields; *f; f++)
+			at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", at ? ", " : "", *f);
+		return cz_resp_err("unknown field \"%.64s\" in a %s request (%s%s)", name, op,
+				   at ? "known: " : "it takes none", known);
+	}
+	if (!peer || peer->admin)
+		return NULL;
+	admin_rule(rule, sizeof(rule));
+	if (ops[k].admin)
+		return cz_resp_err("%s: permission denied: only %s may; you are uid %ld", op, rule, peer->uid);
+	json_object *v;
+	if (!strcmp(op, "submit") && json_object_object_get_ex(req, "witnesses", &v))
+		return cz_resp_err("submit: \"witnesses\" by path: permission denied: only %s may have the daemon "
+				   "open paths; you are uid %ld: pass the witnesses as descriptors instead "
+				   "(cuzkctl submit does)", rule, peer->uid);
+	if (!strcmp(op, "trace") && !json_object_object_get_ex(req, "job", &v))
+		return cz_resp_err("trace: the whole trace: permission denied: only %s may; you are uid %ld: "
+				   "trace one of your jobs with \"job\"", rule, peer->uid);
+	/* await, cancel, trace of one job: its owner only. */
+	if (json_object_object_get_ex(req, "job", &v) && json_object_is_type(v, json_type_string)) {
+		const char *id = json_object_get_string(v);
+		long owner = -1;
+		bool found = false;
+		pthread_mutex_lock(&e->lock);
+		for (struct cz_job *j = e->jobs; j && !found; j = j->next)
+			if (!strcmp(j->id, id)) {
+				found = true;
+				owner = j->owner;
+			}
+		pthread_mutex_unlock(&e->lock);
+		if (found && owner != peer->uid)
+			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied: only its "
+					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);
+	}
+	return NULL;
+}
+
+long cz_access_owner(const struct cz_ctl_peer *peer)
+{
+	return peer ? peer->uid : (long)geteuid();
+}
+
+long cz_access_view(const struct cz_ctl_peer *peer)
+{
+	return peer && !peer->admin ? peer->uid : -1;
+}

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: who may do what (SO_PEERCRED, --admin-group, --socket-group/--socket-mode), strict request fields, admission (--max-queued-partitions, queue full at a low RLIMIT_NOFILE, a partition that can never fit refused at submit) and the dispatcher's bounded skip-ahead past a head waiting for budget (issue 12, defects 5, 10, 12). */
+#define _GNU_SOURCE  /* setresuid */
+#define NWTNS 4
+static long child_nofile;       /* RLIMIT_NOFILE for the next daemon_start(), 0: as is */
+static void child_setup(void);
+#define CZ_DAEMON_CHILD child_setup
+#define CZ_DAEMON_WATCH_EXIT
+#include "selftests/cz_daemon.h"
+#include "zk/snarkjs_json.h"
+
+#include <grp.h>
+#include <libgen.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#define NOBODY 65534
+#define ADMIN_GID 4242          /* --admin-group: a number no user here has */
+#define SKIP_MAX 16             /* engine/dispatch.c DISPATCH_SKIP_MAX: the documented bound */
+
+static struct cz_groth16_key key;
+
+static void child_setup(void)
+{
+	if (child_nofile) {
+		struct rlimit r = { (rlim_t)child_nofile, (rlim_t)child_nofile };
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	static char buf[8][8192];
+	static int k;
+	va_list ap;
+	char *b = buf[k++ % 8];
+	va_start(ap, f);
+	vsnprintf(b, sizeof(buf[0]), f, ap);
+	va_end(ap);
+	return b;
+}
+
+static int refused(json_object *r, const char *want)
+{
+	return r && !ok_of(r) && strstr(str_of(r, "error"), want);
+}
+
+static const char *err_of(json_object *r)
+{
+	return r ? str_of(r, "error") : "(no answer)";
+}
+
+/* "[w0, w1, ...]": n witness paths. */
+static char *wlist(int n)
+{
+	static char b[16384];
+	size_t at = 0;
+	b[at++] = '[';
+	for (int i = 0; i < n; i++)
+		at += (size_t)snprintf(b + at, sizeof(b) - at, "%s\"%s/w%d.wtns\"", i ? "," : "", dir, i % NWTNS);
+	snprintf(b + at, sizeof(b) - at, "]");
+	return b;
+}
+
+/* n test points that could not run. */
+static void skip_n(int n, const char *why)
+{
+	for (int i = 0; i < n; i++)
+		ct_skip(why, "(not run)");
+}
+
+/*
+ * The request as another user: a child drops to uid (groups: gid, and
+ * extra if >= 0), opens the files itself (so the kernel checks its right to
+ * read them), connects and sends it, and writes the answer back.  NULL
+ * when it could not connect (*conn = 0) or got no answer.
+ */
+static json_object *as_user(struct daemon *d, uid_t uid, gid_t gid, long extra, const char *json,
+			    const char *const *paths, int n, int *conn)
+{
+	int p[2];
+	if (pipe(p))
+		return NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		gid_t g[2] = { gid, (gid_t)extra };
+		if (setgroups(extra >= 0 ? 2 : 1, g) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+			_exit(3);
+		int fds[CZ_CTL_MAX_FDS];
+		for (int i = 0; i < n; i++)
+			if ((fds[i] = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0) {
+				dprintf(p[1], "{\"ok\":false,\"error\":\"client: cannot open %s\"}", paths[i]);
+				_exit(0);
+			}
+		char err[256];
+		int s = cz_ctl_connect(d->sock, err, sizeof(err));
+		if (s < 0)
+			_exit(4);
+		json_object *q = json_tokener_parse(json);
+		json_object *r = cz_ctl_call(s, q, fds, n, err, sizeof(err));
+		const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
+		if (write(p[1], t, strlen(t)) < 0)
+			_exit(5);
+		_exit(r ? 0 : 6);
+	}
+	close(p[1]);
+	static char buf[1 << 20];
+	size_t at = 0;
+	ssize_t k;
+	while (at < sizeof(buf) - 1 && (k = read(p[0], buf + at, sizeof(buf) - 1 - at)) > 0)
+		at += (size_t)k;
+	buf[at] = 0;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	if (conn)
+		*conn = !(WIFEXITED(st) && WEXITSTATUS(st) == 4);
+	return at ? json_tokener_parse(buf) : NULL;
+}
+
+static json_object *as_nobody(struct daemon *d, const char *json, const char *const *paths, int n)
+{
+	return as_user(d, NOBODY, NOBODY, -1, json, paths, n, NULL);
+}
+
+/* Proves a 4-partition job of k and checks partition 3's proof with cuzk's
+ * verifier against the fixtures' key. */
+static int good_job(struct daemon *d, const char *id)
+{
+	json_object *r = daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"witnesses\":%s}", id,
+					   wlist(4)), NULL, 0);
+	int ok = ok_of(r);
+	if (!ok)
+		ct_diag("good job %s: %s", id, err_of(r));
+	json_object_put(r);
+	if (!ok)
+		return 0;
+	r = daemon_req(d, fmt("{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id), NULL, 0);
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
+	ok = ok_of(r);
+	json_object_put(r);
+	if (!ok)
+		return 0;
+	char err[256];
+	struct cz_groth16_vk vk;
+	struct cz_groth16_proof p;
+	cz_fr *pub;
+	size_t np;
+	cz_groth16_vk_from_key(&vk, &key);
+	if (cz_proof_json_read(fmt("%s/3.proof.json", out), &p, err) ||
+	    cz_public_json_read(fmt("%s/3.public.json", out), &pub, &np, err))
+		return 0;
+	ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
+	free(pub);
+	return ok;
+}
+
+static int make_big(void)
+{
+	struct cz_cs cs;
+	cz_fr *w = NULL;
+	char err[256];
+	struct cz_groth16_key big;
+	int rc = cz_builtin_build("merkle", 12, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &big, NULL) ||
+		 cz_groth16_key_save(&big, fmt("%s/big.zkey", dir), err, sizeof(err)) ||
+		 cz_wtns_save(fmt("%s/bw.wtns", dir), w, cs.nvars, err, sizeof(err));
+	if (!rc)
+		cz_groth16_key_free(&big);
+	free(w);
+	cz_cs_free(&cs);
+	return rc;
+}
+
+/* ---- strict request fields ---- */
+
+static void test_fields(struct daemon *d)
+{
+	static const struct {
+		const char *req, *want;
+	} bad[] = {
+		{ "{\"op\":\"submit\",\"circuit\":\"k\",\"priorty\":\"critical\",\"witnesses\":W}",
+		  "unknown field \"priorty\" in a submit request (known: circuit, witnesses, priority, id)" },
+		{ "{\"op\":\"await\",\"job\":\"x\",\"timout\":5}", "unknown field \"timout\" in a await request" },
+		{ "{\"op\":\"status\",\"verbose\":true}", "unknown field \"verbose\" in a status request (it takes none)" },
+		{ "{\"op\":\"load\",\"name\":\"k2\",\"zkey\":\"Z\",\"partition\":4}", "unknown field \"partition\" in a load request" },
+		{ "{\"op\":\"cancel\",\"job\":\"x\",\"force\":1}", "unknown field \"force\" in a cancel request" },
+	};
+	int all = 1;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char q[16384];
+		const char *w = strstr(bad[i].req, "W}"), *z = strstr(bad[i].req, "\"Z\"");
+		if (w)
+			snprintf(q, sizeof(q), "%.*s%s}", (int)(w - bad[i].req), bad[i].req, wlist(4));
+		else if (z)
+			snprintf(q, sizeof(q), "%.*s\"%s/k.zkey\"%s", (int)(z - bad[i].req), bad[i].req, dir, z + 3);
+		else
+			snprintf(q, sizeof(q), "%s", bad[i].req);
+		json_object *r = daemon_req(d, q, NULL, 0);
+		int ok = refused(r, bad[i].want);
+		if (!ok)
+			ct_diag("%s: %s", q, err_of(r));
+		all &= ok;
+		json_object_put(r);
+	}
+	ct_ok(all, "5 requests with an unknown field (priorty, timout, verbose, partition, force): each refused naming it");
+	json_object *r = daemon_req(d, "{\"op\":\"status\"}", NULL, 0);
+	ct_ok(ok_of(r) && json_object_array_length(json_object_object_get(r, "jobs")) == 1 &&
+	      json_object_array_length(json_object_object_get(r, "circuits")) == 1,
+	      "none of them made a job or loaded a key");
+	json_object_put(r);
+	ct_ok(good_job(d, "after-fields"), "the daemon still proves a good job");
+}
+
+/* ---- 10: who may do what ---- */
+
+static void test_auth(struct daemon *d)
+{
+	const char *w[4];
+	for (int i = 0; i < 4; i++)
+		w[i] = strdup(fmt("%s/w%d.wtns", dir, i));
+	struct stat sb;
+	int conn = 0, sok = stat(d->sock, &sb) == 0;
+	json_object *r = as_user(d, NOBODY, NOBODY, -1, "{\"op\":\"circuits\"}", NULL, 0, &conn);
+	ct_ok(conn && ok_of(r) && sok && (sb.st_mode & 0777) == 0660 && sb.st_gid == NOBODY,
+	      "--socket-group 65534 --socket-mode 0660: the socket is 0%o, group %u, and uid 65534 connects: %s",
+	      (unsigned)(sb.st_mode & 0777), (unsigned)sb.st_gid, err_of(r));
+	json_object_put(r);
+	json_object *r2 = as_user(d, 12345, 12345, -1, "{\"op\":\"circuits\"}", NULL, 0, &conn);
+	ct_ok(!conn && !r2, "a uid outside the socket's group cannot connect at all");
+	json_object_put(r2);
+
+	/* Admin only: load, unload, device, the whole trace. */
+	r = as_nobody(d, fmt("{\"op\":\"load\",\"name\":\"k2\",\"zkey\":\"%s/k.zkey\"}", dir), NULL, 0);
+	r2 = as_nobody(d, "{\"op\":\"unload\",\"name\":\"k\"}", NULL, 0);
+	json_object *r3 = as_nobody(d, "{\"op\":\"device\",\"device\":0,\"action\":\"disable\"}", NULL, 0);
+	json_object *r4 = as_nobody(d, "{\"op\":\"trace\"}", (const char *[]){ "/dev/null" }, 1);
+	ct_ok(refused(r, "load: permission denied: only root, cuzkd's own user (uid 0) or members of --admin-group may; you are uid 65534") &&
+	      refused(r2, "unload: permission denied") && refused(r3, "device: permission denied") &&
+	      refused(r4, "the whole trace: permission denied"),
+	      "uid 65534: load, unload, device and the whole trace refused: %s", err_of(r));
+	json_object_put(r);
+	json_object_put(r2);
+	json_object_put(r3);
+	json_object_put(r4);
+	r = as_nobody(d, "{\"op\":\"load\",\"name\":\"s\",\"zkey\":\"/etc/shadow\"}", NULL, 0);
+	ct_ok(refused(r, "permission denied"), "uid 65534: load /etc/shadow refused before any open: %s", err_of(r));
+	json_object_put(r);
+
+	/* Witnesses: by path only for admins; by descriptor for anyone who
+	 * can open them. */
+	char secret[PATH_MAX + 32];
+	snprintf(secret, sizeof(secret), "%s/secret.wtns", dir);
+	int sfd = open(secret, O_WRONLY | O_CREAT | O_TRUNC, 0600), cfd = open(w[0], O_RDONLY);
+	char buf[65536];
+	ssize_t k;
+	while (sfd >= 0 && cfd >= 0 && (k = read(cfd, buf, sizeof(buf))) > 0)
+		(void)!write(sfd, buf, (size_t)k);
+	close(sfd);
+	close(cfd);
+	r = as_nobody(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"witnesses\":[\"%s\"]}", secret), NULL, 0);
+	r2 = as_nobody(d, "{\"op\":\"submit\",\"circuit\":\"k\"}", (const char *[]){ secret }, 1);
+	ct_ok(refused(r, "\"witnesses\" by path: permission denied") && refused(r2, "client: cannot open"),
+	      "uid 65534: a root-only witness by path is refused (%s); it cannot open it to pass it either",
+	      err_of(r));
+	json_object_put(r);
+	json_object_put(r2);
+
+	r = as_nobody(d, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"mine\"}", w, 4);
+	r2 = as_nobody(d, "{\"op\":\"await\",\"job\":\"mine\",\"timeout\":120}", NULL, 0);
+	ct_ok(ok_of(r) && ok_of(r2) && !strcmp(str_of(r2, "state"), "done"),
+	      "uid 65534 submits 4 witnesses as descriptors it opened, and awaits its job: %s%s", err_of(r), err_of(r2));
+	json_object_put(r);
+	json_object_put(r2);
+
+	/* Another's job: not to await, cancel, trace or see. */
+	r = daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"roots\",\"witnesses\":%s}", wlist(4)), NULL, 0);
+	json_object_put(r);
+	r = as_nobody(d, "{\"op\":\"await\",\"job\":\"roots\",\"timeout\":1}", NULL, 0);
+	r2 = as_nobody(d, "{\"op\":\"cancel\",\"job\":\"roots\"}", NULL, 0);
+	r3 = as_nobody(d, "{\"op\":\"trace\",\"job\":\"roots\"}", (const char *[]){ "/dev/null" }, 1);
+	ct_ok(refused(r, "await: job 'roots' belongs to another user: permission denied") &&
+	      refused(r2, "cancel: job 'roots' belongs to another user") && refused(r3, "belongs to another user"),
+	      "uid 65534: root's job refused to await, cancel and trace: %s", err_of(r));
+	json_object_put(r);
+	json_object_put(r2);
+	json_object_put(r3);
+	r = as_nobody(d, "{\"op\":\"status\"}", NULL, 0);
+	json_object *jobs = json_object_object_get(r, "jobs");
+	int mine = 0, others = 0;
+	for (size_t i = 0; jobs && i < json_object_array_length(jobs); i++)
+		*(strcmp(str_of(json_object_array_get_idx(jobs, i), "job"), "mine") ? &others : &mine) += 1;
+	r2 = daemon_req(d, "{\"op\":\"await\",\"job\":\"roots\",\"timeout\":120}", NULL, 0);
+	json_object *st = daemon_req(d, "{\"op\":\"status\"}", NULL, 0);
+	ct_ok(ok_of(r) && mine == 1 && others == 0 && ok_of(r2) &&
+	      json_object_array_length(json_object_object_get(st, "jobs")) >= 3,
+	      "uid 65534's status lists only its own job (%d of it, %d others); root's lists all, and root's job was untouched",
+	      mine, others);
+	json_object_put(r);
+	json_object_put(r2);
+	json_object_put(st);
+
+	/* --admin-group: a member (a supplementary group) may load. */
+	r = as_user(d, NOBODY, NOBODY, ADMIN_GID, fmt("{\"op\":\"load\",\"name\":\"k2\",\"zkey\":\"%s/k.zkey\"}", dir),
+		    NULL, 0, NULL);
+	r2 = as_user(d, NOBODY, NOBODY, ADMIN_GID, "{\"op\":\"unload\",\"name\":\"k2\"}", NULL, 0, NULL);
+	ct_ok(ok_of(r) && ok_of(r2), "uid 65534 in --admin-group %d (a supplementary group) loads and unloads a key: %s%s",
+	      ADMIN_GID, err_of(r), err_of(r2));
+	json_object_put(r);
+	json_object_put(r2);
+
+	/* Errors never echo what a file holds. */
+	char head[64] = "";
+	int hf = open("/etc/shadow", O_RDONLY);
+	ssize_t hn = hf >= 0 ? read(hf, head, 8) : 0;
+	if (hf >= 0)
+		close(hf);
+	head[hn > 0 ? hn : 0] = 0;
+	r = daemon_req(d, "{\"op\":\"load\",\"name\":\"s\",\"zkey\":\"/etc/shadow\"}", NULL, 0);
+	char four[5] = "";
+	memcpy(four, head, 4);
+	ct_ok(!ok_of(r) && hn >= 4 && !strstr(err_of(r), four) && strstr(err_of(r), "not \"zkey\""),
+	      "root: load /etc/shadow fails without its first bytes in the error: %s", err_of(r));
+	json_object_put(r);
+	ct_ok(good_job(d, "after-auth"), "the daemon still proves a good job");
+	for (int i = 0; i < 4; i++)
+		free((char *)w[i]);
+}
+
+/* ---- 5: a partition that can never fit, refused at submit ---- */
+
+struct sizes {
+	int64_t kA, pA, kB, pB;         /* big (2^12) and k (2^8): key and partition bytes */
+};
+
+static int sizes_probe(struct sizes *z)
+{
+	struct daemon d;
+	const char *a[] = { "--backend", "null", "--mem-budget", "1G", NULL };
+	if (daemon_start(&d, "probe", a))
+		return -1;
+	json_object_put(daemon_req(&d, fmt("{\"op\":\"load\",\"name\":\"big\",\"zkey\":\"%s/big.zkey\"}", dir), NULL, 0));
+	load_key(&d);
+	json_object *r = daemon_req(&d, "{\"op\":\"circuits\"}", NULL, 0);
+	json_object *c = json_object_object_get(r, "circuits");
+	*z = (struct sizes){ -1, -1, -1, -1 };
+	for (size_t i = 0; c && i < json_object_array_length(c); i++) {
+		json_object *o = json_object_array_get_idx(c, i);
+		int big = !strcmp(str_of(o, "name"), "big");
+		*(big ? &z->kA : &z->kB) = int_of(o, "key_bytes");
+		*(big ? &z->pA : &z->pB) = int_of(o, "partition_bytes");
+	}
+	json_object_put(r);
+	daemon_stop(&d);
+	return z->kA > 0 && z->pA > 0 && z->kB > 0 && z->pB > 0 && z->pA > z->pB ? 0 : -1;
+}
+
+static void test_never_fit(const struct sizes *z)
+{
+	struct daemon d;
+	/* Room for A's key and one partition, and for B's key: with both
+	 * loaded, less than one partition of A is left (the defect's setup). */
+	int64_t budget = z->kA + z->pA + z->kB - 1;
+	const char *a[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", fmt("%lld", (long long)budget), NULL };
+	if (!ct_ok(daemon_start(&d, "fit", a) == 0, "cuzkd --mem-budget %lld (key A + a partition of A + key B - 1) starts",
+		   (long long)budget)) {
+		skip_n(4, "no daemon");
+		return;
+	}
+	json_object *r = daemon_req(&d, fmt("{\"op\":\"load\",\"name\":\"big\",\"zkey\":\"%s/big.zkey\"}", dir), NULL, 0);
+	int ok = ok_of(r) && load_key(&d);
+	json_object_put(r);
+	r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"big\",\"id\":\"never\",\"witnesses\":[\"%s/bw.wtns\"]}", dir),
+		       NULL, 0);
+	char want[256];
+	snprintf(want, sizeof(want), "circuit big: a partition needs %lld bytes, but with the loaded keys (%lld bytes) "
+		 "the %lld-byte budget leaves %lld: it can never run", (long long)z->pA, (long long)(z->kA + z->kB),
+		 (long long)budget, (long long)(budget - z->kA - z->kB));
+	ct_ok(ok && refused(r, want), "both keys loaded: a job of A is refused at submit naming the bytes: %s", err_of(r));
+	json_object_put(r);
+	ct_ok(good_job(&d, "b-fits"), "a job of B (which fits) is not held back: it proves");
+	r = daemon_req(&d, "{\"op\":\"unload\",\"name\":\"k\"}", NULL, 0);
+	json_object_put(r);
+	r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"big\",\"id\":\"fits-now\",\"witnesses\":[\"%s/bw.wtns\"]}", dir),
+		       NULL, 0);
+	json_object *a2 = ok_of(r) ? daemon_req(&d, "{\"op\":\"await\",\"job\":\"fits-now\",\"timeout\":120}", NULL, 0) : NULL;
+	ct_ok(ok_of(a2), "with B unloaded, A's job is accepted and proves: %s%s", err_of(r), err_of(a2));
+	json_object_put(r);
+	json_object_put(a2);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd exits cleanly");
+}
+
+/* ---- 5: a head that fits later waits, without stalling what fits now ---- */
+
+static void test_skip_ahead(const struct sizes *z)
+{
+	struct daemon d;
+	/* Room for one partition of A, or ~16 of B, never both: A waits
+	 * while any B is in flight. */
+	int64_t budget = z->kA + z->kB + z->pA + z->pB - 1;
+	const char *a[] = { "--backend", "null", "--null-delay-ms", "40", "--consumers-per-device", "1",
+			    "--synth-workers", "2", "--mem-budget", fmt("%lld", (long long)budget), NULL };
+	if (!ct_ok(daemon_start(&d, "skip", a) == 0, "cuzkd (null backend, 40 ms a partition) --mem-budget %lld starts",
+		   (long long)budget)) {
+		skip_n(4, "no daemon");
+		return;
+	}
+	json_object_put(daemon_req(&d, fmt("{\"op\":\"load\",\"name\":\"big\",\"zkey\":\"%s/big.zkey\"}", dir), NULL, 0));
+	load_key(&d);
+	int okb = submit(&d, "bjob", "normal", 80);     /* seq 1: 80 partitions of B */
+	usleep(200000);
+	json_object *r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"big\",\"id\":\"ajob\",\"priority\":\"critical\","
+					    "\"witnesses\":[\"%s/bw.wtns\"]}", dir), NULL, 0);
+	int oka = ok_of(r);
+	json_object_put(r);
+	json_object *ra = daemon_req(&d, "{\"op\":\"await\",\"job\":\"ajob\",\"timeout\":120}", NULL, 0);
+	json_object *rb = daemon_req(&d, "{\"op\":\"await\",\"job\":\"bjob\",\"timeout\":120}", NULL, 0);
+	ct_ok(okb && oka && ok_of(ra) && ok_of(rb), "A (critical, waits for budget) and B (fits) both finish: %s %s",
+	      err_of(ra), err_of(rb));
+	json_object_put(ra);
+	json_object_put(rb);
+
+	/* The daemon's own trace: B's dispatches (job seq 1) and A's (seq 2). */
+	char tp[2 * PATH_MAX];
+	snprintf(tp, sizeof(tp), "%s/skip-trace.jsonl", dir);
+	int fd = open(tp, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	json_object_put(daemon_req(&d, "{\"op\":\"trace\"}", &fd, 1));
+	close(fd);
+	FILE *f = fopen(tp, "r");
+	char line[1024];
+	int64_t a_sub = -1, a_disp = -1, last_b = -1;
+	int skips = 0, b_inorder = 1, b_n = 0, skips_after_a = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		const char *ev = str_of(e, "ev");
+		int64_t job = int_of(e, "job"), part = int_of(e, "part"), ns = int_of(e, "ns"), arg = int_of(e, "arg");
+		if (!strcmp(ev, "submit") && job == 2)
+			a_sub = ns;
+		if (!strcmp(ev, "dispatch") && job == 2)
+			a_disp = ns;
+		if (!strcmp(ev, "dispatch") && job == 1) {
+			b_inorder &= part > last_b;
+			last_b = part;
+			b_n++;
+			if (arg == 1) {
+				skips++;
+				skips_after_a += a_disp >= 0;
+			}
+		}
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	r = daemon_req(&d, "{\"op\":\"status\"}", NULL, 0);
+	int64_t st_skips = int_of(json_object_object_get(r, "budget"), "skip_aheads");
+	json_object_put(r);
+	ct_ok(a_sub >= 0 && a_disp > a_sub && skips >= 1 && skips <= SKIP_MAX && skips_after_a == 0 && st_skips == skips,
+	      "while A waited for budget, %d of B's partitions went ahead (bounded by %d; status skip_aheads %lld), "
+	      "and A went before any more", skips, SKIP_MAX, (long long)st_skips);
+	ct_ok(b_n == 80 && b_inorder, "B's 80 partitions were dispatched in their own order (%d seen)", b_n);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd exits cleanly");
+}
+
+/* ---- admission: --max-queued-partitions, and 12 at a low fd limit ---- */
+
+static void test_queue_full(void)
+{
+	struct daemon d;
+	const char *a[] = { "--backend", "null", "--null-delay-ms", "300", "--consumers-per-device", "1",
+			    "--max-queued-partitions", "8", NULL };
+	if (!ct_ok(daemon_start(&d, "qfull", a) == 0, "cuzkd --max-queued-partitions 8 starts")) {
+		skip_n(3, "no daemon");
+		return;
+	}
+	load_key(&d);
+	int ok = submit(&d, "q1", "normal", 4) && submit(&d, "q2", "normal", 4);
+	json_object *r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"q3\",\"witnesses\":%s}", wlist(2)),
+				    NULL, 0);
+	json_object *fv = json_object_object_get(r, "queue_full");
+	ct_ok(ok && refused(r, "queue full: 8 partitions are accepted and not finished (--max-queued-partitions 8), no room "
+			       "for this job's 2: retry in about") && fv && json_object_get_boolean(fv) &&
+	      int_of(r, "retry_after_ms") >= 100,
+	      "2 jobs of 4 fill it; a third is refused with a retry hint (retry_after_ms %lld): %s",
+	      (long long)int_of(r, "retry_after_ms"), err_of(r));
+	json_object_put(r);
+	r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"witnesses\":%s}", wlist(9)), NULL, 0);
+	ct_ok(refused(r, "a job of 9 partitions can never be accepted: --max-queued-partitions is 8"),
+	      "a job larger than the queue is refused as never acceptable: %s", err_of(r));
+	json_object_put(r);
+	char out[4096];
+	const char *argv[] = { fmt("%s/cuzkctl", bindir), "--socket", d.sock, "submit", "k", fmt("%s/w0.wtns", dir), NULL };
+	int p[2];
+	(void)!pipe(p);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 2);
+		dup2(p[1], 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	ssize_t k = read(p[0], out, sizeof(out) - 1);
+	out[k > 0 ? k : 0] = 0;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	json_object_put(daemon_req(&d, "{\"op\":\"cancel\",\"job\":\"q1\"}", NULL, 0));
+	json_object_put(daemon_req(&d, "{\"op\":\"cancel\",\"job\":\"q2\"}", NULL, 0));
+	r = daemon_req(&d, "{\"op\":\"await\",\"job\":\"q2\",\"timeout\":60}", NULL, 0);
+	json_object_put(r);
+	int again = submit(&d, "q4", "normal", 4);
+	r = again ? daemon_req(&d, "{\"op\":\"await\",\"job\":\"q4\",\"timeout\":60}", NULL, 0) : NULL;
+	ct_ok(WIFEXITED(st) && WEXITSTATUS(st) == 75 && strstr(out, "queue full") && ok_of(r),
+	      "cuzkctl submit then exits 75 (EX_TEMPFAIL) saying so; once the queue drains a job is accepted and finishes: %s",
+	      out);
+	json_object_put(r);
+	daemon_stop(&d);
+}
+
+static void test_fd_limit(void)
+{
+	struct daemon d;
+	const char *a[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", "1G", NULL };
+	child_nofile = 512;     /* soft = hard: cuzkd cannot raise it */
+	int up = daemon_start(&d, "fds", a);
+	child_nofile = 0;
+	if (!ct_ok(up == 0, "cuzkd with RLIMIT_NOFILE 512 (soft and hard) starts")) {
+		skip_n(3, "no daemon");
+		return;
+	}
+	json_object_put(daemon_req(&d, fmt("{\"op\":\"load\",\"name\":\"slow\",\"zkey\":\"%s/big.zkey\"}", dir), NULL, 0));
+	load_key(&d);
+	json_object *r = daemon_req(&d, "{\"op\":\"status\"}", NULL, 0);
+	int64_t maxq = int_of(json_object_object_get(r, "admission"), "max_queued_partitions");
+	json_object_put(r);
+	/* Jobs of 3 partitions, each witness a descriptor passed and held
+	 * while queued, on one connection, until one is refused. */
+	char err[256];
+	int s = cz_ctl_connect(d.sock, err, sizeof(err));
+	const char *bw = strdup(fmt("%s/bw.wtns", dir));
+	int accepted = 0, full = 0, fd_err = 0, other = 0;
+	char first_err[512] = "";
+	for (int i = 0; i < 400 && !full && !other; i++) {
+		int fds[3];
+		for (int k = 0; k < 3; k++)
+			fds[k] = open(bw, O_RDONLY | O_CLOEXEC);
+		json_object *q = json_tokener_parse(fmt("{\"op\":\"submit\",\"circuit\":\"slow\",\"id\":\"f%d\"}", i));
+		r = cz_ctl_call(s, q, fds, 3, err, sizeof(err));
+		json_object_put(q);
+		for (int k = 0; k < 3; k++)
+			close(fds[k]);
+		if (ok_of(r))
+			accepted++;
+		else if (refused(r, "queue full") && int_of(r, "retry_after_ms") > 0)
+			full = 1;
+		else {
+			fd_err |= r && strstr(err_of(r), "descriptors") != NULL;
+			other = 1;
+			snprintf(first_err, sizeof(first_err), "%s", r ? err_of(r) : err);
+		}
+		if (!full && !other)
+			json_object_put(r);
+		else {
+			if (full)
+				snprintf(first_err, sizeof(first_err), "%s", err_of(r));
+			json_object_put(r);
+		}
+	}
+	json_object *q = json_tokener_parse("{\"op\":\"status\"}");
+	r = cz_ctl_call(s, q, NULL, 0, err, sizeof(err));
+	json_object_put(q);
+	int same_conn = ok_of(r);
+	json_object_put(r);
+	ct_ok(full && !other && !fd_err && maxq > 0 && maxq < 512 && accepted * 3 >= maxq - 3,
+	      "at RLIMIT_NOFILE 512 (default --max-queued-partitions %lld): %d jobs of 3 accepted, then \"queue full\", "
+	      "never a descriptor error: %s", (long long)maxq, accepted, first_err);
+	ct_ok(same_conn, "the refused client's connection still answers (status on it)");
+	for (int i = 0; i < accepted; i++)
+		json_object_put(daemon_req(&d, fmt("{\"op\":\"cancel\",\"job\":\"f%d\"}", i), NULL, 0));
+	close(s);
+	free((char *)bw);
+	ct_ok(good_job(&d, "after-fds"), "with those jobs cancelled, the daemon still proves a good job");
+	daemon_stop(&d);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	(void)argc;
+	if (!realpath(argv[0], self))
+		return 1;
+	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
+	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-guard-XXXXXX");
+	signal(SIGPIPE, SIG_IGN);
+	ct_plan(37);
+	/* Readable by uid 65534 (mkdtemp makes it 0700): the socket's mode
+	 * and group are what is tested, not the directory's. */
+	if (!ct_ok(mkdtemp(dir) && chmod(dir, 0755) == 0 && fixtures_make(&key) == 0 && make_big() == 0,
+		   "fixtures: a 2^8 key and 4 witnesses, a 2^12 key and its witness"))
+		return ct_exit();
+	struct daemon d;
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", "1G", "--socket-group", "65534",
+			      "--socket-mode", "0660", "--admin-group", fmt("%d", ADMIN_GID), NULL };
+	if (!ct_ok(daemon_start(&d, "main", cpu) == 0, "cuzkd --socket-group 65534 --socket-mode 0660 --admin-group %d starts",
+		   ADMIN_GID))
+		return ct_exit();
+	ct_ok(load_key(&d) && good_job(&d, "first"), "load a 2^8 key and prove a good job");
+	test_fields(&d);
+	test_auth(&d);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd exits cleanly");
+	struct sizes z;
+	if (ct_ok(sizes_probe(&z) == 0, "key and partition sizes of both circuits (from a probe daemon's circuits)")) {
+		test_never_fit(&z);
+		test_skip_ahead(&z);
+	} else {
+		skip_n(10, "no sizes");
+	}
+	test_queue_full();
+	test_fd_limit();
+	cz_groth16_key_free(&key);
+	if (!ct_fail) {
+		char cmd[2 * PATH_MAX];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			ct_diag("could not remove %s", dir);
+	}
+	return ct_exit();
+}
