@@ -292,8 +292,12 @@ int main(int argc, char **argv)
 	c.device_nodes = "0,1";
 	c.synth_workers = 2;
 	c.mem_budget = 64 << 20;
-	c.null_synth_ms = 80;   /* synthesis the bottleneck: a device of each node is free */
-	c.null_delay_ms = 10;   /* long enough that emulation's jitter is within far_window (pipe.c) */
+	c.null_synth_ms = 120;  /* synthesis the bottleneck: a device of each node is free */
+	/* Long enough that emulation's jitter is within far_window (pipe.c):
+	 * a hold whose consumer is not scheduled for one mean device time is
+	 * moved to the other node's idle device (far_due), and at 10 ms a
+	 * busy host's tcg vCPUs stalled a consumer that long in 1 of 4 runs. */
+	c.null_delay_ms = 30;
 	struct cz_engine *e = cz_engine_create(&c, err, sizeof(err));
 	usleep(200 * 1000);     /* the threads bind as they start */
 	ct_ok(e && threads_on("cz-synth0", 0) == 1 && threads_on("cz-synth1", 1) == 1,
