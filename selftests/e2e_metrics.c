@@ -746,6 +746,9 @@ int main(int argc, char **argv)
 		h = http(0, upath, "GET", "/readyz", &r);
 		if (h || r.code == 200)
 			break;
+		/* a device process still starting (a slow, sanitized child)
+		 * answers so first; the warm-up's 503 comes after it */
+		warming |= r.code == 503 && r.body && strstr(r.body, "device 0: warming up");
 		resp_free(&r);
 		usleep(10000);
 	}
