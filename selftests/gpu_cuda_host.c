@@ -122,7 +122,9 @@ int main(int argc, char **argv)
 		ct_ok(0, "(not run)");
 		return ct_exit();
 	}
-	snprintf(shim, sizeof(shim), "%s/heapcount.so", dirname(strdup(self)));
+	char *selfdir = strdup(self);
+	snprintf(shim, sizeof(shim), "%s/heapcount.so", dirname(selfdir));
+	free(selfdir);
 	snprintf(base, sizeof(base), "%s/count", dir);
 
 	/* In this process, no shim: the threads start, B2 is right, close joins. */
