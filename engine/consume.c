@@ -139,7 +139,14 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
-	cz_pipe_computing(pipe, c->idx, false);
+	/* The device goes back the moment its stage ends, before any of the
+	 * bookkeeping below: the first syscall after a long compute is where
+	 * a loaded machine preempts us (cz_thread_cpu_ns), and a consumer on
+	 * a run queue with the device lock kept its peer, holding the next
+	 * partition, asleep on the bell: 4-5 ms of idle device the report
+	 * rightly laid on the daemon (e2e_evidence, cpu backend). */
+	cz_pipe_computing(pipe, c->idx, false);   /* before the unlock: no one sees a free device "computing" */
+	dev_unlock(&pipe->devs[c->dev]);
 	uint64_t dt = cz_trace_now() - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
@@ -225,15 +232,17 @@ void *cz_consume_main(void *v)
 		}
 		cz_trace_arg(CZ_EV_POP, desc.key.seq, desc.key.part, c->dev);
 		cz_trace(CZ_EV_LOCK_GOT, desc.key.seq, desc.key.part);
+		/* The device first (prove() gives it back as its stage ends: a
+		 * woken peer may start the next while we are still here), then
+		 * the order thread, then the finalizer; then, at the top, we try
+		 * for the device again ourselves. */
 		if (atomic_load(&sl->skip_seq) != desc.key.seq &&
-		    atomic_load(&sl->bad) == CZ_SLOT_OK)       /* a bad descriptor */
+		    atomic_load(&sl->bad) == CZ_SLOT_OK) {     /* a bad descriptor */
 			prove(c, &desc, sl);
-		else
+		} else {
 			cz_trace_arg(CZ_EV_SKIP, desc.key.seq, desc.key.part, CZ_SKIP_CONSUMER);
-		/* The device first (a woken peer may start the next while we
-		 * are still here), then the order thread, then the finalizer;
-		 * then, at the top, we try for the device again ourselves. */
-		dev_unlock(d);
+			dev_unlock(d);
+		}
 		cz_pipe_release(pipe, c->idx);
 		if (cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, &desc))
 			fprintf(stderr, "cuzkd: consumer %u: partition %u of job %llu lost: the done ring "

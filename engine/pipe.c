@@ -936,6 +936,7 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			test_kill(p, c, CZ_PIPE_KILL_LOWER);
 		atomic_store(&p->cons[c].holds[1], hold_of(&x));
 		cz_ring_mc_dequeue_done(p->out[o], h);
+		cz_trace_sched(0);      /* as in cz_pipe_claim: before c's hand-off events */
 		cz_trace_unit(CZ_EV_RECLAIM, x.key.seq, x.key.part, o);
 		if (cz_key_cmp(&x.key, &d->key) < 0) {
 			/* Swap what holds[0] (c runs it) and holds[1] (it goes
@@ -1025,6 +1026,16 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			if (cz_pipe_test_kills)
 				test_kill(p, c, CZ_PIPE_KILL_HELD);
 			cz_ring_mc_dequeue_done(p->out[o], h);
+			/* Scheduler evidence before the hand-off events below: a
+			 * consumer preempted between the device lock and here
+			 * (2-6 ms on the loaded machine) had that run-queue time
+			 * sampled only after its reclaim/assign, and the report
+			 * places a wait after the thread's previous event, so the
+			 * idle device's milliseconds were blamed on the daemon's
+			 * hand-off (e2e_evidence's cpu point, process isolation,
+			 * where consumers take peers' partitions more often).
+			 * One read of schedstat; no event unless it waited. */
+			cz_trace_sched(0);
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
 				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
 				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);

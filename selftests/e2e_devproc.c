@@ -112,6 +112,26 @@ static int wait_ready(struct daemon *d, unsigned dev, int old)
 	return -1;
 }
 
+/* Waits until device dev's warm-up proof is verified (status's
+ * devices[].warm_up.state), as an operator waits for /readyz: 1, or 0. */
+static int wait_warm(struct daemon *d, unsigned dev)
+{
+	for (int i = 0; i < 3000; i++) {
+		json_object *r = status(d), *devs, *wu, *st;
+		int ok = 0;
+		if (r && json_object_object_get_ex(r, "devices", &devs) &&
+		    dev < json_object_array_length(devs) &&
+		    json_object_object_get_ex(json_object_array_get_idx(devs, dev), "warm_up", &wu) &&
+		    json_object_object_get_ex(wu, "state", &st))
+			ok = !strcmp(json_object_get_string(st), "verified");
+		json_object_put(r);
+		if (ok)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
 /* Waits until a consumer of device dev proves something: 1, or 0. */
 static int wait_busy(struct daemon *d, unsigned dev)
 {
@@ -703,6 +723,9 @@ static void multinode(void)
 	const char *cpu[] = { "--backend", "cpu", "--devices", "2", "--device-threads", "1",
 			      "--synth-workers", "2", "--topology", topo, "--isolation", "process", NULL };
 	int ok = daemon_start(&d, "nodes", cpu) == 0 && load_key(&d);
+	/* both devices warm first: one still making its warm-up proof is not
+	 * free, and the other node's device would take every partition */
+	ok = ok && wait_ready(&d, 0, 0) > 0 && wait_ready(&d, 1, 0) > 0 && wait_warm(&d, 0) && wait_warm(&d, 1);
 	char out[4][PATH_MAX], id[4][16];
 	for (int i = 0; ok && i < 4; i++) {
 		snprintf(id[i], sizeof(id[i]), "m%d", i);
