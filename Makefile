@@ -23,9 +23,10 @@ BINS     := $(TOOLS:%=$(B)/bin/%)
 
 TESTSRC  := $(wildcard selftests/*.c)
 TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
-# The heap-call counter the e2e_heap test preloads into cuzkd: never built
-# with a sanitizer (their runtimes must come first; that test skips there).
-SHIM     := $(B)/selftests/heapcount.so
+# The LD_PRELOAD shims the e2e tests put under cuzkd (selftests/shim/*.c):
+# the heap-call counter (e2e_heap) and the lying statvfs (e2e_admit).  Never
+# built with a sanitizer (their runtimes must come first; those tests skip there).
+SHIM     := $(patsubst selftests/shim/%.c,$(B)/selftests/%.so,$(wildcard selftests/shim/*.c))
 # The layering check (the #include rules of tools/layers.txt) is one more
 # test program: a script that prints TAP.
 TESTS    += tools/check-layers
@@ -108,7 +109,7 @@ $(B)/selftests/%: $(B)/obj/selftests/%.o $(B)/libcuzk.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libcuzk.a $(LDLIBS) $(GPU_LDLIBS) $(TESTLIBS)
 
-$(SHIM): selftests/shim/heapcount.c
+$(SHIM): $(B)/selftests/%.so: selftests/shim/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 -g -Wall -Wextra -Werror -fPIC -shared -pthread -o $@ $< -ldl
 

@@ -310,6 +310,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	/* The journal before any thread: the jobs it resumes are there when
 	 * the first request comes (engine/recover.c). */
 	e->spoolfd = -1;
+	pthread_mutex_init(&e->spool_mu, NULL);         /* spool space (engine/admit.c) */
 	if (cz_recover_start(e, err, cap)) {
 		cz_engine_destroy(e);
 		return NULL;
@@ -332,6 +333,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	else
 		fprintf(stderr, "cuzkd: admission: at most %llu partitions accepted and unfinished (%s)\n",
 			(unsigned long long)e->max_queued, c->max_queued ? "--max-queued-partitions" : why);
+	cz_admit_spool_log(e);
 	return e;
 }
 

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 enum cz_part_state {
 	CZ_PART_QUEUED, CZ_PART_SYNTHESIZING, CZ_PART_READY, CZ_PART_PROVING,
@@ -127,6 +128,7 @@ struct cz_job {
 	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
 	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
+	uint64_t out_disk;      /* admission: disk a partition's proof files take (engine/admit.c) */
 	struct cz_job *next;
 };
 
@@ -198,11 +200,22 @@ struct cz_engine {
 	uint64_t budget_skips;          /* partitions dispatched ahead of a head waiting for budget */
 	/* Admission (engine/admit.c): */
 	uint64_t keys_bytes;            /* budget held by loaded keys */
-	uint64_t parts_open;            /* accepted partitions not yet terminal */
+	uint64_t parts_open;            /* accepted partitions not yet terminal, and the places
+					 * submits still being spooled reserved (parts_accepting) */
+	uint64_t parts_accepting;       /* of those: reserved by submits not yet answered */
+	uint64_t out_open;              /* disk their proofs will take (j->out_disk each) */
 	uint64_t max_queued;            /* --max-queued-partitions (derived when 0) */
 	uint64_t queue_refused;         /* submits answered "queue full" */
 	uint64_t done_ewma_ns;          /* smoothed gap between finished partitions */
 	uint64_t last_done_ns;
+	/* Spool space (engine/admit.c): spool_mu is held over the fstatvfs of
+	 * the spool and the sum of bytes reserved by submits still copying,
+	 * never with the engine lock; the reported figures are atomics, so
+	 * status never waits on it. */
+	pthread_mutex_t spool_mu;
+	uint64_t spool_inflight;
+	_Atomic uint64_t spool_free_seen, spool_reserve_seen, spool_inflight_seen;
+	_Atomic uint64_t spool_refused;
 	unsigned inflight;              /* dispatched, not yet terminal */
 	_Atomic unsigned synth_ids;     /* hands out synthesis worker numbers */
 	struct cz_circuit *circuits;
@@ -271,6 +284,16 @@ long cz_access_view(const struct cz_ctl_peer *peer);
  * each partition's end. */
 uint64_t cz_admit_default(const struct cz_engine *e, char *why, size_t cap);
 json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, uint32_t n);
+uint64_t cz_admit_out_disk(const struct cz_circuit *c);
+void cz_admit_release_locked(struct cz_engine *e, uint32_t n, uint64_t out_disk);
+void cz_admit_accepted_locked(struct cz_engine *e, uint32_t n);
+void cz_admit_recovered(struct cz_engine *e, struct cz_job *j);
+json_object *cz_admit_spool(struct cz_engine *e, uint64_t out_disk, uint32_t n,
+			    const off_t *size, uint64_t *held);
+void cz_admit_spool_done(struct cz_engine *e, uint64_t *held);
+json_object *cz_admit_spool_nospace(struct cz_engine *e, uint32_t k, uint32_t n, const off_t *size,
+				    const char *what);
+void cz_admit_spool_log(struct cz_engine *e);
 bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes);
 void cz_admit_part_end_locked(struct cz_engine *e, const struct cz_part *p);
 json_object *cz_admit_status_locked(const struct cz_engine *e);

@@ -223,6 +223,7 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 		}
 		j->next = e->jobs;      /* newest first, like submit's */
 		e->jobs = j;
+		cz_admit_recovered(e, j);       /* its queue places, as a submit's */
 	}
 	unsigned orphans = clean_spool(e, u, nu), rolled = 0, removed = 0;
 	free(u);

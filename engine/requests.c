@@ -215,7 +215,10 @@ static json_object *id_check_locked(struct cz_engine *e, const char *id, const c
  * (a group commit: concurrent submits share one fsync), and only then is it
  * queued and answered.  Under the lock only checks and memory: the
  * circuit and shape first (with a sequence number taken, so the spool
- * files have their names), the id and the record after the copy.
+ * files have their names), the id and the record after the copy.  Its
+ * queue places are taken at the first check and its spool space before
+ * the copy (engine/admit.c), so submits in flight together cannot
+ * overshoot either bound; a submit that fails gives both back.
  */
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
@@ -226,9 +229,9 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	off_t size[CZ_ENGINE_MAX_PARTS];
 	uint8_t dg[CZ_ENGINE_MAX_PARTS][CZ_JOURNAL_DIGEST], jdg[CZ_JOURNAL_DIGEST] = { 0 };
 	uint32_t n = 0;
-	uint64_t seq = 0, ticket = 0;
+	uint64_t seq = 0, ticket = 0, held = 0, out_disk = 0;
 	json_object *r;
-	bool locked = false, spooled = false;
+	bool locked = false, spooled = false, admitted = false;
 	struct cz_circuit *c = NULL;
 	struct cz_job *j = NULL;
 	char err[400];
@@ -265,12 +268,17 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
-	else if (!(r = witnesses_check_locked(c, n, size, path)))
-		r = cz_admit_locked(e, c, n);   /* queue room; a partition that can ever fit */
-	if (!r)
+	else if (!(r = witnesses_check_locked(c, n, size, path)) &&
+		 !(r = cz_admit_locked(e, c, n))) {     /* queue room, taken now; a partition that can ever fit */
+		admitted = true;        /* n places held: given back below if this submit fails */
+		out_disk = cz_admit_out_disk(c);
 		seq = e->next_seq++;    /* a number an unaccepted job burns is never reused */
+	}
 	pthread_mutex_unlock(&e->lock);
 	if (r)
+		goto fail;
+	/* Room in the spool's filesystem, reserved until the copies are on disk. */
+	if ((r = cz_admit_spool(e, out_disk, n, size, &held)))
 		goto fail;
 
 	/* The daemon's own copies; the client's descriptors close here. */
@@ -283,20 +291,31 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		int fd = cz_spool_copy(e->spoolfd, sn, wfd[i], (uint64_t)size[i], err, sizeof(err));
 		close(wfd[i]);
 		wfd[i] = -1;
-		if (fd < 0)
+		if (fd == -ENOSPC || fd == -EDQUOT)
+			r = cz_admit_spool_nospace(e, i, n, size, err);
+		else if (fd < 0)
 			r = cz_resp_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "", err);
 		else
 			sfd[ns++] = fd;
 	}
-	if (!r && cz_spool_sync(sfd, ns, err, sizeof(err)))
+	int src = r ? 0 : cz_spool_sync(sfd, ns, err, sizeof(err));
+	if (src == -ENOSPC || src == -EDQUOT)
+		r = cz_admit_spool_nospace(e, ns ? ns - 1 : 0, n, size, err);
+	else if (src)
 		r = cz_resp_err("spooling the witnesses: %s", err);
 	for (uint32_t i = 0; !r && id && i < ns; i++)
 		if (cz_spool_digest(sfd[i], (uint64_t)size[i], dg[i]))
 			r = cz_resp_err("witness %u: cannot read its spooled copy back for its digest", i);
 	for (uint32_t i = 0; i < ns; i++)
 		close(sfd[i]);
-	if (r)
+	if (r) {
+		/* Removed before the space they held is given back. */
+		cz_spool_remove(e->spoolfd, seq, n);
+		spooled = false;
 		goto fail;
+	}
+	/* On disk: in the filesystem's own count from here. */
+	cz_admit_spool_done(e, &held);
 	if (id)
 		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])dg, n, jdg);
 
@@ -326,7 +345,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	j->seq = seq;
 	j->prio = prio;
 	j->owner = owner;
-	e->parts_open += n;     /* each until its terminal step (cz_admit_part_end_locked) */
+	j->out_disk = out_disk;
 	j->t_submit = cz_trace_now();
 	j->accepting = true;
 	j->has_digest = id != NULL;
@@ -350,6 +369,9 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	c->jobs++;
 	j->next = e->jobs;      /* holds its id (and the circuit) from here */
 	e->jobs = j;
+	/* Its partitions hold the n places from here, each until its terminal
+	 * step (cz_admit_part_end_locked). */
+	admitted = false;
 	pthread_mutex_unlock(&e->lock);
 	locked = false;
 
@@ -357,6 +379,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 
 	pthread_mutex_lock(&e->lock);
 	j->accepting = false;
+	cz_admit_accepted_locked(e, n);
 	pthread_cond_broadcast(&e->job_cv);     /* a retry of its id waits for this */
 	if (jrc) {
 		for (uint32_t i = 0; i < n; i++) {
@@ -396,10 +419,17 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
 	return r;
 fail:
+	if (admitted) {         /* its places go back: the bound counts only real jobs */
+		if (!locked)
+			pthread_mutex_lock(&e->lock);
+		cz_admit_release_locked(e, n, out_disk);
+		locked = true;
+	}
 	if (locked)
 		pthread_mutex_unlock(&e->lock);
 	if (spooled)            /* never acknowledged: its copies go (a retry's too) */
 		cz_spool_remove(e->spoolfd, seq, n);
+	cz_admit_spool_done(e, &held);
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
 		if (wfd[i] >= 0)
 			close(wfd[i]);
