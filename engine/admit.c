@@ -2,8 +2,9 @@
 /*
  * engine/admit.c — admission: what a submit may add to the daemon.
  *
- * Two questions are answered at submit, under the engine lock, before a
- * job exists, so a refused job leaves nothing behind:
+ * Three questions are answered at submit before a job exists, so a
+ * refused job leaves nothing behind: the first two under the engine lock,
+ * the third under a lock of its own before any witness is copied:
  *
  * 1. Can its partitions ever run?  A partition's buffers come out of the
  *    memory budget after the loaded keys' share: one that needs more than
@@ -39,7 +40,9 @@
  *    want of space is the worst outcome (nothing more is durable until a
  *    restart), so a submit is admitted only if
  *        need <= free - reserve - in_flight
- *    need: its witnesses' sizes, each rounded up to the filesystem's block;
+ *    need: its witnesses' sizes, each rounded up to the filesystem's block
+ *          (in full even where a reflink will share the extents: which copy
+ *          works is known only once it is tried);
  *    free: statvfs's f_bavail (what an unprivileged writer may use; ext4's
  *          root-reserved blocks stay a margin of their own);
  *    reserve: 4 x max(the journal's size, 1 MiB) (it grows to 4x its
@@ -79,7 +82,6 @@
  */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
-
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 
