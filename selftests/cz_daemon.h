@@ -230,4 +230,32 @@ static inline int submit(struct daemon *d, const char *id, const char *prio, int
 }
 #endif /* NWTNS */
 
+/* Waits until every device's warm-up proof has verified (status's
+ * devices[].warm_up.state, what /readyz waits for), so that work submitted
+ * next finds every device taking it (under a sanitizer a warm-up outlasts
+ * a short test's jobs): 1, or 0 when one failed or after 30 s. */
+static inline int daemon_wait_warm(struct daemon *d)
+{
+	for (int i = 0; i < 3000; i++) {
+		json_object *r = daemon_req(d, "{\"op\":\"status\"}", NULL, 0), *devs;
+		int n = 0, warm = 0, failed = -1;
+		if (ok_of(r) && json_object_object_get_ex(r, "devices", &devs)) {
+			n = (int)json_object_array_length(devs);
+			for (int k = 0; k < n; k++) {
+				json_object *wu = json_object_object_get(json_object_array_get_idx(devs, k), "warm_up");
+				warm += !strcmp(str_of(wu, "state"), "verified");
+				failed = !strcmp(str_of(wu, "state"), "failed") ? k : failed;
+			}
+		}
+		json_object_put(r);
+		if (failed >= 0)
+			ct_diag("device %d: warm-up failed", failed);
+		if (failed >= 0 || (n > 0 && warm == n))
+			return failed < 0;
+		usleep(10000);
+	}
+	ct_diag("a device still warming up after 30 s");
+	return 0;
+}
+
 #endif /* CZ_DAEMON_H */
