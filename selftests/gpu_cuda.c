@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the CUDA backend on a real device, both curves: device arithmetic, NTTs, G1 MSMs and the Groth16 device stage equal zk/ and the proofs verify; skips without nvcc or without a device (in the full check a missing device fails). */
+/* Description: the CUDA backend on a real device, both curves: device arithmetic, NTTs, G1 MSMs and the Groth16 device stage (BLS12-381 and BN254 work through the backend) equal zk/ and the proofs verify (bn128 fixtures too); one key address seen with both curves is never read as the other's; skips without nvcc or without a device (in the full check a missing device fails). */
 /*
  * CZ_GPU_CHECK=full (tools/gpu-check.sh) adds the large sizes and orders the
  * run cheapest and most telling first: the device's arithmetic, NTTs 2^10 ..
- * 2^24, MSMs 2^10 .. 2^24, Groth16 partitions at 2^10, 2^16 and 2^20.  Each
+ * 2^24, MSMs 2^10 .. 2^24, Groth16 partitions at 2^10, 2^16 and 2^20 of
+ * both curves (BN254: a random key, against zk/'s device stage; and
+ * snarkjs's bn128 fixtures, whose proofs must verify).  Each
  * result prints as it lands (stdout is line-buffered), timed rows are
  * device time from CUDA events (no copies, no table builds) next to their
  * target and zk/ on all host cores, and a sticky error stops the run at
@@ -22,6 +24,7 @@
 #include "zk/builtin.h"
 #include "zk/cs.h"
 #include "zk/groth16.h"
+#include "zk/groth16_io.h"
 #include "zk/ntt.h"
 
 #include <stdlib.h>
@@ -96,10 +99,10 @@ FIELD_RAND(bn254_fp, 4, 0x3fffffffffffffffULL)
  * 2^20 distinct ones, repeated beyond (the MSM's result is checked against
  * zk/ on the same bases, so repeats are fine, and 2^24 sequential additions
  * would take the host longer than the device check). */
-#define POINTS(NAME, G)                                                               \
+#define POINTS(NAME, G, CAP)                                                          \
 	static G##_affine *NAME(size_t n)                                             \
 	{                                                                             \
-		size_t d = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;               \
+		size_t d = n < ((size_t)1 << (CAP)) ? n : (size_t)1 << (CAP);         \
 		G##_affine *p = malloc((n + 1) * sizeof(*p));                         \
 		G##_jac *j = malloc((d + 1) * sizeof(*j)), g, q;                      \
 		uint64_t k = rnd() | 1;                                               \
@@ -114,8 +117,9 @@ FIELD_RAND(bn254_fp, 4, 0x3fffffffffffffffULL)
 		free(j);                                                              \
 		return p;                                                             \
 	}
-POINTS(points, cz_g1)
-POINTS(bn254_points, cz_bn254_g1)
+POINTS(points, cz_g1, 20)
+POINTS(bn254_points, cz_bn254_g1, 20)
+POINTS(bn254_g2_points, cz_bn254_g2, 16)   /* G2 additions cost more: 2^16 distinct */
 
 /* The device's own field and point arithmetic against zk/, both curves,
  * before the pipelines that use it: 3 points. */
@@ -418,6 +422,191 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	step_done(what);
 }
 
+/* ---- BN254 (bn128) through the backend ---- */
+
+/* A BN254 partition of 2^L through the backend with a random key (points
+ * on the curve, no circuit: the device stage is MSMs and NTTs, so its
+ * results are checked against zk/'s cz_bn254_groth16_device on the same
+ * inputs): 3 points. */
+static void bn254_groth16_test(const struct cz_backend *be, struct cz_device *dev, unsigned L)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "BN254 Groth16 2^%u", L);
+	if (step_skip(3, what)) {
+		ROW("# %-26s device   no device\n", what);
+		return;
+	}
+	size_t n = (size_t)1 << L;
+	struct cz_bn254_groth16_key k = { .nvars = (uint32_t)n, .npub = 2, .log2n = L };
+	cz_bn254_g1_affine *pts = bn254_points(n + 3);
+	k.a = pts, k.b1 = pts + 1, k.c = pts + 2, k.h = pts + 3;
+	k.b2 = bn254_g2_points(n);
+	cz_scalar *ws = malloc(n * sizeof(*ws)), *h = malloc(n * sizeof(*h));
+	cz_bn254_fr *abc = malloc(3 * n * sizeof(*abc)), *abc2 = malloc(3 * n * sizeof(*abc2));
+	struct cz_bn254_ntt_domain *dom = cz_bn254_ntt_domain_create(L);
+	for (size_t i = 0; i < n; i++) {  /* a witness's shape: mostly 0 and 1 */
+		cz_bn254_fr f = bn254_fr_rand();
+		cz_bn254_fr_from_mont(ws[i].l, &f);
+		if (rnd() % 10 < 7)
+			ws[i] = (cz_scalar){ { rnd() & 1, 0, 0, 0 } };
+	}
+	for (size_t i = 0; i < 3 * n; i++)
+		abc[i] = bn254_fr_rand();
+	memcpy(abc2, abc, 3 * n * sizeof(*abc));
+	struct cz_bn254_groth16_msms ref;
+	double t0 = cz_now_ms();
+	cz_bn254_groth16_device(&k, dom, ws, abc2, abc2 + n, abc2 + 2 * n, h, &ref, pool, NULL);
+	double tcpu = cz_now_ms() - t0;
+
+	struct cz_dev_work wk = { .curve = CZ_CURVE_BN254, .bn_key = &k, .bn_dom = dom, .w = ws,
+				  .bn_a = abc2, .bn_b = abc2 + n, .bn_c = abc2 + 2 * n, .h = h };
+	double tdev[2];
+	int rc = 0, same = 1;
+	for (int rep = 0; rep < 2; rep++) {  /* the second run finds the key resident */
+		memcpy(abc2, abc, 3 * n * sizeof(*abc));
+		t0 = cz_now_ms();
+		rc |= be->prove(dev, &wk);
+		tdev[rep] = cz_now_ms() - t0;
+		same &= cz_bn254_g1_jac_eq(&wk.bn_out.a, &ref.a) && cz_bn254_g1_jac_eq(&wk.bn_out.b1, &ref.b1) &&
+			cz_bn254_g1_jac_eq(&wk.bn_out.c, &ref.c) && cz_bn254_g1_jac_eq(&wk.bn_out.h, &ref.h) &&
+			cz_bn254_g2_jac_eq(&wk.bn_out.b2, &ref.b2);
+	}
+	struct cz_cuda_bn254_g16 in = { .key_id = &k, .nvars = k.nvars, .npc = k.npub + 1,
+					.log2n = L, .a = k.a, .b1 = k.b1, .c = k.c, .h = k.h,
+					.w = ws, .pa = abc, .pb = abc + n, .pc = abc + 2 * n };
+	struct cz_cuda_bn254_g16_out go = { 0 };
+	int rc2 = cz_cuda_bn254_groth16(cu, &in, &go);
+	ct_ok(!rc && !rc2, "%s: backend cuda prove of a BN254 work, twice, and the device stage alone (rc %d, %d)",
+	      what, rc, rc2);
+	ct_ok(!rc && !rc2 && same && cz_bn254_g1_jac_eq(&go.a, &ref.a) && cz_bn254_g1_jac_eq(&go.h, &ref.h),
+	      "%s: device stage A, B1, C, H, B2 = zk/ cz_bn254_groth16_device, both runs", what);
+	be->unload_key(dev, &k);
+	memcpy(abc2, abc, 3 * n * sizeof(*abc));
+	rc = be->prove(dev, &wk);
+	ct_ok(!rc && cz_bn254_g1_jac_eq(&wk.bn_out.a, &ref.a) && cz_bn254_g1_jac_eq(&wk.bn_out.h, &ref.h) &&
+	      cz_bn254_g2_jac_eq(&wk.bn_out.b2, &ref.b2),
+	      "%s: after unload_key the key is uploaded again, results unchanged (rc %d)", what, rc);
+	be->unload_key(dev, &k);
+	cz_cuda_forget_key(cu, &k);
+	ROW("# %-26s device %8.1f ms%-16s  host %8.1f ms; events: copies %.1f, NTTs %.1f, MSMs %.1f ms; prove %.1f ms (first, key upload incl., %.1f)\n",
+	    what, go.ms_ntt + go.ms_msm, "", tcpu, go.ms_h2d, go.ms_ntt, go.ms_msm, tdev[1], tdev[0]);
+	cz_bn254_ntt_domain_destroy(dom);
+	free(pts), free(k.b2), free(ws), free(h), free(abc), free(abc2);
+	step_done(what);
+}
+
+/* snarkjs's bn128 keys and witnesses (selftests/data/bn128) through the
+ * backend: the proof from the device's results verifies against the key
+ * (cz_backend_groth16_finish): 1 point each. */
+static void bn254_fixture_test(const struct cz_backend *be, struct cz_device *dev, const char *name)
+{
+	char what[64], p[256], err[256] = "";
+
+	snprintf(what, sizeof(what), "bn128 %s.zkey", name);
+	if (step_skip(1, what))
+		return;
+	struct cz_bn254_groth16_key k;
+	snprintf(p, sizeof(p), "selftests/data/bn128/%s.zkey", name);
+	if (cz_bn254_groth16_key_load(&k, p, pool, err, sizeof(err))) {
+		ct_ok(0, "%s: load: %s", what, err);
+		return;
+	}
+	size_t n = (size_t)1 << k.log2n;
+	cz_scalar *w = calloc(k.nvars, sizeof(*w)), *h = calloc(n, sizeof(*h));
+	cz_bn254_fr *abc = calloc(3 * n, sizeof(*abc)), *pub = calloc(k.npub + 1, sizeof(*pub));
+	struct cz_bn254_ntt_domain *dom = cz_bn254_ntt_domain_create(k.log2n);
+	union cz_dev_proof pr;
+	snprintf(p, sizeof(p), "selftests/data/bn128/%s_1.wtns", name);
+	int rc = cz_bn254_wtns_read_path(p, k.nvars, w, err, sizeof(err));
+	if (!rc) {
+		cz_bn254_synth_abc(&k, w, abc, abc + n, abc + 2 * n, pool);
+		struct cz_dev_work wk = { .curve = CZ_CURVE_BN254, .bn_key = &k, .bn_dom = dom, .w = w,
+					  .bn_a = abc, .bn_b = abc + n, .bn_c = abc + 2 * n, .h = h };
+		rc = be->prove(dev, &wk);
+		if (!rc)
+			rc = cz_backend_groth16_finish(&wk, pub, &pr, err, sizeof(err));
+	}
+	ct_ok(rc == 0, "%s (2^%u): proved through backend cuda, the proof verifies against the key (rc %d %s)",
+	      what, k.log2n, rc, err);
+	be->unload_key(dev, &k);
+	cz_bn254_ntt_domain_destroy(dom);
+	free(w), free(h), free(abc), free(pub);
+	cz_bn254_groth16_key_free(&k);
+	step_done(what);
+}
+
+/* One key address, both curves (the engine's keys share one in a union):
+ * the BLS12-381 mulchain fixture's stage, then the bn128 one's under the
+ * same key_id, then BLS12-381 again; each equals zk/'s device stage, so the
+ * cache never hands one curve's resident points to the other: 1 point. */
+static void curve_cache_test(void)
+{
+	const char *what = "one key address, both curves";
+	char err[256] = "";
+	struct cz_groth16_key bk;
+	struct cz_bn254_groth16_key nk;
+	static int shared;      /* the key_id both stages name */
+
+	if (step_skip(1, what))
+		return;
+	if (cz_groth16_key_load(&bk, "selftests/data/mulchain.zkey", pool, err, sizeof(err)) ||
+	    cz_bn254_groth16_key_load(&nk, "selftests/data/bn128/mulchain.zkey", pool, err, sizeof(err))) {
+		ct_ok(0, "%s: fixtures: %s", what, err);
+		return;
+	}
+	size_t bn = (size_t)1 << bk.log2n, nn = (size_t)1 << nk.log2n;
+	cz_scalar *bw = calloc(bk.nvars, sizeof(*bw)), *nw = calloc(nk.nvars, sizeof(*nw));
+	cz_scalar *h = calloc(bn > nn ? bn : nn, sizeof(*h));
+	cz_fr *ba = calloc(3 * bn, sizeof(*ba)), *ba2 = calloc(3 * bn, sizeof(*ba2));
+	cz_bn254_fr *na = calloc(3 * nn, sizeof(*na)), *na2 = calloc(3 * nn, sizeof(*na2));
+	struct cz_ntt_domain *bd = cz_ntt_domain_create(bk.log2n);
+	struct cz_bn254_ntt_domain *nd = cz_bn254_ntt_domain_create(nk.log2n);
+	struct cz_groth16_msms bref;
+	struct cz_bn254_groth16_msms nref;
+	int rc = cz_wtns_read_path("selftests/data/mulchain_1.wtns", bk.nvars, bw, err, sizeof(err));
+	if (!rc)
+		rc = cz_bn254_wtns_read_path("selftests/data/bn128/mulchain_1.wtns", nk.nvars, nw, err,
+					     sizeof(err));
+	int good = !rc;
+	if (!rc) {
+		cz_synth_abc(&bk, bw, ba, ba + bn, ba + 2 * bn, pool);
+		cz_bn254_synth_abc(&nk, nw, na, na + nn, na + 2 * nn, pool);
+		memcpy(ba2, ba, 3 * bn * sizeof(*ba));
+		memcpy(na2, na, 3 * nn * sizeof(*na));
+		cz_groth16_device(&bk, bd, bw, ba2, ba2 + bn, ba2 + 2 * bn, h, &bref, pool, NULL);
+		cz_bn254_groth16_device(&nk, nd, nw, na2, na2 + nn, na2 + 2 * nn, h, &nref, pool, NULL);
+	}
+	struct cz_cuda_g16 bi = { .key_id = &shared, .nvars = bk.nvars, .npc = bk.npub + 1,
+				  .log2n = bk.log2n, .a = bk.a, .b1 = bk.b1, .c = bk.c, .h = bk.h,
+				  .w = bw, .pa = ba, .pb = ba + bn, .pc = ba + 2 * bn };
+	struct cz_cuda_bn254_g16 ni = { .key_id = &shared, .nvars = nk.nvars, .npc = nk.npub + 1,
+					.log2n = nk.log2n, .a = nk.a, .b1 = nk.b1, .c = nk.c,
+					.h = nk.h, .w = nw, .pa = na, .pb = na + nn, .pc = na + 2 * nn };
+	for (int rep = 0; good && rep < 3; rep++) {
+		if (rep == 1) {
+			struct cz_cuda_bn254_g16_out o;
+			rc = cz_cuda_bn254_groth16(cu, &ni, &o);
+			good &= !rc && cz_bn254_g1_jac_eq(&o.a, &nref.a) && cz_bn254_g1_jac_eq(&o.b1, &nref.b1) &&
+				cz_bn254_g1_jac_eq(&o.c, &nref.c) && cz_bn254_g1_jac_eq(&o.h, &nref.h);
+		} else {
+			struct cz_cuda_g16_out o;
+			rc = cz_cuda_groth16(cu, &bi, &o);
+			good &= !rc && cz_g1_jac_eq(&o.a, &bref.a) && cz_g1_jac_eq(&o.b1, &bref.b1) &&
+				cz_g1_jac_eq(&o.c, &bref.c) && cz_g1_jac_eq(&o.h, &bref.h);
+		}
+	}
+	ct_ok(good, "%s: BLS12-381, BN254, BLS12-381 stages under one key_id each = zk/ (rc %d %s)", what,
+	      rc, err);
+	cz_cuda_forget_key(cu, &shared);
+	cz_ntt_domain_destroy(bd);
+	cz_bn254_ntt_domain_destroy(nd);
+	free(bw), free(nw), free(h), free(ba), free(ba2), free(na), free(na2);
+	cz_groth16_key_free(&bk);
+	cz_bn254_groth16_key_free(&nk);
+	step_done(what);
+}
+
 int main(void)
 {
 	const struct cz_backend *be = cz_backend_find("cuda");
@@ -438,6 +627,7 @@ int main(void)
 	}, bn_msm_quick[] = { { 3000, K_RANDOM, 0 }, { 3000, K_HOT, 0 }, { 3000, K_01, 0 } },
 	   bn_msm_big[] = { { 1 << 16, K_RANDOM, 0 }, { 1 << 20, K_RANDOM, 0 } };
 	static const unsigned g16_quick[] = { 10 }, g16_full[] = { 10, 16, 20 };
+	static const unsigned bn_g16_quick[] = { 10 }, bn_g16_full[] = { 10, 16, 20 };
 #define NE(a) (sizeof(a) / sizeof((a)[0]))
 
 	setvbuf(stdout, NULL, _IOLBF, 0);  /* each result as it lands, through tee */
@@ -447,8 +637,10 @@ int main(void)
 	size_t nnt = full ? NE(ntt_full) : NE(ntt_quick), nbnt = full ? NE(bn_ntt_full) : NE(bn_ntt_quick);
 	const unsigned *g16 = full ? g16_full : g16_quick;
 	size_t ng16 = full ? NE(g16_full) : NE(g16_quick);
+	const unsigned *bng16 = full ? bn_g16_full : bn_g16_quick;
+	size_t nbng16 = full ? NE(bn_g16_full) : NE(bn_g16_quick);
 	size_t nmsm = NE(msm_quick) + (full ? NE(msm_big) : 0) + NE(bn_msm_quick) + (full ? NE(bn_msm_big) : 0);
-	int total = 4 + 3 + (int)(nnt + nbnt) + (int)nmsm + 6 * (int)ng16 + 1;
+	int total = 4 + 3 + (int)(nnt + nbnt) + (int)nmsm + 6 * (int)ng16 + 3 * (int)nbng16 + 2 + 1 + 1;
 	ct_plan(total);
 	if (!ct_ok(be != NULL, "backend \"cuda\" is registered"))
 		return ct_exit();
@@ -497,6 +689,11 @@ int main(void)
 		bn254_msm_case(bn_msm_big[i].n, bn_msm_big[i].kind, bn_msm_big[i].window);
 	for (size_t i = 0; i < ng16; i++)
 		groth16_test(be, dev, g16[i]);
+	bn254_fixture_test(be, dev, "mulchain");
+	bn254_fixture_test(be, dev, "rangehash");
+	curve_cache_test();
+	for (size_t i = 0; i < nbng16; i++)
+		bn254_groth16_test(be, dev, bng16[i]);
 	if (cu)
 		ct_ok(!cz_cuda_dead(cu), "device still in service%s%s", dead_after ? ": died during " : "",
 		      dead_after ? dead_after : "");
