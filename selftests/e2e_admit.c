@@ -43,41 +43,20 @@ static void child_setup(void)
 	}
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static _Thread_local char buf[8][8192];
-	static _Thread_local int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-static void skip_n(int n, const char *why)
-{
-	for (int i = 0; i < n; i++)
-		ct_skip(why, "(skipped)");
-}
-
 static json_object *submit_n(struct daemon *d, const char *id, int n)
 {
-	char q[8192];
-	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"witnesses\":[", id);
-	for (int i = 0; i < n; i++)
-		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/w%d.wtns\"", i ? "," : "", dir, i % NWTNS);
-	snprintf(q + k, sizeof(q) - (size_t)k, "]}");
+	char q[70 * 1024];
+	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"witnesses\":%s}", id, wlist(n));
 	return daemon_req(d, q, NULL, 0);
 }
 
-static int await_done(struct daemon *d, const char *id)
+/* Done within 120 s (a hung job fails its point rather than the run). */
+static int await_ok(struct daemon *d, const char *id)
 {
-	json_object *r = daemon_req(d, fmt("{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id), NULL, 0);
+	json_object *r = daemon_await(d, id, 120);
 	int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
 	if (!ok)
-		ct_diag("await %s: %s", id, r ? str_of(r, "error") : "(no answer)");
+		ct_diag("await %s: %s", id, err_of(r));
 	json_object_put(r);
 	return ok;
 }
@@ -152,27 +131,6 @@ static int64_t spool_field(struct daemon *d, const char *k)
 	int64_t v = int_of(sp, k);
 	json_object_put(all);
 	return v;
-}
-
-/* Every partition of proofs/<id>/ verifies with cuzk's verifier against the fixtures' key. */
-static int proofs_verify(const char *out, int n)
-{
-	char err[256];
-	struct cz_groth16_vk vk;
-	cz_groth16_vk_from_key(&vk, &key);
-	for (int k = 0; k < n; k++) {
-		struct cz_groth16_proof p;
-		cz_fr *pub;
-		size_t np;
-		if (cz_proof_json_read(fmt("%s/%d.proof.json", out, k), &p, err) ||
-		    cz_public_json_read(fmt("%s/%d.public.json", out, k), &pub, &np, err))
-			return 0;
-		int ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
-		free(pub);
-		if (!ok)
-			return 0;
-	}
-	return 1;
 }
 
 /* A tmpfs of size bytes at path; 0, or -errno (the caller skips). */
@@ -272,7 +230,7 @@ static void test_spool_full(void)
 	 * end record had the room kept for them. */
 	int done = 0;
 	for (int i = 0; i < accepted; i++)
-		done += await_done(&d, fmt("s%d", i));
+		done += await_ok(&d, fmt("s%d", i));
 	ct_ok(done == accepted && files_gone(spool), "all %d accepted jobs complete (their proofs written on the "
 	      "full tmpfs), and their spool files are removed", accepted);
 	/* Space freed: a job is accepted again. */
@@ -280,13 +238,13 @@ static void test_spool_full(void)
 	r = submit_n(&d, "after", 3);
 	int ok = ok_of(r);
 	json_object_put(r);
-	ct_ok(ok && await_done(&d, "after"), "with the ballast removed, a job is accepted and completes");
+	ct_ok(ok && await_ok(&d, "after"), "with the ballast removed, a job is accepted and completes");
 	ct_ok(daemon_stop(&d) == 0, "cuzkd (null) stops cleanly");
 	/* And the same state directory proves on the cpu backend. */
 	const char *cpu[] = { "--backend", "cpu", "--device-threads", "1", "--mem-budget", "1G", NULL };
 	ok = daemon_start(&d, "sp", cpu) == 0 && load_key(&d);
 	r = ok ? submit_n(&d, "good", 2) : NULL;
-	ok = ok && ok_of(r) && await_done(&d, "good") && proofs_verify(fmt("%s/proofs/good", state), 2);
+	ok = ok && ok_of(r) && await_ok(&d, "good") && proofs_verify(&key, fmt("%s/proofs/good", state), 2);
 	json_object_put(r);
 	ct_ok(ok, "restarted on the cpu backend over the same tmpfs, a good job of 2 partitions proves and verifies");
 	daemon_stop(&d);
@@ -311,7 +269,7 @@ static void test_never_fits(void)
 	const char *nul[] = { "--backend", "null", "--devices", "1", NULL };
 	json_object *r = NULL;
 	int up = daemon_start(&d, "tn", nul) == 0 && load_key(&d) && ok_of(r = submit_n(&d, "one", 1)) &&
-		 await_done(&d, "one");
+		 await_ok(&d, "one");
 	json_object_put(r);
 	ct_ok(up, "cuzkd on a 6 MiB tmpfs: a job of one witness is accepted and completes");
 	r = up ? submit_n(&d, "huge", 200) : NULL;
@@ -322,7 +280,7 @@ static void test_never_fits(void)
 	      "a job of 200 witnesses is refused as never fitting, naming the spool, without a retry hint: %s", e);
 	json_object_put(r);
 	r = up ? submit_n(&d, "two", 1) : NULL;
-	ct_ok(ok_of(r) && await_done(&d, "two") && daemon_stop(&d) == 0,
+	ct_ok(ok_of(r) && await_ok(&d, "two") && daemon_stop(&d) == 0,
 	      "the next job of one witness completes; cuzkd stops cleanly");
 	json_object_put(r);
 	if (!up)
@@ -359,7 +317,7 @@ static void test_enospc(const char *shim)
 	int up = daemon_start(&d, "ns", nul) == 0 && load_key(&d);
 	child_preload = NULL;
 	json_object *r = up ? submit_n(&d, "warm", 1) : NULL;
-	up = up && ok_of(r) && await_done(&d, "warm");
+	up = up && ok_of(r) && await_ok(&d, "warm");
 	json_object_put(r);
 	int64_t seen = up ? spool_field(&d, "free_bytes") : -1;
 	if (!ct_ok(up && seen >= (1ll << 40) - (1ll << 20), "cuzkd under spoolfree.so on a tmpfs: a first job "
@@ -406,7 +364,7 @@ static void test_enospc(const char *shim)
 	r = submit_n(&d, "after", 3);
 	int ok = ok_of(r);
 	json_object_put(r);
-	ct_ok(ok && await_done(&d, "after") && daemon_stop(&d) == 0,
+	ct_ok(ok && await_ok(&d, "after") && daemon_stop(&d) == 0,
 	      "with the ballast removed the daemon accepts and completes a job of 3, and stops cleanly");
 	umount2(state, MNT_DETACH);
 }
@@ -478,7 +436,7 @@ static void test_concurrent(void)
 	 * setup), so the clients meet a queue that drains while they submit. */
 	json_object *w = NULL;
 	int up = daemon_start(d, "cc", nul) == 0 && load_key(d) && ok_of(w = submit_n(d, "warm", 2)) &&
-		 await_done(d, "warm");
+		 await_ok(d, "warm");
 	json_object_put(w);
 	if (!ct_ok(up, "cuzkd: 2 null devices of 20 ms, --max-queued-partitions %d; a first job completes", MAXQ)) {
 		skip_n(T - 1, "no daemon");
@@ -501,7 +459,7 @@ static void test_concurrent(void)
 	      (long long)atomic_load(&max_open));
 	int done = 0;
 	for (int i = 0; i < atomic_load(&n_ids); i++)
-		done += await_done(d, acc_ids[i]);
+		done += await_ok(d, acc_ids[i]);
 	json_object *all, *a = status_admission(d, &all);
 	int64_t rf = int_of(a, "refused_full"), op = int_of(a, "open_partitions");
 	json_object_put(all);
@@ -554,14 +512,11 @@ static void test_concurrent(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX], shim[2 * PATH_MAX];
+	char shim[2 * PATH_MAX + 32];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-admit"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(shim, sizeof(shim), "%s/spoolfree.so", self);     /* dirname() left self the directory */
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-admit-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
+	snprintf(shim, sizeof(shim), "%s/../selftests/spoolfree.so", bindir);
 	ct_plan(23);
 	struct stat st;
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 && stat(fmt("%s/w0.wtns", dir), &st) == 0,
@@ -573,11 +528,5 @@ int main(int argc, char **argv)
 	test_enospc(shim);
 	test_concurrent();
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }
