@@ -285,11 +285,13 @@ json_object *cz_admit_spool(struct cz_engine *e, uint64_t out_disk, uint32_t n,
 	uint64_t jres = spool_journal_reserve(e);     /* the journal's lock, not ours */
 	*held = 0;
 
+	pthread_mutex_lock(&e->spool_mu);
+	/* Read under spool_mu (the order is spool_mu, then the engine lock:
+	 * never the other way), so a submit checked after this one counts
+	 * the proofs of every job checked before it. */
 	pthread_mutex_lock(&e->lock);
 	uint64_t out = e->out_open;     /* this job's places (and proofs) included */
 	pthread_mutex_unlock(&e->lock);
-
-	pthread_mutex_lock(&e->spool_mu);
 	if (fstatvfs(e->spoolfd, &vs)) {
 		int er = errno;
 		pthread_mutex_unlock(&e->spool_mu);
