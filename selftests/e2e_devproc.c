@@ -549,8 +549,9 @@ static int null_proofs_ok(const char *out, int n)
 static void null_kills(void)
 {
 	struct daemon d;
-	/* 60 ms a partition: 40 partitions outlast the kills on device 0 alone */
-	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "60",
+	/* 100 ms a partition: 40 partitions (4 s on device 0 alone) outlast the
+	 * kills, which the test makes within 2 s */
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "100",
 			      "--synth-workers", "2", "--isolation", "process", NULL };
 	if (!ct_ok(daemon_start(&d, "null", nul) == 0 && load_key(&d), "cuzkd --isolation process, 2 null devices: started")) {
 		for (int i = 0; i < 9; i++)
