@@ -60,20 +60,6 @@ static json_object *req(struct daemon *d, const char *json)
 
 /* ---- the daemon ---- */
 
-static int await_done(struct daemon *d, const char *id, char *out, size_t cap)
-{
-	char q[256];
-	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\"}", id);
-	json_object *r = req(d, q);
-	int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
-	if (!ok)
-		ct_diag("await %s: %s %s", id, str_of(r, "state"), str_of(r, "error"));
-	if (out)
-		snprintf(out, cap, "%s", str_of(r, "dir"));
-	json_object_put(r);
-	return ok;
-}
-
 /* ---- status and /proc ---- */
 
 static json_object *status(struct daemon *d)
@@ -244,33 +230,6 @@ static int gone(int pid)
 	return 0;
 }
 
-static int verify_dir_key(const struct cz_groth16_key *kk, const char *out, int nparts)
-{
-	char err[256], p[PATH_MAX + 64], q[PATH_MAX + 64];
-	struct cz_groth16_vk vk;
-	cz_groth16_vk_from_key(&vk, kk);
-	for (int k = 0; k < nparts; k++) {
-		struct cz_groth16_proof pr;
-		cz_fr *pub;
-		size_t np;
-		if (snprintf(p, sizeof(p), "%.*s/%d.proof.json", PATH_MAX, out, k) < 0 ||
-		    snprintf(q, sizeof(q), "%.*s/%d.public.json", PATH_MAX, out, k) < 0)
-			return 0;
-		if (cz_proof_json_read(p, &pr, err) || cz_public_json_read(q, &pub, &np, err))
-			return 0;
-		int ok = np == kk->npub && cz_groth16_verify(&vk, pub, &pr);
-		free(pub);
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
-
-static int verify_dir(const char *out, int nparts)
-{
-	return verify_dir_key(&key, out, nparts);
-}
-
 /* ---- the 2^12 merkle key of the cpu kill (issue 10's size) ---- */
 
 #define LOG2_CPU 12
@@ -326,7 +285,7 @@ static int submit12(struct daemon *d, const char *id, int n)
 static int snarkjs_verify12(const char *out, int k)
 {
 	char cli[3 * PATH_MAX], cmd[8 * PATH_MAX];
-	snprintf(cli, sizeof(cli), "%s/../../tools/fixtures/node_modules/snarkjs/build/cli.cjs", bindir);
+	snprintf(cli, sizeof(cli), "%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root);
 	if (access(cli, R_OK))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "node %s groth16 verify %s/vk12.json %s/%d.public.json %s/%d.proof.json "
@@ -398,7 +357,7 @@ static void cpu_kill(void)
 		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
 	int verified = ok;
 	for (int i = 0; verified && i < 6; i++)
-		verified = verify_dir_key(&key12, out[i], 3);
+		verified = proofs_verify(&key12, out[i], 3);
 	int64_t restarts = dev_field(&d, 0, "restarts", NULL, 0);
 	int same = kill(d.pid, 0) == 0 && waitpid(d.pid, NULL, WNOHANG) == 0;
 	const struct tpart *wb;
@@ -1196,7 +1155,7 @@ static void multinode(void)
 		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
 	int verified = ok;
 	for (int i = 0; verified && i < 4; i++)
-		verified = verify_dir(out[i], 3);
+		verified = proofs_verify(&key, out[i], 3);
 	/* partitions per node's arena, from status */
 	int64_t per[2] = { -1, -1 }, cross = -1;
 	json_object *r = ok ? status(&d) : NULL, *pl, *np;
@@ -1220,13 +1179,9 @@ static void multinode(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-devproc"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(30);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
@@ -1242,11 +1197,5 @@ int main(int argc, char **argv)
 	multinode();
 	cz_groth16_key_free(&key);
 	cz_groth16_key_free(&key12);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }
