@@ -241,7 +241,7 @@ int cz_devproc_child_main(int argc, char **argv)
 	cz_devproc_place(dev);
 	const char *tk = getenv("CZ_TEST_DEVKILL");
 	if (tk && cz_pipe_test_kill_parse(tk, dev))
-		fprintf(stderr, "cz-dev%u: CZ_TEST_DEVKILL=%s: expected D:claim|held|lower:N,...\n", dev, tk);
+		fprintf(stderr, "cz-dev%u: CZ_TEST_DEVKILL=%s: expected D:claim|held|lower:N[:stop],...\n", dev, tk);
 	sigset_t all;
 	sigemptyset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);

@@ -823,14 +823,17 @@ int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 /* ---- tests: a device child killed at a point of the claim ---- */
 
 _Atomic unsigned cz_pipe_test_kills;
-static struct { unsigned where, nth; } test_kill_at[8];
+static struct { unsigned where, nth; bool stop; } test_kill_at[8];
 
-/* "D:WHERE:N,..." (CZ_TEST_DEVKILL): device dev's child raises SIGKILL at
- * WHERE (claim: right after the ring hands it a descriptor, before holds[]
- * names it; held: after holds[0], before the ring slot is freed; lower:
- * take_lower's take, before holds[1]) on the device's N-th claim (lower:
- * N-th take) counted over all of its processes (the counters are in the
- * shared region).  Entries of other devices are ignored.  0, or -EINVAL. */
+/* "D:WHERE:N[:stop],..." (CZ_TEST_DEVKILL): device dev's child raises
+ * SIGKILL at WHERE (claim: right after the ring hands it a descriptor,
+ * before holds[] names it; held: after holds[0], before the ring slot is
+ * freed; lower: take_lower's take, before holds[1]) on the device's N-th
+ * claim (lower: N-th take) counted over all of its processes (the counters
+ * are in the shared region).  With ":stop" it logs the partition it holds
+ * there and raises SIGSTOP instead, so that a test can look at the state
+ * it left (the ring slot claimed in its name) before it kills it itself.
+ * Entries of other devices are ignored.  0, or -EINVAL. */
 int cz_pipe_test_kill_parse(const char *spec, unsigned dev)
 {
 	static const char *const names[] = { [CZ_PIPE_KILL_CLAIM] = "claim", [CZ_PIPE_KILL_HELD] = "held",
@@ -847,16 +850,21 @@ int cz_pipe_test_kill_parse(const char *spec, unsigned dev)
 			k++;
 		if (k > CZ_PIPE_KILL_LOWER || n == sizeof(test_kill_at) / sizeof(test_kill_at[0]))
 			return -EINVAL;
-		if (d == dev)
-			test_kill_at[n++] = (typeof(test_kill_at[0])){ k, nth };
 		q += used;
+		bool stop = !strncmp(q, ":stop", 5);
+		q += stop ? 5 : 0;
+		if (d == dev)
+			test_kill_at[n++] = (typeof(test_kill_at[0])){ k, nth, stop };
+		if (*q && *q != ',')
+			return -EINVAL;
 		q += *q == ',';
 	}
 	atomic_store(&cz_pipe_test_kills, n);
 	return 0;
 }
 
-static void test_kill(struct cz_pipe *p, unsigned c, unsigned where)
+/* x: what c has just taken, from consumer o's ring. */
+static void test_kill(struct cz_pipe *p, unsigned c, unsigned where, const struct cz_ring_desc *x, unsigned o)
 {
 	struct cz_pipe_dev *dv = &p->devs[c % p->ndev];
 	/* claim counts, held reads the same count */
@@ -865,10 +873,12 @@ static void test_kill(struct cz_pipe *p, unsigned c, unsigned where)
 		   : atomic_load(&dv->test_claims);
 	for (unsigned i = 0; i < atomic_load(&cz_pipe_test_kills); i++)
 		if (test_kill_at[i].where == where && test_kill_at[i].nth == k) {
-			fprintf(stderr, "cz-dev%u: test kill at %s #%u (CZ_TEST_DEVKILL)\n", c % p->ndev,
+			fprintf(stderr, "cz-dev%u: test %s at %s #%u: consumer %u holds job %llu partition %u "
+				"(priority %u) from consumer %u's ring (CZ_TEST_DEVKILL)\n", c % p->ndev,
+				test_kill_at[i].stop ? "stop" : "kill",
 				where == CZ_PIPE_KILL_LOWER ? "lower" : where == CZ_PIPE_KILL_CLAIM ? "claim"
-				: "held", k);
-			raise(SIGKILL);
+				: "held", k, c, (unsigned long long)x->key.seq, x->key.part, x->key.prio, o);
+			raise(test_kill_at[i].stop ? SIGSTOP : SIGKILL);
 		}
 }
 
@@ -933,7 +943,7 @@ static void take_lower(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			continue;
 		/* As in cz_pipe_claim: the slot names c until holds[1] does. */
 		if (cz_pipe_test_kills)
-			test_kill(p, c, CZ_PIPE_KILL_LOWER);
+			test_kill(p, c, CZ_PIPE_KILL_LOWER, &x, o);
 		atomic_store(&p->cons[c].holds[1], hold_of(&x));
 		cz_ring_mc_dequeue_done(p->out[o], h);
 		cz_trace_sched(0);      /* as in cz_pipe_claim: before c's hand-off events */
@@ -1021,10 +1031,10 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			 * to the ring's recovery or to holds[] (cz_pipe_recover_dev
 			 * takes one copy if it finds both). */
 			if (cz_pipe_test_kills)
-				test_kill(p, c, CZ_PIPE_KILL_CLAIM);
+				test_kill(p, c, CZ_PIPE_KILL_CLAIM, d, (unsigned)o);
 			atomic_store(&p->cons[c].holds[0], hold_of(d));
 			if (cz_pipe_test_kills)
-				test_kill(p, c, CZ_PIPE_KILL_HELD);
+				test_kill(p, c, CZ_PIPE_KILL_HELD, d, (unsigned)o);
 			cz_ring_mc_dequeue_done(p->out[o], h);
 			/* Scheduler evidence before the hand-off events below: a
 			 * consumer preempted between the device lock and here

@@ -168,7 +168,7 @@ struct cz_pipe {
 
 /* Tests only: the next n descriptors are written with a wrong checksum. */
 extern _Atomic unsigned cz_pipe_test_corrupt;
-/* Tests only, in a device child: SIGKILL at a point of the claim
+/* Tests only, in a device child: SIGKILL (or SIGSTOP) at a point of the claim
  * (CZ_TEST_DEVKILL, cz_pipe_test_kill_parse in pipe.c); 0 = off, one load
  * per claim. */
 enum { CZ_PIPE_KILL_CLAIM = 1, CZ_PIPE_KILL_HELD, CZ_PIPE_KILL_LOWER };
