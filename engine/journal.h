@@ -99,6 +99,14 @@ int cz_spool_sync(const int *fds, uint32_t n, char *err, size_t cap);
 int cz_spool_digest(int fd, uint64_t size, uint8_t *out);
 /* How the last copy on this thread went: "reflink", "copy_file_range", "read/write". */
 const char *cz_spool_last_method(void);
+/* Witness files and bytes spooled by each method since the process
+ * started, in the order reflink, copy_file_range, read/write. */
+#define CZ_SPOOL_METHODS 3
+struct cz_spool_stat {
+	uint64_t files[CZ_SPOOL_METHODS], bytes[CZ_SPOOL_METHODS];
+	const char *name[CZ_SPOOL_METHODS];
+};
+void cz_spool_stat(struct cz_spool_stat *st);
 /* Opens a spooled witness for reading, or -errno. */
 int cz_spool_open(int dirfd, uint64_t seq, uint32_t k);
 /* Unlinks a job's spool files (missing ones are not an error). */

@@ -715,6 +715,17 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	if (js.error)
 		json_object_object_add(jo, "error", json_object_new_string(strerror(-js.error)));
 	json_object_object_add(r, "journal", jo);
+	struct cz_spool_stat ss;
+	cz_spool_stat(&ss);
+	json_object *so = json_object_new_object(), *sf = json_object_new_object(),
+		    *sb = json_object_new_object();
+	for (int m = 0; m < CZ_SPOOL_METHODS; m++) {
+		json_object_object_add(sf, ss.name[m], json_object_new_int64((int64_t)ss.files[m]));
+		json_object_object_add(sb, ss.name[m], json_object_new_int64((int64_t)ss.bytes[m]));
+	}
+	json_object_object_add(so, "files", sf);
+	json_object_object_add(so, "bytes", sb);
+	json_object_object_add(r, "spool", so);
 	json_object *place = cz_numa_status_json(e);
 	if (place)
 		json_object_object_add(r, "placement", place);

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <linux/fs.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -40,9 +41,26 @@
 
 static _Thread_local const char *last_method = "none";
 
+/* Files and bytes copied by each method, since the process started
+ * (`status` → spool): an operator sees whether the state dir's filesystem
+ * gives the reflinks it was chosen for, or copies every byte. */
+static _Atomic uint64_t copied[CZ_SPOOL_METHODS][2];
+static const char *const method_name[CZ_SPOOL_METHODS] = {
+	"reflink", "copy_file_range", "read/write",
+};
+
 const char *cz_spool_last_method(void)
 {
 	return last_method;
+}
+
+void cz_spool_stat(struct cz_spool_stat *st)
+{
+	for (int m = 0; m < CZ_SPOOL_METHODS; m++) {
+		st->files[m] = atomic_load_explicit(&copied[m][0], memory_order_relaxed);
+		st->bytes[m] = atomic_load_explicit(&copied[m][1], memory_order_relaxed);
+		st->name[m] = method_name[m];
+	}
 }
 
 void cz_spool_name(char *buf, size_t cap, uint64_t seq, uint32_t k)
@@ -145,8 +163,14 @@ int cz_spool_copy(int dirfd, const char *name, int src, uint64_t size, char *err
 		return rc;
 	}
 	int rc = copy_data(src, fd, size);
-	if (!rc)
+	if (!rc) {
+		int m = 0;
+		while (m < CZ_SPOOL_METHODS - 1 && strcmp(last_method, method_name[m]))
+			m++;
+		atomic_fetch_add_explicit(&copied[m][0], 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&copied[m][1], size, memory_order_relaxed);
 		return fd;
+	}
 	if (rc == -ENODATA)
 		snprintf(err, cap, "the file changed size while it was copied into spool/%s "
 			 "(truncated by its writer?)", name);

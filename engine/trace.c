@@ -212,6 +212,25 @@ void cz_trace_shared_orphan(const char *role, uint32_t unit)
 	}
 }
 
+/*
+ * For a process that makes one engine after another (the control-protocol
+ * fuzzer, selftests/fuzz/fuzz_ctl.c): the events of every private buffer
+ * no thread owns, and of the caller's own, are dropped, so that a later
+ * engine's whole-trace dump does not carry every earlier engine's events
+ * (up to CAP a buffer: a dump of seconds under ASan).  Only between
+ * engines: no other thread may write or read them meanwhile.  Shared
+ * buffers (a device process may still hold one) are left as they are.
+ */
+void cz_trace_forget(void)
+{
+	unsigned nb = atomic_load(&nbufs);
+	for (unsigned i = 0; i < nb && i < MAXBUF; i++) {
+		struct tbuf *b = __atomic_load_n(&bufs[i], __ATOMIC_ACQUIRE);
+		if (b && !shfd[i] && (b == mine || !atomic_load(&b->live)))
+			atomic_store(&b->head, 0);
+	}
+}
+
 static void trace_ev(enum cz_ev type, uint64_t job, uint32_t part, uint32_t unit, uint32_t arg);
 
 void cz_trace(enum cz_ev type, uint64_t job, uint32_t part)

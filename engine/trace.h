@@ -76,6 +76,9 @@ const char *cz_trace_name(enum cz_ev type);
  * overwritten or it ran nothing), then one event each, in time order
  * (chrome: Chrome trace format). */
 int cz_trace_dump(FILE *f, int chrome);
+/* Drops the events of the buffers no thread owns and the caller's own:
+ * between engines in a process that makes several (the fuzzer). */
+void cz_trace_forget(void);
 
 /*
  * Incremental reading for live accounting (engine/stat.c): calls fn on each

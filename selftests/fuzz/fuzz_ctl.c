@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "ctl/ctl.h"
 #include "engine/engine.h"
+#include "engine/trace.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -42,20 +43,22 @@ static struct cz_engine *eng;
 static char zkey[PATH_MAX], wtns[PATH_MAX], tmpd[64];
 static int wfd = -1, emptyfd = -1, nullfd = -1, stopp[2] = { -1, -1 }, hup[2] = { -1, -1 };
 static int sv[2] = { -1, -1 };  /* the stream: one connection for every input, as a client's */
-static char proofs[128], statedir[128];
+static char statedir[128];
 static unsigned execs;
 static struct cz_engine_config cfg;
 
 /* A fresh engine every ENGINE_LIFE inputs: the jobs and keys an input
  * leaves make later ones slower (status lists them all) and their
- * outcome depend on long-gone inputs.  Not much more often: each engine's
- * threads leave their trace buffers for the process's life (engine/trace.c,
- * as cuzkd, which makes one engine, wants), so the RSS and a whole-trace
- * dump grow with every engine made (at 256, 640 MB after 1.3 M inputs). */
+ * outcome depend on long-gone inputs.  Each reset costs about what 40
+ * inputs do (threads, journal, placement); it empties the state dir and
+ * the trace (cz_trace_forget), so neither grows over a run: the next
+ * engine's threads adopt the same trace buffers (engine/trace.c), and the
+ * RSS is ASan's quarantine plus what one engine holds. */
 #define ENGINE_LIFE 1024
+static unsigned engine_life = ENGINE_LIFE;      /* CZ_FUZZ_ENGINE_LIFE overrides */
 
-/* The proofs the jobs wrote: removed now and then (a long run makes
- * hundreds of thousands of them). */
+/* What the jobs left in the state dir: removed with each engine (a long
+ * run makes hundreds of thousands of proofs and spool files). */
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
 {
 	(void)sb, (void)flag;
@@ -77,6 +80,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char err[512], state[128];
 
 	signal(SIGPIPE, SIG_IGN);
+	if (getenv("CZ_FUZZ_ENGINE_LIFE") && atoi(getenv("CZ_FUZZ_ENGINE_LIFE")) > 0)
+		engine_life = (unsigned)atoi(getenv("CZ_FUZZ_ENGINE_LIFE"));
 	if (!realpath(data, zkey))
 		snprintf(zkey, sizeof(zkey), "%s", data);
 	snprintf(wtns, sizeof(wtns), "%s/mulchain_1.wtns", zkey);
@@ -90,7 +95,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	atexit(cleanup);
 	snprintf(state, sizeof(state), "%s/state", tmpd);
-	snprintf(proofs, sizeof(proofs), "%s/proofs", state);
 	/* Relative paths in the input name nothing. */
 	if (chdir(tmpd))
 		abort();
@@ -110,7 +114,25 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* Not loaded here: a proved job costs the pipeline's five threads a
 	 * wake-up each, so an input that submits loads the key itself (the
 	 * seeds do), and the others run at parser speed. */
-	wfd = open(wtns, O_RDONLY | O_CLOEXEC);
+	/* The witness a descriptor passes, copied beside the state dir: on
+	 * one filesystem the spool's copy is copy_file_range, as on a real
+	 * daemon's disk; from selftests/data (another filesystem) it was the
+	 * read/write fallback, a 1 MiB buffer mapped and faulted per submit
+	 * (15% of an execution's time, perf). */
+	char wcopy[128];
+	snprintf(wcopy, sizeof(wcopy), "%s/w.wtns", tmpd);
+	int wsrc = open(wtns, O_RDONLY | O_CLOEXEC);
+	wfd = open(wcopy, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	for (char buf[4096];;) {
+		ssize_t n = wsrc >= 0 && wfd >= 0 ? read(wsrc, buf, sizeof(buf)) : -1;
+		if (n < 0 || (n > 0 && write(wfd, buf, (size_t)n) != n))
+			abort();
+		if (n == 0)
+			break;
+	}
+	close(wsrc);
+	close(wfd);
+	wfd = open(wcopy, O_RDONLY | O_CLOEXEC);        /* as a client passes it */
 	char e[128];
 	snprintf(e, sizeof(e), "%s/empty", tmpd);
 	emptyfd = open(e, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -147,6 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (kind == 3 && pipe2(pr, O_CLOEXEC | O_NONBLOCK))
 		pr[0] = pr[1] = -1;
+	/* Empty for every input: a trace dump writes into it. */
+	if (kind == 1 && nfds && (ftruncate(emptyfd, 0) || lseek(emptyfd, 0, SEEK_SET)))
+		abort();
 	/* The stream, descriptors on its first byte, all of it queued before
 	 * the server side reads (one thread: never block on the send). */
 	union {
@@ -223,10 +248,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (pr[0] >= 0)
 		close(pr[0]);
-	if (++execs % ENGINE_LIFE == 0) {
+	if (++execs % engine_life == 0) {
 		char err[512];
 		cz_engine_destroy(eng);
-		nftw(proofs, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		/* The whole state dir, journal and spool too: the next engine
+		 * would replay every job the last ones took (the journal grows
+		 * by thousands of records an engine; its replay was 12% of the
+		 * run's time), and its inputs' outcome should not depend on
+		 * those. */
+		nftw(statedir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		cz_trace_forget();      /* and its trace: dumps stay one engine's */
 		if (!(eng = cz_engine_create(&cfg, err, sizeof(err)))) {
 			fprintf(stderr, "fuzz_ctl: %s\n", err);
 			abort();

@@ -5,7 +5,10 @@
 # starts from a corpus of one frame per request op (seeds written here);
 # a crashing input is kept under $B/fuzz/crashes/.
 #   CZ_FUZZ_SECONDS  seconds to run (default 5)
-#   CZ_FUZZ_RUNS     executions to run instead (make fuzz-long: 10 M)
+#   CZ_FUZZ_RUNS     executions to run instead (make fuzz-long: 10 M); with
+#                    CZ_FUZZ_SECONDS as well, whichever comes first
+#   CZ_FUZZ_RSS_MB   the fuzzer's RSS limit (default 4096; over it is a failure)
+#   CZ_FUZZ_CORPUS   keep the corpus there (default: a temporary directory)
 #   CZ_FUZZ_LOG      keep the fuzzer's output there
 #   CZ_FUZZ_DIR      where fuzz_ctl is (default: beside this script's ../fuzz)
 #   CZ_DATA_DIR      fixtures (default selftests/data)
@@ -28,6 +31,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$fuzz_dir/crashes" "$work/corpus"
+# The inputs that once crashed it, kept as regressions (selftests/fuzz/ctl_regress/).
+[ -d "$here/ctl_regress" ] && cp "$here"/ctl_regress/* "$work/corpus/" 2>/dev/null
 
 # seed FILE ENVELOPE JSON...: the envelope byte, then each JSON as a frame.
 seed() {
@@ -50,7 +55,10 @@ seed device 20 '{"op":"device","device":0,"action":"restart"}'
 seed bad 20 '{"op":"submit","circuit":"m","priorty":"critical"}' '{"op":"await","job":"x","timeout":1e300}'
 
 log=${CZ_FUZZ_LOG:-$work/fuzz.log}
-if [ -n "$CZ_FUZZ_RUNS" ]; then
+if [ -n "$CZ_FUZZ_RUNS" ] && [ -n "$CZ_FUZZ_SECONDS" ]; then
+	limit=(-runs="$CZ_FUZZ_RUNS" -max_total_time="$secs")
+	what="at most $CZ_FUZZ_RUNS runs or ${secs}s"
+elif [ -n "$CZ_FUZZ_RUNS" ]; then
 	limit=(-runs="$CZ_FUZZ_RUNS")
 	what="$CZ_FUZZ_RUNS runs"
 else
@@ -58,8 +66,12 @@ else
 	what="${secs}s"
 fi
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} CZ_DATA_DIR=$data \
-"$bin" "${limit[@]}" -timeout=20 -rss_limit_mb=4096 -max_len=8192 -print_final_stats=1 \
-	-artifact_prefix="$fuzz_dir/crashes/ctl-" "$work/corpus" >"$log" 2>&1
+corpus=$work/corpus
+if [ -n "$CZ_FUZZ_CORPUS" ]; then
+	mkdir -p "$CZ_FUZZ_CORPUS" && cp "$work"/corpus/* "$CZ_FUZZ_CORPUS/" && corpus=$(cd "$CZ_FUZZ_CORPUS" && pwd)
+fi
+"$bin" "${limit[@]}" -timeout=20 -rss_limit_mb="${CZ_FUZZ_RSS_MB:-4096}" -max_len=8192 -print_final_stats=1 \
+	-artifact_prefix="$fuzz_dir/crashes/ctl-" "$corpus" >"$log" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)

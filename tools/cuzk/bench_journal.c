@@ -17,6 +17,7 @@
  *
  * Files go under $TMPDIR (default /var/tmp): the filesystem the state
  * directory would be on matters (reflink or not), so run it there.
+ * `cuzk bench journal accept` runs the accept figures alone.
  * `cuzk bench journal make-state DIR N` writes DIR/journal with N finished
  * jobs and exits (tools/bench-journal.sh times cuzkd starting on it).
  */
@@ -294,7 +295,10 @@ int cz_bench_journal(const struct cz_bench_opts *o)
 		fprintf(stderr, "cuzk bench journal: mkdtemp %s: %s\n", base, strerror(errno));
 		return 1;
 	}
-	int rc = bench_accept(o, base) || bench_group(o, base) || bench_restart(o, base);
+	/* `cuzk bench journal accept`: the accept figures alone (tools/bench-journal.sh
+	 * runs them on a second filesystem, e.g. a reflink one, beside the first). */
+	int only_accept = o->npos >= 1 && !strcmp(o->pos[0], "accept");
+	int rc = bench_accept(o, base) || (!only_accept && (bench_group(o, base) || bench_restart(o, base)));
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	if (system(cmd))
