@@ -206,7 +206,7 @@ if [ "$mode" = dry ]; then
 	if [ -x "$B/bin/cuzkd" ] && [ -x "$B/bin/cuzkctl" ] && [ -x "$B/bin/cuzk" ]; then
 		cout=$(curves_step cpu "$B/bin" 2>&1)
 		if echo "$cout" | grep -q '^ok - curves'; then
-			echo "ok 4 - the curves step on --backend cpu: $(echo "$cout" | grep '^# curves' | cut -c3-)"
+			echo "ok 4 - the curves step on --backend cpu: $(echo "$cout" | grep -m1 '^# curves (' | cut -c3-)"
 		else
 			echo "not ok 4 - the curves step on --backend cpu"
 		fi
@@ -308,6 +308,6 @@ ok=$(grep -cE '^ok [0-9]+' "$log")
 skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log")
 printf '%s passed, %s failed, %s skipped\n' "$((ok - skip))" "$(grep -cE '^not ok' "$log")" "$skip"
 sed -n '/^# device vs host/,/^# [0-9]* passed/p' "$log" | grep -v '^# [0-9]* passed'
-grep -E '^# (daemon|curves)' "$log"
+grep -E '^# (daemon|curves \()' "$log"
 grep -qE '^not ok - (daemon|curves)' "$log" && [ "$rc" = 0 ] && rc=1
 exit "$rc"
