@@ -18,6 +18,15 @@
 #ifndef CZ_READY_IDLE_LANDED
 #define CZ_READY_IDLE_LANDED 1
 #endif
+/* Under a sanitizer every path of the daemon runs 5-15x slower (TSan
+ * measured a 5.9 ms ready-idle stretch on the loaded machine), so there
+ * the bound is 20 ms: the sanitizer runs check memory and races, the plain
+ * build checks the 1 ms. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define READY_IDLE_MS 20.0
+#else
+#define READY_IDLE_MS 1.0
+#endif
 #define NEEDS_ORDER "needs the order branch"
 
 #define NPART 6
@@ -234,8 +243,8 @@ static json_object *report(const char *trace, int *status)
 	char cmd[4 * PATH_MAX];
 	*status = -1;
 	static char buf[1 << 20];
-	snprintf(cmd, sizeof(cmd), "python3 %s/tools/cuzk-trace-report --json --check --ready-idle-ms 1 %s",
-		 root, trace);
+	snprintf(cmd, sizeof(cmd), "python3 %s/tools/cuzk-trace-report --json --check --ready-idle-ms %g %s",
+		 root, READY_IDLE_MS, trace);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return NULL;
@@ -317,7 +326,7 @@ static void scenario(const struct scen *s)
 		ct_diag("  device %d: busy %.1f ms, %d partitions; idle: %s", i, num(dv, "busy_ms"),
 			(int)num(dv, "partitions"), json_object_to_json_string(json_object_object_get(dv, "idle_by_cause_ms")));
 	}
-	int order_ok = inv <= s->ncons, ready_ok = num(rep, "ready_idle_daemon_max_ms") <= 1.0 &&
+	int order_ok = inv <= s->ncons, ready_ok = num(rep, "ready_idle_daemon_max_ms") <= READY_IDLE_MS &&
 					      num(rep, "sched_samples") > 0;
 	ct_ok(ndev == s->ndev && num(rep, "named_share") >= 0.99 && stop == 0 &&
 	      (rc == 0) == (order_ok && ready_ok),
@@ -331,8 +340,8 @@ static void scenario(const struct scen *s)
 		    fmt("%s: order bound: worst partition saw %d higher-key starts while ready (bound %d)", s->name,
 			inv, s->ncons));
 	ready_point(ready_ok,
-		    fmt("%s: no device idle > 1 ms while work was ready, by the daemon (longest %.3f ms; "
-			"%.2f ms with scheduler delay; the trace has %d sched samples)", s->name,
+		    fmt("%s: no device idle > %g ms while work was ready, by the daemon (longest %.3f ms; "
+			"%.2f ms with scheduler delay; the trace has %d sched samples)", s->name, READY_IDLE_MS,
 			num(rep, "ready_idle_daemon_max_ms"), num(rep, "ready_idle_max_ms"),
 			(int)num(rep, "sched_samples")));
 
