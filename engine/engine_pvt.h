@@ -127,6 +127,8 @@ struct cz_job {
 	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
 	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
+	bool acct_late;         /* its end was recorded with partitions running (a cancel):
+				 * its accounting follows once the last one ends */
 	struct cz_job *next;
 };
 
