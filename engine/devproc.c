@@ -156,13 +156,12 @@ static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct c
 	__atomic_store_n(&p->keys[id].key, NULL, __ATOMIC_RELEASE);
 	if (k->pinned)
 		be->unpin_host(k->reg.base);
-	if (k->curve == CZ_CURVE_BN254) {
+	if (be->unload_key)     /* either curve: the union's address is the key's */
+		be->unload_key(hw, &k->key);
+	if (k->curve == CZ_CURVE_BN254)
 		cz_bn254_ntt_domain_destroy(k->bn_dom);
-	} else {
-		if (be->unload_key)     /* cuda keeps BLS12-381 keys only, so far */
-			be->unload_key(hw, &k->key);
+	else
 		cz_ntt_domain_destroy(k->dom);
-	}
 	cz_region_destroy(&k->reg);
 	memset(k, 0, sizeof(*k));
 }

@@ -65,7 +65,7 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 		return -1;
 	if (c->curve == CZ_CURVE_BN254 && !be->bn254) {
 		snprintf(err, cap, "%s: curve bn128/BN254, expected bls12381/BLS12-381: backend %s "
-			 "proves no other yet (cpu and null prove both)", path, be->name);
+			 "proves no other yet (cpu, null and cuda prove both)", path, be->name);
 		return -1;
 	}
 	if (c->curve == CZ_CURVE_BN254) {
@@ -229,8 +229,8 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 		return r;
 	/* No job uses it: no device computes with it now.  Devices that keep a
 	 * copy (cuda) drop it, or it would stay resident after the key is gone. */
-	for (unsigned i = 0; e->be->unload_key && gone->curve != CZ_CURVE_BN254 && i < e->ndev; i++)
-		if (e->devs[i].dev)     /* unload_key takes BLS12-381 keys: cuda keeps no other */
+	for (unsigned i = 0; e->be->unload_key && i < e->ndev; i++)
+		if (e->devs[i].dev)     /* either curve: the union's address is the key's */
 			e->be->unload_key(e->devs[i].dev, &gone->key);
 	cz_devproc_key(e, gone->key_id, -1);     /* children drop theirs */
 	/* Finished jobs still name the circuit in status: keep only its name. */

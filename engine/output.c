@@ -36,13 +36,13 @@
  * filter), the writer logs it once at start and uses write(2)/fsync(2).
  */
 #include "engine/engine_pvt.h"
+#include "engine/uring.h"
 #include "lib/thread.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,8 +477,8 @@ static void write_batch(struct cz_output *w, unsigned nj, unsigned nf)
 	if (rc && w->have_ring) {
 		/* The ring's state is unknown after a failed submit or wait:
 		 * make it again (once per failure, not per partition). */
-		io_uring_queue_exit(&w->ring);
-		w->have_ring = io_uring_queue_init(RING_ENTRIES, &w->ring, 0) == 0;
+		cz_uring_exit(&w->ring);
+		w->have_ring = cz_uring_init(RING_ENTRIES, &w->ring, 0) == 0;
 	}
 }
 
@@ -564,7 +564,7 @@ int cz_output_start(struct cz_engine *e, char *err, size_t cap)
 	w->pfd = open(pd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	int rc = io_uring_queue_init(RING_ENTRIES, &w->ring, 0);
+	int rc = cz_uring_init(RING_ENTRIES, &w->ring, 0);
 	w->have_ring = rc == 0;
 	if (rc)
 		fprintf(stderr, "cuzkd: io_uring unavailable (%s): writing proofs with write(2) and fsync(2)\n",
@@ -572,7 +572,7 @@ int cz_output_start(struct cz_engine *e, char *err, size_t cap)
 	if (pthread_create(&w->tid, NULL, writer_main, w)) {
 		snprintf(err, cap, "cannot start the output writer thread");
 		if (w->have_ring)
-			io_uring_queue_exit(&w->ring);
+			cz_uring_exit(&w->ring);
 		if (w->pfd >= 0)
 			close(w->pfd);
 		free(w);
@@ -594,7 +594,7 @@ void cz_output_stop(struct cz_engine *e)
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->tid, NULL);
 	if (w->have_ring)
-		io_uring_queue_exit(&w->ring);
+		cz_uring_exit(&w->ring);
 	if (w->pfd >= 0)
 		close(w->pfd);
 	pthread_mutex_destroy(&w->lock);

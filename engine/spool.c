@@ -22,12 +22,12 @@
  */
 #define _GNU_SOURCE     /* copy_file_range */
 #include "engine/journal.h"
+#include "engine/uring.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
-#include <liburing.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +170,7 @@ int cz_spool_sync(const int *fds, uint32_t n, char *err, size_t cap)
 	unsigned ent = 1;
 	while (ent < n && ent < 256)
 		ent <<= 1;
-	if (n > 1 && io_uring_queue_init(ent, &ring, 0) == 0) {
+	if (n > 1 && cz_uring_init(ent, &ring, 0) == 0) {
 		uint32_t next = 0, inflight = 0, bad = UINT32_MAX;
 		int rc = 0;
 		while ((next < n || inflight) && !rc) {
@@ -200,7 +200,7 @@ int cz_spool_sync(const int *fds, uint32_t n, char *err, size_t cap)
 			io_uring_cq_advance(&ring, seen);
 			inflight -= seen;
 		}
-		io_uring_queue_exit(&ring);
+		cz_uring_exit(&ring);
 		if (rc)
 			snprintf(err, cap, "fsync of spool file %u: %s", bad == UINT32_MAX ? 0 : bad, strerror(-rc));
 		return rc;

@@ -116,10 +116,11 @@ struct cz_backend {
 	 * CZ_GROTH16_* code with err set to the cause. */
 	int (*finish)(const struct cz_dev_work *w, void *pub, union cz_dev_proof *p,
 		      char *err, size_t cap);
-	/* Drops what device d keeps of key k (cuda: its resident copy of the
-	 * points).  The engine calls it on every device when k is unloaded,
-	 * before freeing k, once no job uses k.  NULL: nothing kept. */
-	void (*unload_key)(struct cz_device *d, const struct cz_groth16_key *k);
+	/* Drops what device d keeps of key k, either curve's key struct (cuda:
+	 * its resident copy of the points, found by k's address).  The engine
+	 * calls it on every device when k is unloaded, before freeing k, once
+	 * no job uses k.  NULL: nothing kept. */
+	void (*unload_key)(struct cz_device *d, const void *k);
 	/* Pins [base, base + len), host memory the process keeps mapped (a
 	 * partition arena, a key's shared region), so the devices copy from it
 	 * by DMA, not through staging buffers; once per region, before a prove

@@ -7,7 +7,8 @@
  * time to a device (gpu/backend.h); this file turns that into H2D copies,
  * three odd-coset NTTs and h = a·b - c (gpu/ntt.cu), and the four G1 MSMs
  * (gpu/msm.cu), all on one stream, with the results read back as four
- * points.  The G2 MSM runs on host cores meanwhile (gpu/cuda.c).
+ * points; one template over the curve, for BLS12-381 and BN254 keys.  The
+ * G2 MSM runs on host cores meanwhile (gpu/cuda.c).
  *
  * Per device: one stream, one lock (every entry point holds it: a device
  * runs one partition at a time, which is also the engine's contract), the
@@ -20,11 +21,12 @@
  * every partition while in service.
  *
  * Memory residency.  A key's G1 points (A, B1, C: nvars each, H: n; 96
- * bytes a point, ~50 GB for a 2^27 circuit) are copied once per (device,
- * key) and stay until evicted (LRU, when a new key does not fit) or
- * forgotten.  The cache is keyed by the key's address; since an address can
- * be reused after free, an entry also records the sizes and four sample
- * points and is reloaded when they differ.  Scratch (a, b, c, the MSM's
+ * bytes a point for BLS12-381, 64 for BN254, ~50 GB for a 2^27 BLS12-381
+ * circuit) are copied once per (device, key) and stay until evicted (LRU,
+ * when a new key does not fit) or forgotten.  The cache is keyed by the
+ * key's address and curve; since an address can be reused after free (and
+ * the engine's keys of both curves share one), an entry also records the
+ * curve, the sizes and four sample points and is reloaded when they differ.  Scratch (a, b, c, the MSM's
  * pairs and buckets) comes from the stream-ordered pool (cudaMallocAsync)
  * and is returned in stream order at the end of each call; the pool keeps
  * the pages, so steady state makes no driver allocations.  Sizing counts
@@ -327,21 +329,83 @@ extern "C" void cz_cuda_forget_key(struct cz_cuda_dev *d, const void *key_id)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static void key_fingerprint(cz_g1_affine fp[4], const struct cz_cuda_g16 *in)
+/* A curve's Groth16 device stage under one set of names, for key_get and
+ * g16 below: its C interface's in and out, host and device point types,
+ * and the steps that are not overloads on the element type. */
+struct g16_bls {
+	typedef struct cz_cuda_g16 in_t;
+	typedef struct cz_cuda_g16_out out_t;
+	typedef cz_g1_affine haff;
+	typedef cz_g1_jac hjac;
+	typedef cz_g1a32 aff;
+	typedef cz_g1xyzz32 xyzz;
+	typedef cz_fr32 fr;
+	enum { curve = 0 };
+	static int dom_get(struct cz_cuda_dev *d, unsigned L, struct cz_cuda_dom **m)
+	{
+		return cz_cuda_dom_get(d, L, m);
+	}
+	static int msm(struct cz_cuda_dev *d, xyzz *o, const aff *b, const fr *s, size_t n,
+		       struct cz_cuda_msm_shape *sh)
+	{
+		return cz_cuda_msm_dev(d, o, b, s, n, 0, sh);
+	}
+	static void combine(hjac *r, const xyzz *w, unsigned nwin, unsigned c, const xyzz *ones)
+	{
+		cz_msm32_combine(r, w, nwin, c, ones);
+	}
+};
+struct g16_bn254 {
+	typedef struct cz_cuda_bn254_g16 in_t;
+	typedef struct cz_cuda_bn254_g16_out out_t;
+	typedef cz_bn254_g1_affine haff;
+	typedef cz_bn254_g1_jac hjac;
+	typedef cz_bn254_g1a32 aff;
+	typedef cz_bn254_g1xyzz32 xyzz;
+	typedef cz_bn254_fr32 fr;
+	enum { curve = 1 };
+	static int dom_get(struct cz_cuda_dev *d, unsigned L, struct cz_cuda_dom **m)
+	{
+		return cz_cuda_bn254_dom_get(d, L, m);
+	}
+	static int msm(struct cz_cuda_dev *d, xyzz *o, const aff *b, const fr *s, size_t n,
+		       struct cz_cuda_msm_shape *sh)
+	{
+		return cz_cuda_bn254_msm_dev(d, o, b, s, n, 0, sh);
+	}
+	static void combine(hjac *r, const xyzz *w, unsigned nwin, unsigned c, const xyzz *ones)
+	{
+		cz_bn254_msm32_combine(r, w, nwin, c, ones);
+	}
+};
+static_assert(sizeof(cz_g1_affine) == sizeof(cz_g1a32) &&
+		      sizeof(cz_bn254_g1_affine) == sizeof(cz_bn254_g1a32),
+	      "host and device affine points are the same bytes");
+static_assert(sizeof(cz_bn254_g1_affine) <= sizeof(cz_g1_affine),
+	      "a key's fingerprint holds either curve's points");
+static_assert(sizeof(cz_bn254_g1xyzz32) <= sizeof(cz_g1xyzz32),
+	      "d->hsums holds either curve's window sums");
+
+template <class C>
+static void key_fingerprint(unsigned char fp[4 * sizeof(cz_g1_affine)], const typename C::in_t *in)
 {
-	static const cz_g1_affine inf = {};
+	typedef typename C::haff A;
+	static const A inf = {};
 	size_t n = (size_t)1 << in->log2n;
-	fp[0] = in->nvars ? in->a[in->nvars - 1] : inf;
-	fp[1] = in->nvars ? in->b1[0] : inf;
-	fp[2] = in->nvars > in->npc ? in->c[0] : inf;
-	fp[3] = in->h[n - 1];
+	const A *p[4] = { in->nvars ? &in->a[in->nvars - 1] : &inf, in->nvars ? &in->b1[0] : &inf,
+			  in->nvars > in->npc ? &in->c[0] : &inf, &in->h[n - 1] };
+
+	memset(fp, 0, 4 * sizeof(cz_g1_affine));
+	for (int i = 0; i < 4; i++)
+		memcpy(fp + i * sizeof(A), p[i], sizeof(A));
 }
 
-static int upload(struct cz_cuda_dev *d, cz_g1a32 **dst, const cz_g1_affine *src, size_t n)
+template <class C>
+static int upload(struct cz_cuda_dev *d, void **dst, const typename C::haff *src, size_t n)
 {
-	CZ_CK(d, cudaMalloc((void **)dst, (n ? n : 1) * sizeof(cz_g1a32)));
+	CZ_CK(d, cudaMalloc(dst, (n ? n : 1) * sizeof(typename C::aff)));
 	if (n)
-		CZ_CK(d, cz_cuda_h2d(d, *dst, src, n * sizeof(cz_g1a32)));
+		CZ_CK(d, cz_cuda_h2d(d, *dst, src, n * sizeof(typename C::aff)));
 	return 0;
 }
 
@@ -355,25 +419,30 @@ static struct cz_cuda_key *key_lru(struct cz_cuda_dev *d)
 	return v;
 }
 
-/* The resident copy of in's key points, loading (and evicting) as needed. */
-static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cuda_key **out)
+/* The resident copy of in's key points, loading (and evicting) as needed.
+ * An entry is found by (key_id, curve): the engine's key structs of both
+ * curves share one address in a union, so an address seen with the other
+ * curve is another key, dropped and uploaded as this one. */
+template <class C>
+static int key_get(struct cz_cuda_dev *d, const typename C::in_t *in, struct cz_cuda_key **out)
 {
-	cz_g1_affine fp[4];
+	unsigned char fp[4 * sizeof(cz_g1_affine)];
 	struct cz_cuda_key *k = NULL;
 	size_t n = (size_t)1 << in->log2n;
 
-	key_fingerprint(fp, in);
+	key_fingerprint<C>(fp, in);
 	for (int i = 0; i < CZ_CUDA_KEYS; i++) {
 		struct cz_cuda_key *e = &d->keys[i];
 		if (e->id != in->key_id)
 			continue;
-		if (e->nvars == in->nvars && e->npc == in->npc && e->log2n == in->log2n &&
-		    !memcmp(e->fp, fp, sizeof(fp))) {
+		if (e->curve == C::curve && e->nvars == in->nvars && e->npc == in->npc &&
+		    e->log2n == in->log2n && !memcmp(e->fp, fp, sizeof(fp))) {
 			e->used = ++d->stamp;
 			*out = e;
 			return 0;
 		}
-		key_drop(e);  /* same address, another key */
+		CZ_CK(d, cudaStreamSynchronize(d->s));
+		key_drop(e);  /* same address, another key (or the other curve's) */
 	}
 	for (int i = 0; i < CZ_CUDA_KEYS && !k; i++)
 		if (!d->keys[i].id)
@@ -384,13 +453,13 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 		key_drop(k);
 	}
 	for (bool trimmed = false;;) {
-		int rc = upload(d, &k->a, in->a, in->nvars);
+		int rc = upload<C>(d, &k->a, in->a, in->nvars);
 		if (!rc)
-			rc = upload(d, &k->b1, in->b1, in->nvars);
+			rc = upload<C>(d, &k->b1, in->b1, in->nvars);
 		if (!rc)
-			rc = upload(d, &k->c, in->c, in->nvars - in->npc);
+			rc = upload<C>(d, &k->c, in->c, in->nvars - in->npc);
 		if (!rc)
-			rc = upload(d, &k->h, in->h, n);
+			rc = upload<C>(d, &k->h, in->h, n);
 		if (!rc)
 			break;
 		key_drop(k);
@@ -409,6 +478,7 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 		trimmed = true;
 	}
 	k->id = in->key_id;
+	k->curve = C::curve;
 	k->nvars = in->nvars;
 	k->npc = in->npc;
 	k->log2n = in->log2n;
@@ -419,24 +489,29 @@ static int key_get(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct c
 }
 
 /*
- * The stage, on one stream.  Buffers X0..X3 of n elements: a, b, c arrive in
+ * The stage, on one stream, for either curve (the same kernels, one template
+ * instance each).  Buffers X0..X3 of n elements: a, b, c arrive in
  * X0..X2; each polynomial's odd-coset transform is DIF (in place), gather
  * into the free buffer, DIF there, which frees the first buffer for the next
  * polynomial.  The results stay bit-reversed: h's kernel reads them so.
  */
-static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cuda_g16_out *out)
+template <class C>
+static int g16(struct cz_cuda_dev *d, const typename C::in_t *in, typename C::out_t *out)
 {
+	typedef typename C::fr F;
+	typedef typename C::xyzz X;
+	typedef typename C::aff A;
 	size_t n = (size_t)1 << in->log2n, nc = in->nvars - in->npc;
 	struct cz_cuda_key *k = nullptr;
 	struct cz_cuda_dom *m;
 	cz_scratch sc(d);
-	cz_fr32 *x[4], *w;
-	cz_g1xyzz32 *res;
+	F *x[4], *w;
+	X *res;
 	cudaEvent_t ev[4] = { d->ev[0], d->ev[1], nullptr, nullptr };
 	enum { W = CZ_MSM32_MAXWIN + 1 };
 
-	CZ_TRY(key_get(d, in, &k));
-	CZ_TRY(cz_cuda_dom_get(d, in->log2n, &m));
+	CZ_TRY(key_get<C>(d, in, &k));
+	CZ_TRY(C::dom_get(d, in->log2n, &m));
 	for (int i = 0; i < 4; i++)
 		CZ_TRY(sc.get(&x[i], n));
 	CZ_TRY(sc.get(&w, in->nvars));
@@ -454,15 +529,15 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 		~evs() { cudaEventDestroy(a); cudaEventDestroy(b); }
 	} own = { ev[2], ev[3] };
 
-	const cz_fr *src[3] = { in->pa, in->pb, in->pc };
+	const void *src[3] = { in->pa, in->pb, in->pc };
 	CZ_CK(d, cudaEventRecord(ev[0], d->s));
 	for (int i = 0; i < 3; i++)
-		CZ_CK(d, cz_cuda_h2d(d, x[i], src[i], n * sizeof(cz_fr32)));
+		CZ_CK(d, cz_cuda_h2d(d, x[i], src[i], n * sizeof(F)));
 	if (in->nvars)
-		CZ_CK(d, cz_cuda_h2d(d, w, in->w, in->nvars * sizeof(cz_fr32)));
+		CZ_CK(d, cz_cuda_h2d(d, w, in->w, in->nvars * sizeof(F)));
 	CZ_CK(d, cudaEventRecord(ev[1], d->s));
 
-	cz_fr32 *evl[3];
+	F *evl[3];
 	int freebuf = 3;
 	for (int i = 0; i < 3; i++) {
 		CZ_TRY(cz_cuda_dif(d, m, x[i]));
@@ -472,30 +547,30 @@ static int g16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in, struct cz_cu
 		evl[i] = x[freebuf];
 		freebuf = i;
 	}
-	cz_fr32 *h = x[freebuf];
+	F *h = x[freebuf];
 	CZ_TRY(cz_cuda_abc(d, m, h, evl[0], evl[1], evl[2]));
 	CZ_CK(d, cudaEventRecord(ev[2], d->s));
 
 	struct cz_cuda_msm_shape sh[4];
-	CZ_TRY(cz_cuda_msm_dev(d, res, k->a, w, in->nvars, 0, &sh[0]));
-	CZ_TRY(cz_cuda_msm_dev(d, res + W, k->b1, w, in->nvars, 0, &sh[1]));
-	CZ_TRY(cz_cuda_msm_dev(d, res + 2 * W, k->c, w + in->npc, nc, 0, &sh[2]));
-	CZ_TRY(cz_cuda_msm_dev(d, res + 3 * W, k->h, h, n, 0, &sh[3]));
-	cz_g1xyzz32 *hr = (cz_g1xyzz32 *)d->hsums;  /* pinned, 4·W entries, under d->lock */
+	CZ_TRY(C::msm(d, res, (const A *)k->a, w, in->nvars, &sh[0]));
+	CZ_TRY(C::msm(d, res + W, (const A *)k->b1, w, in->nvars, &sh[1]));
+	CZ_TRY(C::msm(d, res + 2 * W, (const A *)k->c, w + in->npc, nc, &sh[2]));
+	CZ_TRY(C::msm(d, res + 3 * W, (const A *)k->h, h, n, &sh[3]));
+	X *hr = (X *)d->hsums;  /* pinned, 4·W entries, under d->lock */
 	CZ_CK(d, cudaMemcpyAsync(hr, res, 4 * W * sizeof(*hr), cudaMemcpyDeviceToHost, d->s));
 	CZ_CK(d, cudaEventRecord(ev[3], d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
 	CZ_CK(d, cudaEventElapsedTime(&out->ms_h2d, ev[0], ev[1]));
 	CZ_CK(d, cudaEventElapsedTime(&out->ms_ntt, ev[1], ev[2]));
 	CZ_CK(d, cudaEventElapsedTime(&out->ms_msm, ev[2], ev[3]));
-	cz_g1_jac *dst[4] = { &out->a, &out->b1, &out->c, &out->h };
+	typename C::hjac *dst[4] = { &out->a, &out->b1, &out->c, &out->h };
 	for (int i = 0; i < 4; i++)
-		cz_msm32_combine(dst[i], hr + i * W, sh[i].nwin, sh[i].c, hr + i * W + sh[i].nwin);
+		C::combine(dst[i], hr + i * W, sh[i].nwin, sh[i].c, hr + i * W + sh[i].nwin);
 	return 0;
 }
 
-extern "C" int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
-			       struct cz_cuda_g16_out *out)
+template <class C>
+static int groth16(struct cz_cuda_dev *d, const typename C::in_t *in, typename C::out_t *out)
 {
 	int rc;
 
@@ -506,10 +581,22 @@ extern "C" int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *
 		rc = -ENODEV;
 	} else {
 		cudaSetDevice(d->id);
-		rc = g16(d, in, out);
+		rc = g16<C>(d, in, out);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return rc;
+}
+
+extern "C" int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
+			       struct cz_cuda_g16_out *out)
+{
+	return groth16<g16_bls>(d, in, out);
+}
+
+extern "C" int cz_cuda_bn254_groth16(struct cz_cuda_dev *d, const struct cz_cuda_bn254_g16 *in,
+				     struct cz_cuda_bn254_g16_out *out)
+{
+	return groth16<g16_bn254>(d, in, out);
 }
 
 /* Mirrors struct cz_cuda_arith_in/out in the device's types (same bytes). */

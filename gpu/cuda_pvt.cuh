@@ -35,12 +35,16 @@ struct cz_cuda_dom {
 	unsigned s;                 /* lo has 2^s entries */
 };
 
-/* One proving key's resident points (gpu/cuda_dev.cu). */
+/* One proving key's resident points (gpu/cuda_dev.cu), of either curve:
+ * the points are that curve's cz_g1a32 or cz_bn254_g1a32. */
 struct cz_cuda_key {
 	const void *id;             /* the host key's address; NULL: free slot */
+	int curve;                  /* 0 BLS12-381, 1 BN254 (as dom[]) */
 	uint32_t nvars, npc, log2n;
-	cz_g1_affine fp[4];         /* fingerprint: a[last], b1[0], c[0], h[last] */
-	cz_g1a32 *a, *b1, *c, *h;
+	/* fingerprint: a[last], b1[0], c[0], h[last], as bytes of the curve's
+	 * affine points (96 or 64 bytes each) */
+	unsigned char fp[4 * sizeof(cz_g1_affine)];
+	void *a, *b1, *c, *h;
 	uint64_t used;              /* LRU stamp */
 };
 
@@ -138,19 +142,26 @@ void cz_cuda_pool_trim(struct cz_cuda_dev *d);
  * a registered range (cz_cuda_host_register), else staged by the driver. */
 cudaError_t cz_cuda_h2d(struct cz_cuda_dev *d, void *dst, const void *src, size_t bytes);
 
-/* gpu/ntt.cu */
+/* gpu/ntt.cu; each step twice, one per curve's Fr (C++ overloads on the
+ * element type; the domain of BN254 comes from cz_cuda_bn254_dom_get). */
 /* B, the shared-memory stages, for smem bytes of shared memory a block. */
 unsigned cz_cuda_block_log2(size_t smem);
 int cz_cuda_dom_get(struct cz_cuda_dev *d, unsigned log2n, struct cz_cuda_dom **out);
+int cz_cuda_bn254_dom_get(struct cz_cuda_dev *d, unsigned log2n, struct cz_cuda_dom **out);
 void cz_cuda_dom_free(struct cz_cuda_dom *m);
 /* The DIF in place on device memory, natural order in, bit-reversed out. */
 int cz_cuda_dif(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *a);
+int cz_cuda_dif(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *a);
 /* dst[k] = src[idx(k)]·table (gpu/ntt32.h); tab: -1 none, 0..3 as in dom. */
 int cz_cuda_gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *dst,
 		   const cz_fr32 *src, unsigned flags, int tab);
+int cz_cuda_gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *dst,
+		   const cz_bn254_fr32 *src, unsigned flags, int tab);
 /* h[k] = a·b - c (standard form) from bit-reversed odd-coset values. */
 int cz_cuda_abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *h,
 		const cz_fr32 *a, const cz_fr32 *b, const cz_fr32 *c);
+int cz_cuda_abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *h,
+		const cz_bn254_fr32 *a, const cz_bn254_fr32 *b, const cz_bn254_fr32 *c);
 enum { CZ_TAB_INV = 0, CZ_TAB_COSET = 1, CZ_TAB_COSET_INV = 2, CZ_TAB_ODD = 3 };
 
 /* gpu/msm.cu: Σ s[i]·bases[i] on the device as the sums the host combines

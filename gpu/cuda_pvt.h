@@ -87,6 +87,23 @@ struct cz_cuda_g16_out {
 };
 int cz_cuda_groth16(struct cz_cuda_dev *d, const struct cz_cuda_g16 *in,
 		    struct cz_cuda_g16_out *out);
+/* The same stage over BN254 (a bn128 key): the same kernels, NTT tables and
+ * key cache; an entry is a (key_id, curve) pair, so a BN254 key at an
+ * address a BLS12-381 key had is uploaded afresh, never read as the other
+ * curve's points. */
+struct cz_cuda_bn254_g16 {
+	const void *key_id;
+	uint32_t nvars, npc, log2n;
+	const cz_bn254_g1_affine *a, *b1, *c, *h;
+	const cz_scalar *w;
+	const cz_bn254_fr *pa, *pb, *pc;
+};
+struct cz_cuda_bn254_g16_out {
+	cz_bn254_g1_jac a, b1, c, h;
+	float ms_h2d, ms_ntt, ms_msm;
+};
+int cz_cuda_bn254_groth16(struct cz_cuda_dev *d, const struct cz_cuda_bn254_g16 *in,
+			  struct cz_cuda_bn254_g16_out *out);
 /* The device's field and point arithmetic on n inputs, for the tests: it
  * isolates an arithmetic fault from a pipeline fault.  Per input, for both
  * curves: Fr and Fp a + b, a - b, a·b, a², and the XYZZ mixed sum p + q; and
@@ -115,7 +132,7 @@ struct cz_cuda_arith_out {
 };
 int cz_cuda_arith(struct cz_cuda_dev *d, const struct cz_cuda_arith_in *in,
 		  struct cz_cuda_arith_out *out, size_t n);
-/* Drops the resident copy of a key (before freeing it). */
+/* Drops the resident copy of a key, of either curve (before freeing it). */
 void cz_cuda_forget_key(struct cz_cuda_dev *d, const void *key_id);
 
 #ifdef __cplusplus

@@ -273,6 +273,11 @@ int cz_cuda_dom_get(struct cz_cuda_dev *d, unsigned L, struct cz_cuda_dom **out)
 	return dom_get<ntt_bls>(d, L, out);
 }
 
+int cz_cuda_bn254_dom_get(struct cz_cuda_dev *d, unsigned L, struct cz_cuda_dom **out)
+{
+	return dom_get<ntt_bn254>(d, L, out);
+}
+
 template <class C>
 static int dif(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, typename C::fr *a)
 {
@@ -310,9 +315,24 @@ static int gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, typename C
 	return 0;
 }
 
+template <class C>
+static int abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, typename C::fr *h,
+	       const typename C::fr *a, const typename C::fr *b, const typename C::fr *c)
+{
+	size_t n = (size_t)1 << m->log2n;
+	k_abc<C><<<cz_blocks(n, NTT_THREADS), NTT_THREADS, 0, d->s>>>(h, a, b, c, n, m->log2n);
+	CZ_CK_LAUNCH(d, "k_abc");
+	return 0;
+}
+
 int cz_cuda_dif(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *a)
 {
 	return dif<ntt_bls>(d, m, a);
+}
+
+int cz_cuda_dif(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *a)
+{
+	return dif<ntt_bn254>(d, m, a);
 }
 
 int cz_cuda_gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *dst,
@@ -321,13 +341,22 @@ int cz_cuda_gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *
 	return gather<ntt_bls>(d, m, dst, src, flags, tab);
 }
 
+int cz_cuda_gather(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *dst,
+		   const cz_bn254_fr32 *src, unsigned flags, int tab)
+{
+	return gather<ntt_bn254>(d, m, dst, src, flags, tab);
+}
+
 int cz_cuda_abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_fr32 *h,
 		const cz_fr32 *a, const cz_fr32 *b, const cz_fr32 *c)
 {
-	size_t n = (size_t)1 << m->log2n;
-	k_abc<ntt_bls><<<cz_blocks(n, NTT_THREADS), NTT_THREADS, 0, d->s>>>(h, a, b, c, n, m->log2n);
-	CZ_CK_LAUNCH(d, "k_abc");
-	return 0;
+	return abc<ntt_bls>(d, m, h, a, b, c);
+}
+
+int cz_cuda_abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr32 *h,
+		const cz_bn254_fr32 *a, const cz_bn254_fr32 *b, const cz_bn254_fr32 *c)
+{
+	return abc<ntt_bn254>(d, m, h, a, b, c);
 }
 
 /* The zk/ntt.h transforms, each as DIFs and gathers (the sequences the host

@@ -91,8 +91,10 @@
  *     the caller to re-enqueue and frees the slots.  (Elements the consumer
  *     had already copied and released when it died were in its own memory
  *     and are gone with it; the engine re-issues a dead prover's work.)
- *   - sp producer / sc consumer: nothing is claimed; a successor continues
- *     from the stale tail/head and steps over slots whose tag is ahead.
+ *   - sp producer / sc consumer: nothing is claimed; both publish (free)
+ *     in position order, so what the dead one left is a prefix of its burst,
+ *     and a successor continues from the stale tail/head and steps over
+ *     slots whose tag is ahead.
  *   - a dead waiter leaves sleepers too high: wakers then make a syscall
  *     they did not need, which is harmless.
  * Recovering an owner that is still alive corrupts the ring: the supervisor
@@ -370,14 +372,28 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 			copy_elt(data + (size_t)((first + i) & mask) * esize,
 				 (const char *)objs + (size_t)(k + i) * esize, esize);
 		/* Publish.  W1: pairs with A2 — the bytes above are visible before
-		 * FULL is.  Last to first: a run's head, which holds the claim,
-		 * goes last, so until the whole run is out the claim is on record
-		 * (consumers wait at the head anyway). */
-		for (unsigned i = m; i-- > 0;) {
-			atomic_store_explicit(&st[(first + i) & mask], st_make(first + i, 0, S_FULL),
-					      memory_order_release);
-			if (mp && cz_ring_test_hook)
-				cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
+		 * FULL is.  mp: last to first: a run's head, which holds the
+		 * claim, goes last, so until the whole run is out the claim is on
+		 * record (consumers wait at the head anyway).  sp: first to last:
+		 * nothing is claimed, so a producer that dies here must leave a
+		 * published prefix, which consumers drain and a successor steps
+		 * over; last to first it would leave its first slot EMPTY behind
+		 * FULL ones, a hole the successor fills with its own element,
+		 * delivered ahead of the dead producer's (ring_recover.c). */
+		if (mp) {
+			for (unsigned i = m; i-- > 0;) {
+				atomic_store_explicit(&st[(first + i) & mask],
+						      st_make(first + i, 0, S_FULL), memory_order_release);
+				if (cz_ring_test_hook)
+					cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
+			}
+		} else {
+			for (unsigned i = 0; i < m; i++) {
+				atomic_store_explicit(&st[(first + i) & mask],
+						      st_make(first + i, 0, S_FULL), memory_order_release);
+				if (cz_ring_test_hook)
+					cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, m - 1 - i);
+			}
 		}
 		k += m;
 		if (full)

@@ -175,10 +175,11 @@ bool cz_ring_owner_dead(pid_t pid);
 
 /* Test hook: when set, called right after an mp producer claims a run of n
  * slots from pos (CZ_RING_HOOK_PCLAIM) and after an mc consumer claims one
- * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied; after an mp
+ * (CZ_RING_HOOK_CCLAIM, n = 1), before the data is copied; after a
  * producer publishes position pos with n more of its run to go
- * (CZ_RING_HOOK_PUBLISH); and when an mp/mc call has read its starting
- * position from the tail/head hint (CZ_RING_HOOK_HINT, n = 0).  Tests use
+ * (CZ_RING_HOOK_PUBLISH: an mp run last to first, sp in order); and when
+ * an mp/mc call has read its starting position from the tail/head hint
+ * (CZ_RING_HOOK_HINT, n = 0).  Tests use
  * it to stop a thread or process deterministically mid-operation; costs one
  * load and a branch. */
 enum {

@@ -69,4 +69,37 @@ static int bv_next(const char *name, char **vals, int max)
 	return -1;
 }
 
+/* After selftests/zk_curve_test.h (T_NAME, T_AFF, T_JAC, T_GEN, tfr): the
+ * lines called tag, a scalar k and then the coordinates of ffjavascript's
+ * k·G (nv values, read by from_dec), against T's mul and mul_vartime, and
+ * k·G in the subgroup when in_subgroup.  How many lines; *bad counts the
+ * misses. */
+#ifdef T_NAME
+static int bv_check_mul(const char *tag, int nv, bool (*from_dec)(T_AFF *, char **), int in_subgroup, int *bad)
+{
+	char *v[8];
+	int n = 0;
+	bv_rewind();
+	while (bv_next(tag, v, 8) == nv) {
+		tfr k;
+		uint64_t raw[4];
+		T_AFF want;
+		T_JAC g, r;
+		if (!TFR(from_dec)(&k, v[0]) || !from_dec(&want, v + 1)) {
+			(*bad)++;
+			continue;
+		}
+		TFR(from_mont)(raw, &k);
+		T_NAME(jac_from_affine)(&g, &T_GEN);
+		T_NAME(mul)(&r, &g, &k);
+		*bad += !T_NAME(jac_eq_affine)(&r, &want);
+		T_NAME(mul_vartime)(&r, &g, raw, 4);
+		*bad += !T_NAME(jac_eq_affine)(&r, &want);
+		*bad += in_subgroup && !T_NAME(affine_in_subgroup)(&want);
+		n++;
+	}
+	return n;
+}
+#endif
+
 #endif

@@ -9,39 +9,13 @@
  * it are skipped and cuzk's verifier (`cuzk verify`) still runs.
  * CZ_ISOLATION=process runs the same against device children.
  */
-#include "selftests/cz_test.h"
-
-#include <fcntl.h>
-#include <json-c/json.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #define CZ_DAEMON_ENV_ISOLATION
 #define CZ_DAEMON_START_TRIES 1000
 #include "selftests/cz_daemon.h"
 
-static char root[2 * PATH_MAX];
-static int have_snarkjs;
+#include <sys/stat.h>
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static char buf[16][2048];
-	static int k;
-	va_list ap;
-	char *b = buf[k++ % 16];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
-}
+static int have_snarkjs;
 
 /* The fixtures of one curve: D the data directory. */
 static const char *data(int bn)
@@ -135,7 +109,7 @@ static void test_both(struct daemon *d)
 	int nproofs = 0, nok = 0, npub = 0, bins = 1;
 	for (int i = 0; i < NJOBS; i++) {
 		const struct jobspec *j = &jobs[i];
-		json_object *r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", j->id));
+		json_object *r = daemon_await(d, j->id, -1);
 		char out[PATH_MAX];
 		snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
 		if (!ok_of(r) || strcmp(str_of(r, "state"), "done"))
@@ -163,14 +137,14 @@ static void test_both(struct daemon *d)
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bn_mul\",\"id\":\"x1\",\"witnesses\":[\"%s/mulchain_1.wtns\"]}",
 		 data(0));
 	json_object_put(req(d, q));
-	json_object *r = req(d, "{\"op\":\"await\",\"job\":\"x1\"}");
+	json_object *r = daemon_await(d, "x1", -1);
 	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "curve bls12381/BLS12-381, expected bn128/BN254"),
 	      "bn128 key, BLS12-381 witness: the job fails naming both curves: %s", str_of(r, "error"));
 	json_object_put(r);
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bls_mul\",\"id\":\"x2\",\"witnesses\":[\"%s/mulchain_1.wtns\"]}",
 		 data(1));
 	json_object_put(req(d, q));
-	r = req(d, "{\"op\":\"await\",\"job\":\"x2\"}");
+	r = daemon_await(d, "x2", -1);
 	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "curve bn128/BN254, expected bls12381/BLS12-381"),
 	      "BLS12-381 key, bn128 witness: the job fails naming both curves: %s", str_of(r, "error"));
 	json_object_put(r);
@@ -193,7 +167,7 @@ static void test_both(struct daemon *d)
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bn_mul\",\"id\":\"x3\",\"witnesses\":[\"%s/mulchain_1.wtns\",\"%s\"]}",
 		 data(1), bad);
 	json_object_put(req(d, q));
-	r = req(d, "{\"op\":\"await\",\"job\":\"x3\"}");
+	r = daemon_await(d, "x3", -1);
 	ct_ok(ok && !ok_of(r) && strstr(str_of(r, "error"), "partition 1: witness does not satisfy the circuit"),
 	      "unsatisfying bn128 witness: the job fails naming the partition: %s", str_of(r, "error"));
 	json_object_put(r);
@@ -202,7 +176,7 @@ static void test_both(struct daemon *d)
 	ok = submit(d, "after_bn", "bn_range", 1, "rangehash", (const int[]){ 2 }, 1) &&
 	     submit(d, "after_bls", "bls_mul", 0, "mulchain", (const int[]){ 2 }, 1);
 	for (int i = 0; i < 2; i++) {
-		r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", i ? "after_bls" : "after_bn"));
+		r = daemon_await(d, i ? "after_bls" : "after_bn", -1);
 		char out[PATH_MAX];
 		snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
 		ok &= ok_of(r) && verify_one(fmt("%s/%s_vk.json", data(!i), i ? "mulchain" : "rangehash"), out, 0,
@@ -214,15 +188,9 @@ static void test_both(struct daemon *d)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-bn254"))
 		return 1;
-	char *sdir = dirname(self);
-	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
-	snprintf(root, sizeof(root), "%s/../..", sdir);
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-bn254-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(12);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
@@ -238,11 +206,5 @@ int main(int argc, char **argv)
 		return ct_exit();
 	test_both(&d);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

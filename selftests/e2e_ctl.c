@@ -1,89 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: the control plane against a hostile or unlucky client (issue 12): await timeouts, keys replaced during load, FIFO witnesses, connection slots, large replies, stalled trace readers, --socket on a file, field types. */
 #define _GNU_SOURCE  /* F_SETPIPE_SZ */
-#include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
-#include "selftests/cz_test.h"
-
-#include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <libgen.h>
-#include <limits.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 /* Bounds for "it answers" and "it exits": generous for a loaded 2-core
  * machine, and only where a wait that never ends is the defect. */
 #define ANSWER_MS 20000
 #define EXIT_TRIES 3000   /* × 10 ms */
 
-static char dir[PATH_MAX], bindir[2 * PATH_MAX];
+/* The shared helpers (load, submit, await, good_job) send through this
+ * test's own client: an answer within ANSWER_MS, the connection closed as
+ * a polite client does. */
+struct daemon;
+static json_object *req_fds(struct daemon *d, const char *json, const int *fds, int nfds);
+#define NWTNS 4
+#define CZ_DAEMON_REQ req_fds
+#define CZ_DAEMON_WATCH_EXIT
+#define CZ_DAEMON_STOP_TRIES EXIT_TRIES
+#include "selftests/cz_daemon.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 static struct cz_groth16_key key;
 
-/* Formats into one of 8 rotating buffers: a result lives for 7 more calls. */
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static char buf[8][8192];
-	static int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-/* ---- fixtures: a 2^8 key and 4 good witnesses; a larger key to replace ---- */
-
-static int make_fixtures(void)
-{
-	struct cz_cs cs;
-	cz_fr *w = NULL;
-	char err[256];
-
-	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL) ||
-	    cz_groth16_key_save(&key, fmt("%s/k.zkey", dir), err, sizeof(err)))
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		free(w);
-		cz_cs_free(&cs);
-		cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err);
-		if (cz_wtns_save(fmt("%s/w%d.wtns", dir, i), w, cs.nvars, err, sizeof(err)))
-			return -1;
-	}
-	free(w);
-	cz_cs_free(&cs);
-	/* The larger key's jobs are the ones waited on: 200 of its partitions
-	 * keep a job active far longer than any of the tests around it. */
-	struct cz_groth16_key big;
-	if (cz_builtin_build("merkle", 12, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &big, NULL) ||
-	    cz_groth16_key_save(&big, fmt("%s/big.zkey", dir), err, sizeof(err)) ||
-	    cz_wtns_save(fmt("%s/bw.wtns", dir), w, cs.nvars, err, sizeof(err)))
-		return -1;
-	cz_groth16_key_free(&big);
-	free(w);
-	cz_cs_free(&cs);
-	return 0;
-}
-
-/* ---- the daemon ---- */
-
-struct daemon {
-	pid_t pid;
-	char sock[2 * PATH_MAX];
-};
+/* ---- other programs, and the daemon's client ---- */
 
 static pid_t spawn(const char *const *argv, const char *log)
 {
@@ -105,37 +50,6 @@ static int wait_exit(pid_t pid)
 	for (int i = 0; i < EXIT_TRIES; i++) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int daemon_start(struct daemon *d, const char *name, const char *const *extra)
-{
-	const char *argv[40];
-	int n = 0;
-
-	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
-	argv[n++] = strdup(fmt("%s/cuzkd", bindir));
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
-	argv[n++] = "--state-dir";
-	argv[n++] = strdup(fmt("%s/%s-state", dir, name));
-	while (*extra && n < 38)
-		argv[n++] = *extra++;
-	argv[n] = NULL;
-	d->pid = spawn(argv, fmt("%s/%s.log", dir, name));
-	free((char *)argv[0]);
-	free((char *)argv[4]);
-	for (int i = 0; i < 1000; i++) {
-		char err[256];
-		int s = cz_ctl_connect(d->sock, err, sizeof(err));
-		if (s >= 0) {
-			close(s);
-			return 0;
-		}
-		if (waitpid(d->pid, NULL, WNOHANG) == d->pid)
-			return -1;
 		usleep(10000);
 	}
 	return -1;
@@ -226,41 +140,6 @@ static json_object *req(struct daemon *d, const char *json)
 	return req_fds(d, json, NULL, 0);
 }
 
-static int ok_of(json_object *r)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
-}
-
-static const char *str_of(json_object *r, const char *k)
-{
-	json_object *v;
-	return r && json_object_object_get_ex(r, k, &v) ? json_object_get_string(v) : "";
-}
-
-/* The request fails with an error containing want. */
-static int refused(json_object *r, const char *want)
-{
-	return r && !ok_of(r) && strstr(str_of(r, "error"), want);
-}
-
-static char *wpath(int i)
-{
-	return fmt("%s/w%d.wtns", dir, i % 4);
-}
-
-/* "[w0, w1, ...]": n witness paths. */
-static char *wlist(int n)
-{
-	static char b[64 * 1024];
-	size_t at = 0;
-	b[at++] = '[';
-	for (int i = 0; i < n; i++)
-		at += (size_t)snprintf(b + at, sizeof(b) - at, "%s\"%s\"", i ? "," : "", wpath(i));
-	snprintf(b + at, sizeof(b) - at, "]");
-	return b;
-}
-
 /* A 200-partition job of the larger key ("slow"), to wait on. */
 static char *slow_job(const char *id)
 {
@@ -270,36 +149,6 @@ static char *slow_job(const char *id)
 		at += (size_t)snprintf(b + at, sizeof(b) - at, "%s\"%s/bw.wtns\"", i ? "," : "", dir);
 	snprintf(b + at, sizeof(b) - at, "]}");
 	return b;
-}
-
-/* Proves a 4-partition job and checks partition 3's proof with cuzk's
- * verifier against the key the fixtures made. */
-static int good_job(struct daemon *d, const char *id)
-{
-	json_object *r = req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"witnesses\":%s}", id, wlist(4)));
-	int ok = ok_of(r);
-	json_object_put(r);
-	if (!ok)
-		return 0;
-	r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", id));
-	char out[PATH_MAX];
-	snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
-	ok = ok_of(r);
-	json_object_put(r);
-	if (!ok)
-		return 0;
-	char err[256];
-	struct cz_groth16_vk vk;
-	struct cz_groth16_proof p;
-	cz_fr *pub;
-	size_t np;
-	cz_groth16_vk_from_key(&vk, &key);
-	if (cz_proof_json_read(fmt("%s/3.proof.json", out), &p, err) ||
-	    cz_public_json_read(fmt("%s/3.public.json", out), &pub, &np, err))
-		return 0;
-	ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
-	free(pub);
-	return ok;
 }
 
 /* ---- 1: await timeouts ---- */
@@ -354,7 +203,7 @@ static void test_await(struct daemon *d)
 		all &= ok;
 	}
 	ct_ok(all, "cuzkctl await --timeout 1e19, inf, nan, abc, -1, '': exit 2 naming --timeout");
-	ct_ok(good_job(d, "after-await"), "the daemon still proves a good job (its proof verifies)");
+	ct_ok(good_job(d, "after-await", &key, -1), "the daemon still proves a good job (its proof verifies)");
 }
 
 /* ---- 2 (key half): a .zkey replaced in place during load ---- */
@@ -425,7 +274,7 @@ static void test_key_replaced(struct daemon *d)
 	ct_ok(answered == TRIES && alive(d),
 	      "%d loads while the .zkey is rewritten in place (cp): all answered, the daemon alive (%d loaded, %d 'changed while being read', %d other errors)",
 	      TRIES, loaded, changed, TRIES - loaded - changed);
-	ct_ok(good_job(d, "after-zkey"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-zkey", &key, -1), "the daemon still proves a good job");
 }
 
 /* ---- 3: FIFOs and other non-regular files ---- */
@@ -456,7 +305,7 @@ static void test_fifo(struct daemon *d)
 	r = req(d, "{\"op\":\"status\"}");
 	ct_ok(ok_of(r), "status answers after them");
 	json_object_put(r);
-	ct_ok(good_job(d, "after-fifo"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-fifo", &key, -1), "the daemon still proves a good job");
 }
 
 /* ---- 6: connection slots, idle and read timeouts ---- */
@@ -521,7 +370,7 @@ static void test_slots(struct daemon *d, double read_s)
 	char b;
 	ct_ok(readable(s, ANSWER_MS) && recv(s, &b, 1, 0) == 0, "and its connection closed");
 	close(s);
-	ct_ok(good_job(d, "after-slots"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-slots", &key, -1), "the daemon still proves a good job");
 }
 
 /* The idle timeout, on a daemon of its own (--idle-timeout 1): the main
@@ -539,13 +388,8 @@ static void test_idle(void)
 	json_object_put(r);
 	if (s >= 0)
 		close(s);
-	if (up) {
-		kill(d.pid, SIGTERM);
-		if (wait_exit(d.pid) < 0) {
-			kill(d.pid, SIGKILL);
-			waitpid(d.pid, NULL, 0);
-		}
-	}
+	if (up)
+		daemon_stop(&d);
 }
 
 /* The optional per-uid cap (--max-conns-per-uid 2), on a daemon of its own:
@@ -562,7 +406,7 @@ static void test_uid_cap(void)
 		ct_ok(0, "(skipped: no daemon)");
 		return;
 	}
-	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir)));
+	load_key(&d);
 	int i1 = cz_ctl_connect(d.sock, err, sizeof(err)), i2 = cz_ctl_connect(d.sock, err, sizeof(err));
 	json_object *r = req(&d, "{\"op\":\"status\"}");
 	json_object *e = answer(i1);
@@ -590,11 +434,7 @@ static void test_uid_cap(void)
 	ct_ok(capped, "with its 2 connections awaiting, the uid's third is refused naming the cap");
 	close(a[0]);
 	close(a[1]);
-	kill(d.pid, SIGTERM);
-	if (wait_exit(d.pid) < 0) {
-		kill(d.pid, SIGKILL);
-		waitpid(d.pid, NULL, 0);
-	}
+	daemon_stop(&d);
 }
 
 /* ---- 7: a reply over 1 MiB ---- */
@@ -628,7 +468,7 @@ static void test_big_reply(struct daemon *d)
 	ct_ok(st == 0 && strstr(out, "many299"), "cuzkctl status prints it (exit %d)", st);
 	free(out);
 	free(p);
-	ct_ok(good_job(d, "after-big"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-big", &key, -1), "the daemon still proves a good job");
 	/* The 300 keys stay: test_stop() leaves such an answer unread. */
 }
 
@@ -689,7 +529,7 @@ static void test_types(struct daemon *d)
 		char q[8192];
 		const char *w = strstr(bad[i].req, "\"W\""), *z = strstr(bad[i].req, "\"Z\"");
 		if (w)   /* a real witness, so that only the field is wrong */
-			snprintf(q, sizeof(q), "%.*s\"%s\"%s", (int)(w - bad[i].req), bad[i].req, wpath(0), w + 3);
+			snprintf(q, sizeof(q), "%.*s\"%s\"%s", (int)(w - bad[i].req), bad[i].req, fmt("%s/w0.wtns", dir), w + 3);
 		else if (z)
 			snprintf(q, sizeof(q), "%.*s\"%s/k.zkey\"%s", (int)(z - bad[i].req), bad[i].req, dir, z + 3);
 		else
@@ -743,7 +583,7 @@ static void test_types(struct daemon *d)
 	st = run_prog(argv, out, sizeof(out));
 	ct_ok(st == 2 && strstr(out, "physical memory"), "cuzkd --mem-budget %s (above physical memory) is refused: %s",
 	      over, out);
-	ct_ok(good_job(d, "after-types"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-types", &key, -1), "the daemon still proves a good job");
 }
 
 /* ---- 9: --socket naming a regular file ---- */
@@ -818,12 +658,7 @@ static void test_stop(struct daemon *d)
 	int u = cz_ctl_connect(d->sock, err, sizeof(err));
 	send_text(u, "{\"op\":\"status\"}", NULL, 0);
 	usleep(300000);
-	kill(d->pid, SIGTERM);
-	int st = wait_exit(d->pid);
-	if (st < 0) {
-		kill(d->pid, SIGKILL);
-		waitpid(d->pid, NULL, 0);
-	}
+	int st = daemon_stop(d);
 	ct_ok(st == 0, "SIGTERM with a stalled trace reader, a pending await and an unread 2 MB status: cuzkd exits (status %d)", st);
 	r = answer(s);
 	ct_ok(refused(r, "trace: the daemon is stopping"), "the trace request is answered: %s",
@@ -840,15 +675,11 @@ static void test_stop(struct daemon *d)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-ctl"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-ctl-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(42);
-	if (!ct_ok(mkdtemp(dir) && make_fixtures() == 0, "fixtures: a 2^8 key, 4 witnesses, a 2^12 key"))
+	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 && fixtures_make_big() == 0, "fixtures: a 2^8 key, 4 witnesses, a 2^12 key"))
 		return ct_exit();
 	struct daemon d;
 	const double read_s = 1;
@@ -858,7 +689,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	json_object *r = req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir));
 	json_object *r2 = req(&d, fmt("{\"op\":\"load\",\"name\":\"slow\",\"zkey\":\"%s/big.zkey\"}", dir));
-	ct_ok(ok_of(r) && ok_of(r2) && good_job(&d, "first"), "load a 2^8 and a 2^12 key and prove a good job: %s%s",
+	ct_ok(ok_of(r) && ok_of(r2) && good_job(&d, "first", &key, -1), "load a 2^8 and a 2^12 key and prove a good job: %s%s",
 	      str_of(r, "error"), str_of(r2, "error"));
 	json_object_put(r);
 	json_object_put(r2);
@@ -874,11 +705,5 @@ int main(int argc, char **argv)
 	test_big_reply(&d);
 	test_stop(&d);
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

@@ -1,32 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: the real cuzkd on a temporary socket: proofs verify (cuzk's verifier and snarkjs), order, budget, cancel, bad requests, SIGTERM. */
-#include "ctl/ctl.h"
-#include "synth/part.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
-#include "zk/ntt.h"
-#include "zk/snarkjs_json.h"
-#include "selftests/cz_test.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <json-c/json.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
+#define NWTNS 4
 #define CZ_DAEMON_ENV_ISOLATION
 #define CZ_DAEMON_START_TRIES 500
 #define CZ_DAEMON_STOP_TRIES 1000
 #include "selftests/cz_daemon.h"
+#include "synth/part.h"
+#include "zk/ntt.h"
 
-static char root[2 * PATH_MAX];
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 static struct cz_groth16_key key;
 
 /* ---- fixtures: a 2^8 dev key, witnesses good, unsatisfying and short ---- */
@@ -37,19 +22,9 @@ static int make_fixtures(void)
 	cz_fr *w;
 	char err[256], p[2 * PATH_MAX];
 
-	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
+	/* bad and short are w3 (seed 103) spoiled */
+	if (fixtures_make(&key) || cz_builtin_build("merkle", 8, 103, &cs, &w, err))
 		return -1;
-	snprintf(p, sizeof(p), "%s/k.zkey", dir);
-	if (cz_groth16_key_save(&key, p, err, sizeof(err)))
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		free(w);
-		cz_cs_free(&cs);
-		cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err);
-		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
-		if (cz_wtns_save(p, w, cs.nvars, err, sizeof(err)))
-			return -1;
-	}
 	cz_fr_add(&w[1], &w[1], &cz_fr_one);   /* root changed: unsatisfiable */
 	snprintf(p, sizeof(p), "%s/bad.wtns", dir);
 	if (cz_wtns_save(p, w, cs.nvars, err, sizeof(err)))
@@ -70,27 +45,13 @@ static int make_fixtures(void)
 /* One request (a JSON text) with optional passed files; returns the response. */
 static json_object *req(struct daemon *d, const char *json, const char *const *files)
 {
-	int fds[16], nfds = 0;
+	int fds[16] = { 0 }, nfds = 0;
 	for (; files && *files; files++)
 		fds[nfds++] = open(*files, O_RDONLY);
 	json_object *r = daemon_req(d, json, fds, nfds);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return r;
-}
-
-/* Formats into one of 8 rotating buffers: a result lives for 7 more calls. */
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static char buf[8][2048];
-	static int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
 }
 
 static char *wpath(const char *name)
@@ -102,34 +63,9 @@ static char *wpath(const char *name)
 
 static int verify_dir(const char *out, int nparts)
 {
-	char err[256];
-	struct cz_groth16_vk vk;
-	cz_groth16_vk_from_key(&vk, &key);
-	for (int k = 0; k < nparts; k++) {
-		struct cz_groth16_proof p;
-		cz_fr *pub;
-		size_t np;
-		if (cz_proof_json_read(fmt("%s/%d.proof.json", out, k), &p, err) ||
-		    cz_public_json_read(fmt("%s/%d.public.json", out, k), &pub, &np, err))
-			return 0;
-		int ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
-		free(pub);
-		if (!ok)
-			return 0;
-	}
 	struct stat st;
-	return stat(fmt("%s/proof.bin", out), &st) == 0 && st.st_size == 192 * nparts;
-}
-
-static int snarkjs_verify(const char *out, int k)
-{
-	char cli[3 * PATH_MAX];
-	snprintf(cli, sizeof(cli), "%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root);
-	if (access(cli, R_OK))
-		return -1;
-	char *cmd = fmt("node %s groth16 verify %s/vk.json %s/%d.public.json %s/%d.proof.json 2>&1 | grep -q 'OK'",
-			cli, dir, out, k, out, k);
-	return system(cmd) == 0;
+	return proofs_verify(&key, out, nparts) && stat(fmt("%s/proof.bin", out), &st) == 0 &&
+	       st.st_size == 192 * nparts;
 }
 
 static void test_cpu(struct daemon *d)
@@ -160,7 +96,7 @@ static void test_cpu(struct daemon *d)
 	char jid[64];
 	snprintf(jid, sizeof(jid), "%s", job);
 	json_object_put(r);
-	r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", jid), NULL);
+	r = daemon_await(d, jid, -1);
 	ct_ok(!ok_of(r) && strstr(str_of(r, "error"), "partition 1: witness does not satisfy the circuit"),
 	      "unsatisfying witness (by path): job fails naming the partition: %s", str_of(r, "error"));
 	json_object_put(r);
@@ -258,7 +194,7 @@ static json_object *trace_of(struct daemon *d)
 
 static double await_ms(struct daemon *d, const char *job, int64_t *finish)
 {
-	json_object *r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", job), NULL);
+	json_object *r = daemon_await(d, job, -1);
 	double ms = ok_of(r) ? json_object_get_double(json_object_object_get(r, "ms")) : -1;
 	if (finish)
 		*finish = int_of(r, "finish_ns");
@@ -436,16 +372,9 @@ static void test_options(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e"))
 		return 1;
-	/* build/selftests/e2e_daemon → build/bin, and the repository root */
-	char *sdir = dirname(self);
-	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
-	snprintf(root, sizeof(root), "%s/../..", sdir);
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(28 + 3);
 	if (!mkdtemp(dir) || make_fixtures()) {
 		ct_ok(0, "fixtures");
@@ -472,11 +401,5 @@ int main(int argc, char **argv)
 		return ct_exit();
 	test_null(&d, budget);
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

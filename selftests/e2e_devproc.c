@@ -58,20 +58,6 @@ static json_object *req(struct daemon *d, const char *json)
 
 /* ---- the daemon ---- */
 
-static int await_done(struct daemon *d, const char *id, char *out, size_t cap)
-{
-	char q[256];
-	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\"}", id);
-	json_object *r = req(d, q);
-	int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
-	if (!ok)
-		ct_diag("await %s: %s %s", id, str_of(r, "state"), str_of(r, "error"));
-	if (out)
-		snprintf(out, cap, "%s", str_of(r, "dir"));
-	json_object_put(r);
-	return ok;
-}
-
 /* ---- status and /proc ---- */
 
 static json_object *status(struct daemon *d)
@@ -242,28 +228,6 @@ static int gone(int pid)
 	return 0;
 }
 
-static int verify_dir(const char *out, int nparts)
-{
-	char err[256], p[PATH_MAX + 64], q[PATH_MAX + 64];
-	struct cz_groth16_vk vk;
-	cz_groth16_vk_from_key(&vk, &key);
-	for (int k = 0; k < nparts; k++) {
-		struct cz_groth16_proof pr;
-		cz_fr *pub;
-		size_t np;
-		if (snprintf(p, sizeof(p), "%.*s/%d.proof.json", PATH_MAX, out, k) < 0 ||
-		    snprintf(q, sizeof(q), "%.*s/%d.public.json", PATH_MAX, out, k) < 0)
-			return 0;
-		if (cz_proof_json_read(p, &pr, err) || cz_public_json_read(q, &pub, &np, err))
-			return 0;
-		int ok = np == key.npub && cz_groth16_verify(&vk, pub, &pr);
-		free(pub);
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
-
 /* ---- the cpu backend: kill -9 of cz-dev0 mid-run ---- */
 
 static void cpu_kill(void)
@@ -292,7 +256,7 @@ static void cpu_kill(void)
 		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
 	int verified = ok;
 	for (int i = 0; verified && i < 6; i++)
-		verified = verify_dir(out[i], 3);
+		verified = proofs_verify(&key, out[i], 3);
 	int64_t restarts = dev_field(&d, 0, "restarts", NULL, 0);
 	int same = kill(d.pid, 0) == 0 && waitpid(d.pid, NULL, WNOHANG) == 0;
 	ct_ok(killed && ok && verified && same && restarts >= 1,
@@ -735,7 +699,7 @@ static void multinode(void)
 		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
 	int verified = ok;
 	for (int i = 0; verified && i < 4; i++)
-		verified = verify_dir(out[i], 3);
+		verified = proofs_verify(&key, out[i], 3);
 	/* partitions per node's arena, from status */
 	int64_t per[2] = { -1, -1 }, cross = -1;
 	json_object *r = ok ? status(&d) : NULL, *pl, *np;
@@ -759,13 +723,9 @@ static void multinode(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-devproc"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-devproc-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(26);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
@@ -779,11 +739,5 @@ int main(int argc, char **argv)
 	stale();
 	multinode();
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

@@ -1,19 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: the real cuzkd under issue 9's scenarios: from its own trace, every device accounted and >= 99% of idle named (tools/cuzk-trace-report --check), the order bound, live status agreeing with the report. */
-#include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
-#include "selftests/cz_test.h"
-
-#include <fcntl.h>
-#include <json-c/json.h>
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /*
  * "No device idle > 1 ms while work was ready" is asserted on the daemon's
@@ -34,59 +21,22 @@
 #define NEEDS_ORDER "needs the order branch"
 
 #define NPART 6
+#define NWTNS NPART             /* a job: one partition of each witness */
 
 #define CZ_DAEMON_ENV_ISOLATION
 #define CZ_DAEMON_START_TRIES 500
 #define CZ_DAEMON_STOP_TRIES 1000
 #include "selftests/cz_daemon.h"
 
-static char root[2 * PATH_MAX];
 static struct cz_groth16_key key;
 static int64_t key_bytes, part_bytes;
 
-/* ---- fixtures and the daemon (as in e2e_daemon.c) ---- */
-
-static int make_fixtures(void)
-{
-	struct cz_cs cs;
-	cz_fr *w;
-	char err[256], p[2 * PATH_MAX];
-
-	if (cz_builtin_build("merkle", 8, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &key, NULL))
-		return -1;
-	snprintf(p, sizeof(p), "%s/k.zkey", dir);
-	if (cz_groth16_key_save(&key, p, err, sizeof(err)))
-		return -1;
-	for (int i = 0; i < NPART; i++) {
-		free(w);
-		cz_cs_free(&cs);
-		cz_builtin_build("merkle", 8, 100 + (uint64_t)i, &cs, &w, err);
-		snprintf(p, sizeof(p), "%s/w%d.wtns", dir, i);
-		if (cz_wtns_save(p, w, cs.nvars, err, sizeof(err)))
-			return -1;
-	}
-	free(w);
-	cz_cs_free(&cs);
-	return 0;
-}
+/* ---- the daemon ---- */
 
 /* A request with one passed descriptor, or none when fd < 0. */
 static json_object *req(struct daemon *d, const char *json, int fd)
 {
 	return daemon_req(d, json, &fd, fd >= 0);
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static char buf[8][NPART * (PATH_MAX + 16) + 256];
-	static int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
 }
 
 static double num(json_object *o, const char *k)
@@ -99,26 +49,6 @@ static double cause(json_object *o, const char *c)
 {
 	json_object *by = json_object_object_get(o, "idle_by_cause_ms"), *v;
 	return by && json_object_object_get_ex(by, c, &v) ? json_object_get_double(v) : 0;
-}
-
-static void submit(struct daemon *d, const char *id, const char *prio)
-{
-	char paths[NPART * (PATH_MAX + 16)] = "";
-	for (int i = 0; i < NPART; i++) {
-		size_t l = strlen(paths);
-		snprintf(paths + l, sizeof(paths) - l, "%s\"%.*s/w%d.wtns\"", i ? "," : "", PATH_MAX, dir, i);
-	}
-	json_object_put(req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":[%s]}",
-				    id, prio, paths), -1));
-}
-
-static int await_ok(struct daemon *d, const char *id)
-{
-	json_object *r = req(d, fmt("{\"op\":\"await\",\"job\":\"%s\"}", id), -1);
-	json_object *v;
-	int ok = r && json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
-	json_object_put(r);
-	return ok;
 }
 
 /* ---- an independent count from the raw trace ---- */
@@ -240,33 +170,33 @@ static json_object *mid_status;  /* status taken while the jobs run */
 static void run_issue(struct daemon *d)
 {
 	for (int j = 0; j < 3; j++)
-		submit(d, fmt("n%d", j), "normal");
-	submit(d, "crit", "critical");
-	submit(d, "low", "low");
+		submit(d, fmt("n%d", j), "normal", NPART);
+	submit(d, "crit", "critical", NPART);
+	submit(d, "low", "low", NPART);
 	json_object_put(mid_status);
 	mid_status = req(d, "{\"op\":\"status\"}", -1);
 	const char *ids[] = { "n0", "n1", "n2", "crit", "low" };
 	for (int j = 0; j < 5; j++)
-		await_ok(d, ids[j]);
+		await_done(d, ids[j], NULL, 0);
 }
 
 static void run_pause(struct daemon *d)
 {
-	submit(d, "a", "normal");
-	await_ok(d, "a");
+	submit(d, "a", "normal", NPART);
+	await_done(d, "a", NULL, 0);
 	usleep(300000);
-	submit(d, "b", "normal");
-	await_ok(d, "b");
+	submit(d, "b", "normal", NPART);
+	await_done(d, "b", NULL, 0);
 }
 
 static void run_backlog(struct daemon *d)
 {
 	for (int j = 0; j < 5; j++)
-		submit(d, fmt("n%d", j), "normal");
-	submit(d, "crit", "critical");
+		submit(d, fmt("n%d", j), "normal", NPART);
+	submit(d, "crit", "critical", NPART);
 	for (int j = 0; j < 5; j++)
-		await_ok(d, fmt("n%d", j));
-	await_ok(d, "crit");
+		await_done(d, fmt("n%d", j), NULL, 0);
+	await_done(d, "crit", NULL, 0);
 }
 
 /* As a client should (/readyz): every device's warm-up proof verified
@@ -607,10 +537,10 @@ static void test_window(const char *const *args)
 		ct_ok(0, "window: (not run)");
 		return;
 	}
-	json_object_put(req(&d, fmt("{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"%s/k.zkey\"}", dir), -1));
+	load_key(&d);
 	wait_warm(&d, 2);
-	submit(&d, "one", "normal");
-	await_ok(&d, "one");
+	submit(&d, "one", "normal", NPART);
+	await_done(&d, "one", NULL, 0);
 	usleep(150000);
 	json_object *a = req(&d, "{\"op\":\"status\"}", -1);
 	usleep(10600000);
@@ -636,17 +566,11 @@ static void test_window(const char *const *args)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-ev"))
 		return 1;
-	char *sdir = dirname(self);
-	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
-	snprintf(root, sizeof(root), "%s/../..", sdir);
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-ev-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(6 * POINTS_PER_SCEN + 5);
-	if (!mkdtemp(dir) || make_fixtures()) {
+	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
 	}
@@ -680,11 +604,5 @@ int main(int argc, char **argv)
 	test_window(null2);
 	cz_groth16_key_free(&key);
 	json_object_put(mid_status);
-	if (!ct_fail && !getenv("CZ_KEEP")) {
-		char cmd[PATH_MAX + 16];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

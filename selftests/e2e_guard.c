@@ -7,12 +7,9 @@ static void child_setup(void);
 #define CZ_DAEMON_CHILD child_setup
 #define CZ_DAEMON_WATCH_EXIT
 #include "selftests/cz_daemon.h"
-#include "zk/snarkjs_json.h"
 
 #include <grp.h>
-#include <libgen.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -30,48 +27,6 @@ static void child_setup(void)
 		struct rlimit r = { (rlim_t)child_nofile, (rlim_t)child_nofile };
 		setrlimit(RLIMIT_NOFILE, &r);
 	}
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static char buf[8][8192];
-	static int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-static int refused(json_object *r, const char *want)
-{
-	return r && !ok_of(r) && strstr(str_of(r, "error"), want);
-}
-
-static const char *err_of(json_object *r)
-{
-	return r ? str_of(r, "error") : "(no answer)";
-}
-
-/* "[w0, w1, ...]": n witness paths. */
-static char *wlist(int n)
-{
-	static char b[16384];
-	size_t at = 0;
-	b[at++] = '[';
-	for (int i = 0; i < n; i++)
-		at += (size_t)snprintf(b + at, sizeof(b) - at, "%s\"%s/w%d.wtns\"", i ? "," : "", dir, i % NWTNS);
-	snprintf(b + at, sizeof(b) - at, "]");
-	return b;
-}
-
-/* n test points that could not run. */
-static void skip_n(int n, const char *why)
-{
-	for (int i = 0; i < n; i++)
-		ct_skip(why, "(not run)");
 }
 
 /*
@@ -129,55 +84,6 @@ static json_object *as_nobody(struct daemon *d, const char *json, const char *co
 	return as_user(d, NOBODY, NOBODY, -1, json, paths, n, NULL);
 }
 
-/* Proves a 4-partition job of k and checks partition 3's proof with cuzk's
- * verifier against the fixtures' key. */
-static int good_job(struct daemon *d, const char *id)
-{
-	json_object *r = daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"witnesses\":%s}", id,
-					   wlist(4)), NULL, 0);
-	int ok = ok_of(r);
-	if (!ok)
-		ct_diag("good job %s: %s", id, err_of(r));
-	json_object_put(r);
-	if (!ok)
-		return 0;
-	r = daemon_req(d, fmt("{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id), NULL, 0);
-	char out[PATH_MAX];
-	snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
-	ok = ok_of(r);
-	json_object_put(r);
-	if (!ok)
-		return 0;
-	char err[256];
-	struct cz_groth16_vk vk;
-	struct cz_groth16_proof p;
-	cz_fr *pub;
-	size_t np;
-	cz_groth16_vk_from_key(&vk, &key);
-	if (cz_proof_json_read(fmt("%s/3.proof.json", out), &p, err) ||
-	    cz_public_json_read(fmt("%s/3.public.json", out), &pub, &np, err))
-		return 0;
-	ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
-	free(pub);
-	return ok;
-}
-
-static int make_big(void)
-{
-	struct cz_cs cs;
-	cz_fr *w = NULL;
-	char err[256];
-	struct cz_groth16_key big;
-	int rc = cz_builtin_build("merkle", 12, 1, &cs, &w, err) || cz_groth16_devsetup(&cs, 9, &big, NULL) ||
-		 cz_groth16_key_save(&big, fmt("%s/big.zkey", dir), err, sizeof(err)) ||
-		 cz_wtns_save(fmt("%s/bw.wtns", dir), w, cs.nvars, err, sizeof(err));
-	if (!rc)
-		cz_groth16_key_free(&big);
-	free(w);
-	cz_cs_free(&cs);
-	return rc;
-}
-
 /* ---- strict request fields ---- */
 
 static void test_fields(struct daemon *d)
@@ -215,7 +121,7 @@ static void test_fields(struct daemon *d)
 	      json_object_array_length(json_object_object_get(r, "circuits")) == 1,
 	      "none of them made a job or loaded a key");
 	json_object_put(r);
-	ct_ok(good_job(d, "after-fields"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-fields", &key, 120), "the daemon still proves a good job");
 }
 
 /* ---- 10: who may do what ---- */
@@ -328,7 +234,7 @@ static void test_auth(struct daemon *d)
 	ct_ok(!ok_of(r) && hn >= 4 && !strstr(err_of(r), four) && strstr(err_of(r), "not \"zkey\""),
 	      "root: load /etc/shadow fails without its first bytes in the error: %s", err_of(r));
 	json_object_put(r);
-	ct_ok(good_job(d, "after-auth"), "the daemon still proves a good job");
+	ct_ok(good_job(d, "after-auth", &key, 120), "the daemon still proves a good job");
 	for (int i = 0; i < 4; i++)
 		free((char *)w[i]);
 }
@@ -384,7 +290,7 @@ static void test_never_fit(const struct sizes *z)
 		 (long long)budget, (long long)(budget - z->kA - z->kB));
 	ct_ok(ok && refused(r, want), "both keys loaded: a job of A is refused at submit naming the bytes: %s", err_of(r));
 	json_object_put(r);
-	ct_ok(good_job(&d, "b-fits"), "a job of B (which fits) is not held back: it proves");
+	ct_ok(good_job(&d, "b-fits", &key, 120), "a job of B (which fits) is not held back: it proves");
 	r = daemon_req(&d, "{\"op\":\"unload\",\"name\":\"k\"}", NULL, 0);
 	json_object_put(r);
 	r = daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"big\",\"id\":\"fits-now\",\"witnesses\":[\"%s/bw.wtns\"]}", dir),
@@ -595,23 +501,19 @@ static void test_fd_limit(void)
 			break;
 		usleep(10000);
 	}
-	ct_ok(good_job(&d, "after-fds"), "with those jobs cancelled, the daemon still proves a good job");
+	ct_ok(good_job(&d, "after-fds", &key, 120), "with those jobs cancelled, the daemon still proves a good job");
 	daemon_stop(&d);
 }
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-guard"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-guard-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(37);
 	/* Readable by uid 65534 (mkdtemp makes it 0700): the socket's mode
 	 * and group are what is tested, not the directory's. */
-	if (!ct_ok(mkdtemp(dir) && chmod(dir, 0755) == 0 && fixtures_make(&key) == 0 && make_big() == 0,
+	if (!ct_ok(mkdtemp(dir) && chmod(dir, 0755) == 0 && fixtures_make(&key) == 0 && fixtures_make_big() == 0,
 		   "fixtures: a 2^8 key and 4 witnesses, a 2^12 key and its witness"))
 		return ct_exit();
 	struct daemon d;
@@ -620,7 +522,7 @@ int main(int argc, char **argv)
 	if (!ct_ok(daemon_start(&d, "main", cpu) == 0, "cuzkd --socket-group 65534 --socket-mode 0660 --admin-group %d starts",
 		   ADMIN_GID))
 		return ct_exit();
-	ct_ok(load_key(&d) && good_job(&d, "first"), "load a 2^8 key and prove a good job");
+	ct_ok(load_key(&d) && good_job(&d, "first", &key, 120), "load a 2^8 key and prove a good job");
 	test_fields(&d);
 	test_auth(&d);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd exits cleanly");
@@ -634,11 +536,5 @@ int main(int argc, char **argv)
 	test_queue_full();
 	test_fd_limit();
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

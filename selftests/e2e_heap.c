@@ -281,11 +281,9 @@ static int submit(struct daemon *d, const char *id, int first, int range, int lo
 	return ok ? 0 : -1;
 }
 
-static int await_done(struct daemon *d, const char *id, char *why, size_t cap)
+static int await_job(struct daemon *d, const char *id, char *why, size_t cap)
 {
-	char q[256];
-	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id);
-	json_object *r = req(d, q, NULL, 0);
+	json_object *r = daemon_await(d, id, 120);
 	int ok = ok_of(r);
 	if (why)
 		snprintf(why, cap, "%s", ok ? "" : str_of(r, "error"));
@@ -404,7 +402,7 @@ static void test_backend(const char *backend, const char *const *args, const cha
 	}
 	for (int k = 0; k < WARM_JOBS; k++) {
 		snprintf(id, sizeof(id), "warm%d", k);
-		bad |= await_done(&d, id, NULL, 0);
+		bad |= await_job(&d, id, NULL, 0);
 	}
 	/* ...and until every consumer has proved one: a consumer that got
 	 * none of the warm-up (the order thread chose its peers) would make
@@ -419,7 +417,7 @@ static void test_backend(const char *backend, const char *const *args, const cha
 			break;
 		snprintf(id, sizeof(id), "warm%d", k);
 		bad |= submit(&d, id, (k % WARM_JOBS) * PARTS, 8, 0);
-		bad |= await_done(&d, id, NULL, 0);
+		bad |= await_job(&d, id, NULL, 0);
 	}
 	/* cuzkd and, in process isolation, each device child: counted apart */
 	int pids[1 + 32], np = daemon_pids(&d, pids, 1 + 32);
@@ -436,7 +434,7 @@ static void test_backend(const char *backend, const char *const *args, const cha
 	}
 	for (int k = 0; armed && k < JOBS; k++) {
 		snprintf(id, sizeof(id), "m%d", k);
-		if (await_done(&d, id, why, sizeof(why))) {
+		if (await_job(&d, id, why, sizeof(why))) {
 			ct_diag("%s: job %s: %s", backend, id, why);
 			bad = 1;
 		}
@@ -515,7 +513,7 @@ static void test_truncate(void)
 	/* The daemon proves its own spooled copy (engine/spool.c), made
 	 * before submit answered: what the client does to its file after
 	 * that cannot reach the job. */
-	int proved = sub && await_done(&d, "victim", why, sizeof(why)) == 0;
+	int proved = sub && await_job(&d, "victim", why, sizeof(why)) == 0;
 	ct_ok(!bad && proved, "truncate: a witness cut to 100 bytes after submit does not touch the job: "
 	      "it is proved from the spool's copy, the daemon is not killed (SIGBUS)%s%s",
 	      proved ? "" : ": ", proved ? "" : why);
@@ -524,16 +522,16 @@ static void test_truncate(void)
 	char blk[3 * PATH_MAX];
 	snprintf(blk, sizeof(blk), "%s/trunc-state/proofs/blocked", dir);
 	close(open(blk, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-	int berr = submit(&d, "blocked", 0, 8, 0) == 0 && await_done(&d, "blocked", why, sizeof(why)) != 0;
+	int berr = submit(&d, "blocked", 0, 8, 0) == 0 && await_job(&d, "blocked", why, sizeof(why)) != 0;
 	ct_ok(berr && strstr(why, "writing proofs: open ") && strstr(why, "blocked: Not a directory"),
 	      "output: a job whose directory cannot be made fails with the step, path and cause (%s)", why);
 	int alive = 1;
 	for (int k = 0; k < 6; k++) {
 		char id[16];
 		snprintf(id, sizeof(id), "b%d", k);
-		alive &= await_done(&d, id, NULL, 0) == 0;
+		alive &= await_job(&d, id, NULL, 0) == 0;
 	}
-	alive &= submit(&d, "after", 0, 8, 0) == 0 && await_done(&d, "after", why, sizeof(why)) == 0;
+	alive &= submit(&d, "after", 0, 8, 0) == 0 && await_job(&d, "after", why, sizeof(why)) == 0;
 	ct_ok(alive, "truncate: the jobs around it and a job submitted afterwards are proved");
 	ct_ok(daemon_stop(&d) == 0, "truncate: cuzkd stops on SIGTERM with status 0");
 }
@@ -558,7 +556,7 @@ static void test_short_write(void)
 	 * spooled before submit answers), long before its 8 proofs are
 	 * written; the journal stays below 1000 bytes meanwhile. */
 	int failed = started && load_key(&d) == 0 && submit(&d, "short", 0, 8, 0) == 0 &&
-		     prlimit(d.pid, RLIMIT_FSIZE, &rl, NULL) == 0 && await_done(&d, "short", why, sizeof(why)) != 0;
+		     prlimit(d.pid, RLIMIT_FSIZE, &rl, NULL) == 0 && await_job(&d, "short", why, sizeof(why)) != 0;
 	ct_ok(failed && strstr(why, "writing proofs: write ") && strstr(why, ".proof.json: File too large"),
 	      "output: a short write is resubmitted; its rest's error is the job's (%s)", failed ? why : "");
 	if (started)
@@ -605,11 +603,5 @@ int main(int argc, char **argv)
 	}
 	test_truncate();
 	test_short_write();
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

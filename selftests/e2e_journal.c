@@ -19,41 +19,14 @@
 #include <sys/stat.h>
 
 static struct cz_groth16_key key;
-static char root[PATH_MAX];
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	static _Thread_local char buf[8][4096];
-	static _Thread_local int k;
-	va_list ap;
-	char *b = buf[k++ % 8];
-	va_start(ap, f);
-	vsnprintf(b, sizeof(buf[0]), f, ap);
-	va_end(ap);
-	return b;
-}
 
 /* A submit of n witnesses w[first..] by path (id NULL: automatic); the
  * response (NULL when the daemon did not answer). */
 static json_object *submit_p(const char *sock, const char *id, int first, int n, const char *prio)
 {
-	char q[4096];
-	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"priority\":\"%s\"%s%s%s,"
-			 "\"witnesses\":[", prio, id ? ",\"id\":\"" : "", id ? id : "", id ? "\"" : "");
-	for (int i = 0; i < n; i++)
-		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/w%d.wtns\"", i ? "," : "", dir,
-			      (first + i) % NWTNS);
-	snprintf(q + k, sizeof(q) - (size_t)k, "]}");
-	char err[256];
-	int s = cz_ctl_connect(sock, err, sizeof(err));
-	if (s < 0)
-		return NULL;
-	json_object *qo = json_tokener_parse(q);
-	json_object *r = cz_ctl_call(s, qo, NULL, 0, err, sizeof(err));
-	json_object_put(qo);
-	close(s);
-	return r;
+	return sock_req(sock, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"priority\":\"%s\"%s%s%s,\"witnesses\":%s}",
+				  prio, id ? ",\"id\":\"" : "", id ? id : "", id ? "\"" : "", wlist_at(first, n)),
+			NULL, 0);
 }
 
 static json_object *submit_r(const char *sock, const char *id, int first, int n)
@@ -63,25 +36,13 @@ static json_object *submit_r(const char *sock, const char *id, int first, int n)
 
 static json_object *await_r(const char *sock, const char *id)
 {
-	char q[256], err[256];
-	snprintf(q, sizeof(q), "{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id);
-	int s = cz_ctl_connect(sock, err, sizeof(err));
-	if (s < 0)
-		return NULL;
-	json_object *qo = json_tokener_parse(q);
-	json_object *r = cz_ctl_call(s, qo, NULL, 0, err, sizeof(err));
-	json_object_put(qo);
-	close(s);
-	return r;
+	return sock_await(sock, id, 120);
 }
 
 /* Every partition's proof in out verifies with cuzk's verifier against the
  * fixtures' key, and the directory holds exactly the job's 2n + 1 files. */
 static int dir_complete(const char *out, int n, int verify)
 {
-	char err[256];
-	struct cz_groth16_vk vk;
-	cz_groth16_vk_from_key(&vk, &key);
 	DIR *d = opendir(out);
 	int files = 0;
 	struct dirent *de;
@@ -94,29 +55,7 @@ static int dir_complete(const char *out, int n, int verify)
 	struct stat st;
 	if (stat(fmt("%s/proof.bin", out), &st) || st.st_size != 192 * n)
 		return 0;
-	for (int k = 0; verify && k < n; k++) {
-		struct cz_groth16_proof p;
-		cz_fr *pub;
-		size_t np;
-		if (cz_proof_json_read(fmt("%s/%d.proof.json", out, k), &p, err) ||
-		    cz_public_json_read(fmt("%s/%d.public.json", out, k), &pub, &np, err))
-			return 0;
-		int ok = np == key.npub && cz_groth16_verify(&vk, pub, &p);
-		free(pub);
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
-
-static int snarkjs_verify(const char *out, int k)
-{
-	char cli[3 * PATH_MAX];
-	snprintf(cli, sizeof(cli), "%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root);
-	if (access(cli, R_OK) || access(fmt("%s/vk.json", dir), R_OK))
-		return -1;
-	return system(fmt("node %s groth16 verify %s/vk.json %s/%d.public.json %s/%d.proof.json 2>&1 | grep -q 'OK'",
-			  cli, dir, out, k, out, k)) == 0;
+	return !verify || proofs_verify(&key, out, n);
 }
 
 /* Temporary files anywhere under the state directory. */
@@ -803,15 +742,9 @@ static void test_crash(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-journal"))
 		return 1;
-	char *sdir = dirname(self);
-	snprintf(bindir, sizeof(bindir), "%s/../bin", sdir);
-	snprintf(root, sizeof(root), "%s/../..", sdir);
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-journal-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(1 + 7 + 5 + 5 + 8);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 &&
 		   system(fmt("%s/cuzk vk %s/k.zkey %s/vk.json >/dev/null 2>&1", bindir, dir, dir)) == 0,
@@ -821,10 +754,6 @@ int main(int argc, char **argv)
 	test_kill();
 	test_crash();
 	test_owner();
-	if (!ct_fail) {
-		if (system(fmt("rm -rf %s", dir)))
-			ct_diag("could not remove %s", dir);
-	}
 	cz_groth16_key_free(&key);
-	return ct_exit();
+	return e2e_end();
 }

@@ -133,13 +133,9 @@ static int cmp64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
 	(void)argc;
-	if (!realpath(argv[0], self))
+	if (e2e_begin(argv[0], "cuzk-e2e-load"))
 		return 1;
-	snprintf(bindir, sizeof(bindir), "%s/../bin", dirname(self));
-	snprintf(dir, sizeof(dir), "/tmp/cuzk-e2e-load-XXXXXX");
-	signal(SIGPIPE, SIG_IGN);
 	ct_plan(7);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 key and 4 witnesses"))
 		return ct_exit();
@@ -186,11 +182,5 @@ int main(int argc, char **argv)
 	      (long long)int_of(cnt, "jobs_failed"), (long long)int_of(cnt, "partitions_done"));
 	json_object_put(r);
 	cz_groth16_key_free(&key);
-	if (!ct_fail) {
-		char cmd[2 * PATH_MAX];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			ct_diag("could not remove %s", dir);
-	}
-	return ct_exit();
+	return e2e_end();
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the CUDA backend on a real device, both curves: device arithmetic, NTTs, G1 MSMs and the Groth16 device stage equal zk/ and the proofs verify; skips without nvcc or without a device (in the full check a missing device fails). */
+/* Description: the CUDA backend on a real device, both curves: device arithmetic, NTTs, G1 MSMs and the Groth16 device stage (BLS12-381 and BN254 work through the backend) equal zk/ and the proofs verify (a BN254 circuit too); one key address seen with both curves is never read as the other's; skips without nvcc or without a device (in the full check a missing device fails). */
 /*
  * CZ_GPU_CHECK=full (tools/gpu-check.sh) adds the large sizes and orders the
  * run cheapest and most telling first: the device's arithmetic, NTTs 2^10 ..
- * 2^24, MSMs 2^10 .. 2^24, Groth16 partitions at 2^10, 2^16 and 2^20.  Each
+ * 2^24, MSMs 2^10 .. 2^24, Groth16 partitions at 2^10, 2^16 and 2^20 of
+ * both curves (BN254: a random key, against zk/'s device stage; and at
+ * 2^10 a BN254 circuit whose proof must verify).  Each
  * result prints as it lands (stdout is line-buffered), timed rows are
  * device time from CUDA events (no copies, no table builds) next to their
  * target and zk/ on all host cores, and a sticky error stops the run at
@@ -96,10 +98,10 @@ FIELD_RAND(bn254_fp, 4, 0x3fffffffffffffffULL)
  * 2^20 distinct ones, repeated beyond (the MSM's result is checked against
  * zk/ on the same bases, so repeats are fine, and 2^24 sequential additions
  * would take the host longer than the device check). */
-#define POINTS(NAME, G)                                                               \
+#define POINTS(NAME, G, CAP)                                                          \
 	static G##_affine *NAME(size_t n)                                             \
 	{                                                                             \
-		size_t d = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;               \
+		size_t d = n < ((size_t)1 << (CAP)) ? n : (size_t)1 << (CAP);         \
 		G##_affine *p = malloc((n + 1) * sizeof(*p));                         \
 		G##_jac *j = malloc((d + 1) * sizeof(*j)), g, q;                      \
 		uint64_t k = rnd() | 1;                                               \
@@ -114,8 +116,9 @@ FIELD_RAND(bn254_fp, 4, 0x3fffffffffffffffULL)
 		free(j);                                                              \
 		return p;                                                             \
 	}
-POINTS(points, cz_g1)
-POINTS(bn254_points, cz_bn254_g1)
+POINTS(points, cz_g1, 20)
+POINTS(bn254_points, cz_bn254_g1, 20)
+POINTS(bn254_g2_points, cz_bn254_g2, 16)   /* G2 additions cost more: 2^16 distinct */
 
 /* The device's own field and point arithmetic against zk/, both curves,
  * before the pipelines that use it: 3 points. */
@@ -418,6 +421,255 @@ static void groth16_test(const struct cz_backend *be, struct cz_device *dev, uns
 	step_done(what);
 }
 
+/* ---- BN254 (bn128) through the backend ---- */
+
+/* A BN254 partition of 2^L through the backend with a random key (points
+ * on the curve, no circuit: the device stage is MSMs and NTTs, so its
+ * results are checked against zk/'s cz_bn254_groth16_device on the same
+ * inputs): 3 points. */
+static void bn254_groth16_test(const struct cz_backend *be, struct cz_device *dev, unsigned L)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "BN254 Groth16 2^%u", L);
+	if (step_skip(3, what)) {
+		ROW("# %-26s device   no device\n", what);
+		return;
+	}
+	size_t n = (size_t)1 << L;
+	struct cz_bn254_groth16_key k = { .nvars = (uint32_t)n, .npub = 2, .log2n = L };
+	cz_bn254_g1_affine *pts = bn254_points(n + 3);
+	k.a = pts, k.b1 = pts + 1, k.c = pts + 2, k.h = pts + 3;
+	k.b2 = bn254_g2_points(n);
+	cz_scalar *ws = malloc(n * sizeof(*ws)), *h = malloc(n * sizeof(*h));
+	cz_bn254_fr *abc = malloc(3 * n * sizeof(*abc)), *abc2 = malloc(3 * n * sizeof(*abc2));
+	struct cz_bn254_ntt_domain *dom = cz_bn254_ntt_domain_create(L);
+	for (size_t i = 0; i < n; i++) {  /* a witness's shape: mostly 0 and 1 */
+		cz_bn254_fr f = bn254_fr_rand();
+		cz_bn254_fr_from_mont(ws[i].l, &f);
+		if (rnd() % 10 < 7)
+			ws[i] = (cz_scalar){ { rnd() & 1, 0, 0, 0 } };
+	}
+	for (size_t i = 0; i < 3 * n; i++)
+		abc[i] = bn254_fr_rand();
+	memcpy(abc2, abc, 3 * n * sizeof(*abc));
+	struct cz_bn254_groth16_msms ref;
+	double t0 = cz_now_ms();
+	cz_bn254_groth16_device(&k, dom, ws, abc2, abc2 + n, abc2 + 2 * n, h, &ref, pool, NULL);
+	double tcpu = cz_now_ms() - t0;
+
+	struct cz_dev_work wk = { .curve = CZ_CURVE_BN254, .bn_key = &k, .bn_dom = dom, .w = ws,
+				  .bn_a = abc2, .bn_b = abc2 + n, .bn_c = abc2 + 2 * n, .h = h };
+	double tdev[2];
+	int rc = 0, same = 1;
+	for (int rep = 0; rep < 2; rep++) {  /* the second run finds the key resident */
+		memcpy(abc2, abc, 3 * n * sizeof(*abc));
+		t0 = cz_now_ms();
+		rc |= be->prove(dev, &wk);
+		tdev[rep] = cz_now_ms() - t0;
+		same &= cz_bn254_g1_jac_eq(&wk.bn_out.a, &ref.a) && cz_bn254_g1_jac_eq(&wk.bn_out.b1, &ref.b1) &&
+			cz_bn254_g1_jac_eq(&wk.bn_out.c, &ref.c) && cz_bn254_g1_jac_eq(&wk.bn_out.h, &ref.h) &&
+			cz_bn254_g2_jac_eq(&wk.bn_out.b2, &ref.b2);
+	}
+	struct cz_cuda_bn254_g16 in = { .key_id = &k, .nvars = k.nvars, .npc = k.npub + 1,
+					.log2n = L, .a = k.a, .b1 = k.b1, .c = k.c, .h = k.h,
+					.w = ws, .pa = abc, .pb = abc + n, .pc = abc + 2 * n };
+	struct cz_cuda_bn254_g16_out go = { 0 };
+	int rc2 = cz_cuda_bn254_groth16(cu, &in, &go);
+	ct_ok(!rc && !rc2, "%s: backend cuda prove of a BN254 work, twice, and the device stage alone (rc %d, %d)",
+	      what, rc, rc2);
+	ct_ok(!rc && !rc2 && same && cz_bn254_g1_jac_eq(&go.a, &ref.a) && cz_bn254_g1_jac_eq(&go.h, &ref.h),
+	      "%s: device stage A, B1, C, H, B2 = zk/ cz_bn254_groth16_device, both runs", what);
+	be->unload_key(dev, &k);
+	memcpy(abc2, abc, 3 * n * sizeof(*abc));
+	rc = be->prove(dev, &wk);
+	ct_ok(!rc && cz_bn254_g1_jac_eq(&wk.bn_out.a, &ref.a) && cz_bn254_g1_jac_eq(&wk.bn_out.h, &ref.h) &&
+	      cz_bn254_g2_jac_eq(&wk.bn_out.b2, &ref.b2),
+	      "%s: after unload_key the key is uploaded again, results unchanged (rc %d)", what, rc);
+	be->unload_key(dev, &k);
+	cz_cuda_forget_key(cu, &k);
+	ROW("# %-26s device %8.1f ms%-16s  host %8.1f ms; events: copies %.1f, NTTs %.1f, MSMs %.1f ms; prove %.1f ms (first, key upload incl., %.1f)\n",
+	    what, go.ms_ntt + go.ms_msm, "", tcpu, go.ms_h2d, go.ms_ntt, go.ms_msm, tdev[1], tdev[0]);
+	cz_bn254_ntt_domain_destroy(dom);
+	free(pts), free(k.b2), free(ws), free(h), free(abc), free(abc2);
+	step_done(what);
+}
+
+/* A BN254 circuit made here (no files: the GPU machine's build has no
+ * json-c, and zk/'s key readers need it): x^(m+1) by a chain of m
+ * multiplications, public signals out = x^(m+1) and x, m = 2^L - 4 so the
+ * snarkjs domain is 2^L; an INSECURE devsetup key; one partition through
+ * backend cuda, whose proof must verify (cz_backend_groth16_finish) and
+ * whose device results equal zk/'s: 2 points. */
+static void bn254_circuit_test(const struct cz_backend *be, struct cz_device *dev, unsigned L)
+{
+	char what[64], err[256] = "";
+	size_t n = (size_t)1 << L, m = n - 4;
+	uint32_t nvars = (uint32_t)(3 + m);
+	struct cz_bn254_cs cs;
+	struct cz_bn254_groth16_key k;
+
+	snprintf(what, sizeof(what), "BN254 x^(m+1) circuit 2^%u", L);
+	if (step_skip(2, what))
+		return;
+	cz_bn254_fr *wf = malloc(nvars * sizeof(*wf)), one = cz_bn254_fr_one;
+	cz_scalar *ws = malloc(nvars * sizeof(*ws)), *h = malloc(n * sizeof(*h));
+	wf[0] = one;
+	wf[2] = bn254_fr_rand();
+	cz_bn254_fr_mul(&wf[3], &wf[2], &wf[2]);
+	for (uint32_t i = 4; i < nvars; i++)
+		cz_bn254_fr_mul(&wf[i], &wf[i - 1], &wf[2]);
+	wf[1] = wf[nvars - 1];
+	int rc = cz_bn254_cs_init(&cs, nvars, 2);
+	for (uint32_t i = 3; !rc && i < nvars; i++) {   /* w_i = w_(i-1) · x, w_3 = x · x */
+		rc |= cz_bn254_cs_row(&cs) < 0;
+		rc |= cz_bn254_cs_term(&cs, 0, i == 3 ? 2 : i - 1, &one);
+		rc |= cz_bn254_cs_term(&cs, 1, 2, &one);
+		rc |= cz_bn254_cs_term(&cs, 2, i, &one);
+	}
+	if (!rc) {                                      /* out = w_last · 1 */
+		rc |= cz_bn254_cs_row(&cs) < 0;
+		rc |= cz_bn254_cs_term(&cs, 0, nvars - 1, &one);
+		rc |= cz_bn254_cs_term(&cs, 1, 0, &one);
+		rc |= cz_bn254_cs_term(&cs, 2, 1, &one);
+	}
+	long bad_row = rc ? 0 : cz_bn254_cs_check(&cs, wf);
+	double t0 = cz_now_ms();
+	if (!rc && bad_row < 0)
+		rc = cz_bn254_groth16_devsetup(&cs, 9, &k, pool);
+	double tsetup = cz_now_ms() - t0;
+	cz_bn254_cs_free(&cs);
+	if (rc || bad_row >= 0 || k.log2n != L) {
+		ct_ok(0, "%s: circuit and devsetup (rc %d, unsatisfied row %ld, 2^%u)", what, rc, bad_row,
+		      rc ? 0 : k.log2n);
+		ct_skip("no key", "%s", what);
+		if (!rc)
+			cz_bn254_groth16_key_free(&k);
+		free(wf), free(ws), free(h);
+		return;
+	}
+	for (uint32_t i = 0; i < nvars; i++)
+		cz_bn254_fr_from_mont(ws[i].l, &wf[i]);
+	cz_bn254_fr *abc = malloc(3 * n * sizeof(*abc)), *pub = calloc(k.npub + 1, sizeof(*pub));
+	struct cz_bn254_ntt_domain *dom = cz_bn254_ntt_domain_create(L);
+	struct cz_bn254_groth16_msms ref;
+	union cz_dev_proof pr;
+	cz_bn254_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	cz_bn254_groth16_device(&k, dom, ws, abc, abc + n, abc + 2 * n, h, &ref, pool, NULL);
+	cz_bn254_synth_abc(&k, ws, abc, abc + n, abc + 2 * n, pool);
+	struct cz_dev_work wk = { .curve = CZ_CURVE_BN254, .bn_key = &k, .bn_dom = dom, .w = ws,
+				  .bn_a = abc, .bn_b = abc + n, .bn_c = abc + 2 * n, .h = h };
+	rc = be->prove(dev, &wk);
+	int frc = rc ? rc : cz_backend_groth16_finish(&wk, pub, &pr, err, sizeof(err));
+	ct_ok(!rc && !frc, "%s: proved through backend cuda, the proof verifies against the key (rc %d, %d %s; devsetup %.0f ms)",
+	      what, rc, frc, err, tsetup);
+	ct_ok(!rc && cz_bn254_g1_jac_eq(&wk.bn_out.a, &ref.a) && cz_bn254_g1_jac_eq(&wk.bn_out.b1, &ref.b1) &&
+	      cz_bn254_g1_jac_eq(&wk.bn_out.c, &ref.c) && cz_bn254_g1_jac_eq(&wk.bn_out.h, &ref.h) &&
+	      cz_bn254_g2_jac_eq(&wk.bn_out.b2, &ref.b2),
+	      "%s: device stage A, B1, C, H, B2 = zk/ cz_bn254_groth16_device", what);
+	be->unload_key(dev, &k);
+	cz_bn254_ntt_domain_destroy(dom);
+	free(wf), free(ws), free(h), free(abc), free(pub);
+	cz_bn254_groth16_key_free(&k);
+	step_done(what);
+}
+
+/* One key address, both curves (the engine's keys share one in a union):
+ * a BLS12-381 stage, then a BN254 one under the same key_id, then the
+ * BLS12-381 one again, random keys of 2^10; each equals zk/'s device stage,
+ * so the cache never hands one curve's resident points to the other: 1
+ * point. */
+static void curve_cache_test(void)
+{
+	const char *what = "one key address, both curves";
+	enum { L = 10 };
+	size_t n = (size_t)1 << L;
+	static int shared;      /* the key_id both stages name */
+
+	if (step_skip(1, what))
+		return;
+	struct cz_groth16_key bk = { .nvars = (uint32_t)n, .npub = 1, .log2n = L };
+	struct cz_bn254_groth16_key nk = { .nvars = (uint32_t)n, .npub = 1, .log2n = L };
+	cz_g1_affine *bp = points(n + 3);
+	cz_bn254_g1_affine *np = bn254_points(n + 3);
+	bk.a = bp, bk.b1 = bp + 1, bk.c = bp + 2, bk.h = bp + 3;
+	nk.a = np, nk.b1 = np + 1, nk.c = np + 2, nk.h = np + 3;
+	cz_scalar *bw = malloc(n * sizeof(*bw)), *nw = malloc(n * sizeof(*nw));
+	cz_fr *ba = malloc(3 * n * sizeof(*ba));
+	cz_bn254_fr *na = malloc(3 * n * sizeof(*na));
+	struct { cz_g1_jac a, b1, c, h; } bref;
+	struct { cz_bn254_g1_jac a, b1, c, h; } nref;
+	for (size_t i = 0; i < n; i++) {
+		cz_fr f = fr_rand();
+		cz_bn254_fr g = bn254_fr_rand();
+		cz_fr_from_mont(bw[i].l, &f);
+		cz_bn254_fr_from_mont(nw[i].l, &g);
+	}
+	for (size_t i = 0; i < 3 * n; i++)
+		ba[i] = fr_rand(), na[i] = bn254_fr_rand();
+	/* the oracle: zk/'s device stage, G1 half, on copies (B2 is not asked of
+	 * the device here) */
+	{
+		struct cz_ntt_domain *bd = cz_ntt_domain_create(L);
+		struct cz_bn254_ntt_domain *nd = cz_bn254_ntt_domain_create(L);
+		cz_fr *t = malloc(3 * n * sizeof(*t));
+		cz_bn254_fr *u = malloc(3 * n * sizeof(*u));
+		cz_scalar *hb = malloc(n * sizeof(*hb)), *hn = malloc(n * sizeof(*hn));
+		memcpy(t, ba, 3 * n * sizeof(*t));
+		memcpy(u, na, 3 * n * sizeof(*u));
+		for (int i = 0; i < 3; i++) {
+			cz_ntt_to_odd_coset(bd, t + i * n, pool);
+			cz_bn254_ntt_to_odd_coset(nd, u + i * n, pool);
+		}
+		for (size_t i = 0; i < n; i++) {
+			cz_fr x;
+			cz_bn254_fr y;
+			cz_fr_mul(&x, &t[i], &t[n + i]);
+			cz_fr_sub(&x, &x, &t[2 * n + i]);
+			cz_fr_from_mont(hb[i].l, &x);
+			cz_bn254_fr_mul(&y, &u[i], &u[n + i]);
+			cz_bn254_fr_sub(&y, &y, &u[2 * n + i]);
+			cz_bn254_fr_from_mont(hn[i].l, &y);
+		}
+		cz_msm_g1(&bref.a, bk.a, bw, n, pool);
+		cz_msm_g1(&bref.b1, bk.b1, bw, n, pool);
+		cz_msm_g1(&bref.c, bk.c, bw + 2, n - 2, pool);
+		cz_msm_g1(&bref.h, bk.h, hb, n, pool);
+		cz_bn254_msm_g1(&nref.a, nk.a, nw, n, pool);
+		cz_bn254_msm_g1(&nref.b1, nk.b1, nw, n, pool);
+		cz_bn254_msm_g1(&nref.c, nk.c, nw + 2, n - 2, pool);
+		cz_bn254_msm_g1(&nref.h, nk.h, hn, n, pool);
+		cz_ntt_domain_destroy(bd);
+		cz_bn254_ntt_domain_destroy(nd);
+		free(t), free(u), free(hb), free(hn);
+	}
+	struct cz_cuda_g16 bi = { .key_id = &shared, .nvars = bk.nvars, .npc = 2, .log2n = L,
+				  .a = bk.a, .b1 = bk.b1, .c = bk.c, .h = bk.h, .w = bw,
+				  .pa = ba, .pb = ba + n, .pc = ba + 2 * n };
+	struct cz_cuda_bn254_g16 ni = { .key_id = &shared, .nvars = nk.nvars, .npc = 2, .log2n = L,
+					.a = nk.a, .b1 = nk.b1, .c = nk.c, .h = nk.h, .w = nw,
+					.pa = na, .pb = na + n, .pc = na + 2 * n };
+	int good = 1, rc = 0;
+	for (int rep = 0; good && rep < 3; rep++) {
+		if (rep == 1) {
+			struct cz_cuda_bn254_g16_out o;
+			rc = cz_cuda_bn254_groth16(cu, &ni, &o);
+			good &= !rc && cz_bn254_g1_jac_eq(&o.a, &nref.a) && cz_bn254_g1_jac_eq(&o.b1, &nref.b1) &&
+				cz_bn254_g1_jac_eq(&o.c, &nref.c) && cz_bn254_g1_jac_eq(&o.h, &nref.h);
+		} else {
+			struct cz_cuda_g16_out o;
+			rc = cz_cuda_groth16(cu, &bi, &o);
+			good &= !rc && cz_g1_jac_eq(&o.a, &bref.a) && cz_g1_jac_eq(&o.b1, &bref.b1) &&
+				cz_g1_jac_eq(&o.c, &bref.c) && cz_g1_jac_eq(&o.h, &bref.h);
+		}
+	}
+	ct_ok(good, "%s: BLS12-381, BN254, BLS12-381 stages (2^%d random keys) under one key_id each = zk/ (rc %d)",
+	      what, L, rc);
+	cz_cuda_forget_key(cu, &shared);
+	free(bp), free(np), free(bw), free(nw), free(ba), free(na);
+	step_done(what);
+}
+
 int main(void)
 {
 	const struct cz_backend *be = cz_backend_find("cuda");
@@ -438,6 +690,7 @@ int main(void)
 	}, bn_msm_quick[] = { { 3000, K_RANDOM, 0 }, { 3000, K_HOT, 0 }, { 3000, K_01, 0 } },
 	   bn_msm_big[] = { { 1 << 16, K_RANDOM, 0 }, { 1 << 20, K_RANDOM, 0 } };
 	static const unsigned g16_quick[] = { 10 }, g16_full[] = { 10, 16, 20 };
+	static const unsigned bn_g16_quick[] = { 10 }, bn_g16_full[] = { 10, 16, 20 };
 #define NE(a) (sizeof(a) / sizeof((a)[0]))
 
 	setvbuf(stdout, NULL, _IOLBF, 0);  /* each result as it lands, through tee */
@@ -447,8 +700,12 @@ int main(void)
 	size_t nnt = full ? NE(ntt_full) : NE(ntt_quick), nbnt = full ? NE(bn_ntt_full) : NE(bn_ntt_quick);
 	const unsigned *g16 = full ? g16_full : g16_quick;
 	size_t ng16 = full ? NE(g16_full) : NE(g16_quick);
+	const unsigned *bng16 = full ? bn_g16_full : bn_g16_quick;
+	size_t nbng16 = full ? NE(bn_g16_full) : NE(bn_g16_quick);
 	size_t nmsm = NE(msm_quick) + (full ? NE(msm_big) : 0) + NE(bn_msm_quick) + (full ? NE(bn_msm_big) : 0);
-	int total = 4 + 3 + (int)(nnt + nbnt) + (int)nmsm + 6 * (int)ng16 + 1;
+	int total = 4 + 3 + (int)(nnt + nbnt) + (int)nmsm + 6 * (int)ng16 + 3 * (int)nbng16 + 2 + 1 + 1;
+	_Static_assert(sizeof(g16_quick) == sizeof(bn_g16_quick) && sizeof(g16_full) == sizeof(bn_g16_full),
+		      "one BN254 size after each BLS12-381 size");
 	ct_plan(total);
 	if (!ct_ok(be != NULL, "backend \"cuda\" is registered"))
 		return ct_exit();
@@ -495,8 +752,16 @@ int main(void)
 		msm_case(msm_big[i].n, msm_big[i].kind, msm_big[i].window);
 	for (size_t i = 0; full && i < NE(bn_msm_big); i++)
 		bn254_msm_case(bn_msm_big[i].n, bn_msm_big[i].kind, bn_msm_big[i].window);
-	for (size_t i = 0; i < ng16; i++)
+	/* Groth16 by size, both curves; after the smallest, a BN254 circuit's
+	 * proof and the two curves under one key address */
+	for (size_t i = 0; i < ng16; i++) {
 		groth16_test(be, dev, g16[i]);
+		bn254_groth16_test(be, dev, bng16[i]);
+		if (i == 0) {
+			bn254_circuit_test(be, dev, 10);
+			curve_cache_test();
+		}
+	}
 	if (cu)
 		ct_ok(!cz_cuda_dead(cu), "device still in service%s%s", dead_after ? ": died during " : "",
 		      dead_after ? dead_after : "");

@@ -1,4 +1,4 @@
-/* Description: processes killed mid-operation (mp producer after claiming, mc consumer after claiming or between dequeue_hold and dequeue_done, sp producer and sc consumer at random points) do not wedge a ring once cz_ring_recover() has run; survivors' descriptors arrive exactly once, in order. */
+/* Description: processes killed mid-operation (mp producer after claiming, mc consumer after claiming or between dequeue_hold and dequeue_done, an sp producer after its nth publish, sp producer and sc consumer at random points) do not wedge a ring once cz_ring_recover() has run; survivors' descriptors arrive exactly once, in order. */
 #define _GNU_SOURCE
 #include "ring/ring.h"
 #include "selftests/cz_test.h"
@@ -296,6 +296,60 @@ static void sp_stream(void *mem, size_t bytes)
 	}
 }
 
+/*
+ * An sp producer stopped by the hook right after its nth publish, for n
+ * across both bursts of 16 (mid-burst and at a burst's end), then killed:
+ * the consumer gets exactly its first n elements, in order, and a
+ * successor producer's 8 follow them and nothing else.  (Published last to
+ * first, the burst's first slot stayed EMPTY behind FULL ones: the drain
+ * got none of them, and the successor's first element filled the hole,
+ * ahead of the dead producer's; what random kill points hit now and then.)
+ */
+static void t_dead_sp_mid_publish(void)
+{
+	size_t bytes = cz_ring_bytes(32, 64);
+	int fd;
+	void *mem = rt_shm(bytes, &fd);
+	cz_ring_init(mem, bytes, 32, 64);
+	struct cz_ring *r = cz_ring_attach(mem, bytes);
+	struct cz_ring_desc d[32];
+	int ok = 1, rounds = 0;
+	char why[128] = "";
+
+	for (int nth = 1; nth <= 32; nth += 3) {
+		int left = -1;
+		rounds++;
+		pid_t pid = spawn_stopped(fd, bytes, CZ_RING_HOOK_PUBLISH, nth, sp_stream, &left);
+		if (pid < 0) {
+			ok = 0;
+			snprintf(why, sizeof(why), ": the producer did not stop at publish %d", nth);
+			break;
+		}
+		kill_wait(pid);
+		unsigned got = 0, k;
+		int inorder = 1;
+		while ((k = cz_ring_sc_dequeue_burst(r, d, 32)))
+			for (unsigned i = 0; i < k; i++, got++)
+				inorder &= rt_desc_is(&d[i], 5, got);
+		for (int i = 0; i < 8; i++)
+			rt_desc(&d[i], 6, (uint64_t)i);
+		unsigned put = cz_ring_sp_enqueue_burst(r, d, 8), after = cz_ring_sc_dequeue_burst(r, d, 32);
+		for (unsigned i = 0; i < after; i++)
+			inorder &= rt_desc_is(&d[i], 6, i);
+		if (left != (16 - nth % 16) % 16 || got != (unsigned)nth || !inorder || put != 8 || after != 8) {
+			ok = 0;
+			snprintf(why, sizeof(why), ": after publish %d (%d of its burst to go): drained %u, "
+				 "then %u of the successor's %u%s", nth, left, got, after, put,
+				 inorder ? "" : ", out of order");
+			break;
+		}
+	}
+	ct_ok(ok, "dead sp producer mid-publish, %d stop points (after publish 1, 4, ... 31 of two bursts of 16): "
+	      "the consumer drains exactly the published prefix, in order, then the successor's 8%s", rounds, why);
+	munmap(mem, bytes);
+	close(fd);
+}
+
 static void t_dead_sp_sc(void)
 {
 	size_t bytes = cz_ring_bytes(32, 64);
@@ -504,11 +558,12 @@ static void t_stress_kill(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(10);
+	ct_plan(11);
 	t_dead_producer();
 	t_dead_mid_publish();
 	t_dead_consumer();
 	t_dead_holder();
+	t_dead_sp_mid_publish();
 	t_dead_sp_sc();
 	t_stress_kill();
 	static _Alignas(64) char mem[8192];

@@ -26,6 +26,17 @@ struct ev {
 #define S "synth"
 #define F "finalizer"
 
+/* The pairs the engine always writes together, so that a table reads as the
+ * hand count does: a partition synthesized and enqueued (at ms), one a
+ * consumer pops (at pop) and starts computing (at start), one computed (at
+ * end) that the finalizer starts on (at final).  END closes a table. */
+#define SYNTHED(ms, job, part) { ms, "synth_end", job, part, S, 0, 0 }, { ms, "enqueue", job, part, S, 0, 0 }
+#define TAKEN(pop, start, job, part, thread, unit, arg)                     \
+	{ pop, "pop", job, part, thread, unit, arg }, { start, "compute_start", job, part, thread, unit, arg }
+#define PROVED(end, final, job, part, thread, unit)                         \
+	{ end, "compute_end", job, part, thread, unit, 0 }, { final, "final_start", job, part, F, 0, 0 }
+#define END { -1, NULL, 0, 0, NULL, 0, 0 }
+
 /*
  * Trace A: 3 devices of one consumer each; device 2 runs nothing (only the
  * header names it).  Window 0..30 ms.  The causes of every idle millisecond,
@@ -52,32 +63,23 @@ static const struct ev trace_a[] = {
 	{ 1, "dispatch", 1, 0, D, 0, 0 },
 	{ 1, "disp_wait", 1, 1, D, 0, 1 },
 	{ 2, "synth_start", 1, 0, S, 0, 0 },
-	{ 4, "synth_end", 1, 0, S, 0, 0 },
-	{ 4, "enqueue", 1, 0, S, 0, 0 },
+	SYNTHED(4, 1, 0),
 	{ 4, "dispatch", 1, 1, D, 0, 0 },
-	{ 5, "pop", 1, 0, C0, 0, 0 },
-	{ 6, "compute_start", 1, 0, C0, 0, 0 },
-	{ 8, "synth_end", 1, 1, S, 0, 0 },
-	{ 8, "enqueue", 1, 1, S, 0, 0 },
+	TAKEN(5, 6, 1, 0, C0, 0, 0),
+	SYNTHED(8, 1, 1),
 	{ 8, "disp_wait", 0, 0, D, 0, 0 },
-	{ 9, "pop", 1, 1, C1, 1, 1 },
-	{ 10, "compute_start", 1, 1, C1, 1, 1 },
+	TAKEN(9, 10, 1, 1, C1, 1, 1),
 	{ 12, "submit", 2, 1, "control", 0, 0 },
 	{ 12, "budget_wait", 2, 0, D, 0, 0 },
-	{ 16, "compute_end", 1, 0, C0, 0, 0 },
-	{ 17, "final_start", 1, 0, F, 0, 0 },
+	PROVED(16, 17, 1, 0, C0, 0),
 	{ 18, "budget_got", 2, 0, D, 0, 0 },
 	{ 18, "dispatch", 2, 0, D, 0, 0 },
 	{ 18, "disp_wait", 0, 0, D, 0, 0 },
-	{ 20, "compute_end", 1, 1, C1, 1, 0 },
-	{ 20, "final_start", 1, 1, F, 0, 0 },
-	{ 21, "synth_end", 2, 0, S, 0, 0 },
-	{ 21, "enqueue", 2, 0, S, 0, 0 },
-	{ 22, "pop", 2, 0, C0, 0, 0 },
-	{ 23, "compute_start", 2, 0, C0, 0, 0 },
-	{ 30, "compute_end", 2, 0, C0, 0, 0 },
-	{ 30, "final_start", 2, 0, F, 0, 0 },
-	{ -1, NULL, 0, 0, NULL, 0, 0 },
+	PROVED(20, 20, 1, 1, C1, 1),
+	SYNTHED(21, 2, 0),
+	TAKEN(22, 23, 2, 0, C0, 0, 0),
+	PROVED(30, 30, 2, 0, C0, 0),
+	END,
 };
 static const char *const heads_a[] = { "consumer 0.0", "consumer 1.0", "consumer 2.0", NULL };
 
@@ -89,16 +91,13 @@ static const struct ev trace_b[] = {
 	{ 1, "enqueue", 1, 0, S, 0, 0 },
 	{ 1, "enqueue", 1, 1, S, 0, 0 },
 	{ 1, "enqueue", 2, 0, S, 0, 0 },
-	{ 2, "pop", 1, 0, C0, 0, 0 },
-	{ 3, "compute_start", 1, 0, C0, 0, 0 },
+	TAKEN(2, 3, 1, 0, C0, 0, 0),
 	{ 5, "compute_end", 1, 0, C0, 0, 0 },
-	{ 5, "pop", 1, 1, C0, 0, 0 },
-	{ 5, "compute_start", 1, 1, C0, 0, 0 },
+	TAKEN(5, 5, 1, 1, C0, 0, 0),
 	{ 7, "compute_end", 1, 1, C0, 0, 0 },
-	{ 7, "pop", 2, 0, C0, 0, 0 },
-	{ 8, "compute_start", 2, 0, C0, 0, 0 },
+	TAKEN(7, 8, 2, 0, C0, 0, 0),
 	{ 10, "compute_end", 2, 0, C0, 0, 0 },
-	{ -1, NULL, 0, 0, NULL, 0, 0 },
+	END,
 };
 static const char *const heads_1[] = { "consumer 0.0", NULL };
 
@@ -110,12 +109,10 @@ static const struct ev trace_c[] = {
 	{ 0, "submit", 1, 1, "control", 0, 2 },
 	{ 1, "dispatch", 1, 0, D, 0, 0 },
 	{ 2, "dispatch", 1, 1, D, 0, 0 },
-	{ 4, "synth_end", 1, 0, S, 0, 0 },
-	{ 4, "enqueue", 1, 0, S, 0, 0 },
-	{ 5, "pop", 1, 0, C0, 0, 0 },
-	{ 6, "compute_start", 1, 0, C0, 0, 0 },
+	SYNTHED(4, 1, 0),
+	TAKEN(5, 6, 1, 0, C0, 0, 0),
 	{ 10, "compute_end", 1, 0, C0, 0, 0 },
-	{ -1, NULL, 0, 0, NULL, 0, 0 },
+	END,
 };
 
 /* Trace D: the order thread's assign and reclaim.  j1p1 is given to c0
@@ -131,21 +128,17 @@ static const struct ev trace_d[] = {
 	{ 0, "dispatch", 1, 0, D, 0, 0 },
 	{ 0, "dispatch", 1, 1, D, 0, 0 },
 	{ 0, "disp_wait", 0, 0, D, 0, 0 },
-	{ 1, "synth_end", 1, 0, S, 0, 0 },
-	{ 1, "enqueue", 1, 0, S, 0, 0 },
+	SYNTHED(1, 1, 0),
 	{ 1, "assign", 1, 0, O, 0, 0 },
-	{ 1, "pop", 1, 0, C0, 0, 0 },
-	{ 1, "compute_start", 1, 0, C0, 0, 0 },
-	{ 2, "synth_end", 1, 1, S, 0, 0 },
-	{ 2, "enqueue", 1, 1, S, 0, 0 },
+	TAKEN(1, 1, 1, 0, C0, 0, 0),
+	SYNTHED(2, 1, 1),
 	{ 3, "assign", 1, 1, O, 0, 0 },
 	{ 6, "reclaim", 1, 1, O, 0, 0 },
 	{ 7, "assign", 1, 1, O, 1, 0 },
-	{ 8, "pop", 1, 1, C1, 1, 1 },
-	{ 8, "compute_start", 1, 1, C1, 1, 1 },
+	TAKEN(8, 8, 1, 1, C1, 1, 1),
 	{ 11, "compute_end", 1, 0, C0, 0, 0 },
 	{ 12, "compute_end", 1, 1, C1, 1, 0 },
-	{ -1, NULL, 0, 0, NULL, 0, 0 },
+	END,
 };
 static const char *const heads_2[] = { "consumer 0.0", "consumer 1.0", NULL };
 
@@ -164,23 +157,19 @@ static const struct ev trace_e[] = {
 	{ 0, "dispatch", 1, 0, D, 0, 0 },
 	{ 0, "dispatch", 1, 1, D, 0, 0 },
 	{ 0, "disp_wait", 0, 0, D, 0, 0 },
-	{ 0, "synth_end", 1, 0, S, 0, 0 },
-	{ 0, "enqueue", 1, 0, S, 0, 0 },
-	{ 0, "synth_end", 1, 1, S, 0, 0 },
-	{ 0, "enqueue", 1, 1, S, 0, 0 },
+	SYNTHED(0, 1, 0),
+	SYNTHED(0, 1, 1),
 	{ 0, "assign", 1, 0, O, 0, 0 },
 	{ 0, "assign", 1, 1, O, 1, 0 },
-	{ 0, "pop", 1, 0, C0, 0, 0 },
-	{ 0, "compute_start", 1, 0, C0, 0, 0 },
+	TAKEN(0, 0, 1, 0, C0, 0, 0),
 	{ 1, "lock_wait", 1, 1, C01, 1, 0 },
 	{ 2, "compute_end", 1, 0, C0, 0, 0 },
 	{ 5, "sched", 0, 0, C0, 0, 2000 },
 	{ 5, "idle", 0, 0, C0, 0, 0 },
 	{ 6, "sched", 0, 0, C01, 1, 3000 },
-	{ 7, "pop", 1, 1, C01, 1, 0 },
-	{ 8, "compute_start", 1, 1, C01, 1, 0 },
+	TAKEN(7, 8, 1, 1, C01, 1, 0),
 	{ 11, "compute_end", 1, 1, C01, 1, 0 },
-	{ -1, NULL, 0, 0, NULL, 0, 0 },
+	END,
 };
 static const char *const heads_e[] = { "consumer 0.0", "consumer 0.1", NULL };
 
@@ -201,6 +190,7 @@ static int write_trace(const char *path, const char *const *heads, const struct 
 }
 
 /* Runs the report with --json --check; returns its JSON (NULL if none) and exit status. */
+
 static json_object *report(const char *trace, int *status)
 {
 	char cmd[4 * PATH_MAX], buf[65536];
@@ -214,6 +204,15 @@ static json_object *report(const char *trace, int *status)
 	int st = pclose(p);
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return json_tokener_parse(buf);
+}
+
+/* Writes trace e (consumers heads) to DIR/NAME.jsonl and runs the report on it. */
+static json_object *report_of(const char *name, const char *const *heads, const struct ev *e, int *status)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/%s.jsonl", dir, name);
+	write_trace(path, heads, e);
+	return report(path, status);
 }
 
 static double num(json_object *o, const char *k)
@@ -241,11 +240,8 @@ struct want {
 
 static void test_a(void)
 {
-	char path[PATH_MAX + 16];
 	int st;
-	snprintf(path, sizeof(path), "%s/a.jsonl", dir);
-	write_trace(path, heads_a, trace_a);
-	json_object *r = report(path, &st);
+	json_object *r = report_of("a", heads_a, trace_a, &st);
 	json_object *devs = json_object_object_get(r, "devices");
 	if (!ct_ok(r && devs && json_object_array_length(devs) == 3,
 		   "trace A: the report has all 3 devices, the idle one included"))
@@ -291,11 +287,8 @@ static void test_a(void)
 
 static void test_b(void)
 {
-	char path[PATH_MAX + 16];
 	int st;
-	snprintf(path, sizeof(path), "%s/b.jsonl", dir);
-	write_trace(path, heads_1, trace_b);
-	json_object *r = report(path, &st);
+	json_object *r = report_of("b", heads_1, trace_b, &st);
 	json_object *o = json_object_object_get(r, "order");
 	json_object *w = json_object_array_get_idx(json_object_object_get(o, "worst"), 0);
 	ct_ok(near(num(o, "max_inversions"), 2) && near(num(o, "bound"), 1) && near(num(w, "job"), 2) &&
@@ -308,11 +301,8 @@ static void test_b(void)
 
 static void test_c(void)
 {
-	char path[PATH_MAX + 16];
 	int st;
-	snprintf(path, sizeof(path), "%s/c.jsonl", dir);
-	write_trace(path, heads_1, trace_c);
-	json_object *r = report(path, &st);
+	json_object *r = report_of("c", heads_1, trace_c, &st);
 	ct_ok(near(num(r, "unattributed_ms"), 4) && near(num(r, "idle_ms"), 6) &&
 	      near(cause(r, "dispatch latency"), 1) && near(cause(r, "waiting for synthesis"), 1),
 	      "trace C: contradictory counts leave 4 of 6 idle ms unattributed (got %g of %g)",
@@ -324,11 +314,8 @@ static void test_c(void)
 
 static void test_d(void)
 {
-	char path[PATH_MAX + 16];
 	int st;
-	snprintf(path, sizeof(path), "%s/d.jsonl", dir);
-	write_trace(path, heads_2, trace_d);
-	json_object *r = report(path, &st);
+	json_object *r = report_of("d", heads_2, trace_d, &st);
 	json_object *devs = json_object_object_get(r, "devices");
 	json_object *d0 = json_object_array_get_idx(devs, 0), *d1 = json_object_array_get_idx(devs, 1);
 	ct_ok(d0 && d1 && near(num(d0, "busy_ms"), 10) && near(cause(d0, "waiting for synthesis"), 1) &&
@@ -345,11 +332,8 @@ static void test_d(void)
 
 static void test_e(void)
 {
-	char path[PATH_MAX + 16];
 	int st;
-	snprintf(path, sizeof(path), "%s/e.jsonl", dir);
-	write_trace(path, heads_e, trace_e);
-	json_object *r = report(path, &st);
+	json_object *r = report_of("e", heads_e, trace_e, &st);
 	json_object *d0 = json_object_array_get_idx(json_object_object_get(r, "devices"), 0);
 	ct_ok(d0 && near(num(d0, "busy_ms"), 5) && near(cause(d0, "hand-off latency"), 3) &&
 	      near(cause(d0, "scheduler delay"), 3) && near(num(d0, "idle_ms"), 6) &&

@@ -59,26 +59,7 @@ static void t_constants(void)
 /* k·G from ffjavascript (G1.timesFr), by mul and mul_vartime. */
 static void t_vectors(void)
 {
-	char *v[8];
-	int n = 0, bad = 0;
-	bv_rewind();
-	while (bv_next("g1_mul", v, 8) == 3) {
-		cz_bn254_fr k;
-		uint64_t raw[4];
-		cz_bn254_g1_affine want;
-		cz_bn254_g1_jac g, r;
-		if (!cz_bn254_fr_from_dec(&k, v[0]) || !aff_from_dec(&want, v + 1)) {
-			bad++;
-			continue;
-		}
-		cz_bn254_fr_from_mont(raw, &k);
-		cz_bn254_g1_jac_from_affine(&g, &cz_bn254_g1_generator);
-		cz_bn254_g1_mul(&r, &g, &k);
-		bad += !cz_bn254_g1_jac_eq_affine(&r, &want);
-		cz_bn254_g1_mul_vartime(&r, &g, raw, 4);
-		bad += !cz_bn254_g1_jac_eq_affine(&r, &want);
-		n++;
-	}
+	int bad = 0, n = bv_check_mul("g1_mul", 3, aff_from_dec, 0, &bad);
 	ct_ok(!bad && n >= 7, "k·G = ffjavascript's G1.timesFr for %d scalars (%d bad)", n, bad);
 }
 

@@ -6,16 +6,23 @@
 # arithmetic (both curves, inline PTX against portable), NTTs 2^0 .. 2^24,
 # MSMs 2^0 .. 2^24 (random, 0/1-heavy, all one, all zero, infinity bases, a
 # repeated scalar), BN254 NTTs and MSMs, Groth16 partitions at 2^10, 2^16 and
-# 2^20 whose proofs must verify; then the daemon with --backend cuda (2
-# consumers, a backlog: duty and the order bound from its own trace) when a
-# prebuilt cuzkd is at hand.  A sticky CUDA error stops the run at once,
-# naming the step; the script then reruns with CZ_CUDA_SYNC=1 (every launch
-# waited for) so the message names the kernel.  Ends with a short table:
-# device time (CUDA events) against the targets and zk/ on all host cores.
-# Budget: well inside 8 minutes on a 16-core host, 7 at worst
+# 2^20 whose proofs must verify, BN254 Groth16 through the backend (a random
+# key at 2^10, 2^16, 2^20 against zk/, a BN254 circuit at 2^10 whose proof
+# must verify, one key address with both curves); then, when a prebuilt
+# cuzkd is at hand, the curves step (one cuzkd --backend cuda proves
+# snarkjs's bn128 keys from selftests/data/bn128 and a BLS12-381 one, every
+# proof checked by `cuzk verify` against snarkjs's vk.json: snarkjs is not
+# on the GPU machine) and the daemon step (2 consumers, a backlog: duty and
+# the order bound from its own trace).  A sticky CUDA error stops the run at
+# once, naming the step; the script then reruns with CZ_CUDA_SYNC=1 (every
+# launch waited for) so the message names the kernel.  Ends with a short
+# table: device time (CUDA events) against the targets and zk/ on all host
+# cores, then the curves and daemon lines.
+# Budget: well inside 8 minutes on a 16-core host, 7.5 at worst
 # (CUDA_CHECK_TIMEOUT caps the check, default 330 s; the rerun after a
-# sticky error 90 s, only when it came in the first 4 minutes; the daemon
-# step 90 s).
+# sticky error 90 s, only when it came in the first 4 minutes; then the
+# curves step, watchdog 40 s, and the daemon step, 90 s, each only while
+# CZ_GPU_CHECK_BUDGET, default 450 s from the start, leaves that much).
 #
 # The GPU machine has the CUDA toolkit but none of json-c, liburing,
 # libnuma, GMP, so build here and carry the binaries:
@@ -31,7 +38,9 @@
 #   tools/gpu-check.sh --dry-run         anywhere: the GPU machine's build
 #                                        (`make gpu-check`), checks that it links
 #                                        none of those libraries, runs the plan
-#                                        with every device row "no device"; TAP
+#                                        with every device row "no device", and
+#                                        the curves step with --backend cpu on
+#                                        $B/bin's cuzkd when it is built; TAP
 #                                        (make check runs it)
 #   CZ_F32_PTX=1 tools/gpu-check.sh      builds the device code with the inline-
 #                                        PTX multiplication (build/gpu-ptx); the
@@ -56,63 +65,6 @@ build_check() {   # the GPU machine's build: lib/, zk/, synth/, gpu/ only
 	mkdir -p "$B"
 	CFLAGS="$defs" CUDA_DEFS="$defs" make -s -j"$jobs" B="$B" gpu-check >"$B/gpu-check-build.log" 2>&1
 }
-
-if [ "$mode" = dry ]; then
-	echo "1..3"
-	if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-		echo "ok 1 # SKIP nvcc not found: no gpu-check build"
-		echo "ok 2 # SKIP nvcc not found"
-		echo "ok 3 # SKIP nvcc not found"
-		exit 0
-	fi
-	if build_check; then
-		echo "ok 1 - make gpu-check builds $B/gpu-check/gpu_cuda (lib/, zk/, synth/, gpu/ only)"
-	else
-		echo "not ok 1 - make gpu-check builds"; tail -20 "$B/gpu-check-build.log" | sed 's/^/# /'
-		echo "not ok 2 - no binary"; echo "not ok 3 - no binary"; exit 1
-	fi
-	bad=$(ldd "$B/gpu-check/gpu_cuda" 2>/dev/null | grep -E "$forbidden" | awk '{print $1}' | tr '\n' ' ')
-	if [ -z "$bad" ]; then
-		echo "ok 2 - gpu_cuda links none of json-c, liburing, libnuma, GMP (what the GPU machine lacks)"
-	else
-		echo "not ok 2 - gpu_cuda links $bad"
-	fi
-	out=$(CZ_GPU_CHECK=dry timeout 120 "$B/gpu-check/gpu_cuda" 2>&1)
-	rc=$?
-	plan=$(echo "$out" | grep -m1 -oE '^1\.\.[0-9]+' | cut -c4-)
-	ran=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
-	nodev=$(echo "$out" | grep -c 'device   no device')
-	rows=$(echo "$out" | sed -n '/^# device vs host/,$p' | grep -c '^# [A-Z]')
-	if [ "$rc" = 0 ] && [ -n "$plan" ] && [ "$ran" = "$plan" ] && [ "$rows" -gt 0 ] && [ "$nodev" = "$rows" ]; then
-		echo "ok 3 - the full plan runs dry: $ran of $plan points, every one of $rows table rows \"no device\""
-	else
-		echo "not ok 3 - the dry run: rc $rc, $ran of ${plan:-?} points, $nodev of $rows rows \"no device\""
-	fi
-	echo "$out" | sed 's/^/# /'
-	exit 0
-fi
-
-if [ "$mode" = prepare ]; then
-	echo "== prepare $CARRY (-j$jobs)"
-	build_check || { tail -30 "$B/gpu-check-build.log"; echo "gpu-check: build failed"; exit 1; }
-	make -s -j"$jobs" B="$B" "$B/bin/cuzkd" "$B/bin/cuzkctl" "$B/bin/cuzk" >"$B/gpu-carry-build.log" 2>&1 ||
-		{ tail -30 "$B/gpu-carry-build.log"; echo "gpu-check: cuzkd build failed"; exit 1; }
-	rm -rf "$CARRY"
-	mkdir -p "$CARRY/bin" "$CARRY/lib"
-	cp "$B/gpu-check/gpu_cuda" "$B/bin/cuzkd" "$B/bin/cuzkctl" "$B/bin/cuzk" "$CARRY/bin/"
-	# every shared library but the C runtime's, which the GPU machine has
-	for f in "$CARRY"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
-		grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
-		while read -r l; do cp -L "$l" "$CARRY/lib/"; done
-	{
-		echo "commit $(git rev-parse HEAD 2>/dev/null)"
-		echo "built $(date -u +%FT%TZ) on $(uname -n), $(nvcc --version 2>/dev/null | tail -1)"
-		echo "defs ${defs:-none}"
-	} >"$CARRY/BUILD-INFO"
-	du -sh "$CARRY"
-	echo "carry it: run(carry=[\"$CARRY\"], command=\"tools/gpu-check.sh $CARRY\")"
-	exit 0
-fi
 
 # ---- the daemon with --backend cuda ----------------------------------------
 # daemon_step BACKEND LOG2: cuzkd with 2 consumers on device 0 and a backlog
@@ -154,11 +106,145 @@ print("ok - daemon duty and order bound" if ok else "not ok - daemon duty or ord
 	rm -rf "$tmp"
 }
 
+# ---- both curves through one daemon, checked by cuzk's verifier ---------------
+# curves_step BACKEND BINDIR: cuzkd with BINDIR's binaries loads snarkjs's
+# bn128 keys (selftests/data/bn128: mulchain 2^6, rangehash 2^7) and a
+# BLS12-381 one (selftests/data/mulchain), proves 2 jobs of each bn128 key
+# and one BLS12-381 job, and checks every partition's proof with `cuzk
+# verify` against snarkjs's vk.json (snarkjs is not on the GPU machine).
+# Prints "ok - curves ..." or "not ok - curves ..." and a "# curves" line.
+curves_step() {
+	local be=$1 bin=$2 tmp d=selftests/data
+	echo "== curves: --backend $be, bn128 mulchain and rangehash (2 jobs each) and BLS12-381 mulchain (1 job), cuzk verify"
+	tmp=$(mktemp -d /tmp/gpu-check-c-XXXXXX)
+	(
+		ctl() { timeout 30 "$bin/cuzkctl" --socket "$tmp/s.sock" "$@"; }
+		"$bin/cuzkd" --socket "$tmp/s.sock" --state-dir "$tmp/state" --backend "$be" \
+			--consumers-per-device 2 2>"$tmp/d.log" &
+		dpid=$!
+		(sleep 40; kill -TERM "$dpid" 2>/dev/null) >/dev/null 2>&1 &
+		wd=$!
+		for _ in $(seq 300); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
+		good=0 all=0 why=
+		# circuit name, key and fixtures' directory, vk
+		for c in bn_mul:$d/bn128:mulchain bn_range:$d/bn128:rangehash bls_mul:$d:mulchain; do
+			IFS=: read -r name dir f <<<"$c"
+			ctl load "$name" "$dir/$f.zkey" >/dev/null 2>"$tmp/err" ||
+				{ why="$why load $name: $(head -c 200 "$tmp/err");"; continue; }
+			jobs=2
+			[ "$name" = bls_mul ] && jobs=1
+			for j in $(seq "$jobs"); do
+				ctl submit "$name" "$dir/${f}_1.wtns" "$dir/${f}_2.wtns" --id "$name-$j" >/dev/null 2>"$tmp/err" ||
+					why="$why submit $name-$j: $(head -c 200 "$tmp/err");"
+			done
+		done
+		for c in bn_mul:$d/bn128:mulchain:2 bn_range:$d/bn128:rangehash:2 bls_mul:$d:mulchain:1; do
+			IFS=: read -r name dir f jobs <<<"$c"
+			for j in $(seq "$jobs"); do
+				out=$(ctl await "$name-$j" --timeout 30 2>&1)
+				jgood=$good
+				for k in 0 1; do
+					all=$((all + 1))
+					if [ -d "$out" ] && "$bin/cuzk" verify "$dir/${f}_vk.json" "$out/$k.public.json" \
+						"$out/$k.proof.json" >"$tmp/v" 2>&1; then
+						good=$((good + 1))
+					else
+						why="$why $name-$j/$k: $(echo "$out" | head -c 120) $(head -c 120 "$tmp/v");"
+					fi
+				done
+				echo "# curves: job $name-$j ($f): $((good - jgood)) of 2 proofs verify"
+			done
+		done
+		kill -TERM "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
+		kill "$wd" 2>/dev/null
+		echo "# curves ($be): $good of $all proofs verify with cuzk verify (bn128 mulchain, rangehash; BLS12-381 mulchain; one daemon)"
+		if [ "$good" = 10 ] && [ "$all" = 10 ]; then
+			echo "ok - curves: one cuzkd --backend $be proved 8 bn128 and 2 BLS12-381 partitions, every proof verifies"
+		else
+			echo "not ok - curves: $good of $all proofs verify:$why"
+		fi
+	) 2>&1 | tee -a "${log:-/dev/null}"
+	tail -3 "$tmp/d.log" 2>/dev/null | sed 's/^/# cuzkd: /'
+	rm -rf "$tmp"
+}
+
+if [ "$mode" = dry ]; then
+	echo "1..4"
+	if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+		echo "ok 1 # SKIP nvcc not found: no gpu-check build"
+		echo "ok 2 # SKIP nvcc not found"
+		echo "ok 3 # SKIP nvcc not found"
+		echo "ok 4 # SKIP nvcc not found"
+		exit 0
+	fi
+	if build_check; then
+		echo "ok 1 - make gpu-check builds $B/gpu-check/gpu_cuda (lib/, zk/, synth/, gpu/ only)"
+	else
+		echo "not ok 1 - make gpu-check builds"; tail -20 "$B/gpu-check-build.log" | sed 's/^/# /'
+		echo "not ok 2 - no binary"; echo "not ok 3 - no binary"; echo "not ok 4 - no binary"; exit 1
+	fi
+	bad=$(ldd "$B/gpu-check/gpu_cuda" 2>/dev/null | grep -E "$forbidden" | awk '{print $1}' | tr '\n' ' ')
+	if [ -z "$bad" ]; then
+		echo "ok 2 - gpu_cuda links none of json-c, liburing, libnuma, GMP (what the GPU machine lacks)"
+	else
+		echo "not ok 2 - gpu_cuda links $bad"
+	fi
+	out=$(CZ_GPU_CHECK=dry timeout 120 "$B/gpu-check/gpu_cuda" 2>&1)
+	rc=$?
+	plan=$(echo "$out" | grep -m1 -oE '^1\.\.[0-9]+' | cut -c4-)
+	ran=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
+	nodev=$(echo "$out" | grep -c 'device   no device')
+	rows=$(echo "$out" | sed -n '/^# device vs host/,$p' | grep -c '^# [A-Z]')
+	if [ "$rc" = 0 ] && [ -n "$plan" ] && [ "$ran" = "$plan" ] && [ "$rows" -gt 0 ] && [ "$nodev" = "$rows" ]; then
+		echo "ok 3 - the full plan runs dry: $ran of $plan points, every one of $rows table rows \"no device\""
+	else
+		echo "not ok 3 - the dry run: rc $rc, $ran of ${plan:-?} points, $nodev of $rows rows \"no device\""
+	fi
+	echo "$out" | sed 's/^/# /'
+	# the curves step the GPU machine runs, here on the cpu backend, so the
+	# script's own daemon and verify steps cannot rot unseen
+	if [ -x "$B/bin/cuzkd" ] && [ -x "$B/bin/cuzkctl" ] && [ -x "$B/bin/cuzk" ]; then
+		cout=$(curves_step cpu "$B/bin" 2>&1)
+		if echo "$cout" | grep -q '^ok - curves'; then
+			echo "ok 4 - the curves step on --backend cpu: $(echo "$cout" | grep '^# curves' | cut -c3-)"
+		else
+			echo "not ok 4 - the curves step on --backend cpu"
+		fi
+		echo "$cout" | sed 's/^/# /'
+	else
+		echo "ok 4 # SKIP no $B/bin/cuzkd, cuzkctl, cuzk (make builds them): the curves step"
+	fi
+	exit 0
+fi
+
+if [ "$mode" = prepare ]; then
+	echo "== prepare $CARRY (-j$jobs)"
+	build_check || { tail -30 "$B/gpu-check-build.log"; echo "gpu-check: build failed"; exit 1; }
+	make -s -j"$jobs" B="$B" "$B/bin/cuzkd" "$B/bin/cuzkctl" "$B/bin/cuzk" >"$B/gpu-carry-build.log" 2>&1 ||
+		{ tail -30 "$B/gpu-carry-build.log"; echo "gpu-check: cuzkd build failed"; exit 1; }
+	rm -rf "$CARRY"
+	mkdir -p "$CARRY/bin" "$CARRY/lib"
+	cp "$B/gpu-check/gpu_cuda" "$B/bin/cuzkd" "$B/bin/cuzkctl" "$B/bin/cuzk" "$CARRY/bin/"
+	# every shared library but the C runtime's, which the GPU machine has
+	for f in "$CARRY"/bin/*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
+		grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
+		while read -r l; do cp -L "$l" "$CARRY/lib/"; done
+	{
+		echo "commit $(git rev-parse HEAD 2>/dev/null)"
+		echo "built $(date -u +%FT%TZ) on $(uname -n), $(nvcc --version 2>/dev/null | tail -1)"
+		echo "defs ${defs:-none}"
+	} >"$CARRY/BUILD-INFO"
+	du -sh "$CARRY"
+	echo "carry it: run(carry=[\"$CARRY\"], command=\"tools/gpu-check.sh $CARRY\")"
+	exit 0
+fi
+
 if [ "${CZ_GPU_CHECK_DAEMON:-}" != "" ]; then
 	# a development aid: only the daemon step, with another backend (cpu)
 	log=$(mktemp /tmp/gpu-check-XXXXXX.log)
 	daemon_step "$CZ_GPU_CHECK_DAEMON" "${CZ_GPU_CHECK_LOG2:-16}"
-	grep -E '^(not )?ok - daemon' "$log"
+	curves_step "$CZ_GPU_CHECK_DAEMON" "$CARRY/bin"
+	grep -E '^(not )?ok - (daemon|curves)' "$log"
 	! grep -q '^not ok' "$log"
 	exit
 fi
@@ -192,21 +278,36 @@ if grep -q 'device out of service during' "$log" && [ $(($(date +%s) - t0)) -lt 
 		grep -E 'out of service|^not ok|cuzk: cuda' | head -20
 fi
 
+# The daemon steps, cheapest and most telling first, each only while the
+# run's budget (CZ_GPU_CHECK_BUDGET, default 450 s from the start) leaves
+# its watchdog's time: the curves step 40 s, the duty step 90 s.
+budget=${CZ_GPU_CHECK_BUDGET:-450}
+left() { echo $((budget - ($(date +%s) - t0))); }
+usable=no
+[ -x "$CARRY/bin/cuzkd" ] && [ -x "$CARRY/bin/cuzkctl" ] && [ -x "$CARRY/bin/cuzk" ] &&
+	! ldd "$CARRY/bin/cuzkd" | grep -q 'not found' && ! ldd "$CARRY/bin/cuzk" | grep -q 'not found' &&
+	grep -qE '^ok [0-9]+ - cz_cuda_open' "$log" && ! grep -q 'out of service' "$log" && usable=yes
+crc=skipped
+if [ "$usable" = yes ] && [ "$(left)" -ge 40 ]; then
+	curves_step cuda "$CARRY/bin"
+	crc=done
+else
+	echo "== curves step skipped: needs $CARRY/bin/cuzkd, cuzkctl and cuzk with their libraries (tools/gpu-check.sh --prepare here), a device in service, and 40 s of the budget ($(left) s left)"
+fi
 drc=skipped
-if [ -x "$CARRY/bin/cuzkd" ] && ! ldd "$CARRY/bin/cuzkd" | grep -q 'not found' &&
-	command -v python3 >/dev/null && grep -qE '^ok [0-9]+ - cz_cuda_open' "$log" &&
-	! grep -q 'out of service' "$log"; then
+if [ "$usable" = yes ] && command -v python3 >/dev/null && [ "$(left)" -ge 90 ]; then
 	daemon_step cuda 16
 	drc=done
 else
-	echo "== daemon step skipped: needs $CARRY/bin/cuzkd with its libraries (tools/gpu-check.sh --prepare here), python3, and a device in service"
+	echo "== daemon step skipped: needs $CARRY/bin/cuzkd with its libraries (tools/gpu-check.sh --prepare here), python3, a device in service, and 90 s of the budget ($(left) s left)"
 fi
 
-echo "== summary (check rc $rc, daemon $drc, $(($(date +%s) - t0)) s in all)"
+echo "== summary (check rc $rc, daemon $drc, curves $crc, $(($(date +%s) - t0)) s in all)"
 grep -E '^not ok' "$log"
 ok=$(grep -cE '^ok [0-9]+' "$log")
 skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log")
 printf '%s passed, %s failed, %s skipped\n' "$((ok - skip))" "$(grep -cE '^not ok' "$log")" "$skip"
-sed -n '/^# device vs host/,$p' "$log" | grep -v '^#.*passed'
-grep '^# daemon' "$log"
+sed -n '/^# device vs host/,/^# [0-9]* passed/p' "$log" | grep -v '^# [0-9]* passed'
+grep -E '^# (daemon|curves)' "$log"
+grep -qE '^not ok - (daemon|curves)' "$log" && [ "$rc" = 0 ] && rc=1
 exit "$rc"
