@@ -114,6 +114,14 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 				owner = j->owner;
 			}
 		pthread_mutex_unlock(&e->lock);
+		/* One only the journal holds (finished before a restart, or
+		 * gone from memory since): its journaled owner; a record from
+		 * before owners were journaled, the daemon's own. */
+		struct cz_jent je;
+		if (!found && e->jn && cz_journal_find(e->jn, id, &je, NULL)) {
+			found = true;
+			owner = je.owner >= 0 ? je.owner : cz_access_owner(NULL);
+		}
 		if (found && owner != peer->uid)
 			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied: only its "
 					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);

@@ -129,6 +129,8 @@ struct cz_job {
 	uint8_t digest[CZ_JOURNAL_DIGEST];
 	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
 	uint64_t out_disk;      /* admission: disk a partition's proof files take (engine/admit.c) */
+	bool acct_late;         /* its end was recorded with partitions running (a cancel):
+				 * its accounting follows once the last one ends */
 	struct cz_job *next;
 };
 

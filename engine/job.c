@@ -40,8 +40,12 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 	 * ends: such a job was accepted and not finished, so the next start
 	 * resumes it.  Done jobs and cancels record theirs themselves. */
 	if (!j->end_ticket && e->jn && (st == CZ_JOB_DONE || !e->stopping))
-		j->end_ticket = cz_journal_end(e->jn, j->seq, st, j->err,
-					       (double)(j->t_finish - j->t_submit) / 1e6);
+		j->end_ticket = cz_journal_end_acct(e->jn, j->seq, st, j->err,
+						    (double)(j->t_finish - j->t_submit) / 1e6, &j->acct,
+						    j->t_submit);
+	else if (j->acct_late && e->jn) /* an "acct" record; await waits for it */
+		j->end_ticket = cz_journal_end_acct(e->jn, j->seq, st, j->err, 0, &j->acct, j->t_submit);
+	j->acct_late = false;
 	if (j->circ)
 		j->circ->jobs--;        /* NULL: resumed, cancelled before its circuit came */
 	pthread_cond_broadcast(&e->job_cv);

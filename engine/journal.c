@@ -12,14 +12,26 @@
  *
  * Format (DIR/journal).  An 8-byte magic, then records, each
  *     u32 len (LE) | u32 CRC32C(payload) (LE) | payload: len bytes of JSON
- * of three kinds: {"t":"hdr","next_seq":N} (compaction writes it first, so
+ * of four kinds: {"t":"hdr","next_seq":N} (compaction writes it first, so
  * numbers never repeat once old records are dropped), {"t":"sub",...} (a job
- * accepted) and {"t":"end",...} (it ended: done, failed, cancelled).  JSON
+ * accepted, with its owner's uid), {"t":"end",...} (it ended: done, failed,
+ * cancelled; with the job's accounting) and {"t":"acct",...} (the
+ * accounting of a job whose end was recorded before its last partition
+ * ended: a cancel).  docs/formats.md has every field.  JSON
  * because it is small next to a witness and can grow fields without a new
  * version; the CRC because a crash mid-append leaves a torn tail, and a
  * record that does not check is where the journal ends (dropped, logged).
  * Replay is idempotent (a repeated submit is ignored, the first end wins),
  * which is what lets compaction run while records keep being appended.
+ * Fields a version added are optional to the next: a submit without "uid"
+ * (older than owners) is the daemon's own job (admins only), an end
+ * without "acct" answers await without accounting.
+ *
+ * Size.  A record is bounded by what a job can hold: an end record is at
+ * most END_TEXT_MAX bytes (the error, escaped, and the accounting, whose
+ * two per-partition arrays take at most 4 bytes an entry for a job's at
+ * most CZ_ENGINE_MAX_PARTS partitions: 5.4 KB at 200); REC_MAX (1 MiB) is
+ * far above it and marks what replay takes for corruption.
  *
  * Group commit.  Appending (cz_journal_submit/end) copies the record into a
  * pending buffer under the journal's own lock: no I/O, so callers may hold
@@ -48,6 +60,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +70,14 @@
 
 #define MAGIC "CZJRNL1\n"
 #define MAGIC_LEN 8
-#define REC_MAX (1u << 20)              /* a record is a few hundred bytes; bigger is corruption */
+#define REC_MAX (1u << 20)              /* a record is at most a few KB; bigger is corruption */
+/* The accounting's text: 9 numbers (key and up to 20 digits each) and two
+ * arrays of an entry per partition ("-1," to "126,"; "0," to "255,"). */
+#define ACCT_TEXT_MAX (400 + 8 * CZ_ENGINE_MAX_PARTS)
+#define END_TEXT_MAX (8 * CZ_JOURNAL_ERR + 256 + ACCT_TEXT_MAX)
+_Static_assert(END_TEXT_MAX < REC_MAX, "an end record fits a record");
+_Static_assert(CZ_ENGINE_MAX_PARTS <= sizeof(((struct cz_job_acct *)0)->dev) &&
+	       CZ_ENGINE_MAX_PARTS <= sizeof(((struct cz_job_acct *)0)->tries), "an entry per partition");
 #define COMPACT_MIN (1ull << 20)
 #define COMPACT_EVERY_S 3600
 
@@ -94,6 +115,7 @@ struct cz_journal {
 	_Atomic uint64_t durable;
 	struct cz_journal_stat st;
 	uint64_t compacted_bytes;
+	uint64_t live_bytes;            /* at open: the records replay applied (what compaction keeps) */
 	int64_t last_compact;           /* CLOCK_REALTIME ns */
 };
 
@@ -224,6 +246,7 @@ static struct cz_jent *ent_add(struct cz_journal *j, const struct cz_jent *src)
 	e->err = NULL;
 	e->end = -1;
 	e->end_ticket = 0;
+	e->has_acct = false;
 	j->ents[j->nents++] = e;
 	index_put(j, e);
 	if (e->seq >= j->next_seq)
@@ -267,19 +290,8 @@ static json_object *rec_sub(const struct cz_jent *e)
 		json_object_object_add(o, "digest", json_object_new_string(h));
 	}
 	json_object_object_add(o, "ts", json_object_new_int64(e->t_submit));
-	return o;
-}
-
-static json_object *rec_end(const struct cz_jent *e)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "t", json_object_new_string("end"));
-	json_object_object_add(o, "seq", json_object_new_int64((int64_t)e->seq));
-	json_object_object_add(o, "state", json_object_new_int(e->end));
-	if (e->err && *e->err)
-		json_object_object_add(o, "err", json_object_new_string(e->err));
-	json_object_object_add(o, "ms", json_object_new_double(e->ms));
-	json_object_object_add(o, "ts", json_object_new_int64(e->t_end));
+	if (e->owner >= 0)
+		json_object_object_add(o, "uid", json_object_new_int64(e->owner));
 	return o;
 }
 
@@ -353,15 +365,88 @@ static size_t json_escape(char *out, size_t cap, const char *s)
 	return n;
 }
 
-/* rec_end()'s text, without json-c (no heap call). */
+/* Appends to b (n bytes in it, cap in all); false, and *n = cap, once
+ * something did not fit (every later put fails too). */
+static bool put(char *b, size_t *n, size_t cap, const char *f, ...) __attribute__((format(printf, 4, 5)));
+static bool put(char *b, size_t *n, size_t cap, const char *f, ...)
+{
+	va_list ap;
+	if (*n >= cap)
+		return false;
+	va_start(ap, f);
+	int k = vsnprintf(b + *n, cap - *n, f, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= cap - *n) {
+		*n = cap;
+		return false;
+	}
+	*n += (size_t)k;
+	return true;
+}
+
+/* The accounting's JSON object (journal field names: docs/formats.md),
+ * appended at b + n; the new length, or 0 when it does not fit. */
+static size_t render_acct(char *b, size_t n, size_t cap, const struct cz_job_acct *a, uint32_t nparts)
+{
+	put(b, &n, cap, "{");
+	if (a->t_first_dispatch)
+		put(b, &n, cap, "\"wait_ns\":%llu,", (unsigned long long)a->t_first_dispatch);
+	put(b, &n, cap, "\"synth_ns\":%llu,\"device_ns\":%llu,\"final_ns\":%llu,\"synth_cpu_ns\":%llu,"
+	    "\"device_cpu_ns\":%llu,\"final_cpu_ns\":%llu,\"peak_bytes\":%llu,\"attempts\":%u,\"devices\":[",
+	    (unsigned long long)a->synth_ns, (unsigned long long)a->device_ns, (unsigned long long)a->final_ns,
+	    (unsigned long long)a->synth_cpu_ns, (unsigned long long)a->device_cpu_ns,
+	    (unsigned long long)a->final_cpu_ns, (unsigned long long)a->buf_peak, a->attempts);
+	for (uint32_t i = 0; i < nparts; i++)
+		put(b, &n, cap, "%s%d", i ? "," : "", a->dev[i] - 1);
+	put(b, &n, cap, "],\"tries\":[");
+	for (uint32_t i = 0; i < nparts; i++)
+		put(b, &n, cap, "%s%u", i ? "," : "", a->tries[i]);
+	return put(b, &n, cap, "]}") ? n : 0;
+}
+
+/* An end record's text, without json-c (no heap call): the appenders' on
+ * the finalizer's and the writer's threads, and compaction's. */
 static size_t render_end(char *b, size_t cap, const struct cz_jent *e)
 {
 	char esc[6 * CZ_JOURNAL_ERR + 8];
 	json_escape(esc, sizeof(esc), e->err ? e->err : "");
-	int n = snprintf(b, cap, "{\"t\":\"end\",\"seq\":%llu,\"state\":%d%s%s%s,\"ms\":%.3f,\"ts\":%lld}",
+	int k = snprintf(b, cap, "{\"t\":\"end\",\"seq\":%llu,\"state\":%d%s%s%s,\"ms\":%.3f,\"ts\":%lld%s",
 			 (unsigned long long)e->seq, e->end, *esc ? ",\"err\":\"" : "", esc, *esc ? "\"" : "",
-			 e->ms, (long long)e->t_end);
-	return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
+			 e->ms, (long long)e->t_end, e->has_acct ? ",\"acct\":" : "");
+	if (k < 0 || (size_t)k >= cap)
+		return 0;
+	size_t n = (size_t)k;
+	if (e->has_acct && !(n = render_acct(b, n, cap, &e->acct, e->nparts)))
+		return 0;
+	if (n + 2 > cap)
+		return 0;
+	b[n++] = '}';
+	b[n] = 0;
+	return n;
+}
+
+/* An "acct" record's text: e's accounting, for a job that ended before it. */
+static size_t render_acct_rec(char *b, size_t cap, const struct cz_jent *e)
+{
+	int k = snprintf(b, cap, "{\"t\":\"acct\",\"seq\":%llu,\"acct\":", (unsigned long long)e->seq);
+	size_t n = k > 0 && (size_t)k < cap ? render_acct(b, (size_t)k, cap, &e->acct, e->nparts) : 0;
+	if (!n || n + 2 > cap)
+		return 0;
+	b[n++] = '}';
+	b[n] = 0;
+	return n;
+}
+
+/* a's accounting as the journal keeps it: the wait from submit in place
+ * of the first dispatch's time (a clock of this boot only). */
+static void acct_keep(struct cz_jent *e, const struct cz_job_acct *a, uint64_t t_submit)
+{
+	e->acct = *a;
+	e->acct.t_first_dispatch = a->t_first_dispatch > t_submit ? a->t_first_dispatch - t_submit : 0;
+	e->acct.buf_bytes = 0;
+	for (uint32_t i = e->nparts; i < sizeof(e->acct.dev); i++)
+		e->acct.dev[i] = 0, e->acct.tries[i] = 0;
+	e->has_acct = true;
 }
 
 static int64_t jint(json_object *o, const char *k, int64_t dflt)
@@ -378,8 +463,55 @@ static const char *jstr(json_object *o, const char *k)
 	       ? json_object_get_string(v) : NULL;
 }
 
-/* One replayed record; -1 for one that checks but makes no sense (skipped). */
-static int replay_one(struct cz_journal *j, json_object *o)
+/* An "acct" object of nparts partitions into a; -1 when it makes no sense. */
+static int acct_parse(json_object *o, uint32_t nparts, struct cz_job_acct *a)
+{
+	static const struct {
+		const char *k;
+		size_t off;
+	} u64s[] = {
+		{ "wait_ns", offsetof(struct cz_job_acct, t_first_dispatch) },
+		{ "synth_ns", offsetof(struct cz_job_acct, synth_ns) },
+		{ "device_ns", offsetof(struct cz_job_acct, device_ns) },
+		{ "final_ns", offsetof(struct cz_job_acct, final_ns) },
+		{ "synth_cpu_ns", offsetof(struct cz_job_acct, synth_cpu_ns) },
+		{ "device_cpu_ns", offsetof(struct cz_job_acct, device_cpu_ns) },
+		{ "final_cpu_ns", offsetof(struct cz_job_acct, final_cpu_ns) },
+		{ "peak_bytes", offsetof(struct cz_job_acct, buf_peak) },
+	};
+	json_object *dv, *tr;
+	if (!o || !json_object_is_type(o, json_type_object))
+		return -1;
+	memset(a, 0, sizeof(*a));
+	for (size_t k = 0; k < sizeof(u64s) / sizeof(*u64s); k++) {
+		int64_t v = jint(o, u64s[k].k, k ? -1 : 0);     /* wait_ns: absent when nothing was dispatched */
+		if (v < 0)
+			return -1;
+		*(uint64_t *)((char *)a + u64s[k].off) = (uint64_t)v;
+	}
+	int64_t at = jint(o, "attempts", -1);
+	if (at < 0 || at > UINT32_MAX || !json_object_object_get_ex(o, "devices", &dv) ||
+	    !json_object_object_get_ex(o, "tries", &tr) || !json_object_is_type(dv, json_type_array) ||
+	    !json_object_is_type(tr, json_type_array) || json_object_array_length(dv) != nparts ||
+	    json_object_array_length(tr) != nparts)
+		return -1;
+	a->attempts = (uint32_t)at;
+	for (uint32_t i = 0; i < nparts; i++) {
+		json_object *d = json_object_array_get_idx(dv, i), *t = json_object_array_get_idx(tr, i);
+		if (!json_object_is_type(d, json_type_int) || !json_object_is_type(t, json_type_int))
+			return -1;
+		int64_t dd = json_object_get_int64(d), tt = json_object_get_int64(t);
+		if (dd < -1 || dd >= CZ_ENGINE_MAX_DEVICES || tt < 0 || tt > 255)
+			return -1;
+		a->dev[i] = (int8_t)(dd + 1);
+		a->tries[i] = (uint8_t)tt;
+	}
+	return 0;
+}
+
+/* One replayed record (n bytes framed); -1 for one that checks but makes
+ * no sense (skipped). */
+static int replay_one(struct cz_journal *j, json_object *o, size_t n)
 {
 	const char *t = jstr(o, "t");
 	if (!t)
@@ -397,17 +529,20 @@ static int replay_one(struct cz_journal *j, json_object *o)
 	if (!strcmp(t, "sub")) {
 		const char *id = jstr(o, "id"), *c = jstr(o, "circuit"), *dg = jstr(o, "digest");
 		int64_t parts = jint(o, "parts", 0), prio = jint(o, "prio", -1);
+		int64_t uid = jint(o, "uid", -1);
 		if (e)
 			return 0;       /* repeated (compaction ran while it was pending) */
 		if (!id || !c || strlen(id) >= 64 || strlen(c) >= 64 || parts <= 0 ||
-		    parts > CZ_ENGINE_MAX_PARTS || prio < 0 || prio >= CZ_PRIO__COUNT)
+		    parts > CZ_ENGINE_MAX_PARTS || prio < 0 || prio >= CZ_PRIO__COUNT || uid > UINT32_MAX - 1)
 			return -1;
-		struct cz_jent n = { .seq = (uint64_t)seq, .nparts = (uint32_t)parts, .prio = (uint8_t)prio,
-				     .t_submit = jint(o, "ts", 0) };
-		snprintf(n.id, sizeof(n.id), "%s", id);
-		snprintf(n.circuit, sizeof(n.circuit), "%s", c);
-		n.has_digest = dg && !unhex(n.digest, dg);
-		return ent_add(j, &n) ? 0 : -ENOMEM;
+		/* No "uid": written before owners were journaled; < 0 says so. */
+		struct cz_jent ne = { .seq = (uint64_t)seq, .nparts = (uint32_t)parts, .prio = (uint8_t)prio,
+				      .t_submit = jint(o, "ts", 0), .owner = uid < 0 ? -1 : uid };
+		snprintf(ne.id, sizeof(ne.id), "%s", id);
+		snprintf(ne.circuit, sizeof(ne.circuit), "%s", c);
+		ne.has_digest = dg && !unhex(ne.digest, dg);
+		j->live_bytes += 8 + n;
+		return ent_add(j, &ne) ? 0 : -ENOMEM;
 	}
 	if (!strcmp(t, "end")) {
 		int64_t s = jint(o, "state", -1);
@@ -421,7 +556,20 @@ static int replay_one(struct cz_journal *j, json_object *o)
 		e->ms = json_object_object_get_ex(o, "ms", &v) ? json_object_get_double(v) : 0;
 		const char *er = jstr(o, "err");
 		e->err = er ? strdup(er) : NULL;
+		/* No "acct" (an older version's end) or one that makes no
+		 * sense: the end stands, await answers without accounting. */
+		e->has_acct = json_object_object_get_ex(o, "acct", &v) && !acct_parse(v, e->nparts, &e->acct);
+		j->live_bytes += 8 + n;
 		return 0;
+	}
+	if (!strcmp(t, "acct")) {
+		json_object *v;
+		struct cz_job_acct a;
+		if (!e || e->end < 0 || !json_object_object_get_ex(o, "acct", &v) || acct_parse(v, e->nparts, &a))
+			return -1;
+		e->acct = a;            /* the latest wins: it saw more partitions end */
+		e->has_acct = true;
+		return 0;       /* compaction folds it into the end record */
 	}
 	return 0;               /* a kind from a later version: ignored */
 }
@@ -463,7 +611,7 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 			break;
 		json_tokener_reset(tok);
 		json_object *o = json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)n);
-		int rc = o && json_object_is_type(o, json_type_object) ? replay_one(j, o) : -1;
+		int rc = o && json_object_is_type(o, json_type_object) ? replay_one(j, o, n) : -1;
 		json_object_put(o);
 		if (rc == -ENOMEM) {
 			json_tokener_free(tok);
@@ -567,8 +715,11 @@ static int compact_render(struct cz_jent *a, size_t n, uint64_t next, char **out
 		rc = frame(&b, &len, &cap, h);
 		for (size_t k = 0; !rc && k < n; k++) {
 			rc = frame(&b, &len, &cap, rec_sub(&a[k]));
-			if (!rc && a[k].end >= 0)
-				rc = frame(&b, &len, &cap, rec_end(&a[k]));
+			if (!rc && a[k].end >= 0) {
+				char rb[END_TEXT_MAX];
+				size_t rn = render_end(rb, sizeof(rb), &a[k]);
+				rc = rn ? frame_raw(&b, &len, &cap, rb, rn) : -EOVERFLOW;
+			}
 		}
 	}
 	for (size_t k = 0; k < n; k++)
@@ -753,14 +904,41 @@ uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e)
 
 uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms)
 {
+	return cz_journal_end_acct(j, seq, state, err, ms, NULL, 0);
+}
+
+/* Appends rb (rn bytes) as a record: its ticket, or 0. */
+static uint64_t append_raw_locked(struct cz_journal *j, const char *rb, size_t rn)
+{
+	if (!rn || j->st.error || frame_raw(&j->buf, &j->len, &j->cap, rb, rn))
+		return 0;
+	j->st.records++;
+	pthread_cond_signal(&j->cv);
+	return ++j->ticket;
+}
+
+uint64_t cz_journal_end_acct(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms,
+			     const struct cz_job_acct *a, uint64_t t_submit)
+{
 	uint64_t t = 0;
+	char rb[END_TEXT_MAX];          /* on the stack: no heap call on this path */
 	pthread_mutex_lock(&j->lock);
 	struct cz_jent *e = find_seq(j, seq);
-	if (e && e->end < 0) {
+	if (e && e->end >= 0 && a) {
+		/* Ended already (a cancel): its accounting now that more of
+		 * its partitions have ended.  await waits for this ticket. */
+		acct_keep(e, a, t_submit);
+		if ((t = append_raw_locked(j, rb, render_acct_rec(rb, sizeof(rb), e))))
+			e->end_ticket = t;
+		else
+			t = e->end_ticket ? e->end_ticket : atomic_load(&j->durable);
+	} else if (e && e->end < 0) {
 		e->end = (int8_t)state;
 		e->t_end = cz_clock_ns(CLOCK_REALTIME);
 		e->ms = ms;
 		e->err = err && *err ? strdup(err) : NULL;
+		if (a)
+			acct_keep(e, a, t_submit);
 		if (j->nunl == j->cap_unl) {
 			size_t nc = j->cap_unl ? 2 * j->cap_unl : 64;
 			struct unl *nu = realloc(j->unl, nc * sizeof(*nu));
@@ -769,13 +947,7 @@ uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const cha
 		}
 		if (j->nunl < j->cap_unl)       /* else its spool files stay until a restart cleans them */
 			j->unl[j->nunl++] = (struct unl){ seq, e->nparts };
-		char rb[8 * CZ_JOURNAL_ERR + 256];
-		size_t rn = render_end(rb, sizeof(rb), e);
-		if (rn && !j->st.error && !frame_raw(&j->buf, &j->len, &j->cap, rb, rn)) {
-			j->st.records++;
-			pthread_cond_signal(&j->cv);
-			t = ++j->ticket;
-		}
+		t = append_raw_locked(j, rb, render_end(rb, sizeof(rb), e));
 		e->end_ticket = t;
 	} else if (e) {
 		t = e->end_ticket ? e->end_ticket : atomic_load(&j->durable);   /* ended already */
@@ -941,7 +1113,7 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 	 * from the last whole record (a torn tail cut off first), so a
 	 * restart costs the replay only. */
 	int rc = 0;
-	if (fresh || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 256 * j->nents + 64)) {
+	if (fresh || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 64 + j->live_bytes)) {
 		rc = compact(j);
 	} else {
 		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);

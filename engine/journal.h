@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/metrics.h"             /* struct cz_job_acct */
+
 #define CZ_JOURNAL_DIGEST 32            /* SHA-256 */
 #define CZ_JOURNAL_ERR 400
 
@@ -23,11 +25,19 @@ struct cz_jent {
 	uint8_t prio;                   /* enum cz_prio */
 	bool has_digest;                /* a caller's id: witnesses digested */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
+	int64_t owner;                  /* the submitting uid; -1: a record from before
+					 * owners were journaled (the engine makes it its own) */
 	int8_t end;                     /* -1: unfinished, else enum cz_job_state */
 	int64_t t_submit, t_end;        /* CLOCK_REALTIME ns: retention is calendar time */
 	double ms;                      /* submit to end, as the engine measured it */
 	uint64_t end_ticket;            /* the end record's commit ticket (this run), or 0 */
 	char *err;                      /* the end's error, or NULL (malloc'd) */
+	/* The job's accounting at its end (engine/metrics.c), for an await the
+	 * journal answers; t_first_dispatch is relative: the wait from submit
+	 * (0: nothing was dispatched).  has_acct false: an end record without
+	 * one (an older version's, or none yet). */
+	bool has_acct;
+	struct cz_job_acct acct;
 };
 
 struct cz_journal_stat {
@@ -75,6 +85,12 @@ int cz_journal_done(struct cz_journal *j, uint64_t seq, char *id, size_t cap);
  * or the writer has failed. */
 uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e);
 uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms);
+/* The same with the job's accounting (a, whose t_first_dispatch is on the
+ * same clock as t_submit; NULL: none).  On a job that ended already (a
+ * cancel records its end at once, its running partitions end later) it
+ * appends the accounting on its own ("acct" record) and returns its ticket. */
+uint64_t cz_journal_end_acct(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms,
+			     const struct cz_job_acct *a, uint64_t t_submit);
 /* Waits until ticket is durable: 0, or -errno with err (the writer's I/O
  * error: nothing after it is durable). */
 int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap);

@@ -361,15 +361,19 @@ static double ms(uint64_t ns)
 
 json_object *cz_metrics_acct_json(const struct cz_job *j)
 {
-	const struct cz_job_acct *a = &j->acct;
-	json_object *o = json_object_new_object(), *dev = json_object_new_array_ext((int)j->nparts);
+	return cz_metrics_acct_json_of(&j->acct, j->nparts, j->t_submit);
+}
+
+json_object *cz_metrics_acct_json_of(const struct cz_job_acct *a, uint32_t nparts, uint64_t t_submit)
+{
+	json_object *o = json_object_new_object(), *dev = json_object_new_array_ext((int)nparts);
 
 	if (a->t_first_dispatch)
-		json_object_object_add(o, "wait_ms", json_object_new_double(ms(a->t_first_dispatch - j->t_submit)));
+		json_object_object_add(o, "wait_ms", json_object_new_double(ms(a->t_first_dispatch - t_submit)));
 	json_object_object_add(o, "synthesis_ms", json_object_new_double(ms(a->synth_ns)));
 	json_object_object_add(o, "device_ms", json_object_new_double(ms(a->device_ns)));
 	json_object_object_add(o, "finalize_ms", json_object_new_double(ms(a->final_ns)));
-	for (uint32_t i = 0; i < j->nparts; i++)
+	for (uint32_t i = 0; i < nparts; i++)
 		json_object_array_add(dev, json_object_new_int(i < sizeof(a->dev) ? a->dev[i] - 1 : -1));
 	json_object_object_add(o, "devices", dev);
 	json_object *cpu = json_object_new_object();
@@ -381,8 +385,8 @@ json_object *cz_metrics_acct_json(const struct cz_job *j)
 	json_object_object_add(o, "cpu_seconds", cpu);
 	json_object_object_add(o, "peak_buffer_bytes", json_object_new_int64((int64_t)a->buf_peak));
 	json_object_object_add(o, "attempts", json_object_new_int64(a->attempts));
-	json_object *tr = json_object_new_array_ext((int)j->nparts);
-	for (uint32_t i = 0; i < j->nparts; i++)
+	json_object *tr = json_object_new_array_ext((int)nparts);
+	for (uint32_t i = 0; i < nparts; i++)
 		json_object_array_add(tr, json_object_new_int(i < sizeof(a->tries) ? a->tries[i] : 0));
 	json_object_object_add(o, "partition_attempts", tr);
 	return o;

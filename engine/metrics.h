@@ -51,6 +51,10 @@ struct cz_engine;
 void cz_metrics_acct_part(struct cz_engine *e, struct cz_part *p);
 void cz_metrics_acct_finish(struct cz_engine *e, struct cz_job *j);
 json_object *cz_metrics_acct_json(const struct cz_job *j);
+/* The same from an accounting alone (the journal's: t_first_dispatch the
+ * wait, t_submit 0), so an answer from the journal has the live one's
+ * fields and, for the same figures, the same values. */
+json_object *cz_metrics_acct_json_of(const struct cz_job_acct *a, uint32_t nparts, uint64_t t_submit);
 /* The stat thread, with no lock held: prints queued job log lines. */
 void cz_metrics_log_drain(struct cz_metrics *m);
 

@@ -393,8 +393,9 @@ static void journal_done(struct cz_output *w, unsigned nj)
 		if (o->rc || atomic_load(&j->state) != CZ_JOB_ACTIVE)
 			continue;
 		if (!j->end_ticket)
-			j->end_ticket = cz_journal_end(e->jn, j->seq, CZ_JOB_DONE, "",
-						       (double)(cz_trace_now() - j->t_submit) / 1e6);
+			j->end_ticket = cz_journal_end_acct(e->jn, j->seq, CZ_JOB_DONE, "",
+							    (double)(cz_trace_now() - j->t_submit) / 1e6,
+							    &j->acct, j->t_submit);   /* every partition ended */
 		if (!j->end_ticket) {
 			job_fail(o, -ENOMEM, "journal: cannot record the end%s%s: %s", "", "");
 			continue;

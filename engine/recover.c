@@ -208,6 +208,9 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 		snprintf(j->id, sizeof(j->id), "%s", u[k].id);
 		snprintf(j->circ_name, sizeof(j->circ_name), "%s", u[k].circuit);
 		j->prio = (enum cz_prio)u[k].prio;
+		/* Its submitter's again; a record from before owners were
+		 * journaled makes it the daemon's own (admins only). */
+		j->owner = u[k].owner >= 0 ? u[k].owner : cz_access_owner(NULL);
 		j->nparts = u[k].nparts;
 		j->waiting_key = true;
 		j->has_digest = u[k].has_digest;
@@ -309,6 +312,8 @@ json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pendin
 		json_object_object_add(r, "dir", json_object_new_string(dir));
 	}
 	json_object_object_add(r, "ms", json_object_new_double(je.ms));
+	if (je.has_acct)        /* the live answer's fields, from the end record's figures */
+		json_object_object_add(r, "accounting", cz_metrics_acct_json_of(&je.acct, je.nparts, 0));
 	json_object_object_add(r, "from_journal", json_object_new_boolean(1));
 	return r;
 }

@@ -355,7 +355,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	else
 		cz_job_auto_id(j->id, sizeof(j->id), seq);
 	struct cz_jent je = { .seq = seq, .nparts = n, .prio = (uint8_t)prio, .has_digest = j->has_digest,
-			      .t_submit = cz_clock_ns(CLOCK_REALTIME) };
+			      .t_submit = cz_clock_ns(CLOCK_REALTIME), .owner = owner };
 	snprintf(je.id, sizeof(je.id), "%s", j->id);
 	snprintf(je.circuit, sizeof(je.circuit), "%s", c->name);
 	memcpy(je.digest, jdg, sizeof(jdg));
@@ -571,9 +571,12 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 		}
 		/* Recorded now, not when its running partitions end: a crash
 		 * meanwhile must not resume a cancelled job. */
-		if (!j->end_ticket)
-			j->end_ticket = cz_journal_end(e->jn, j->seq, CZ_JOB_CANCELLED, "",
-						       (double)(cz_trace_now() - j->t_submit) / 1e6);
+		if (!j->end_ticket) {
+			j->end_ticket = cz_journal_end_acct(e->jn, j->seq, CZ_JOB_CANCELLED, "",
+							    (double)(cz_trace_now() - j->t_submit) / 1e6,
+							    &j->acct, j->t_submit);
+			j->acct_late = j->end_ticket && j->nterminal < j->nparts;    /* some still running */
+		}
 		ticket = j->end_ticket;
 		r = cz_resp_ok();
 		json_object_object_add(r, "job", json_object_new_string(id));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the job journal (engine/journal.c) on its own: the documented record format checked by an independent CRC32C, replay and sequence numbers across opens, a corrupt record ends the journal there, --retain expiry and compaction, group commit (16 concurrent submits, fewer commits). */
+/* Description: the job journal (engine/journal.c) on its own: the documented record format checked by an independent CRC32C, replay and sequence numbers across opens, a corrupt record ends the journal there, --retain expiry and compaction, group commit (16 concurrent submits, fewer commits), owners and per-job accounting through append, replay and compaction (a 200-partition job at the extremes of every field), records of the older format (no uid, no accounting) read as documented. */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
 #include "engine/journal.h"
@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[PATH_MAX];
@@ -82,6 +84,172 @@ static int read_file(int *hdr, int *subs, int *ends, long *last_off)
 	return off == n ? 0 : -1;
 }
 
+/* One framed record (the documented format, CRC by crc_ref) appended to f. */
+static void put_rec(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_rec(FILE *f, const char *fmt, ...)
+{
+	char json[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(json, sizeof(json), fmt, ap);
+	va_end(ap);
+	uint32_t n = (uint32_t)strlen(json), c = crc_ref((const uint8_t *)json, n);
+	uint8_t h[8] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
+			 (uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16), (uint8_t)(c >> 24) };
+	fwrite(h, 1, 8, f);
+	fwrite(json, 1, n, f);
+}
+
+/* The largest record of kind t in DIR/journal (bytes of JSON), -1 if none. */
+static long largest(const char *t)
+{
+	char p[PATH_MAX + 16], want[32];
+	snprintf(p, sizeof(p), "%s/journal", dir);
+	snprintf(want, sizeof(want), "{\"t\":\"%s\"", t);
+	FILE *f = fopen(p, "rb");
+	static uint8_t b[1 << 20];
+	size_t n = f ? fread(b, 1, sizeof(b), f) : 0, off = 8;
+	long best = -1;
+	if (f)
+		fclose(f);
+	while (off + 8 <= n) {
+		uint32_t len = (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 | (uint32_t)b[off + 2] << 16 |
+			       (uint32_t)b[off + 3] << 24;
+		if (off + 8 + len > n)
+			break;
+		if (len > strlen(want) && !memcmp(b + off + 8, want, strlen(want)) && (long)len > best)
+			best = (long)len;
+		off += 8 + len;
+	}
+	return best;
+}
+
+/* A job's accounting at the extremes of every field the journal keeps. */
+static void acct_fill(struct cz_job_acct *a, uint32_t n, uint64_t t_submit)
+{
+	memset(a, 0, sizeof(*a));
+	a->t_first_dispatch = t_submit + 123456789;
+	a->synth_ns = 1ull << 62;
+	a->device_ns = 987654321012345ull;
+	a->final_ns = 1;
+	a->synth_cpu_ns = 4611686018427387903ull;
+	a->device_cpu_ns = 0;
+	a->final_cpu_ns = 77;
+	a->buf_peak = 200ull << 30;
+	a->buf_bytes = 5;       /* held now: not the journal's */
+	a->attempts = 4000000000u;
+	for (uint32_t i = 0; i < n; i++) {
+		a->dev[i] = (int8_t)(i % (CZ_ENGINE_MAX_DEVICES + 1));        /* device -1 (none) .. 31 */
+		a->tries[i] = (uint8_t)(255 - i);
+	}
+}
+
+/* What the journal gave back is what went in (the wait relative to submit). */
+static int acct_same(const struct cz_job_acct *got, const struct cz_job_acct *want, uint32_t n, uint64_t t_submit)
+{
+	int ok = got->t_first_dispatch == want->t_first_dispatch - t_submit && got->synth_ns == want->synth_ns &&
+		 got->device_ns == want->device_ns && got->final_ns == want->final_ns &&
+		 got->synth_cpu_ns == want->synth_cpu_ns && got->device_cpu_ns == want->device_cpu_ns &&
+		 got->final_cpu_ns == want->final_cpu_ns && got->buf_peak == want->buf_peak &&
+		 got->attempts == want->attempts;
+	for (uint32_t i = 0; i < n; i++)
+		ok &= got->dev[i] == want->dev[i] && got->tries[i] == want->tries[i];
+	return ok;
+}
+
+/* Owners and accounting: append, replay, the "acct" record of a job that
+ * ended first, compaction; then the older format. */
+static void test_owner_acct(void)
+{
+	char err[256], old[PATH_MAX];
+	snprintf(old, sizeof(old), "%s", dir);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/acct");
+	mkdir(dir, 0750);
+
+	struct cz_journal *j = jo(2);
+	struct cz_jent e = { .seq = 1, .nparts = CZ_ENGINE_MAX_PARTS, .prio = CZ_PRIO_NORMAL, .owner = 65534 };
+	snprintf(e.id, sizeof(e.id), "big");
+	snprintf(e.circuit, sizeof(e.circuit), "k");
+	struct cz_jent x = e;
+	x.seq = 2, x.nparts = 1, x.owner = 0;
+	snprintf(x.id, sizeof(x.id), "expires");
+	struct cz_jent c = e;
+	c.seq = 3, c.nparts = 3, c.owner = 1000;
+	snprintf(c.id, sizeof(c.id), "cancelled");
+	struct cz_job_acct a, a2;
+	acct_fill(&a, e.nparts, 1000);
+	acct_fill(&a2, c.nparts, 50);
+	a2.attempts = 3;
+	uint64_t t = 0;
+	/* x ends first and expires; big and cancelled end 3 s later. */
+	int ok = j && cz_journal_submit(j, &e) && cz_journal_submit(j, &x) && cz_journal_submit(j, &c) &&
+		 (t = cz_journal_end(j, 2, CZ_JOB_DONE, "", 1.0)) && !cz_journal_wait(j, t, err, sizeof(err));
+	sleep(3);
+	struct cz_job_acct part = a2;
+	part.synth_ns = 1;      /* what the cancel saw; the "acct" record replaces it */
+	ok = ok && (t = cz_journal_end_acct(j, 1, CZ_JOB_DONE, "", 9.0, &a, 1000)) &&
+	     cz_journal_end_acct(j, 3, CZ_JOB_CANCELLED, "", 2.0, &part, 50) &&
+	     (t = cz_journal_end_acct(j, 3, CZ_JOB_CANCELLED, "", 0, &a2, 50)) && !cz_journal_wait(j, t, err, sizeof(err));
+	cz_journal_close(j);
+	long end_max = largest("end"), acct_recs = largest("acct");
+	j = jo(2);
+	struct cz_jent f, g;
+	int f1 = j && cz_journal_find(j, "big", &f, NULL) && cz_journal_find(j, "cancelled", &g, NULL);
+	ct_ok(ok && f1 && f.owner == 65534 && f.has_acct && acct_same(&f.acct, &a, e.nparts, 1000) &&
+	      g.owner == 1000 && g.end == CZ_JOB_CANCELLED && g.has_acct && acct_same(&g.acct, &a2, c.nparts, 50) &&
+	      acct_recs > 0 && end_max > 0 && end_max < 8192,
+	      "replayed: a 200-partition job's owner and accounting (every field at its extreme: 2^62 ns, "
+	      "devices -1..31, 255 attempts a partition) come back as appended; its end record is %ld bytes "
+	      "(< 8 KB); a cancelled job's later \"acct\" record replaces the accounting its end had", end_max);
+	struct cz_journal_stat st;
+	if (j)
+		cz_journal_stat(j, &st);
+	cz_journal_close(j);
+	j = jo(2);
+	int f2 = j && cz_journal_find(j, "big", &f, NULL) && cz_journal_find(j, "cancelled", &g, NULL) &&
+		 !cz_journal_find(j, "expires", &x, NULL);
+	ct_ok(f1 && st.compactions == 1 && f2 && f.owner == 65534 && acct_same(&f.acct, &a, e.nparts, 1000) &&
+	      acct_same(&g.acct, &a2, c.nparts, 50) && largest("acct") < 0,
+	      "compacted (the expired job dropped): owners and accounting survive the rewrite, the \"acct\" "
+	      "record folded into its end record");
+	cz_journal_close(j);
+
+	/* The older format: no "uid", no "acct"; and an "acct" whose arrays
+	 * do not match the job, and one for a job that never ended. */
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof(p), "%s/journal", dir);
+	FILE *fo = fopen(p, "wb");
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long now = (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;      /* not expired */
+	if (fo) {
+		fwrite("CZJRNL1\n", 1, 8, fo);
+		put_rec(fo, "{\"t\":\"sub\",\"seq\":7,\"id\":\"old\",\"circuit\":\"k\",\"prio\":2,\"parts\":2,\"ts\":%lld}", now);
+		put_rec(fo, "{\"t\":\"end\",\"seq\":7,\"state\":1,\"ms\":4.5,\"ts\":%lld}", now);
+		put_rec(fo, "{\"t\":\"sub\",\"seq\":8,\"id\":\"open\",\"circuit\":\"k\",\"prio\":2,\"parts\":2,\"ts\":%lld}", now);
+		put_rec(fo, "{\"t\":\"acct\",\"seq\":8,\"acct\":{\"synth_ns\":1,\"device_ns\":1,\"final_ns\":1,"
+			"\"synth_cpu_ns\":1,\"device_cpu_ns\":1,\"final_cpu_ns\":1,\"peak_bytes\":1,\"attempts\":2,"
+			"\"devices\":[0,0],\"tries\":[1,1]}}");
+		put_rec(fo, "{\"t\":\"sub\",\"seq\":9,\"id\":\"short\",\"circuit\":\"k\",\"prio\":2,\"parts\":2,\"ts\":%lld,\"uid\":5}", now);
+		put_rec(fo, "{\"t\":\"end\",\"seq\":9,\"state\":1,\"ms\":4.5,\"ts\":%lld,\"acct\":{\"synth_ns\":1,"
+			"\"device_ns\":1,\"final_ns\":1,\"synth_cpu_ns\":1,\"device_cpu_ns\":1,\"final_cpu_ns\":1,"
+			"\"peak_bytes\":1,\"attempts\":1,\"devices\":[0],\"tries\":[1]}}", now);
+		fclose(fo);
+	}
+	j = jo(7 * 86400);
+	size_t nu = 0;
+	struct cz_jent *u = j ? cz_journal_unfinished(j, &nu) : NULL, h;
+	ok = j && cz_journal_find(j, "old", &f, NULL) && cz_journal_find(j, "short", &h, NULL);
+	ct_ok(fo && ok && f.owner == -1 && f.end == CZ_JOB_DONE && !f.has_acct && nu == 1 && u[0].owner == -1 &&
+	      !u[0].has_acct && h.owner == 5 && h.end == CZ_JOB_DONE && !h.has_acct && cz_journal_next_seq(j) == 10,
+	      "older records: a submit without \"uid\" reads as owner -1 (the daemon's own), an end without "
+	      "\"acct\" as no accounting; an \"acct\" for a job that has not ended, and one whose arrays do not "
+	      "have one entry per partition, are not taken (the end stands)");
+	free(u);
+	cz_journal_close(j);
+	snprintf(dir, sizeof(dir), "%s", old);
+}
+
 static struct cz_journal *gj;
 static pthread_barrier_t bar;
 
@@ -96,7 +264,7 @@ static void *gmain(void *v)
 int main(void)
 {
 	char err[256];
-	ct_plan(8);
+	ct_plan(8 + 3);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-journal-XXXXXX");
 	if (!ct_ok(mkdtemp(dir) != NULL, "a scratch state directory"))
 		return ct_exit();
@@ -197,6 +365,7 @@ int main(void)
 	      gj ? (unsigned long long)(b.commits - a.commits) : 0ull);
 	cz_journal_close(gj);
 	pthread_barrier_destroy(&bar);
+	test_owner_acct();
 	char rm[PATH_MAX + 16];
 	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
 	if (!ct_fail && system(rm))
