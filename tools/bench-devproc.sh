@@ -22,6 +22,7 @@ B=${B:-build}
 what=${1:-all}
 runs=3
 jobs=${JOBS:-40}
+parts=${PARTS:-10}     # partitions a job (at most 200): PARTS=200 JOBS=20 keeps the client out of it
 [ "${2:-}" = "--runs" ] && runs=$3
 tmp=$(mktemp -d /tmp/cuzk-bench-devproc-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -59,11 +60,13 @@ bench_ring() {
 
 null_run() {   # isolation -> "wall_ms duty0 duty1 duty2 duty3 gap_p99_us"
 	start --backend null --devices 4 --consumers-per-device 2 --synth-workers 4 \
-		--null-delay-ms 2 --null-synth-ms 1 --isolation "$1"
+		--null-delay-ms 2 --null-synth-ms 1 --isolation "$1" --max-queued-partitions $((jobs * parts + 200))
 	ctl load m "$tmp/merkle_8.zkey"
-	if [ "$1" = process ]; then for d in 0 1 2 3; do wait_ready $d 0; done; fi
+	for d in 0 1 2 3; do wait_ready $d 0; done      # warm-up verified, both isolations
+	local w=() i
+	for i in $(seq 0 $((parts - 1))); do w+=("$tmp/merkle_8_$((i % 10)).wtns"); done
 	local t0; t0=$(now_ms)
-	for j in $(seq "$jobs"); do ctl submit m "$tmp"/merkle_8_*.wtns --id "j$j" >/dev/null; done
+	for j in $(seq "$jobs"); do ctl submit m "${w[@]}" --id "j$j" >/dev/null; done
 	for j in $(seq "$jobs"); do ctl await "j$j" >/dev/null; done
 	local t1; t1=$(now_ms)
 	ctl trace --out "$tmp/$1.jsonl"
@@ -77,7 +80,7 @@ print(sys.argv[1], " ".join("%.4f" % d["duty"] for d in r["devices"]), "%.1f" % 
 
 bench_null() {
 	keys 8 10
-	echo "== null backend, 4 devices x 2 consumers at 2 ms, synthesis 1 ms x 4, $jobs jobs x 10 partitions; process and thread alternating, $runs runs each ($(load))"
+	echo "== null backend, 4 devices x 2 consumers at 2 ms, synthesis 1 ms x 4, $jobs jobs x $parts partitions; process and thread alternating, $runs runs each ($(load))"
 	echo "   columns: isolation, wall ms (cuzkctl included), duty of devices 0-3 (trace), gap p99 us, trace window ms"
 	: > "$tmp/null.txt"
 	for r in $(seq "$runs"); do
@@ -85,9 +88,9 @@ bench_null() {
 			echo "$iso $(null_run $iso)" | tee -a "$tmp/null.txt"
 		done
 	done
-	python3 - "$tmp/null.txt" "$jobs" <<'EOF'
+	python3 - "$tmp/null.txt" "$((jobs * parts))" <<'EOF'
 import sys, statistics as st
-nparts = 10 * int(sys.argv[2])
+nparts = int(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1])]
 out = {}
 for iso in ("process", "thread"):
