@@ -102,8 +102,12 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 	if (!strcmp(op, "trace") && !json_object_object_get_ex(req, "job", &v))
 		return cz_resp_err("trace: the whole trace: permission denied: only %s may; you are uid %ld: "
 				   "trace one of your jobs with \"job\"", rule, peer->uid);
-	/* await, cancel, trace of one job: its owner only. */
-	if (json_object_object_get_ex(req, "job", &v) && json_object_is_type(v, json_type_string)) {
+	/* await, cancel, trace of one job: its owner only; and a submit may
+	 * not reuse another user's id (a retry by its owner gets the job back,
+	 * anyone else's would learn it exists and hold an answer it cannot
+	 * await). */
+	bool sub = !strcmp(op, "submit");
+	if (json_object_object_get_ex(req, sub ? "id" : "job", &v) && json_object_is_type(v, json_type_string)) {
 		const char *id = json_object_get_string(v);
 		long owner = -1;
 		bool found = false;
@@ -122,6 +126,10 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 			found = true;
 			owner = je.owner >= 0 ? je.owner : cz_access_owner(NULL);
 		}
+		if (found && owner != peer->uid && sub)
+			return cz_resp_err("submit: id '%.63s' is in use by another user's job: permission denied: "
+					   "only its owner, %s may submit it again; you are uid %ld", id, rule,
+					   peer->uid);
 		if (found && owner != peer->uid)
 			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied: only its "
 					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);

@@ -264,11 +264,17 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 
 	pthread_mutex_lock(&e->lock);
 	c = cz_circuit_find(e, name);
+	/* An id held already: a retry (or a clash), answered from digests of
+	 * the client's own files, before admission: a retry of an accepted job
+	 * needs no queue place and no spool copy, and must not be told "queue
+	 * full" for the job it already has. */
+	struct cz_jent hje;
+	bool retry = id && (job_find_locked(e, id) || (e->jn && cz_journal_find(e->jn, id, &hje, NULL)));
 	if (!c)
 		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
 	else if (e->stopping)
 		r = cz_resp_err("the daemon is shutting down");
-	else if (!(r = witnesses_check_locked(c, n, size, path)) &&
+	else if (!(r = witnesses_check_locked(c, n, size, path)) && !retry &&
 		 !(r = cz_admit_locked(e, c, n))) {     /* queue room, taken now; a partition that can ever fit */
 		admitted = true;        /* n places held: given back below if this submit fails */
 		out_disk = cz_admit_out_disk(c);
@@ -277,6 +283,28 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	pthread_mutex_unlock(&e->lock);
 	if (r)
 		goto fail;
+	if (retry) {
+		for (uint32_t i = 0; i < n && !r; i++)
+			if (cz_spool_digest(wfd[i], (uint64_t)size[i], dg[i]))
+				r = cz_resp_err("witness %u%s%s: cannot read it for its digest (id '%s' is "
+						"taken: a retry is matched by its witnesses' digests)", i,
+						path[i] ? " " : "", path[i] ? path[i] : "", id);
+		if (r)
+			goto fail;
+		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])dg, n, jdg);
+		pthread_mutex_lock(&e->lock);
+		locked = true;
+		for (;;) {
+			bool wait = false;
+			r = id_check_locked(e, id, name, jdg, &wait);
+			if (!wait)
+				break;
+			pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
+		}
+		if (!r)         /* its holder failed to be accepted, or its retention ended, meanwhile */
+			r = cz_resp_err("id '%s' was released while this submit checked it: submit again", id);
+		goto fail;      /* the answer (existing job or refusal); nothing to undo */
+	}
 	/* Room in the spool's filesystem, reserved until the copies are on disk. */
 	if ((r = cz_admit_spool(e, out_disk, n, size, &held)))
 		goto fail;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: admission against the spool's filesystem and under concurrent submits (issue 12, Admission): on a small tmpfs as the state directory, submits that fill it are refused "queue full" naming the bytes needed and free, the spool path and a retry hint, before the journal or proofs run out of room, and every accepted job still completes; a copy that meets a real ENOSPC midway (the free space misreported by a preloaded shim) leaves no spool file and no journal record and is answered clearly; with space freed a good job proves; 8 concurrent clients against --max-queued-partitions 6 on slow null devices: the daemon's open-partition count (status, and the trace's submits less finished partitions) never exceeds 6, accepted + refused = submitted, every accepted job completes. */
+/* Description: admission against the spool's filesystem and under concurrent submits (issue 12, Admission): on a small tmpfs as the state directory, submits that fill it are refused "queue full" naming the bytes needed and free, the spool path and a retry hint, before the journal or proofs run out of room, and every accepted job still completes; a copy that meets a real ENOSPC midway (the free space misreported by a preloaded shim) leaves no spool file and no journal record and is answered clearly; with space freed a good job proves; 8 concurrent clients against --max-queued-partitions 6 on slow null devices: the daemon's open-partition count (status, and the trace's submits less finished partitions) never exceeds 6, accepted + refused = submitted, every accepted job completes; a retry of an accepted id while the queue is full gets its job back. */
 #define _GNU_SOURCE
 #define NWTNS 4
 static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(), NULL: none */
@@ -510,6 +510,35 @@ static void test_concurrent(void)
 	ct_ok(daemon_stop(d) == 0, "cuzkd stops cleanly");
 }
 
+/* A retry of an accepted id while the queue is full gets its job back,
+ * not "queue full" (it needs no place); a different job under the id is
+ * still refused, and a new job is refused "queue full". */
+static void test_retry_full(void)
+{
+	struct daemon *d = &cd;
+	const char *nul[] = { "--backend", "null", "--devices", "1", "--null-delay-ms", "300",
+			      "--max-queued-partitions", "2", NULL };
+	json_object *a = NULL, *b = NULL, *a2 = NULL, *a3 = NULL;
+	int up = daemon_start(d, "rf", nul) == 0 && load_key(d);
+	if (up) {
+		a = submit_n(d, "ra", 2);
+		b = submit_n(d, "rb", 2);
+		a2 = submit_n(d, "ra", 2);
+		a3 = submit_n(d, "ra", 1);
+	}
+	ct_ok(up && ok_of(a) && !ok_of(b) && strstr(str_of(b, "error"), "queue full") && ok_of(a2) &&
+	      !strcmp(str_of(a2, "existing"), "true") && int_of(a2, "seq") == int_of(a, "seq") && !ok_of(a3) &&
+	      strstr(str_of(a3, "error"), "in use by a different job"),
+	      "queue full (bound 2, a 2-partition job held): a retry of its id gets the job back (existing: %s), "
+	      "a new job is refused (%s), a different job under the id is refused (%s)",
+	      str_of(a2, "existing"), str_of(b, "error"), str_of(a3, "error"));
+	ct_ok(up && await_ok(d, "ra") && daemon_stop(d) == 0, "retry: the job completes once; cuzkd stops cleanly");
+	json_object_put(a);
+	json_object_put(b);
+	json_object_put(a2);
+	json_object_put(a3);
+}
+
 int main(int argc, char **argv)
 {
 	char shim[2 * PATH_MAX + 32];
@@ -517,7 +546,7 @@ int main(int argc, char **argv)
 	if (e2e_begin(argv[0], "cuzk-e2e-admit"))
 		return 1;
 	snprintf(shim, sizeof(shim), "%s/../selftests/spoolfree.so", bindir);
-	ct_plan(23);
+	ct_plan(25);
 	struct stat st;
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 && stat(fmt("%s/w0.wtns", dir), &st) == 0,
 		   "fixtures: a 2^8 key and %d witnesses", NWTNS))
@@ -527,6 +556,7 @@ int main(int argc, char **argv)
 	test_never_fits();
 	test_enospc(shim);
 	test_concurrent();
+	test_retry_full();
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }

@@ -605,6 +605,19 @@ static void test_owner(void)
 	      "its live answer; uid %d is refused", OWNER, OTHER);
 	json_object_put(r);
 	json_object_put(r2);
+	/* The id is uid 65534's for --retain: another non-admin may not
+	 * submit under it (nor learn the job through an "existing" answer);
+	 * its owner's retry gets the job back. */
+	const char *again = "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"fin\"}";
+	r = up ? as_uid(d.sock, OTHER, again, 0, FIN_PARTS) : NULL;
+	r2 = up ? as_uid(d.sock, OWNER, again, 0, FIN_PARTS) : NULL;
+	ct_ok(r && !ok_of(r) && strstr(str_of(r, "error"), "submit: id 'fin' is in use by another user's job: "
+			"permission denied") && ok_of(r2) && !strcmp(str_of(r2, "existing"), "true") &&
+	      (uint64_t)int_of(r2, "seq") == fin_seq,
+	      "owner: uid %d submitting under uid %d's finished id is refused (%s); uid %d's retry gets its job "
+	      "back (existing, seq %llu)", OTHER, OWNER, str_of(r, "error"), OWNER, (unsigned long long)fin_seq);
+	json_object_put(r);
+	json_object_put(r2);
 	json_object_put(live_fin);
 	json_object_put(live_run);
 	ct_ok(up && daemon_stop(&d) == 0, "owner: cuzkd stops on SIGTERM with status 0");
@@ -745,7 +758,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-journal"))
 		return 1;
-	ct_plan(1 + 7 + 5 + 5 + 8);
+	ct_plan(1 + 7 + 5 + 5 + 9);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 &&
 		   system(fmt("%s/cuzk vk %s/k.zkey %s/vk.json >/dev/null 2>&1", bindir, dir, dir)) == 0,
 		   "fixtures: a 2^8 dev key, its vk.json and %d witnesses", NWTNS))
