@@ -418,8 +418,9 @@ static inline int load_key(struct daemon *d)
 static inline int submit(struct daemon *d, const char *id, const char *prio, int n)
 {
 	char q[8192];
-	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":%s}",
-		 id, prio, wlist(n));
+	if (snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":%s}",
+		     id, prio, wlist(n)) >= (int)sizeof(q))
+		return 0;       /* a request this helper cannot write: a failed submit */
 	json_object *r = CZ_DAEMON_REQ(d, q, NULL, 0);
 	int ok = ok_of(r);
 	if (!ok)

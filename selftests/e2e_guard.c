@@ -102,8 +102,10 @@ static void test_fields(struct daemon *d)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		char q[16384];
 		const char *w = strstr(bad[i].req, "W}"), *z = strstr(bad[i].req, "\"Z\"");
-		if (w)
-			snprintf(q, sizeof(q), "%.*s%s}", (int)(w - bad[i].req), bad[i].req, wlist(4));
+		if (w && snprintf(q, sizeof(q), "%.*s%s}", (int)(w - bad[i].req), bad[i].req, wlist(4)) >= (int)sizeof(q))
+			q[0] = 0;       /* cannot happen for 4 witnesses; an empty request fails the point */
+		else if (w)
+			;
 		else if (z)
 			snprintf(q, sizeof(q), "%.*s\"%s/k.zkey\"%s", (int)(z - bad[i].req), bad[i].req, dir, z + 3);
 		else
