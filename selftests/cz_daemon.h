@@ -221,6 +221,22 @@ static inline json_object *daemon_req(struct daemon *d, const char *json, const 
 	return sock_req(d->sock, json, fds, nfds);
 }
 
+/* The daemon's whole trace (JSON lines, docs/trace.md) written into
+ * dir/name, and that file opened for reading; NULL when it cannot be
+ * made.  A refused request leaves it empty. */
+static inline FILE *daemon_trace_file(struct daemon *d, const char *name)
+{
+	char p[3 * PATH_MAX];
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
+		return NULL;
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	json_object_put(daemon_req(d, "{\"op\":\"trace\"}", &fd, 1));
+	close(fd);
+	return fopen(p, "r");
+}
+
 #ifndef CZ_DAEMON_REQ
 #define CZ_DAEMON_REQ daemon_req
 #endif

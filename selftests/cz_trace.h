@@ -51,19 +51,10 @@ static inline struct tpart *tpart_of(struct trace *t, int64_t seq, int64_t part)
  * this daemon since it started. */
 static inline int trace_read(struct daemon *d, struct trace *t, const int *prios, int njobs)
 {
-	char p[3 * PATH_MAX], err[256];
-	snprintf(p, sizeof(p), "%s/trace.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (fd < 0 || s < 0)
+	FILE *f = daemon_trace_file(d, "trace.jsonl");
+	if (!f)
 		return -1;
-	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-	json_object_put(q);
-	close(s);
-	close(fd);
 	memset(t, 0, sizeof(*t));
-	FILE *f = fopen(p, "r");
 	char line[1024];
 	while (f && fgets(line, sizeof(line), f)) {
 		json_object *e = json_tokener_parse(line);

@@ -468,21 +468,10 @@ static void test_concurrent(void)
 	      done, acc, (long long)rf, (long long)op);
 	/* The trace's own count: a submit's partitions from its submit event
 	 * (recorded once the job is durable) until each one's final_end. */
-	char p[3 * PATH_MAX], err[256], line[1024];
-	snprintf(p, sizeof(p), "%s/cc-trace.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644), s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (fd >= 0 && s >= 0) {
-		json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-		json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-		json_object_put(q);
-	}
-	if (s >= 0)
-		close(s);
-	if (fd >= 0)
-		close(fd);
+	char line[1024];
 	static struct tev ev[4 * CLIENTS * PER * 2];
 	int nev = 0, sub_parts = 0, ends = 0;
-	FILE *f = fopen(p, "r");
+	FILE *f = daemon_trace_file(d, "cc-trace.jsonl");
 	while (f && fgets(line, sizeof(line), f) && nev < (int)(sizeof(ev) / sizeof(ev[0])) - 1) {
 		json_object *e = json_tokener_parse(line);
 		const char *n = str_of(e, "ev");

@@ -172,18 +172,8 @@ static void test_protocol(struct daemon *d)
 /* Null backend: ordering, fairness, budget, cancel, SIGTERM. */
 static json_object *trace_of(struct daemon *d)
 {
-	char p[2 * PATH_MAX];
-	snprintf(p, sizeof(p), "%s/trace.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	char err[256];
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-	json_object_put(q);
-	close(s);
-	close(fd);
 	json_object *a = json_object_new_array();
-	FILE *f = fopen(p, "r");
+	FILE *f = daemon_trace_file(d, "trace.jsonl");
 	char line[512];
 	while (f && fgets(line, sizeof(line), f))
 		json_object_array_add(a, json_tokener_parse(line));

@@ -401,24 +401,11 @@ struct devtrace {
 
 static int trace_dev(struct daemon *d, unsigned dev, struct devtrace *dt)
 {
-	char p[3 * PATH_MAX], err[256], line[1024];
+	char line[1024];
 	*dt = (struct devtrace){ 0, -1, -1 };
-	snprintf(p, sizeof(p), "%s/trace3.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (fd < 0 || s < 0) {
-		if (fd >= 0)
-			close(fd);
-		if (s >= 0)
-			close(s);
+	FILE *f = daemon_trace_file(d, "trace3.jsonl");
+	if (!f)
 		return -1;
-	}
-	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-	json_object_put(q);
-	close(s);
-	close(fd);
-	FILE *f = fopen(p, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		json_object *e = json_tokener_parse(line);
 		const char *ev = str_of(e, "ev"), *th = str_of(e, "thread");
@@ -659,20 +646,12 @@ static void null_kills(void)
  * `from` and a later one on device `to`.  1 if there is one. */
 static int restarted_elsewhere(struct daemon *d, int from, int to)
 {
-	char p[3 * PATH_MAX], err[256], line[1024];
+	char line[1024];
 	static struct { int64_t seq, part; int dev; } first[MAXP];
 	int nf = 0, found = 0;
-	snprintf(p, sizeof(p), "%s/trace2.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (fd < 0 || s < 0)
+	FILE *f = daemon_trace_file(d, "trace2.jsonl");
+	if (!f)
 		return 0;
-	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-	json_object_put(q);
-	close(s);
-	close(fd);
-	FILE *f = fopen(p, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		json_object *e = json_tokener_parse(line);
 		if (!strcmp(str_of(e, "ev"), "compute_start")) {
@@ -853,27 +832,14 @@ struct lowtrace {
 static int trace_lower(struct daemon *d, uint64_t seq, unsigned part, unsigned from, int64_t kill_ns,
 		       struct lowtrace *lt)
 {
-	char p[3 * PATH_MAX], err[256], line[1024];
+	char line[1024];
 	static struct { int64_t seq, prio; } sub[MAXJ];
 	static struct { int64_t ns, seq, part; } cs[MAXP];
 	int nsub = 0, ncs = 0;
 	*lt = (struct lowtrace){ .prio = -1, .back_ns = -1, .start_ns = -1 };
-	snprintf(p, sizeof(p), "%s/trace4.jsonl", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	int s = cz_ctl_connect(d->sock, err, sizeof(err));
-	if (fd < 0 || s < 0) {
-		if (fd >= 0)
-			close(fd);
-		if (s >= 0)
-			close(s);
+	FILE *f = daemon_trace_file(d, "trace4.jsonl");
+	if (!f)
 		return -1;
-	}
-	json_object *q = json_tokener_parse("{\"op\":\"trace\"}");
-	json_object_put(cz_ctl_call(s, q, &fd, 1, err, sizeof(err)));
-	json_object_put(q);
-	close(s);
-	close(fd);
-	FILE *f = fopen(p, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		json_object *e = json_tokener_parse(line);
 		const char *ev = str_of(e, "ev");
