@@ -14,6 +14,7 @@
 #else
 #define SANITIZED 0
 #endif
+#define RESTARTS (SANITIZED ? 21 : 101)
 
 #include <dirent.h>
 #include <errno.h>
@@ -604,10 +605,13 @@ static void null_kills(void)
 	ct_ok(dis && pid_after == 0 && !strcmp(st, "disabled") && gone(p0) && done,
 	      "device 0 disable: its process %d ends (%s, pid %lld), a 4-partition job completes on device 1",
 	      p0, st, (long long)pid_after);
-	/* Many restarts (an operator's: no death counted): nothing grows. */
+	/* Many restarts (an operator's: no death counted): nothing grows.
+	 * The issue's 100 (and the first) in the plain build; 20 under a
+	 * sanitizer, where each restart's warm-up proof takes seconds and
+	 * the run's 600 s ran out. */
 	int rounds = 0, pf2 = 0, pf3 = 0, fds2 = -1, fds3 = -1;
 	long rss2 = -1, rss3 = -1;
-	for (int i = 0; i < 101; i++) {
+	for (int i = 0; i < RESTARTS; i++) {
 		r = req(&d, "{\"op\":\"device\",\"device\":1,\"action\":\"restart\"}");
 		int rok = ok_of(r);
 		json_object_put(r);
@@ -623,9 +627,10 @@ static void null_kills(void)
 	}
 	fds3 = nfds_settled(d.pid, &pf3);
 	rss3 = rss_kb(d.pid);
-	ct_ok(rounds == 101 && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && (SANITIZED || rss3 - rss2 <= 1024),
-	      "101 restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
-	      "%d -> %d, RSS %ld -> %ld KiB after the first and the last 100", fds2, fds3, rss2, rss3);
+	ct_ok(rounds == RESTARTS && fds3 == fds2 && pf3 == pf2 && rss3 >= 0 && (SANITIZED || rss3 - rss2 <= 1024),
+	      "%d restarts of device 1 (device 1 restart): each a new ready process; cuzkd's descriptors "
+	      "%d -> %d, RSS %ld -> %ld KiB after the first and the last %d", RESTARTS, fds2, fds3, rss2, rss3,
+	      RESTARTS - 1);
 	ct_ok(daemon_stop(&d) == 0 && gone(np1), "SIGTERM: cuzkd stops with status 0 and cz-dev1 with it");
 
 	/* SIGKILL of cuzkd: the children die with it (PR_SET_PDEATHSIG). */
@@ -677,7 +682,9 @@ static void faults(void)
 	struct daemon d;
 	const char *nth[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "20",
 			      "--isolation", "process", "--null-fault", "1:3", NULL };
-	int ok = daemon_start(&d, "fault", nth) == 0 && load_key(&d);
+	/* Both devices warm first: under a sanitizer cz-dev1's warm-up proof
+	 * outlasted all 12 partitions, so it never made the 3rd prove. */
+	int ok = daemon_start(&d, "fault", nth) == 0 && load_key(&d) && daemon_wait_warm(&d);
 	char id[4][16];
 	for (int i = 0; ok && i < 4; i++) {
 		snprintf(id[i], sizeof(id[i]), "f%d", i);
