@@ -16,24 +16,37 @@
  * re-took the lock ~15 us later, before its woken peer ran, and started its
  * own newer partition (one consumer waited 607 ms with its partition while
  * the other took the lock 17 times); now re-taking the device starts the
- * peer's older one, so no partition waits on a thread.  And a fair lock
- * costs the device a wake-up at each start, measured with
- * tools/bench-daemon.sh on the loaded 2-core machine: a FIFO ticket lock
- * gave hand-off gaps of p50 40 us, p99 1.3-3.1 ms (null backend, 4 x 2
- * consumers); keeping the device and running the peer's partition (an
- * explicit hand-off, no wake-up) left one thread on the critical path, and
- * when the woken finalizer took its CPU the cpu backend's device waited
- * 5-18 ms in a 175 ms run.  First come, lowest held: the consumer that
- * finishes releases the device, wakes its peer and tries again itself;
- * whichever runs first starts the lowest held partition.  A consumer
- * publishes `computing` around the device stage, so that work held behind
- * a consumer that is merely descheduled is taken over by others (pipe.c).
+ * peer's older one, so no partition waits on a thread.  A fair lock costs
+ * the device a wake-up at each start (FIFO ticket lock: hand-off gaps p50
+ * 40 us, p99 1.3-3.1 ms, null backend 4 x 2 on the loaded 2-core machine).
  *
- * Hot path per partition: a CAS for the device; a load or two per consumer
- * to find the lowest held key and one CAS to take it from its ring; at
- * release a store and a bell ring (a barrier and a load, a futex wake only
- * if a peer sleeps, ~2 us); one CAS on the done ring.  No lock that the
- * control plane or the finalizer takes.
+ * Keep while held, wake after the start.  The consumer that finishes a
+ * stage keeps the device while a partition is held on it and starts the
+ * lowest at once; the wake-ups its bookkeeping owes (the order thread for
+ * the freed ring, the finalizer for the done ring) are held back
+ * (cz_ring_bell_hold) and go once the next stage is under way
+ * (cz_dev_work_started, from inside the backend's prove).  So nothing
+ * between two stages makes a system call or lets a woken thread take the
+ * CPU.  Releasing the device at every stage end (as before) cost, on the
+ * 2-core VM with the null backend 4 x 2 at 2 ms: the peer's futex wake and
+ * the other two before the next start, 14 us a hand-off (p50); a third of
+ * the starts waited for the peer's wake-up (18 us p50); duty 98.4-98.7%.
+ * Kept: 2.5 us p50 and duty 99.6-99.7% (docs/BENCHMARKS.md).  An earlier
+ * explicit hand-off kept the device but woke the finalizer before the next
+ * start: the woken finalizer took the consumer's CPU and the cpu backend's
+ * device waited 5-18 ms in a 175 ms run; here no one is woken until the
+ * device is busy.  The peer sleeps on the device's bell meanwhile and its
+ * ring's partition is claimed by the keeper at the stage end.  When
+ * nothing is held the device is released (and the peer woken): first come,
+ * lowest held.  A consumer publishes `computing` around the device stage,
+ * so that work held behind a consumer that is merely descheduled is taken
+ * over by another device (pipe.c).
+ *
+ * Hot path per partition: a CAS for the device when it was not kept; a
+ * load or two per consumer to find the lowest held key and one CAS to take
+ * it from its ring; one CAS on the done ring; then, in the device's time,
+ * a futex wake for each sleeping peer thread owed one (~2-5 us each on the
+ * VM).  No lock that the control plane or the finalizer takes.
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
@@ -94,9 +107,37 @@ static void dev_unlock(struct cz_pipe_dev *d)
 	cz_ring_bell_ring(&d->bell, ~0u);
 }
 
+/* A consumer that kept the device samples its run-queue time before the
+ * next start only when the stage ended this long ago: a shorter gap had no
+ * room for a wait worth naming (it is the daemon's, conservatively), and
+ * the read of /proc/thread-self/schedstat costs ~1.4 us, half the gap.
+ * The sample then comes once the stage is under way (on_started), so what
+ * the thread waited before (its wake-up at the stage's end) is placed in
+ * busy time, never in a later gap. */
+#define KEPT_SAMPLE_NS 20000u
+
+/* What a consumer does once the device has its partition (gpu/backend.h,
+ * cz_dev_work_started), in the device's time: the wake-ups it held back
+ * since the partition before (cz_ring_bell_hold), the scheduler sample it
+ * put off, the stage's CPU clock. */
+struct started {
+	bool sample;
+	uint64_t cpu0;
+};
+
+static void on_started(void *v)
+{
+	struct started *st = v;
+	cz_ring_bell_flush();
+	if (st->sample)
+		cz_trace_sched(0);
+	st->cpu0 = cz_thread_cpu_ns();
+}
+
 /* The device stage on slot s, described by offsets: the key by its id, the
  * buffer by its offset in the arena mapping; results go back in the slot. */
-static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz_pipe_slot *sl)
+static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz_pipe_slot *sl,
+		      bool kept, bool sampled)
 {
 	struct cz_pipe *pipe = c->pipe;
 	struct cz_pipe_cons *me = &pipe->cons[c->idx];
@@ -133,24 +174,22 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	atomic_store(&me->cur_job, d->key.seq);
 	atomic_store(&me->cur_part, d->key.part);
 	atomic_store(&me->proving, 1);
-	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
+	struct started st = { .sample = kept && !sampled };
+	w.started = on_started;
+	w.started_arg = &st;
 	cz_pipe_computing(pipe, c->idx, true);  /* read by pipe.c's dev_load */
-	cz_trace_sched(0);      /* preempted between the device lock and here */
+	if (!kept)
+		cz_trace_sched(0);      /* preempted between the device lock and here */
+	uint64_t t0 = cz_trace_now();
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
+	cz_dev_work_started(&w);        /* if the backend did not */
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
-	/* The device goes back the moment its stage ends, before any of the
-	 * bookkeeping below: the first syscall after a long compute is where
-	 * a loaded machine preempts us (cz_thread_cpu_ns), and a consumer on
-	 * a run queue with the device lock kept its peer, holding the next
-	 * partition, asleep on the bell: 4-5 ms of idle device the report
-	 * rightly laid on the daemon (e2e_evidence, cpu backend). */
-	cz_pipe_computing(pipe, c->idx, false);   /* before the unlock: no one sees a free device "computing" */
-	dev_unlock(&pipe->devs[c->dev]);
-	uint64_t dt = cz_trace_now() - t0;
+	cz_pipe_computing(pipe, c->idx, false);
+	uint64_t t1 = cz_trace_now(), dt = t1 - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
-	sl->device_cpu_ns = cz_thread_cpu_ns() - cpu0;
+	sl->device_cpu_ns = cz_thread_cpu_ns() - st.cpu0;
 	atomic_store(&me->proving, 0);
 	atomic_fetch_add(&me->proved, 1);
 	sl->out = w.msms;
@@ -158,6 +197,7 @@ static void prove(struct cz_consumer *c, const struct cz_ring_desc *d, struct cz
 	sl->dev = c->dev;
 	sl->cons = c->idx;
 	sl->proved = 1;
+	return t1;
 }
 
 void *cz_consume_main(void *v)
@@ -193,32 +233,42 @@ void *cz_consume_main(void *v)
 		dev_unlock(d);
 	}
 	cz_trace_sched(0);              /* the baseline */
+	bool kept = false;      /* the device, still ours from the partition before */
+	uint64_t t_end = 0;     /* when that one's stage ended */
 	for (;;) {
-		/* Scheduler evidence (trace.h): run-queue time since the last
-		 * sample, so a hand-off that waited for a CPU says so.  Here:
-		 * since the device stage ended (preempted on the way back). */
-		cz_trace_sched(0);
-		/* Work held on this device (a peer's too: the peer may not be
-		 * scheduled yet) goes first; else wait for our own. */
-		if (!cz_pipe_dev_work(pipe, c->idx)) {
-			cz_trace(CZ_EV_IDLE, 0, 0);
-			if (cz_pipe_wait(pipe, c->idx))
+		if (!kept) {
+			/* Scheduler evidence (trace.h): run-queue time since the
+			 * last sample, so a hand-off that waited for a CPU says
+			 * so.  Here: since the device stage ended (preempted on
+			 * the way back). */
+			cz_trace_sched(0);
+			/* Work held on this device (a peer's too: the peer may
+			 * not be scheduled yet) goes first; else wait for our own. */
+			if (!cz_pipe_dev_work(pipe, c->idx)) {
+				cz_trace(CZ_EV_IDLE, 0, 0);
+				if (cz_pipe_wait(pipe, c->idx))
+					break;
+				cz_trace_sched(1);      /* woken: how long it waited for a CPU */
+			}
+			/* Labelled with what it most likely holds: pop names the
+			 * partition it really gets. */
+			cz_trace(CZ_EV_LOCK_WAIT, atomic_load_explicit(&pipe->cons[c->idx].hint_seq, memory_order_relaxed),
+				 atomic_load_explicit(&pipe->cons[c->idx].hint_part, memory_order_relaxed));
+			if (dev_lock(d, &pipe->cons[c->idx]))
 				break;
-			cz_trace_sched(1);      /* woken: how long it waited for a CPU */
 		}
-		/* Labelled with what it most likely holds: pop names the
-		 * partition it really gets. */
-		cz_trace(CZ_EV_LOCK_WAIT, atomic_load_explicit(&pipe->cons[c->idx].hint_seq, memory_order_relaxed),
-			 atomic_load_explicit(&pipe->cons[c->idx].hint_part, memory_order_relaxed));
-		if (dev_lock(d, &pipe->cons[c->idx]))
-			break;
 		struct cz_ring_desc desc;
-		int s = cz_pipe_claim(pipe, c->idx, &desc);
+		bool sampled = !kept || cz_trace_now() - t_end > KEPT_SAMPLE_NS;
+		int s = cz_pipe_claim(pipe, c->idx, &desc, sampled);
 		/* Woken for the device, or preempted while taking it: before
 		 * pop, so the report places the wait before the hand-off's end. */
-		cz_trace_sched(0);
+		bool was_kept = kept;
+		if (!kept)
+			cz_trace_sched(0);
+		kept = false;
 		if (s < 0) {            /* taken by someone else meanwhile */
 			dev_unlock(d);
+			cz_ring_bell_flush();
 			continue;
 		}
 		struct cz_pipe_slot *sl = &pipe->slots[s];
@@ -228,26 +278,38 @@ void *cz_consume_main(void *v)
 			cz_pipe_unhold(pipe, c->idx);
 			dev_unlock(d);
 			cz_pipe_release(pipe, c->idx);
+			cz_ring_bell_flush();
 			continue;
 		}
 		cz_trace_arg(CZ_EV_POP, desc.key.seq, desc.key.part, c->dev);
 		cz_trace(CZ_EV_LOCK_GOT, desc.key.seq, desc.key.part);
-		/* The device first (prove() gives it back as its stage ends: a
-		 * woken peer may start the next while we are still here), then
-		 * the order thread, then the finalizer; then, at the top, we try
-		 * for the device again ourselves. */
-		if (atomic_load(&sl->skip_seq) != desc.key.seq &&
-		    atomic_load(&sl->bad) == CZ_SLOT_OK) {     /* a bad descriptor */
-			prove(c, &desc, sl);
-		} else {
+		bool ran = atomic_load(&sl->skip_seq) != desc.key.seq &&
+			   atomic_load(&sl->bad) == CZ_SLOT_OK;        /* else a bad descriptor */
+		if (ran)
+			t_end = prove(c, &desc, sl, was_kept, sampled);
+		else
 			cz_trace_arg(CZ_EV_SKIP, desc.key.seq, desc.key.part, CZ_SKIP_CONSUMER);
-			dev_unlock(d);
-		}
+		/* The partition to the order thread and the finalizer, their
+		 * wake-ups held back; then, with more held on this device, we
+		 * keep it and start the next at once: the wake-ups go when that
+		 * one's stage is under way (on_started).  A release between two
+		 * partitions cost the device a futex wake of the peer and the
+		 * order thread and finalizer's wakes before the next start, 14 us
+		 * a hand-off (p50, null 4 x 2 at 2 ms on the 2-core VM), and a
+		 * third of starts waited for the peer's wake-up, 18 us; a
+		 * partition that becomes the peer's while we compute is claimed
+		 * by us at the end (lowest held first), so the peer sleeps on. */
+		cz_ring_bell_hold();
 		cz_pipe_release(pipe, c->idx);
 		if (cz_pipe_done(pipe, CZ_OWNER_CONSUMER + c->idx, &desc))
 			fprintf(stderr, "cuzkd: consumer %u: partition %u of job %llu lost: the done ring "
 				"is full\n", c->idx, desc.key.part, (unsigned long long)desc.key.seq);
 		cz_pipe_unhold(pipe, c->idx);
+		kept = ran && cz_pipe_dev_work(pipe, c->idx);
+		if (!kept) {
+			dev_unlock(d);
+			cz_ring_bell_flush();
+		}
 	}
 	return NULL;
 }

@@ -1017,7 +1017,7 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c)
  * the order thread's reads are too.  A dequeue that loses (to the order
  * thread's swap, which refills the ring within a few hundred ns, or to a
  * peer) looks again, up to CLAIM_SPINS times while anything is held. */
-int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
+int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d, bool sample)
 {
 	atomic_store(&p->cons[c].busy, 1);
 	if (dnode(p, c % p->ndev) >= 0)         /* read by ends_late, multi-node plans only */
@@ -1045,7 +1045,8 @@ int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d)
 			 * hand-off (e2e_evidence's cpu point, process isolation,
 			 * where consumers take peers' partitions more often).
 			 * One read of schedstat; no event unless it waited. */
-			cz_trace_sched(0);
+			if (sample)
+				cz_trace_sched(0);
 			if ((unsigned)o != c) {         /* the trace's hand-offs balance */
 				cz_trace_unit(CZ_EV_RECLAIM, d->key.seq, d->key.part, (unsigned)o);
 				cz_trace_unit(CZ_EV_ASSIGN, d->key.seq, d->key.part, c);

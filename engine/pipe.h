@@ -227,8 +227,9 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
 /* Consumer c's device stage starts (on) or ends: published for the order
  * thread, which is told when c's ring still holds a partition then. */
 void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
-/* The slot index (descriptor in *d), or -1. */
-int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d);
+/* The slot index (descriptor in *d), or -1.  sample: read the scheduler
+ * evidence before the hand-off's events (engine/consume.c says when not). */
+int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d, bool sample);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* The descriptor claim returned is this slot's current hand-out (not a
  * stale copy: see cz_pipe_slot.attempt) and no other copy of it was

@@ -139,14 +139,16 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 			held_here = true;
 	}
 	if (held_here) {
-		/* Scheduler delay: a holder here waits on a run queue and no
-		 * consumer of this device is on a CPU to start it instead. */
+		/* Scheduler delay: a consumer here that would start the work
+		 * (a holder, or one awake: the keeper of the device between two
+		 * stages, engine/consume.c) waits on a run queue, and no consumer
+		 * of this device is on a CPU to start it instead. */
 		bool holder_rq = false, running = false;
 		for (unsigned c = 0; c < e->ncons; c++) {
 			if (e->cons[c].dev != d)
 				continue;
 			bool q = in_rq(s, c);
-			holder_rq |= q && s->held[c] > 0;
+			holder_rq |= q && (s->held[c] > 0 || !s->rq[c].waiting);
 			running |= !q && !s->rq[c].waiting;
 		}
 		return holder_rq && !running ? C_SCHED : C_HANDOFF;

@@ -60,11 +60,27 @@ struct cz_dev_work {
 		union cz_dev_msms msms;
 	};
 	uint32_t part;          /* the partition's index in its job (tests: --null-fault-part) */
+	/* The engine's, or NULL: what its consumer put off until the device
+	 * is busy again (the wake-ups of the partition before, engine/
+	 * consume.c).  prove() calls it through cz_dev_work_started as soon
+	 * as the device has the work; the engine calls it after prove() if
+	 * the backend did not. */
+	void (*started)(void *arg);
+	void *started_arg;
 };
 
 static inline bool cz_dev_work_bn254(const struct cz_dev_work *w)
 {
 	return w->curve == CZ_CURVE_BN254;
+}
+
+/* Once per work: the first call runs the engine's hook, later ones nothing. */
+static inline void cz_dev_work_started(struct cz_dev_work *w)
+{
+	void (*f)(void *) = w->started;
+	w->started = NULL;
+	if (f)
+		f(w->started_arg);
 }
 
 struct cz_backend_opts {

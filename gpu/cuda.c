@@ -259,6 +259,10 @@ int cz_cuda_host_prove(struct cz_cuda_host *h, const struct cz_cuda_dev_ops *ops
 	/* The engine runs one prove per device at a time (its device lock),
 	 * so the host side's one job slot is enough. */
 	cz_cuda_host_b2_post(h, w);
+	/* B2 is under way: the engine's put-off wake-ups (a few us) go now,
+	 * ahead of a GPU stage of hundreds of ms that the device calls below
+	 * run synchronously. */
+	cz_dev_work_started(w);
 	int rc = bn ? dev_bn254(ops, dev, w) : dev_bls(ops, dev, w);
 	int brc = cz_cuda_host_b2_wait(h);     /* joined on every path: B2 writes into w */
 	return rc ? rc : brc;

@@ -8,11 +8,22 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int cz_thread_batch(void)
 {
 	struct sched_param sp = { .sched_priority = 0 };
-	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	int rc = -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	/* Niceness is per thread on Linux (setpriority on a tid); relative to
+	 * what the operator gave the daemon (systemd's Nice=). */
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (errno == 0 && n < 19 && setpriority(PRIO_PROCESS, (id_t)tid, n + CZ_THREAD_BATCH_NICE > 19 ? 19 : n + CZ_THREAD_BATCH_NICE) && !rc)
+		rc = -errno;
+	return rc;
 }
 
 void cz_thread_name(const char *fmt, ...)

@@ -144,8 +144,54 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 	}
 }
 
+/* Wake-ups this thread holds back (cz_ring_bell_hold): a bell each, the
+ * largest count asked.  A consumer rings at most three bells between two
+ * partitions (the order thread's, the done ring's, its device's). */
+#define BELL_HELD_MAX 8
+static _Thread_local struct {
+	struct cz_ring_bell *b;
+	unsigned nwake;
+} bell_held[BELL_HELD_MAX];
+static _Thread_local int bell_nheld = -1;       /* -1: not holding */
+
+void cz_ring_bell_hold(void)
+{
+	if (bell_nheld < 0)
+		bell_nheld = 0;
+}
+
+void cz_ring_bell_flush(void)
+{
+	int n = bell_nheld;
+	bell_nheld = -1;
+	for (int i = 0; i < n; i++)
+		cz_ring_bell_wake(bell_held[i].b, bell_held[i].nwake);
+}
+
+static bool bell_defer(struct cz_ring_bell *b, unsigned nwake)
+{
+	if (bell_nheld < 0)
+		return false;
+	for (int i = 0; i < bell_nheld; i++)
+		if (bell_held[i].b == b) {
+			if (nwake > bell_held[i].nwake)
+				bell_held[i].nwake = nwake;
+			return true;
+		}
+	if (bell_nheld == BELL_HELD_MAX)
+		return false;   /* more bells than a hand-off rings: this one now */
+	bell_held[bell_nheld].b = b;
+	bell_held[bell_nheld++].nwake = nwake;
+	return true;
+}
+
 void cz_ring_bell_wake(struct cz_ring_bell *b, unsigned nwake)
 {
+	/* Held back, the wake-up is only later: a sleeper that missed the
+	 * publication sleeps on a word not yet bumped, and the flush's bump
+	 * (W3 below, then) wakes it. */
+	if (bell_defer(b, nwake))
+		return;
 	/* Callers issued F1 and saw sleepers != 0.  W3: pairs with A3 — the
 	 * bump is ordered after what they published. */
 	atomic_fetch_add_explicit(&b->word, 1, memory_order_release);

@@ -173,6 +173,34 @@ static const struct ev trace_e[] = {
 };
 static const char *const heads_e[] = { "consumer 0.0", "consumer 0.1", NULL };
 
+/* Trace F: the keeper's wait.  One device, c0 and c1; c0 computes j1p0 0-2
+ * while c1 holds j1p1 and sleeps on the device (lock_wait at 1).  c0 keeps
+ * the device (engine/consume.c) and takes j1p1 from c1 at 5, starting it at
+ * 6; its sched event at 5 says 3 ms on a run queue: [max(2, its last event
+ * 2), 5].  By hand: 2-5 scheduler delay (c0, awake and the one to start
+ * it, queued; c1 asleep), 5-6 hand-off latency (c0 on a CPU); busy 0-2 and
+ * 6-9.  A 4-ms ready-idle stretch, 1 ms of it the daemon's (the rule
+ * before the keeper counted only holders on a run queue: all 4 ms). */
+static const struct ev trace_f[] = {
+	{ 0, "submit", 1, 2, "control", 0, 2 },
+	{ 0, "dispatch", 1, 0, D, 0, 0 },
+	{ 0, "dispatch", 1, 1, D, 0, 0 },
+	{ 0, "disp_wait", 0, 0, D, 0, 0 },
+	SYNTHED(0, 1, 0),
+	SYNTHED(0, 1, 1),
+	{ 0, "assign", 1, 0, O, 0, 0 },
+	{ 0, "assign", 1, 1, O, 1, 0 },
+	TAKEN(0, 0, 1, 0, C0, 0, 0),
+	{ 1, "lock_wait", 1, 1, C01, 1, 0 },
+	{ 2, "compute_end", 1, 0, C0, 0, 0 },
+	{ 5, "sched", 0, 0, C0, 0, 3000 },
+	{ 5, "reclaim", 1, 1, C0, 1, 0 },
+	{ 5, "assign", 1, 1, C0, 0, 0 },
+	TAKEN(5, 6, 1, 1, C0, 0, 0),
+	{ 9, "compute_end", 1, 1, C0, 0, 0 },
+	END,
+};
+
 static int write_trace(const char *path, const char *const *heads, const struct ev *e)
 {
 	FILE *f = fopen(path, "w");
@@ -345,6 +373,20 @@ static void test_e(void)
 	json_object_put(r);
 }
 
+static void test_f(void)
+{
+	int st;
+	json_object *r = report_of("f", heads_e, trace_f, &st);
+	json_object *d0 = json_object_array_get_idx(json_object_object_get(r, "devices"), 0);
+	ct_ok(d0 && near(num(d0, "busy_ms"), 5) && near(cause(d0, "hand-off latency"), 1) &&
+	      near(cause(d0, "scheduler delay"), 3) && near(num(d0, "idle_ms"), 4) &&
+	      near(num(r, "unattributed_ms"), 0) && near(num(r, "ready_idle_daemon_max_ms"), 1),
+	      "trace F: the device's keeper queued while its peer sleeps holding the next: scheduler delay 3 ms, "
+	      "hand-off latency 1 ms, as counted by hand (got %g, %g)", cause(d0, "scheduler delay"),
+	      cause(d0, "hand-off latency"));
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -353,7 +395,7 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(root, sizeof(root), "%s/../..", dirname(self));
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-trace-XXXXXX");
-	ct_plan(15);
+	ct_plan(16);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "temporary directory");
 		return ct_exit();
@@ -363,6 +405,7 @@ int main(int argc, char **argv)
 	test_c();
 	test_d();
 	test_e();
+	test_f();
 	if (!ct_fail) {
 		char cmd[PATH_MAX + 16];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
