@@ -553,7 +553,11 @@ static void null_kills(void)
 		proofs = null_proofs_ok(out[i], 4);
 	int during = trace_dev(&d, 1, &dt) == 0 && kills == 5 && dt.first_start >= 0 &&
 		     dt.first_start < t_kill[0] && dt.last_end > t_kill[4];
-	ct_ok(ok && proofs && kills == 5 && busy1 && span >= 0 && span <= 2000000000 && during,
+	/* The issue's 2 s; under a sanitizer each new child's exec and start
+	 * is several times slower (2.34 s for the five with ASan beside a TSan
+	 * suite on 2 cores, against 0.47 s plain), so 4 s there. */
+	ct_ok(ok && proofs && kills == 5 && busy1 && span >= 0 &&
+	      span <= (SANITIZED ? 4000000000 : 2000000000) && during,
 	      "5 kills of cz-dev1 in %.2f s (the 1st while it proved) during 10 jobs x 4 partitions (the trace: "
 	      "a job's partition started before the 1st, one ended after the 5th): all 10 done, every proof "
 	      "present and the null backend's", (double)span / 1e9);

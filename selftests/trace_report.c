@@ -152,18 +152,22 @@ static const char *const heads_2[] = { "consumer 0.0", "consumer 1.0", NULL };
  * (c1 on a CPU until it starts at 8); busy 8-11.  A 6-ms stretch idle
  * while work was ready, 3 ms of it the daemon's: --ready-idle-ms 5 passes. */
 #define C01 "consumer 0.1"
+/* Traces E and F begin alike: j1p0 computes on c0 0-2 while c1 holds j1p1
+ * and waits for the device from 1. */
+#define C0_COMPUTES_C1_HOLDS                                                \
+	{ 0, "submit", 1, 2, "control", 0, 2 },                             \
+	{ 0, "dispatch", 1, 0, D, 0, 0 },                                   \
+	{ 0, "dispatch", 1, 1, D, 0, 0 },                                   \
+	{ 0, "disp_wait", 0, 0, D, 0, 0 },                                  \
+	SYNTHED(0, 1, 0),                                                   \
+	SYNTHED(0, 1, 1),                                                   \
+	{ 0, "assign", 1, 0, O, 0, 0 },                                     \
+	{ 0, "assign", 1, 1, O, 1, 0 },                                     \
+	TAKEN(0, 0, 1, 0, C0, 0, 0),                                        \
+	{ 1, "lock_wait", 1, 1, C01, 1, 0 },                                \
+	{ 2, "compute_end", 1, 0, C0, 0, 0 }
 static const struct ev trace_e[] = {
-	{ 0, "submit", 1, 2, "control", 0, 2 },
-	{ 0, "dispatch", 1, 0, D, 0, 0 },
-	{ 0, "dispatch", 1, 1, D, 0, 0 },
-	{ 0, "disp_wait", 0, 0, D, 0, 0 },
-	SYNTHED(0, 1, 0),
-	SYNTHED(0, 1, 1),
-	{ 0, "assign", 1, 0, O, 0, 0 },
-	{ 0, "assign", 1, 1, O, 1, 0 },
-	TAKEN(0, 0, 1, 0, C0, 0, 0),
-	{ 1, "lock_wait", 1, 1, C01, 1, 0 },
-	{ 2, "compute_end", 1, 0, C0, 0, 0 },
+	C0_COMPUTES_C1_HOLDS,
 	{ 5, "sched", 0, 0, C0, 0, 2000 },
 	{ 5, "idle", 0, 0, C0, 0, 0 },
 	{ 6, "sched", 0, 0, C01, 1, 3000 },
@@ -182,17 +186,7 @@ static const char *const heads_e[] = { "consumer 0.0", "consumer 0.1", NULL };
  * 6-9.  A 4-ms ready-idle stretch, 1 ms of it the daemon's (the rule
  * before the keeper counted only holders on a run queue: all 4 ms). */
 static const struct ev trace_f[] = {
-	{ 0, "submit", 1, 2, "control", 0, 2 },
-	{ 0, "dispatch", 1, 0, D, 0, 0 },
-	{ 0, "dispatch", 1, 1, D, 0, 0 },
-	{ 0, "disp_wait", 0, 0, D, 0, 0 },
-	SYNTHED(0, 1, 0),
-	SYNTHED(0, 1, 1),
-	{ 0, "assign", 1, 0, O, 0, 0 },
-	{ 0, "assign", 1, 1, O, 1, 0 },
-	TAKEN(0, 0, 1, 0, C0, 0, 0),
-	{ 1, "lock_wait", 1, 1, C01, 1, 0 },
-	{ 2, "compute_end", 1, 0, C0, 0, 0 },
+	C0_COMPUTES_C1_HOLDS,
 	{ 5, "sched", 0, 0, C0, 0, 3000 },
 	{ 5, "reclaim", 1, 1, C0, 1, 0 },
 	{ 5, "assign", 1, 1, C0, 0, 0 },
