@@ -205,7 +205,7 @@ static void *conn_main(void *v)
 	/* A request's work is throughput work (a submit spools its witnesses:
 	 * 4.4 ms of CPU at a time with 200 files), and the devices' threads
 	 * go first when the CPUs are taken (lib/thread.h). */
-	cz_thread_batch();
+	cz_thread_batch(CZ_THREAD_BULK_NICE);
 
 	for (;;) {
 		int w = conn_wait_request(c);

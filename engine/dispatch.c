@@ -439,7 +439,7 @@ void *cz_dispatch_synth_main(void *v)
 	unsigned worker = atomic_fetch_add(&e->synth_ids, 1) + 1;   /* ring owner ids start at 1 */
 
 	cz_thread_name("cz-synth%u", worker - 1);
-	cz_thread_batch();      /* lib/thread.h: throughput work, no wake-up preemption */
+	cz_thread_batch(0);     /* lib/thread.h: throughput work, no wake-up preemption */
 	cz_trace_thread("synth", worker - 1);
 	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/numa.c) */
 	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;

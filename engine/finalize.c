@@ -87,7 +87,7 @@ void *cz_finalize_main(void *v)
 		cz_thread_name("cz-final%u", f->idx);
 	else
 		cz_thread_name("cz-final");
-	cz_thread_batch();      /* its wake-up must not preempt a consumer's hand-off (lib/thread.h) */
+	cz_thread_batch(0);     /* its wake-up must not preempt a consumer's hand-off (lib/thread.h) */
 	cz_trace_thread("finalizer", f->idx);
 	while ((p = cz_pipe_done_take(&e->pipe, CZ_OWNER_FINAL_K(f->idx))))
 		finish_one(e, p);

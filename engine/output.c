@@ -512,7 +512,7 @@ static void *writer_main(void *v)
 	struct cz_output *w = v;
 
 	cz_thread_name("cz-final-io");
-	cz_thread_batch();      /* lib/thread.h: throughput work, no wake-up preemption */
+	cz_thread_batch(CZ_THREAD_BULK_NICE);   /* lib/thread.h: bulk work, the latency threads first */
 	cz_trace_thread("output", 0);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -12,16 +12,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int cz_thread_batch(void)
+int cz_thread_batch(int nice)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 	int rc = -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	if (nice <= 0)
+		return rc;
 	/* Niceness is per thread on Linux (setpriority on a tid); relative to
 	 * what the operator gave the daemon (systemd's Nice=). */
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	errno = 0;
 	int n = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (errno == 0 && n < 19 && setpriority(PRIO_PROCESS, (id_t)tid, n + CZ_THREAD_BATCH_NICE > 19 ? 19 : n + CZ_THREAD_BATCH_NICE) && !rc)
+	if (errno == 0 && n < 19 && setpriority(PRIO_PROCESS, (id_t)tid, n + nice > 19 ? 19 : n + nice) && !rc)
 		rc = -errno;
 	return rc;
 }

@@ -12,19 +12,22 @@
 void cz_thread_name(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Marks the calling thread as throughput work (SCHED_BATCH and
- * CZ_THREAD_BATCH_NICE more niceness, no privilege needed): waking up it no
- * longer preempts the thread that is running, and when the CPUs are all
- * taken the latency threads (order, consumers) get theirs first.  For the
- * daemon's finalizer, synthesis workers and output writer, whose wake-ups
- * used to preempt a consumer in the middle of handing the device over
- * (2.3 ms of an idle device on the loaded 2-core machine while the
- * finalizer verified), and whose CPU time kept the order thread on a run
- * queue for up to 4 ms (the writer's ext4 file creation: 1.2 s of CPU in a
- * 2.3 s run of 4,000 partitions).  An idle CPU is still theirs: niceness
- * divides only contended time.  0 or -errno; what failed stays as it was.
+ * Marks the calling thread as throughput work (SCHED_BATCH, no privilege
+ * needed): waking up it no longer preempts the thread that is running.  For
+ * the daemon's finalizer, synthesis workers, output writer and control
+ * connections, whose wake-ups used to preempt a consumer in the middle of
+ * handing the device over (2.3 ms of an idle device on the loaded 2-core
+ * machine while the finalizer verified).  nice > 0 also lowers its share
+ * of contended CPU by that much niceness (CZ_THREAD_BULK_NICE): for the
+ * threads whose CPU bursts kept the order thread on a run queue for up to
+ * 4.4 ms, the output writer (ext4's file creation: 1.2 s of CPU in a 2.3 s
+ * run of 4,000 partitions) and the control connections (a 200-file
+ * submit's spooling, 4-7 ms at a time).  Not for the finalizer: at +5 its
+ * compute end -> finalize start p99 with 32 clients went from 4-5 to 10-11
+ * ms (tools/bench-daemon.sh table).  An idle CPU is still anyone's.  0 or
+ * -errno; what failed stays as it was.
  */
-#define CZ_THREAD_BATCH_NICE 5
-int cz_thread_batch(void);
+#define CZ_THREAD_BULK_NICE 5
+int cz_thread_batch(int nice);
 
 #endif
