@@ -143,8 +143,11 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	struct cz_pipe_cons *me = &pipe->cons[c->idx];
 	const struct cz_pipe_key *k = &pipe->keys[sl->key_id];
 	/* In a device child a key just loaded may still be being mapped
-	 * (engine/devproc.c): wait for it, up to 10 s. */
+	 * (engine/devproc.c): wait for it, up to 10 s, with no wake-up held
+	 * back meanwhile (a kept device's, below). */
 	const struct cz_groth16_key *key;       /* or a BN254 key: the union's other member */
+	if (!__atomic_load_n(&k->key, __ATOMIC_ACQUIRE))
+		cz_ring_bell_flush();
 	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
 	     !atomic_load(pipe->stop); i++)
 		usleep(1000);
