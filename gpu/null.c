@@ -68,10 +68,10 @@ static int null_prove(struct cz_device *d, struct cz_dev_work *w)
 		raise(SIGSEGV);
 	/* The fake device is busy from here until the deadline, like a GPU
 	 * from its launch: what the engine does once it has started
-	 * (cz_dev_work_started) overlaps the stage instead of lengthening it. */
-	/* A device's stage is as long as it is: the kernel's default timer
-	 * slack (50 us for a SCHED_OTHER thread) would add up to 2.5% to
-	 * every 2 ms stage.  Once per consumer thread. */
+	 * (cz_dev_work_started) overlaps the stage instead of lengthening it.
+	 * And the stage is as long as asked: the kernel's default timer slack
+	 * (50 us for a SCHED_OTHER thread) made a 2 ms stage 2.10 ms at the
+	 * median.  Once per consumer thread. */
 	static _Thread_local bool slack_set;
 	if (!slack_set) {
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);

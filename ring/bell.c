@@ -145,8 +145,10 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 }
 
 /* Wake-ups this thread holds back (cz_ring_bell_hold): a bell each, the
- * largest count asked.  A consumer rings at most three bells between two
- * partitions (the order thread's, the done ring's, its device's). */
+ * counts asked summed (saturating), so the flush wakes as many sleepers as
+ * the calls it stands for would have.  A consumer rings at most three bells
+ * between two partitions (the order thread's, the done ring's, its
+ * device's). */
 #define BELL_HELD_MAX 8
 static _Thread_local struct {
 	struct cz_ring_bell *b;
@@ -174,8 +176,8 @@ static bool bell_defer(struct cz_ring_bell *b, unsigned nwake)
 		return false;
 	for (int i = 0; i < bell_nheld; i++)
 		if (bell_held[i].b == b) {
-			if (nwake > bell_held[i].nwake)
-				bell_held[i].nwake = nwake;
+			unsigned n = bell_held[i].nwake;
+			bell_held[i].nwake = n > UINT_MAX - nwake ? UINT_MAX : n + nwake;
 			return true;
 		}
 	if (bell_nheld == BELL_HELD_MAX)

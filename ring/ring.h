@@ -150,7 +150,7 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
 /* Holds this thread's wake-ups back until cz_ring_bell_flush(): every
  * ring or bell call that would wake a sleeper records the bell instead
- * (one entry a bell, the largest count), and the flush wakes them.  For a
+ * (one entry a bell, the counts summed), and the flush wakes them.  For a
  * thread with something more urgent than its wake-ups: a consumer starts
  * the device on its next partition first (engine/consume.c), then wakes
  * the order thread and the finalizer, ~2-5 us of futex calls each.  A
