@@ -497,8 +497,9 @@ static void null_kills(void)
 {
 	struct daemon d;
 	/* 100 ms a partition: 40 partitions (4 s on device 0 alone) outlast the
-	 * kills, which the test makes within 2 s */
-	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "100",
+	 * kills, which the test makes within 2 s; under a sanitizer, within 4 s
+	 * (below), so 200 ms there (8 s) */
+	const char *nul[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", SANITIZED ? "200" : "100",
 			      "--synth-workers", "2", "--isolation", "process", NULL };
 	if (!ct_ok(daemon_start(&d, "null", nul) == 0 && load_key(&d), "cuzkd --isolation process, 2 null devices: started")) {
 		for (int i = 0; i < 9; i++)
