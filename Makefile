@@ -1,8 +1,8 @@
 # cuzk — plain GNU make. `make` builds everything into $(B)/, `make check` runs
 # every selftest, `make check-asan` / `make check-tsan` the same under sanitizers.
 #
-# Sources are found, not listed: every .c under the library folders goes into
-# $(B)/libcuzk.a, every folder tools/NAME/ becomes $(B)/bin/NAME, and every
+# Sources are found, not listed: every .c under the library folders (and their
+# sub-folders, the rooms of tools/layers.txt) goes into $(B)/libcuzk.a, every folder tools/NAME/ becomes $(B)/bin/NAME, and every
 # selftests/*.c becomes one test program.  Adding a file needs no Makefile edit.
 
 B        ?= build
@@ -15,7 +15,7 @@ LDLIBS   += -lpthread -lm
 SAN      ?=
 
 LIBDIRS  := zk alloc ring synth engine ctl gpu lib
-LIBSRC   := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
+LIBSRC   := $(sort $(shell find $(LIBDIRS) -name '*.c'))
 LIBOBJ   := $(LIBSRC:%.c=$(B)/obj/%.o)
 
 TOOLS    := $(notdir $(patsubst %/,%,$(dir $(wildcard tools/*/main.c))))
