@@ -95,4 +95,9 @@ int cz_ctl_peer_write(struct cz_ctl_peer *peer, int fd, const void *buf, size_t 
 struct json_object *cz_ctl_call(int sock, struct json_object *req, const int *fds, int nfds,
 				char *err, size_t errcap);
 
+/* A reply (ctl/reply.c): {"ok": false, "error": <fmt...>} (at most 511
+ * bytes of text), and {"ok": true}, to which the caller adds its fields. */
+struct json_object *cz_ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct json_object *cz_ctl_ok(void);
+
 #endif

@@ -86,21 +86,21 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 		size_t at = 0;
 		for (f = ops[k].fields; *f; f++)
 			at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", at ? ", " : "", *f);
-		return cz_resp_err("unknown field \"%.64s\" in a %s request (%s%s)", name, op,
+		return cz_ctl_err("unknown field \"%.64s\" in a %s request (%s%s)", name, op,
 				   at ? "known: " : "it takes none", known);
 	}
 	if (!peer || peer->admin)
 		return NULL;
 	admin_rule(rule, sizeof(rule));
 	if (ops[k].admin)
-		return cz_resp_err("%s: permission denied: only %s may; you are uid %ld", op, rule, peer->uid);
+		return cz_ctl_err("%s: permission denied: only %s may; you are uid %ld", op, rule, peer->uid);
 	json_object *v;
 	if (!strcmp(op, "submit") && json_object_object_get_ex(req, "witnesses", &v))
-		return cz_resp_err("submit: \"witnesses\" by path: permission denied: only %s may have the daemon "
+		return cz_ctl_err("submit: \"witnesses\" by path: permission denied: only %s may have the daemon "
 				   "open paths; you are uid %ld: pass the witnesses as descriptors instead "
 				   "(cuzkctl submit does)", rule, peer->uid);
 	if (!strcmp(op, "trace") && !json_object_object_get_ex(req, "job", &v))
-		return cz_resp_err("trace: the whole trace: permission denied: only %s may; you are uid %ld: "
+		return cz_ctl_err("trace: the whole trace: permission denied: only %s may; you are uid %ld: "
 				   "trace one of your jobs with \"job\"", rule, peer->uid);
 	/* await, cancel, trace of one job: its owner only; and a submit may
 	 * not reuse another user's id (a retry by its owner gets the job back,
@@ -127,11 +127,11 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 			owner = je.owner >= 0 ? je.owner : cz_access_owner(NULL);
 		}
 		if (found && owner != peer->uid && sub)
-			return cz_resp_err("submit: id '%.63s' is in use by another user's job: permission denied: "
+			return cz_ctl_err("submit: id '%.63s' is in use by another user's job: permission denied: "
 					   "only its owner, %s may submit it again; you are uid %ld", id, rule,
 					   peer->uid);
 		if (found && owner != peer->uid)
-			return cz_resp_err("%s: job '%.63s' belongs to another user: permission denied: only its "
+			return cz_ctl_err("%s: job '%.63s' belongs to another user: permission denied: only its "
 					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);
 	}
 	return NULL;

@@ -154,14 +154,14 @@ json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, ui
 	cz_budget_stat(e->budget, &st);
 	if (cz_admit_never_fits_locked(e, c->part_bytes)) {
 		uint64_t room = st.limit > e->keys_bytes ? st.limit - e->keys_bytes : 0;
-		return cz_resp_err("circuit %s: a partition needs %llu bytes, but with the loaded keys "
+		return cz_ctl_err("circuit %s: a partition needs %llu bytes, but with the loaded keys "
 				   "(%llu bytes) the %llu-byte budget leaves %llu: it can never run; unload a "
 				   "key or raise --mem-budget", c->name, (unsigned long long)c->part_bytes,
 				   (unsigned long long)e->keys_bytes, (unsigned long long)st.limit,
 				   (unsigned long long)room);
 	}
 	if (n > e->max_queued)
-		return cz_resp_err("a job of %u partitions can never be accepted: --max-queued-partitions is %llu",
+		return cz_ctl_err("a job of %u partitions can never be accepted: --max-queued-partitions is %llu",
 				   n, (unsigned long long)e->max_queued);
 	if (e->parts_open + n <= e->max_queued) {
 		/* The places are this submit's from now (see 2. above). */
@@ -175,7 +175,7 @@ json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, ui
 	uint64_t ms = excess * per / 1000000;
 	ms = ms < 100 ? 100 : ms > 3600000 ? 3600000 : ms;
 	e->queue_refused++;
-	json_object *r = cz_resp_err("queue full: %llu partitions are accepted and not finished "
+	json_object *r = cz_ctl_err("queue full: %llu partitions are accepted and not finished "
 				     "(--max-queued-partitions %llu), no room for this job's %u: retry in "
 				     "about %.1f s", (unsigned long long)e->parts_open,
 				     (unsigned long long)e->max_queued, n, (double)ms / 1e3);
@@ -295,7 +295,7 @@ json_object *cz_admit_spool(struct cz_engine *e, uint64_t out_disk, uint32_t n,
 	if (fstatvfs(e->spoolfd, &vs)) {
 		int er = errno;
 		pthread_mutex_unlock(&e->spool_mu);
-		return cz_resp_err("%s/spool: statvfs: %s (its free space cannot be checked)", e->state_dir,
+		return cz_ctl_err("%s/spool: statvfs: %s (its free space cannot be checked)", e->state_dir,
 				   strerror(er));
 	}
 	uint64_t blk = vs.f_frsize ? vs.f_frsize : vs.f_bsize;
@@ -320,7 +320,7 @@ json_object *cz_admit_spool(struct cz_engine *e, uint64_t out_disk, uint32_t n,
 
 	atomic_fetch_add(&e->spool_refused, 1);
 	if (need + own > total)
-		return cz_resp_err("a job of %u witnesses (%llu bytes) can never be spooled: the filesystem of "
+		return cz_ctl_err("a job of %u witnesses (%llu bytes) can never be spooled: the filesystem of "
 				   "%s/spool holds %llu bytes in all, and %llu of it are kept for the journal "
 				   "and this job's proofs; give --state-dir a larger filesystem", n,
 				   (unsigned long long)need, e->state_dir, (unsigned long long)total,
@@ -329,13 +329,13 @@ json_object *cz_admit_spool(struct cz_engine *e, uint64_t out_disk, uint32_t n,
 	uint64_t lack = need + reserve + busy > freeb ? need + reserve + busy - freeb : 0;
 	uint64_t ms = spool_retry_ms(e, lack, n ? need / n : need, n, &draining);
 	if (inodes)
-		return spool_full_resp(cz_resp_err("queue full: the spool has no inodes left for this job's "
+		return spool_full_resp(cz_ctl_err("queue full: the spool has no inodes left for this job's "
 						   "%u witnesses: %s/spool's filesystem has %llu free (%u "
 						   "needed with its proofs' files and 64 kept): retry in about "
 						   "%.1f s%s, or free inodes there", n, e->state_dir,
 						   (unsigned long long)vs.f_favail, 3 * n, (double)ms / 1e3,
 						   draining ? " as finished jobs' files are removed" : ""), ms);
-	return spool_full_resp(cz_resp_err("queue full: the spool has no room for this job's witnesses: "
+	return spool_full_resp(cz_ctl_err("queue full: the spool has no room for this job's witnesses: "
 					   "they need %llu bytes in %s/spool, which has %llu bytes free, "
 					   "less %llu kept for the journal and accepted jobs' proofs and "
 					   "%llu being copied by other submits: retry in about %.1f s%s, "
@@ -374,7 +374,7 @@ json_object *cz_admit_spool_nospace(struct cz_engine *e, uint32_t k, uint32_t n,
 	atomic_fetch_add(&e->spool_refused, 1);
 	bool draining;
 	uint64_t ms = spool_retry_ms(e, need, n ? need / n : need, n, &draining);
-	return spool_full_resp(cz_resp_err("queue full: the spool ran out of space at witness %u (%s): "
+	return spool_full_resp(cz_ctl_err("queue full: the spool ran out of space at witness %u (%s): "
 					   "this job's witnesses need %llu bytes in %s/spool, %llu are free "
 					   "now; nothing of the job was kept or journaled: retry in about "
 					   "%.1f s, or free space there", k, what, (unsigned long long)need,

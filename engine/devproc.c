@@ -57,6 +57,7 @@
  * (CZ_TEST_DEVKILL) and at random moments.
  */
 #define _GNU_SOURCE
+#include "ctl/ctl.h"
 #include "engine/devproc.h"
 #include "engine/engine_pvt.h"
 #include "engine/shkey.h"
@@ -99,13 +100,6 @@ struct dp_msg {
 #define DEATHS_MAX 3
 #define DEATHS_WINDOW_NS (60ull * 1000000000ull)
 #define POISON 2                /* deaths with a partition before it fails */
-
-static const char *const state_names[] = { "starting", "ready", "failed", "disabled" };
-
-const char *cz_devproc_state_name(int s)
-{
-	return s >= 0 && s <= CZ_DEVP_DISABLED ? state_names[s] : "?";
-}
 
 static uint64_t now_ns(void)
 {
@@ -772,9 +766,9 @@ static void drain_kill(struct cz_engine *e, struct cz_devproc *d)
 json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action)
 {
 	if (!e->dp)
-		return cz_resp_err("device %u: %s needs --isolation process", dev, action);
+		return cz_ctl_err("device %u: %s needs --isolation process", dev, action);
 	if (dev >= e->ndev)
-		return cz_resp_err("no device %u (there are %u)", dev, e->ndev);
+		return cz_ctl_err("no device %u (there are %u)", dev, e->ndev);
 	struct cz_devproc *d = &e->dp[dev];
 	if (!strcmp(action, "disable")) {
 		atomic_store(&d->state, CZ_DEVP_DISABLED);
@@ -782,7 +776,7 @@ json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *a
 	} else if (!strcmp(action, "enable") || !strcmp(action, "restart")) {
 		int st = atomic_load(&d->state);
 		if (!strcmp(action, "enable") && st != CZ_DEVP_DISABLED && st != CZ_DEVP_FAILED)
-			return cz_resp_err("device %u is %s, not disabled or failed", dev, cz_devproc_state_name(st));
+			return cz_ctl_err("device %u is %s, not disabled or failed", dev, cz_devproc_state_name(st));
 		/* an operator's restart: no death counted, no backoff */
 		atomic_store(&d->state, CZ_DEVP_DISABLED);
 		drain_kill(e, d);
@@ -795,10 +789,10 @@ json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *a
 		if (write(e->dp_wake[1], "x", 1) < 0)
 			(void)0;
 	} else {
-		return cz_resp_err("device action '%s': expected enable, disable or restart", action);
+		return cz_ctl_err("device action '%s': expected enable, disable or restart", action);
 	}
 	fprintf(stderr, "cuzkd: device %u: %s by request\n", dev, action);
-	json_object *r = cz_resp_ok();
+	json_object *r = cz_ctl_ok();
 	json_object_object_add(r, "device", json_object_new_int((int)dev));
 	json_object_object_add(r, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
 	return r;

@@ -13,6 +13,14 @@
 
 enum cz_devproc_state { CZ_DEVP_STARTING, CZ_DEVP_READY, CZ_DEVP_FAILED, CZ_DEVP_DISABLED };
 
+/* A state's name (status, /metrics): with the states, so whoever shows one
+ * needs nothing of the supervisor. */
+static inline const char *cz_devproc_state_name(int s)
+{
+	static const char *const names[] = { "starting", "ready", "failed", "disabled" };
+	return s >= 0 && s <= CZ_DEVP_DISABLED ? names[s] : "?";
+}
+
 struct cz_devproc {
 	unsigned dev;
 	_Atomic pid_t pid;              /* 0 while none runs */
@@ -44,7 +52,6 @@ void cz_devproc_stop(struct cz_engine *e);      /* after cz_pipe_stop */
 void cz_devproc_key(struct cz_engine *e, unsigned id, int fd);
 /* pid, state, restarts, last_exit into a status devices[] entry. */
 void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o);
-const char *cz_devproc_state_name(int s);
 /* The "device" request: enable, disable (drain, then stop its process),
  * restart (the same, then start again at once, no death counted). */
 json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *action);

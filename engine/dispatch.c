@@ -149,13 +149,6 @@ static int node_pick(struct cz_engine *e, uint64_t need)
 	return best;
 }
 
-void cz_dispatch_back(struct cz_engine *e, struct cz_part *p)
-{
-	unsigned k = atomic_exchange(&p->out_node, 0);
-	if (k)
-		atomic_fetch_sub(&e->node_out[k - 1], 1);
-}
-
 /* The dispatch nodes: one per arena of a multi-node plan, else one. */
 void cz_dispatch_nodes_init(struct cz_engine *e)
 {

@@ -39,6 +39,7 @@
  * names the partition); an unsatisfying witness is caught by verifying each
  * proof before it is written; the daemon itself keeps serving.
  */
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 
 #include <errno.h>
@@ -228,7 +229,7 @@ static int start_threads(struct cz_engine *e)
 	for (unsigned i = 0; i < e->nsynth; i++)
 		if (pthread_create(&e->synth[i], NULL, cz_dispatch_synth_main, e))
 			return -EAGAIN;
-	if (cz_output_start(e, err, sizeof(err))) {
+	if (cz_output_start(e, cz_job_finished_locked, err, sizeof(err))) {
 		fprintf(stderr, "cuzkd: %s\n", err);
 		return -EAGAIN;
 	}
@@ -400,9 +401,7 @@ void cz_engine_destroy(struct cz_engine *e)
 
 void cz_engine_wake(struct cz_engine *e)
 {
-	pthread_mutex_lock(&e->lock);
-	pthread_cond_broadcast(&e->job_cv);
-	pthread_mutex_unlock(&e->lock);
+	cz_job_wake(e);
 }
 
 json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, int nfds,
@@ -414,7 +413,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	json_object *r;
 
 	if (!op || !json_object_is_type(req, json_type_object))
-		r = cz_resp_err("request has no \"op\" string");
+		r = cz_ctl_err("request has no \"op\" string");
 	else if ((r = cz_access_request(e, op, req, peer)))
 		;       /* an unknown field, or not this caller's to ask */
 	else if (!strcmp(op, "submit"))
@@ -436,13 +435,13 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 		if (!json_object_object_get_ex(req, "device", &dv) || !json_object_is_type(dv, json_type_int) ||
 		    json_object_get_int64(dv) < 0 || json_object_get_int64(dv) >= CZ_ENGINE_MAX_DEVICES ||
 		    !json_object_object_get_ex(req, "action", &av) || !json_object_is_type(av, json_type_string))
-			r = cz_resp_err("device needs \"device\" (a number) and \"action\" (enable, disable, restart)");
+			r = cz_ctl_err("device needs \"device\" (a number) and \"action\" (enable, disable, restart)");
 		else
 			r = cz_devproc_request(e, (unsigned)json_object_get_int64(dv), json_object_get_string(av));
 	} else if (!strcmp(op, "status"))
 		r = cz_req_status(e, cz_access_view(peer));
 	else
-		r = cz_resp_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
+		r = cz_ctl_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return r;

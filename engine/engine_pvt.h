@@ -88,6 +88,13 @@ struct cz_part {
 	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
 };
 
+/* A partition's state: the one store every stage makes (status reads it
+ * lock-free), with the partition, so no stage calls another's file for it. */
+static inline void cz_part_set(struct cz_part *p, enum cz_part_state s)
+{
+	atomic_store_explicit(&p->state, (int)s, memory_order_release);
+}
+
 /* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a vDSO read). */
 static inline uint64_t cz_thread_cpu_ns(void)
 {
@@ -257,6 +264,17 @@ struct cz_engine {
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
 };
 
+/* p is off its dispatch node's devices' queue (back from a device, or
+ * ended): the node's count the dispatcher balances by (engine/dispatch.c)
+ * drops once.  With the counts, so the finalizer and the job's end need
+ * nothing of the dispatcher. */
+static inline void cz_dispatch_back(struct cz_engine *e, struct cz_part *p)
+{
+	unsigned k = atomic_exchange(&p->out_node, 0);
+	if (k)
+		atomic_fetch_sub(&e->node_out[k - 1], 1);
+}
+
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
  * from here; cz_engine_config_check's caps keep both kinds in range. */
 #define CZ_OWNER_CONSUMER 2048u
@@ -303,7 +321,6 @@ json_object *cz_admit_status_locked(const struct cz_engine *e);
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
-void cz_dispatch_back(struct cz_engine *e, struct cz_part *p);  /* off its node's devices' queue */
 void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
 /* engine/consume.c */
 void *cz_consume_main(void *c);
@@ -344,7 +361,10 @@ uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p);
 /* engine/finalize.c */
 void *cz_finalize_main(void *e);
 /* engine/output.c */
-int cz_output_start(struct cz_engine *e, char *err, size_t cap);
+/* finished_locked: a job's end once its files are written or failed
+ * (cz_job_finished_locked), called under the engine lock. */
+int cz_output_start(struct cz_engine *e, void (*finished_locked)(struct cz_engine *, struct cz_job *),
+		    char *err, size_t cap);
 void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then joins */
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
 /* Finalizer: scratch for one partition's public inputs (npub values), then
@@ -356,7 +376,6 @@ int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
 /* engine/job.c */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);
-void cz_part_set(struct cz_part *p, enum cz_part_state s);
 void cz_part_wipe(struct cz_part *p);   /* without the lock, before the terminal step */
 void cz_part_fail(struct cz_engine *e, struct cz_part *p, const char *why);   /* without the lock */
 struct cz_part *cz_engine_part_lookup(void *e, uint64_t job_seq, uint32_t idx);
@@ -365,6 +384,8 @@ struct cz_part *cz_engine_part_lookup(void *e, uint64_t job_seq, uint32_t idx);
 extern void (*cz_engine_test_put_hook)(const void *mem, size_t bytes);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
+/* Every waiter on a job's end (await) looks again: takes the lock. */
+void cz_job_wake(struct cz_engine *e);
 void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
@@ -379,7 +400,7 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
 /* The journal's commit hook: a job's end became durable, its await may answer. */
 void cz_recover_on_commit(void *e);
-/* "@<seq>": the automatic id (a caller's id never starts with '@'). */
+/* engine/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
 void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
 /* The path of a job's published directory, and of its temporary one. */
 void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap);
@@ -388,6 +409,8 @@ void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t ca
  * an older directory of the same name (an id whose retention ended) is
  * exchanged out and removed.  0 or -errno. */
 int cz_job_publish(const char *tmp, const char *final);
+/* Removes a job's directory (files only) and what is in it. */
+void cz_job_rmdir(const char *path);
 /* engine/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);
@@ -400,8 +423,6 @@ json_object *cz_field_bool(json_object *req, const char *k, bool *out);
 json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64_t *out);
 json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out);
 /* engine/requests.c */
-json_object *cz_resp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-json_object *cz_resp_ok(void);
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);

@@ -8,6 +8,7 @@
  * Each getter returns NULL when the field is absent or good (absent leaves
  * *out alone: the caller's default), else the error response.
  */
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 
 #include <math.h>
@@ -31,9 +32,9 @@ json_object *cz_field_str(json_object *req, const char *k, bool required, const 
 {
 	json_object *v;
 	if (!json_object_object_get_ex(req, k, &v))
-		return required ? cz_resp_err("\"%s\" is required (a string)", k) : NULL;
+		return required ? cz_ctl_err("\"%s\" is required (a string)", k) : NULL;
 	if (!json_object_is_type(v, json_type_string))
-		return cz_resp_err("\"%s\" must be a string, not %s", k, type_name(v));
+		return cz_ctl_err("\"%s\" must be a string, not %s", k, type_name(v));
 	*out = json_object_get_string(v);
 	return NULL;
 }
@@ -44,7 +45,7 @@ json_object *cz_field_bool(json_object *req, const char *k, bool *out)
 	if (!json_object_object_get_ex(req, k, &v))
 		return NULL;
 	if (!json_object_is_type(v, json_type_boolean))
-		return cz_resp_err("\"%s\" must be true or false, not %s", k, type_name(v));
+		return cz_ctl_err("\"%s\" must be true or false, not %s", k, type_name(v));
 	*out = json_object_get_boolean(v);
 	return NULL;
 }
@@ -58,7 +59,7 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 		/* json-c keeps integers beyond int64 as uint64; get_uint64 clamps
 		 * negatives to 0, so read the sign first. */
 		if (json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max)
-			return cz_resp_err("\"%s\" must be an integer from 0 to %llu, got %s", k,
+			return cz_ctl_err("\"%s\" must be an integer from 0 to %llu, got %s", k,
 					   (unsigned long long)max, json_object_to_json_string(v));
 		*out = json_object_get_uint64(v);
 		return NULL;
@@ -71,7 +72,7 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 			return NULL;
 		}
 	}
-	return cz_resp_err("\"%s\" must be an integer from 0 to %llu, got %s", k, (unsigned long long)max,
+	return cz_ctl_err("\"%s\" must be an integer from 0 to %llu, got %s", k, (unsigned long long)max,
 			   json_object_to_json_string(v));
 }
 
@@ -83,7 +84,7 @@ json_object *cz_field_seconds(json_object *req, const char *k, double max, doubl
 	double d = json_object_get_double(v);
 	bool num = json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
 	if (!num || !isfinite(d) || d < 0 || d > max)
-		return cz_resp_err("\"%s\" must be a finite number of seconds from 0 to %.0f, got %s", k, max,
+		return cz_ctl_err("\"%s\" must be a finite number of seconds from 0 to %.0f, got %s", k, max,
 				   num ? json_object_to_json_string(v) : type_name(v));
 	*out = d;
 	return NULL;

@@ -16,17 +16,19 @@ const char *cz_part_state_name(int s)
 	return s >= 0 && s <= CZ_PART_CANCELLED ? part_names[s] : "?";
 }
 
-void cz_part_set(struct cz_part *p, enum cz_part_state s)
-{
-	atomic_store_explicit(&p->state, (int)s, memory_order_release);
-}
-
 /* Under the engine lock, so the dispatcher cannot miss the wake-up between
  * its failed try_reserve and its wait. */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
 	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
+}
+
+void cz_job_wake(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	pthread_cond_broadcast(&e->job_cv);
+	pthread_mutex_unlock(&e->lock);
 }
 
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)

@@ -6,6 +6,7 @@
  * .zkey's primes pick the curve (BLS12-381 or BN254); keys of both live
  * side by side, each job proving over its circuit's.
  */
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "engine/shkey.h"
 #include "synth/part.h"
@@ -112,24 +113,24 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, &parts)))
 		return bad;
 	if (!*name || strlen(name) >= 64)
-		return cz_resp_err("\"name\" must be 1 to 63 characters");
+		return cz_ctl_err("\"name\" must be 1 to 63 characters");
 	if (!*path)
-		return cz_resp_err("\"zkey\" must be a path, not empty");
+		return cz_ctl_err("\"zkey\" must be a path, not empty");
 	pthread_mutex_lock(&e->lock);
 	bool dup = cz_circuit_find(e, name) != NULL;
 	pthread_mutex_unlock(&e->lock);
 	if (dup)
-		return cz_resp_err("circuit '%s' is already loaded (unload it first)", name);
+		return cz_ctl_err("circuit '%s' is already loaded (unload it first)", name);
 
 	struct cz_circuit *c = calloc(1, sizeof(*c));
 	if (!c)
-		return cz_resp_err("out of memory");
+		return cz_ctl_err("out of memory");
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
 	if (circuit_key_load(e, c, path, err, sizeof(err))) {
 		circuit_free(e->be, c);
-		return cz_resp_err("%s", err);
+		return cz_ctl_err("%s", err);
 	}
 
 	json_object *r = NULL;
@@ -137,9 +138,9 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	pthread_mutex_lock(&e->lock);
 	cz_budget_stat(e->budget, &st);
 	if (cz_circuit_find(e, name))
-		r = cz_resp_err("circuit '%s' is already loaded (unload it first)", name);
+		r = cz_ctl_err("circuit '%s' is already loaded (unload it first)", name);
 	else if (c->key_bytes + c->part_bytes > st.free)
-		r = cz_resp_err("%s: the key (%llu bytes) and one partition (%llu bytes) do not fit the free "
+		r = cz_ctl_err("%s: the key (%llu bytes) and one partition (%llu bytes) do not fit the free "
 				"budget (%llu of %llu bytes; raise --mem-budget)", path,
 				(unsigned long long)c->key_bytes, (unsigned long long)c->part_bytes,
 				(unsigned long long)st.free, (unsigned long long)st.limit);
@@ -150,10 +151,10 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	 * (the high-water mark of partitions in flight) get and put make no
 	 * heap call. */
 	else if (e->arena && cz_numa_caches_create(e, c))
-		r = cz_resp_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
+		r = cz_ctl_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
 				(unsigned long long)c->part_bytes);
 	else if (cz_budget_try_reserve(e->budget, c->key_bytes))
-		r = cz_resp_err("%s: the key (%llu bytes) does not fit the free budget", path,
+		r = cz_ctl_err("%s: the key (%llu bytes) does not fit the free budget", path,
 				(unsigned long long)c->key_bytes);
 	if (!r) {
 		/* An id for the consumers (engine/pipe.h), set before any job can
@@ -162,7 +163,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		while (id < CZ_PIPE_KEYS && e->key_used[id])
 			id++;
 		if (id == CZ_PIPE_KEYS) {
-			r = cz_resp_err("%s: %u keys are loaded already: unload one first", path,
+			r = cz_ctl_err("%s: %u keys are loaded already: unload one first", path,
 					CZ_PIPE_KEYS);
 			cz_budget_release(e->budget, c->key_bytes);
 		} else {
@@ -190,7 +191,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	fprintf(stderr, "cuzkd: loaded %s from %s: %s, 2^%u domain, %u signals, %u public, %llu bytes\n",
 		name, path, cz_curve_name(c->curve), c->key.log2n, c->key.nvars, c->key.npub,
 		(unsigned long long)c->key_bytes);
-	r = cz_resp_ok();
+	r = cz_ctl_ok();
 	json_object_object_add(r, "circuit", json_object_new_string(name));
 	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
@@ -211,9 +212,9 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 	while (*pp && strcmp((*pp)->name, name))
 		pp = &(*pp)->next;
 	if (!*pp)
-		r = cz_resp_err("unknown circuit '%s'", name);
+		r = cz_ctl_err("unknown circuit '%s'", name);
 	else if ((*pp)->jobs)
-		r = cz_resp_err("circuit '%s' is in use by %d active job(s); cancel or await them first", name,
+		r = cz_ctl_err("circuit '%s' is in use by %d active job(s); cancel or await them first", name,
 				(*pp)->jobs);
 	else {
 		gone = *pp;
@@ -241,12 +242,12 @@ json_object *cz_req_unload(struct cz_engine *e, json_object *req)
 	pthread_mutex_unlock(&e->lock);
 	circuit_free(e->be, gone);
 	fprintf(stderr, "cuzkd: unloaded %s\n", name);
-	return cz_resp_ok();
+	return cz_ctl_ok();
 }
 
 json_object *cz_req_circuits(struct cz_engine *e)
 {
-	json_object *r = cz_resp_ok(), *a = json_object_new_array();
+	json_object *r = cz_ctl_ok(), *a = json_object_new_array();
 	pthread_mutex_lock(&e->lock);
 	for (struct cz_circuit *c = e->circuits; c; c = c->next) {
 		json_object *o = json_object_new_object();

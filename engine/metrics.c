@@ -109,16 +109,23 @@ struct cz_metrics {
 	unsigned log_n;
 	uint64_t log_dropped;
 	char log[LOG_LINES][LOG_LEN];
+	const struct cz_metrics_src *src;       /* the live accounting's (engine/stat.c) */
 };
+
+static const char *cause_name(const struct cz_metrics *m, int c)
+{
+	return c >= 0 && c < CZ_STAT_NCAUSE ? m->src->cause_names[c] : "?";
+}
 
 _Static_assert(sizeof(((struct cz_job_acct *)0)->dev) >= CZ_ENGINE_MAX_PARTS, "a device slot per partition");
 _Static_assert(CZ_ENGINE_MAX_DEVICES < 127, "a device number + 1 fits an int8_t");
 
-struct cz_metrics *cz_metrics_create(unsigned ndev)
+struct cz_metrics *cz_metrics_create(unsigned ndev, const struct cz_metrics_src *src)
 {
 	struct cz_metrics *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	m->src = src;
 	m->ndev = ndev;
 	m->lanes = calloc((size_t)(ndev ? ndev : 1) * LANE_SLOTS, sizeof(*m->lanes));
 	if (!m->lanes) {
@@ -273,7 +280,7 @@ json_object *cz_metrics_lanes_json(const struct cz_metrics *m, unsigned dev, uin
 	uint64_t now = t_rel / SLOT_NS;
 
 	for (int c = 0; c < CZ_STAT_NCAUSE; c++)
-		json_object_array_add(names, json_object_new_string(cz_stat_cause_name(c)));
+		json_object_array_add(names, json_object_new_string(cause_name(m, c)));
 	for (uint64_t k = 0; k < LANE_SLOTS; k++) {
 		double frac = 0;
 		int main_cause = -1;
@@ -714,7 +721,7 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 		return NULL;
 	}
 	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
-	cz_stat_snapshot(e, s, copy_under, &c);
+	m->src->snapshot(e, s, copy_under, &c);
 
 	head(&b, "cuzk_device_busy_seconds_total", "counter",
 	     "Time each device spent computing since the daemon started.");
@@ -725,7 +732,7 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 	for (unsigned d = 0; d < s->ndev; d++)
 		for (int k = 0; k < CZ_STAT_NCAUSE; k++)
 			put(&b, "cuzk_device_idle_seconds_total{device=\"%u\",cause=\"%s\"} %.6f\n", d,
-			    cz_stat_cause_name(k), (double)s->dev[d].idle[k] / 1e9);
+			    cause_name(m, k), (double)s->dev[d].idle[k] / 1e9);
 	head(&b, "cuzk_device_accounted_seconds", "gauge",
 	     "Time the device figures cover: from the engine's start to 105 ms ago.");
 	put(&b, "cuzk_device_accounted_seconds %.6f\n", (double)s->window_ns / 1e9);

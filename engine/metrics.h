@@ -22,7 +22,6 @@
 #include <stdint.h>
 
 #define CZ_STAT_NCAUSE 13       /* engine/stat.c's causes, unattributed last */
-const char *cz_stat_cause_name(int c);
 
 struct cz_metrics;
 
@@ -58,7 +57,16 @@ json_object *cz_metrics_acct_json_of(const struct cz_job_acct *a, uint32_t npart
 /* The stat thread, with no lock held: prints queued job log lines. */
 void cz_metrics_log_drain(struct cz_metrics *m);
 
-struct cz_metrics *cz_metrics_create(unsigned ndev);
+/* What the figures read from the live accounting that feeds them, given
+ * by it at create (engine/stat.c; it lies above, so it hands these down
+ * rather than being called by name): the causes' names (CZ_STAT_NCAUSE),
+ * and its since-start snapshot for a scrape. */
+struct cz_stat_snap;
+struct cz_metrics_src {
+	const char *const *cause_names;
+	void (*snapshot)(struct cz_engine *e, struct cz_stat_snap *out, void (*under)(void *), void *arg);
+};
+struct cz_metrics *cz_metrics_create(unsigned ndev, const struct cz_metrics_src *src);
 void cz_metrics_destroy(struct cz_metrics *m);
 
 /* Under the stat lock: one replayed event; a span of ns of device dev's

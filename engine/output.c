@@ -35,12 +35,14 @@
  * Without io_uring (the ring cannot be set up: an old kernel or a seccomp
  * filter), the writer logs it once at start and uses write(2)/fsync(2).
  */
+#define _GNU_SOURCE     /* renameat2 */
 #include "engine/engine_pvt.h"
 #include "engine/uring.h"
 #include "lib/thread.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,6 +50,60 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A job's paths: its published directory, its temporary one, the
+ * automatic id (here with the writer that makes them; submit, await and
+ * recovery name them too). */
+void cz_job_auto_id(char *buf, size_t cap, uint64_t seq)
+{
+	snprintf(buf, cap, "@%llu", (unsigned long long)seq);
+}
+
+void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/proofs/%s", e->state_dir, id);
+}
+
+void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/proofs/.%llu.tmp", e->state_dir, (unsigned long long)seq);
+}
+
+/* A flat directory (a job's: files only) and what is in it. */
+void cz_job_rmdir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+int cz_job_publish(const char *tmp, const char *final)
+{
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE))
+		return 0;
+	if (errno == EINVAL)            /* a filesystem without renameat2's flags */
+		return rename(tmp, final) ? -errno : 0;
+	if (errno != EEXIST)
+		return -errno;
+	struct stat st;
+	if (lstat(final, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* A directory left by an earlier job of this id, whose retention
+	 * ended: swapped out in one step (readers see the old files or the
+	 * new, never a mix), then removed. */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE))
+		return -errno;
+	cz_job_rmdir(tmp);
+	return 0;
+}
 
 #define RING_ENTRIES 256
 #define BATCH_FILES (4 * CZ_ENGINE_MAX_PARTS + 2)    /* two of the largest jobs */
@@ -74,6 +130,9 @@ struct ojob {
 
 struct cz_output {
 	struct cz_engine *e;
+	/* The job's end, under the engine lock, once its files are written or
+	 * failed (cz_job_finished_locked: the pipeline above hands it down). */
+	void (*finished_locked)(struct cz_engine *e, struct cz_job *j);
 	pthread_t tid;
 	pthread_mutex_t lock;   /* the queue only; never held with the engine lock */
 	pthread_cond_t cv;
@@ -502,7 +561,7 @@ static void batch_finish(struct cz_output *w, unsigned nj)
 			}
 		}
 		j->writing = false;
-		cz_job_finished_locked(e, j);
+		w->finished_locked(e, j);
 	}
 	pthread_mutex_unlock(&e->lock);
 }
@@ -550,7 +609,8 @@ void cz_output_queue(struct cz_engine *e, struct cz_job *j)
 	pthread_mutex_unlock(&w->lock);
 }
 
-int cz_output_start(struct cz_engine *e, char *err, size_t cap)
+int cz_output_start(struct cz_engine *e, void (*finished_locked)(struct cz_engine *, struct cz_job *),
+		    char *err, size_t cap)
 {
 	struct cz_output *w = calloc(1, sizeof(*w));
 
@@ -559,6 +619,7 @@ int cz_output_start(struct cz_engine *e, char *err, size_t cap)
 		return -ENOMEM;
 	}
 	w->e = e;
+	w->finished_locked = finished_locked;
 	char pd[PATH_MAX + 16];
 	snprintf(pd, sizeof(pd), "%s/proofs", e->state_dir);
 	w->pfd = open(pd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -777,11 +777,6 @@ void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq)
 			atomic_store(&p->slots[s].skip_seq, job_seq);
 }
 
-void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node)
-{
-	atomic_store(&p->devs[dev].node, node >= 0 ? node + 1 : 0);
-}
-
 void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_pipe_key *k)
 {
 	p->keys[id] = k ? *k : (struct cz_pipe_key){ .key = NULL };

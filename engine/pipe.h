@@ -195,10 +195,14 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 /* The job ended: consumers pass on its partitions (control plane; a scan
  * of the table, so only when a job is cancelled or fails). */
 void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
+/* Device dev is on NUMA node `node` (a multi-node plan; engine/numa.c):
+ * a store into the layout, with the layout. */
+static inline void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node)
+{
+	atomic_store(&p->devs[dev].node, node >= 0 ? node + 1 : 0);
+}
 /* Resident keys by id: set at load before any partition names it, cleared
  * at unload once none does. */
-/* Device dev is on NUMA node `node` (a multi-node plan; engine/numa.c). */
-void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node);
 void cz_pipe_key_set(struct cz_pipe *p, uint32_t id, const struct cz_pipe_key *k);
 /* The consumer proving the partition in part's slot, or -1. */
 int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);

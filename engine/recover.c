@@ -19,7 +19,7 @@
  * Finished jobs stay in the journal only: `await` answers them from it
  * (cz_recover_result) until --retain after their end.
  */
-#define _GNU_SOURCE     /* renameat2 */
+#include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 
 #include <dirent.h>
@@ -31,60 +31,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void cz_job_auto_id(char *buf, size_t cap, uint64_t seq)
-{
-	snprintf(buf, cap, "@%llu", (unsigned long long)seq);
-}
-
-void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s/proofs/%s", e->state_dir, id);
-}
-
-void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s/proofs/.%llu.tmp", e->state_dir, (unsigned long long)seq);
-}
-
-/* A flat directory (a job's: files only) and what is in it. */
-static void rm_flat(const char *path)
-{
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *de;
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
-	}
-	rmdir(path);
-}
-
-int cz_job_publish(const char *tmp, const char *final)
-{
-	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE))
-		return 0;
-	if (errno == EINVAL)            /* a filesystem without renameat2's flags */
-		return rename(tmp, final) ? -errno : 0;
-	if (errno != EEXIST)
-		return -errno;
-	struct stat st;
-	if (lstat(final, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* A directory left by an earlier job of this id, whose retention
-	 * ended: swapped out in one step (readers see the old files or the
-	 * new, never a mix), then removed. */
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE))
-		return -errno;
-	rm_flat(tmp);
-	return 0;
-}
-
 void cz_recover_on_commit(void *v)
 {
-	cz_engine_wake(v);
+	cz_job_wake(v);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -158,7 +107,7 @@ static void clean_proofs(struct cz_engine *e, unsigned *rolled, unsigned *remove
 					continue;
 				}
 			}
-			rm_flat(p);
+			cz_job_rmdir(p);
 			(*removed)++;
 			continue;
 		}
@@ -302,8 +251,8 @@ json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pendin
 		*pending = true;        /* its end is not durable yet: wait for the commit */
 		return NULL;
 	}
-	json_object *r = je.end == CZ_JOB_DONE ? cz_resp_ok()
-			 : cz_resp_err("job %s %s%s%s", id, state_name(je.end), *er ? ": " : "", er);
+	json_object *r = je.end == CZ_JOB_DONE ? cz_ctl_ok()
+			 : cz_ctl_err("job %s %s%s%s", id, state_name(je.end), *er ? ": " : "", er);
 	json_object_object_add(r, "job", json_object_new_string(je.id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)je.seq));
 	json_object_object_add(r, "state", json_object_new_string(state_name(je.end)));

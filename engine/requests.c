@@ -22,26 +22,6 @@
 
 #define KEEP_FINISHED 256   /* finished jobs kept in memory for status (await: the journal) */
 
-json_object *cz_resp_err(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_object *r = json_object_new_object();
-	json_object_object_add(r, "ok", json_object_new_boolean(0));
-	json_object_object_add(r, "error", json_object_new_string(buf));
-	return r;
-}
-
-json_object *cz_resp_ok(void)
-{
-	json_object *r = json_object_new_object();
-	json_object_object_add(r, "ok", json_object_new_boolean(1));
-	return r;
-}
-
 static const char *job_state_name(int s);
 
 static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
@@ -93,12 +73,12 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 	bool have_paths = json_object_object_get_ex(req, "witnesses", &paths);
 
 	if (have_paths && (!json_object_is_type(paths, json_type_array) || nfds))
-		return cz_resp_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
+		return cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
 	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
 	if (count == 0)
-		return cz_resp_err("a job needs at least one witness (none given)");
+		return cz_ctl_err("a job needs at least one witness (none given)");
 	if (count > CZ_ENGINE_MAX_PARTS)
-		return cz_resp_err("%zu witnesses: at most %d per job", count, CZ_ENGINE_MAX_PARTS);
+		return cz_ctl_err("%zu witnesses: at most %d per job", count, CZ_ENGINE_MAX_PARTS);
 	*n = (uint32_t)count;
 	for (uint32_t i = 0; i < *n; i++) {
 		path[i] = NULL;
@@ -106,25 +86,25 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 			json_object *pj = json_object_array_get_idx(paths, i);
 			path[i] = json_object_is_type(pj, json_type_string) ? json_object_get_string(pj) : NULL;
 			if (!path[i])
-				return cz_resp_err("witness %u: not a path string", i);
+				return cz_ctl_err("witness %u: not a path string", i);
 			out[i] = open(path[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 			if (out[i] < 0)
-				return cz_resp_err("witness %u: cannot open %s: %s", i, path[i], strerror(errno));
+				return cz_ctl_err("witness %u: cannot open %s: %s", i, path[i], strerror(errno));
 		} else {
 			out[i] = fds[i];
 			fds[i] = -1;
 		}
 		struct stat st;
 		if (fstat(out[i], &st))
-			return cz_resp_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "",
+			return cz_ctl_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "",
 					   strerror(errno));
 		if (!S_ISREG(st.st_mode))
-			return cz_resp_err("witness %u%s%s: %s, not a regular file", i, path[i] ? " " : "",
+			return cz_ctl_err("witness %u%s%s: %s, not a regular file", i, path[i] ? " " : "",
 					   path[i] ? path[i] : "", file_kind(st.st_mode));
 		/* Our own descriptor reads blocking from here on (a passed one's
 		 * flags are the client's: left alone). */
 		if (path[i] && fcntl(out[i], F_SETFL, 0))
-			return cz_resp_err("witness %u %s: fcntl: %s", i, path[i], strerror(errno));
+			return cz_ctl_err("witness %u %s: fcntl: %s", i, path[i], strerror(errno));
 		size[i] = st.st_size;
 	}
 	return NULL;
@@ -136,11 +116,11 @@ static json_object *witnesses_check_locked(const struct cz_circuit *c, uint32_t 
 {
 	uint64_t want = cz_wtns_file_size(c->key.nvars);
 	if (c->partitions && n != c->partitions)
-		return cz_resp_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
+		return cz_ctl_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
 				   c->partitions, n);
 	for (uint32_t i = 0; i < n; i++)
 		if ((uint64_t)size[i] != want)
-			return cz_resp_err("witness %u%s%s: %lld bytes, but circuit %s needs %llu (nVars = %u)", i,
+			return cz_ctl_err("witness %u%s%s: %lld bytes, but circuit %s needs %llu (nVars = %u)", i,
 					   path[i] ? " " : "", path[i] ? path[i] : "", (long long)size[i], c->name,
 					   (unsigned long long)want, c->key.nvars);
 	return NULL;
@@ -176,10 +156,10 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 			    const char *hcirc, bool hdg, const uint8_t *hd, uint32_t hn, int hstate)
 {
 	if (strcmp(circ, hcirc) || !hdg || memcmp(dg, hd, CZ_JOURNAL_DIGEST))
-		return cz_resp_err("id '%s' is in use by a different job (seq %llu, circuit %s, other "
+		return cz_ctl_err("id '%s' is in use by a different job (seq %llu, circuit %s, other "
 				   "witnesses); ids stay taken for --retain after a job ends", id,
 				   (unsigned long long)hseq, hcirc);
-	json_object *r = cz_resp_ok();
+	json_object *r = cz_ctl_ok();
 	json_object_object_add(r, "job", json_object_new_string(id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)hseq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)hn));
@@ -242,15 +222,15 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	    (r = cz_field_str(req, "id", false, &id)))
 		goto fail;
 	if (pr && cz_prio_parse(pr, &prio)) {
-		r = cz_resp_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
+		r = cz_ctl_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
 		goto fail;
 	}
 	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.')) {
-		r = cz_resp_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
+		r = cz_ctl_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
 		goto fail;
 	}
 	if (id && id[0] == '@') {
-		r = cz_resp_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
+		r = cz_ctl_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
 				"--id is named @<sequence number>)", id);
 		goto fail;
 	}
@@ -271,9 +251,9 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	struct cz_jent hje;
 	bool retry = id && (job_find_locked(e, id) || (e->jn && cz_journal_find(e->jn, id, &hje, NULL)));
 	if (!c)
-		r = cz_resp_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
+		r = cz_ctl_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
 	else if (e->stopping)
-		r = cz_resp_err("the daemon is shutting down");
+		r = cz_ctl_err("the daemon is shutting down");
 	else if (!(r = witnesses_check_locked(c, n, size, path)) && !retry &&
 		 !(r = cz_admit_locked(e, c, n))) {     /* queue room, taken now; a partition that can ever fit */
 		admitted = true;        /* n places held: given back below if this submit fails */
@@ -286,7 +266,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	if (retry) {
 		for (uint32_t i = 0; i < n && !r; i++)
 			if (cz_spool_digest(wfd[i], (uint64_t)size[i], dg[i]))
-				r = cz_resp_err("witness %u%s%s: cannot read it for its digest (id '%s' is "
+				r = cz_ctl_err("witness %u%s%s: cannot read it for its digest (id '%s' is "
 						"taken: a retry is matched by its witnesses' digests)", i,
 						path[i] ? " " : "", path[i] ? path[i] : "", id);
 		if (r)
@@ -302,7 +282,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 			pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
 		}
 		if (!r)         /* its holder failed to be accepted, or its retention ended, meanwhile */
-			r = cz_resp_err("id '%s' was released while this submit checked it: submit again", id);
+			r = cz_ctl_err("id '%s' was released while this submit checked it: submit again", id);
 		goto fail;      /* the answer (existing job or refusal); nothing to undo */
 	}
 	/* Room in the spool's filesystem, reserved until the copies are on disk. */
@@ -322,7 +302,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		if (fd == -ENOSPC || fd == -EDQUOT)
 			r = cz_admit_spool_nospace(e, i, n, size, err);
 		else if (fd < 0)
-			r = cz_resp_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "", err);
+			r = cz_ctl_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "", err);
 		else
 			sfd[ns++] = fd;
 	}
@@ -330,10 +310,10 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	if (src == -ENOSPC || src == -EDQUOT)
 		r = cz_admit_spool_nospace(e, ns ? ns - 1 : 0, n, size, err);
 	else if (src)
-		r = cz_resp_err("spooling the witnesses: %s", err);
+		r = cz_ctl_err("spooling the witnesses: %s", err);
 	for (uint32_t i = 0; !r && id && i < ns; i++)
 		if (cz_spool_digest(sfd[i], (uint64_t)size[i], dg[i]))
-			r = cz_resp_err("witness %u: cannot read its spooled copy back for its digest", i);
+			r = cz_ctl_err("witness %u: cannot read its spooled copy back for its digest", i);
 	for (uint32_t i = 0; i < ns; i++)
 		close(sfd[i]);
 	if (r) {
@@ -353,9 +333,9 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		bool wait = false;
 		c = cz_circuit_find(e, name);
 		if (!c)
-			r = cz_resp_err("unknown circuit '%s' (unloaded while the witnesses were spooled)", name);
+			r = cz_ctl_err("unknown circuit '%s' (unloaded while the witnesses were spooled)", name);
 		else if (e->stopping)
-			r = cz_resp_err("the daemon is shutting down");
+			r = cz_ctl_err("the daemon is shutting down");
 		else if (id)
 			r = id_check_locked(e, id, name, jdg, &wait);
 		if (!wait)
@@ -367,7 +347,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		j = NULL;
 	}
 	if (!r && !j)
-		r = cz_resp_err("out of memory");
+		r = cz_ctl_err("out of memory");
 	if (r)
 		goto fail;
 	j->seq = seq;
@@ -390,7 +370,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	if (!(ticket = cz_journal_submit(e->jn, &je))) {
 		cz_job_free(j);
 		j = NULL;
-		r = cz_resp_err("the journal cannot take the job (out of memory, or it cannot be "
+		r = cz_ctl_err("the journal cannot take the job (out of memory, or it cannot be "
 				"written: see cuzkd's log)");
 		goto fail;
 	}
@@ -417,7 +397,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 			cz_job_part_terminal_locked(e, p);
 		}
 		pthread_mutex_unlock(&e->lock);
-		return cz_resp_err("job %s not accepted: %s", je.id, err);
+		return cz_ctl_err("job %s not accepted: %s", je.id, err);
 	}
 	/* Before any drop below, so the trace's queued count never dips. */
 	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
@@ -441,7 +421,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	pthread_cond_signal(&e->dispatch_cv);
 	pthread_mutex_unlock(&e->lock);
 
-	r = cz_resp_ok();
+	r = cz_ctl_ok();
 	json_object_object_add(r, "job", json_object_new_string(je.id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)n));
@@ -477,7 +457,7 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 {
 	char dir[PATH_MAX + 80];
 	int st = atomic_load(&j->state);
-	json_object *r = st == CZ_JOB_DONE ? cz_resp_ok() : cz_resp_err("job %s %s%s%s", j->id,
+	json_object *r = st == CZ_JOB_DONE ? cz_ctl_ok() : cz_ctl_err("job %s %s%s%s", j->id,
 					   job_state_name(st), *j->err ? ": " : "", j->err);
 	json_object_object_add(r, "job", json_object_new_string(j->id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)j->seq));
@@ -533,31 +513,31 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 			if ((r = cz_recover_result(e, id, &pending)))
 				break;
 			if (!pending) {
-				r = cz_resp_err("unknown job '%s'", id);
+				r = cz_ctl_err("unknown job '%s'", id);
 				break;
 			}
 		}
 		if (e->stopping) {
-			r = cz_resp_err("job %s: the daemon is shutting down", id);
+			r = cz_ctl_err("job %s: the daemon is shutting down", id);
 			break;
 		}
 		/* Set before cz_engine_wake() takes the lock to broadcast, so
 		 * checked here under it, no hangup is missed. */
 		if (peer && atomic_load(&peer->gone)) {
-			r = cz_resp_err("job %s: the client hung up", id);
+			r = cz_ctl_err("job %s: the client hung up", id);
 			break;
 		}
 		/* The wait gives the lock up: status and submit run meanwhile. */
 		int rc = timeout < 0 ? pthread_cond_wait(&e->job_cv, &e->lock)
 				     : pthread_cond_timedwait(&e->job_cv, &e->lock, &until);
 		if (rc == ETIMEDOUT) {
-			r = cz_resp_err("job %s: still running after %.1f s", id, timeout);
+			r = cz_ctl_err("job %s: still running after %.1f s", id, timeout);
 			json_object_object_add(r, "state", json_object_new_string("active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;
 		}
 		if (rc) {   /* never loop on an error: that was the spin */
-			r = cz_resp_err("job %s: waiting failed: %s", id, strerror(rc));
+			r = cz_ctl_err("job %s: waiting failed: %s", id, strerror(rc));
 			break;
 		}
 	}
@@ -577,11 +557,11 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	pthread_mutex_lock(&e->lock);
 	struct cz_job *j = job_find_locked(e, id);
 	if (!j)
-		r = cz_resp_err("unknown job '%s'", id);
+		r = cz_ctl_err("unknown job '%s'", id);
 	else if (j->accepting)
-		r = cz_resp_err("job %s is still being accepted (its submit has not answered yet)", id);
+		r = cz_ctl_err("job %s is still being accepted (its submit has not answered yet)", id);
 	else if (atomic_load(&j->state) != CZ_JOB_ACTIVE || j->end_ticket)
-		r = cz_resp_err("job %s already %s", id, job_state_name(j->end_ticket &&
+		r = cz_ctl_err("job %s already %s", id, job_state_name(j->end_ticket &&
 				atomic_load(&j->state) == CZ_JOB_ACTIVE ? CZ_JOB_DONE : atomic_load(&j->state)));
 	else {
 		atomic_store(&j->state, CZ_JOB_CANCELLED);
@@ -606,7 +586,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 			j->acct_late = j->end_ticket && j->nterminal < j->nparts;    /* some still running */
 		}
 		ticket = j->end_ticket;
-		r = cz_resp_ok();
+		r = cz_ctl_ok();
 		json_object_object_add(r, "job", json_object_new_string(id));
 		json_object_object_add(r, "dropped", json_object_new_int((int)dropped));
 		json_object_object_add(r, "running", json_object_new_int((int)(j->nparts - j->nterminal)));
@@ -615,7 +595,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	char err[300];
 	if (ticket && cz_journal_wait(e->jn, ticket, err, sizeof(err))) {
 		json_object_put(r);
-		r = cz_resp_err("job %s cancelled, but %s", id, err);
+		r = cz_ctl_err("job %s cancelled, but %s", id, err);
 	}
 	return r;
 }
@@ -698,7 +678,7 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 
 json_object *cz_req_status(struct cz_engine *e, long view)
 {
-	json_object *r = cz_resp_ok(), *jobs = json_object_new_array();
+	json_object *r = cz_ctl_ok(), *jobs = json_object_new_array();
 	json_object *cons = json_object_new_array(), *b = json_object_new_object();
 	json_object *cnt = json_object_new_object();
 
@@ -807,7 +787,7 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 	if ((r = cz_field_bool(req, "chrome", &chrome)) || nfds != 1) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
-		return r ? r : cz_resp_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
+		return r ? r : cz_ctl_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
 	}
 	json_object *sv;        /* a selection: engine/tracesel.c */
 	if (json_object_object_get_ex(req, "job", &sv) || json_object_object_get_ex(req, "since", &sv) ||
@@ -820,11 +800,11 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 	if (f)
 		rc |= fclose(f);
 	if (rc)
-		r = cz_resp_err("trace: out of memory for the dump");
+		r = cz_ctl_err("trace: out of memory for the dump");
 	else if (cz_ctl_peer_write(peer, fds[0], buf, len, err, sizeof(err)))
-		r = cz_resp_err("trace: %s", err);
+		r = cz_ctl_err("trace: %s", err);
 	else
-		r = cz_resp_ok();
+		r = cz_ctl_ok();
 	free(buf);
 	close(fds[0]);
 	return r;

@@ -58,10 +58,7 @@ static const char *const cause_names[C__COUNT] = {
 };
 _Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/metrics.h counts the causes");
 
-const char *cz_stat_cause_name(int c)
-{
-	return c >= 0 && c < C__COUNT ? cause_names[c] : "?";
-}
+static const struct cz_metrics_src metrics_src = { cause_names, cz_stat_snapshot };
 
 struct acct {
 	uint64_t busy, idle[C__COUNT];
@@ -396,7 +393,7 @@ int cz_stat_start(struct cz_engine *e)
 	s->held = calloc(e->ncons ? e->ncons : 1, sizeof(*s->held));
 	s->dev = calloc(e->ndev ? e->ndev : 1, sizeof(*s->dev));
 	s->rq = calloc(e->ncons + 1, sizeof(*s->rq));
-	e->metrics = cz_metrics_create(e->ndev);
+	e->metrics = cz_metrics_create(e->ndev, &metrics_src);
 	if (!s->held || !s->dev || !s->rq || !e->metrics) {
 		cz_metrics_destroy(e->metrics);
 		e->metrics = NULL;

@@ -107,7 +107,7 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, 
 	double since;
 
 	if (!s || !cur) {
-		r = cz_resp_err("trace: out of memory");
+		r = cz_ctl_err("trace: out of memory");
 		goto out;
 	}
 	s->e = e;
@@ -115,14 +115,14 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, 
 	s->fd = fd;
 	s->follow = json_object_object_get_ex(req, "follow", &v) && json_object_get_boolean(v);
 	if (json_object_object_get_ex(req, "chrome", &v) && json_object_get_boolean(v)) {
-		r = cz_resp_err("trace: \"chrome\" takes the whole trace (not with \"job\", \"since\" or \"follow\")");
+		r = cz_ctl_err("trace: \"chrome\" takes the whole trace (not with \"job\", \"since\" or \"follow\")");
 		goto out;
 	}
 	if (json_object_object_get_ex(req, "since", &v)) {
 		since = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int) ?
 			json_object_get_double(v) : -1;
 		if (!(since >= 0)) {
-			r = cz_resp_err("trace: \"since\" must be a number of seconds, 0 or more");
+			r = cz_ctl_err("trace: \"since\" must be a number of seconds, 0 or more");
 			goto out;
 		}
 		uint64_t now = cz_trace_now(), back = (uint64_t)(since * 1e9);
@@ -139,7 +139,7 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, 
 			}
 		pthread_mutex_unlock(&e->lock);
 		if (!s->by_job) {
-			r = cz_resp_err("trace: unknown job '%s'", id ? id : "");
+			r = cz_ctl_err("trace: unknown job '%s'", id ? id : "");
 			goto out;
 		}
 	}
@@ -173,10 +173,10 @@ json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, 
 	}
 	/* A follower ends when its reader closes (EPIPE) or the daemon stops. */
 	if (s->dead && !s->follow) {
-		r = cz_resp_err("trace: %s", s->why);
+		r = cz_ctl_err("trace: %s", s->why);
 		goto out;
 	}
-	r = cz_resp_ok();
+	r = cz_ctl_ok();
 	json_object_object_add(r, "events", json_object_new_int64((int64_t)s->n));
 	json_object_object_add(r, "lost", json_object_new_int64((int64_t)lost));
 out:
