@@ -273,6 +273,117 @@ static inline __attribute__((always_inline)) void copy_elt(void *dst, const void
 #define CHUNK 32
 
 /*
+ * mp claim: a run of up to want slots from *pos with one CAS.  Invariant:
+ * no producer's position is past the lowest unclaimed one (positions are
+ * passed only when claimed, and tail is a lower bound), so when the slot at
+ * pos is EMPTY(pos) nobody else can be at pos + 1 ...: free slots behind it
+ * are ours to take by claiming pos for the whole run.  The run head records
+ * owner and length, so the claim is never anonymous (recover.c) and other
+ * producers jump over it.  Returns the run's length (0: *full is set) and
+ * its first position in *first; *pos moves past it.
+ */
+static inline __attribute__((always_inline)) unsigned
+claim_mp(struct cz_ring *r, _Atomic uint64_t *st, unsigned owner, unsigned want,
+	 uint64_t *pos_io, uint64_t *first, bool *full)
+{
+	const uint32_t mask = r->mask;
+	uint64_t pos = *pos_io;
+
+	for (;;) {
+		_Atomic uint64_t *s = &st[pos & mask];
+		/* A1: pairs with R2 — the slot's last reader is done. */
+		uint64_t v = atomic_load_explicit(s, memory_order_acquire);
+		int64_t d = st_dist(v, pos);
+
+		if (d == 0 && st_kind(v) == S_EMPTY) {
+			unsigned len = 1;
+			/* A1 for each member, as above. */
+			while (len < want &&
+			       atomic_load_explicit(&st[(pos + len) & mask], memory_order_acquire) ==
+				       st_make(pos + len, 0, S_EMPTY))
+				len++;
+			/* Failure reloads the same position. */
+			if (!atomic_compare_exchange_weak_explicit(s, &v, st_make_run(pos, owner, len),
+								   memory_order_relaxed,
+								   memory_order_relaxed))
+				continue;
+			if (cz_ring_test_hook)
+				cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos, len);
+			*first = pos;
+			*pos_io = pos + len;
+			/* Move the others past our run before we copy. */
+			ring_advance(&r->tail, pos + len);
+			return len;
+		} else if (d < 0) {
+			*full = true;  /* previous lap not consumed yet */
+			*pos_io = pos;
+			return 0;
+		} else if (d == 0 && st_kind(v) == S_PCLAIM) {
+			pos += st_len(v);  /* another producer's run */
+		} else {
+			/* Published, or our position is stale (preempted while others
+			 * went on): positions below tail are all claimed, so jump
+			 * there rather than step over what may be many laps. */
+			pos = ring_catch_up(&r->tail, pos);
+		}
+	}
+}
+
+/* sp claim: the contiguous EMPTY slots from *pos, up to want; nothing is
+ * written.  A stale tail left by a predecessor that died is stepped over. */
+static inline __attribute__((always_inline)) unsigned
+claim_sp(struct cz_ring *r, _Atomic uint64_t *st, unsigned want, uint64_t *pos_io,
+	 uint64_t *first, bool *full)
+{
+	const uint32_t mask = r->mask;
+	uint64_t pos = *pos_io;
+	unsigned m = 0;
+
+	*first = pos;
+	while (m < want) {
+		/* A1: pairs with R2 — the slot's last reader is done. */
+		uint64_t v = atomic_load_explicit(&st[pos & mask], memory_order_acquire);
+		int64_t d = st_dist(v, pos);
+
+		if (d == 0 && st_kind(v) == S_EMPTY) {
+			m++;
+			pos++;
+		} else if (d < 0) {
+			*full = true;  /* previous lap not consumed yet */
+			break;
+		} else if (!m) {
+			*first = ++pos;  /* stale tail: skip */
+		} else {
+			break;  /* finish this contiguous run first */
+		}
+	}
+	*pos_io = pos;
+	return m;
+}
+
+/* Publish.  W1: pairs with A2 — the copied bytes are visible before FULL is.
+ * mp: last to first: a run's head, which holds the claim, goes last, so
+ * until the whole run is out the claim is on record (consumers wait at the
+ * head anyway).  sp: first to last: nothing is claimed, so a producer that
+ * dies here must leave a published prefix, which consumers drain and a
+ * successor steps over; last to first it would leave its first slot EMPTY
+ * behind FULL ones, a hole the successor fills with its own element,
+ * delivered ahead of the dead producer's (ring_recover.c). */
+static inline __attribute__((always_inline)) void
+publish(struct cz_ring *r, _Atomic uint64_t *st, uint64_t first, unsigned m, const bool mp)
+{
+	const uint32_t mask = r->mask;
+
+	for (unsigned j = 0; j < m; j++) {
+		unsigned i = mp ? m - 1 - j : j;
+		atomic_store_explicit(&st[(first + i) & mask], st_make(first + i, 0, S_FULL),
+				      memory_order_release);
+		if (cz_ring_test_hook)
+			cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, mp ? i : m - 1 - i);
+	}
+}
+
+/*
  * Producer side; mp is a compile-time constant in each caller, so this
  * specialises into the sp and mp paths.  Cost per element: one acquire
  * load, the copy and one release store (plain moves on x86).  Per run of
@@ -292,109 +403,16 @@ enqueue(struct cz_ring *r, unsigned owner, const void *objs, unsigned n, const b
 	if (mp && cz_ring_test_hook)
 		cz_ring_test_hook(r, CZ_RING_HOOK_HINT, pos, 0);
 	while (k < n) {
-		uint64_t first;
-		unsigned m = 0, want = n - k < CHUNK ? n - k : CHUNK;
+		uint64_t first = 0;
+		unsigned want = n - k < CHUNK ? n - k : CHUNK;
 		bool full = false;
+		unsigned m = mp ? claim_mp(r, st, owner, want, &pos, &first, &full)
+				: claim_sp(r, st, want, &pos, &first, &full);
 
-		if (mp) {
-			/*
-			 * Claim a run with one CAS.  Invariant: no producer's position is
-			 * past the lowest unclaimed one (positions are passed only when
-			 * claimed, and tail is a lower bound), so when the slot at pos is
-			 * EMPTY(pos) nobody else can be at pos + 1 ...: free slots behind
-			 * it are ours to take by claiming pos for the whole run.  The run
-			 * head records owner and length, so the claim is never anonymous
-			 * (recover.c) and other producers jump over it.
-			 */
-			for (;;) {
-				_Atomic uint64_t *s = &st[pos & mask];
-				/* A1: pairs with R2 — the slot's last reader is done. */
-				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
-				int64_t d = st_dist(v, pos);
-
-				if (d == 0 && st_kind(v) == S_EMPTY) {
-					unsigned len = 1;
-					/* A1 for each member, as above. */
-					while (len < want &&
-					       atomic_load_explicit(&st[(pos + len) & mask],
-								    memory_order_acquire) ==
-						       st_make(pos + len, 0, S_EMPTY))
-						len++;
-					/* Failure reloads the same position. */
-					if (!atomic_compare_exchange_weak_explicit(
-						    s, &v, st_make_run(pos, owner, len),
-						    memory_order_relaxed, memory_order_relaxed))
-						continue;
-					if (cz_ring_test_hook)
-						cz_ring_test_hook(r, CZ_RING_HOOK_PCLAIM, pos, len);
-					first = pos;
-					m = len;
-					pos += len;
-					/* Move the others past our run before we copy. */
-					ring_advance(&r->tail, pos);
-					break;
-				} else if (d < 0) {
-					full = true;  /* previous lap not consumed yet */
-					break;
-				} else if (d == 0 && st_kind(v) == S_PCLAIM) {
-					pos += st_len(v);  /* another producer's run */
-				} else {
-					/* Published, or our position is stale (preempted while
-					 * others went on): positions below tail are all
-					 * claimed, so jump there rather than step over what may
-					 * be many laps. */
-					pos = ring_catch_up(&r->tail, pos);
-				}
-			}
-		} else {
-			first = pos;
-			while (m < want) {
-				_Atomic uint64_t *s = &st[pos & mask];
-				/* A1: pairs with R2 — the slot's last reader is done. */
-				uint64_t v = atomic_load_explicit(s, memory_order_acquire);
-				int64_t d = st_dist(v, pos);
-
-				if (d == 0 && st_kind(v) == S_EMPTY) {
-					m++;
-					pos++;
-				} else if (d < 0) {
-					full = true;  /* previous lap not consumed yet */
-					break;
-				} else if (!m) {
-					/* Stale tail left by a predecessor that died: skip. */
-					first = ++pos;
-				} else {
-					break;  /* finish this contiguous run first */
-				}
-			}
-		}
 		for (unsigned i = 0; i < m; i++)  /* copy */
 			copy_elt(data + (size_t)((first + i) & mask) * esize,
 				 (const char *)objs + (size_t)(k + i) * esize, esize);
-		/* Publish.  W1: pairs with A2 — the bytes above are visible before
-		 * FULL is.  mp: last to first: a run's head, which holds the
-		 * claim, goes last, so until the whole run is out the claim is on
-		 * record (consumers wait at the head anyway).  sp: first to last:
-		 * nothing is claimed, so a producer that dies here must leave a
-		 * published prefix, which consumers drain and a successor steps
-		 * over; last to first it would leave its first slot EMPTY behind
-		 * FULL ones, a hole the successor fills with its own element,
-		 * delivered ahead of the dead producer's (ring_recover.c). */
-		if (mp) {
-			for (unsigned i = m; i-- > 0;) {
-				atomic_store_explicit(&st[(first + i) & mask],
-						      st_make(first + i, 0, S_FULL), memory_order_release);
-				if (cz_ring_test_hook)
-					cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, i);
-			}
-		} else {
-			for (unsigned i = 0; i < m; i++) {
-				atomic_store_explicit(&st[(first + i) & mask],
-						      st_make(first + i, 0, S_FULL), memory_order_release);
-				if (cz_ring_test_hook)
-					cz_ring_test_hook(r, CZ_RING_HOOK_PUBLISH, first + i, m - 1 - i);
-			}
-		}
+		publish(r, st, first, m, mp);
 		k += m;
 		if (full)
 			break;

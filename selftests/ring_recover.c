@@ -505,7 +505,12 @@ static void t_stress_kill(void)
 	}
 	struct cz_ring_desc d[32];
 	int64_t idle_since = 0;
-	while (next[1] < n || next[2] < n) {
+	/* Until the survivors are done AND the victim has been stopped at its
+	 * claim, killed and recovered: on a loaded machine the victim may reach
+	 * its 1000th claim only after the survivors have finished (it then
+	 * streams alone until it does; with the victim stopped at its 60000th
+	 * claim instead, the old loop failed every time). */
+	while (next[1] < n || next[2] < n || !recovered) {
 		unsigned k = cz_ring_sc_dequeue_burst(r, d, 32);
 		for (unsigned i = 0; i < k; i++) {
 			unsigned s = d[i].key.part;

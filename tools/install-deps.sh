@@ -1,24 +1,52 @@
 #!/bin/sh
-# Installs what cuzk's build and tests need on Debian (run as root, or with sudo).
-# One list, used by .ci/run, `make demo` and the README.  qemu-system-x86,
-# linux-image-amd64 and busybox-static: the two-node VM of `make check-numa`.
-# libssl-dev: SHA-256 of spooled witnesses (engine/spool.c); libmicrohttpd-dev: cuzkd's --metrics-listen; libsystemd-dev: sd_notify;
-# prometheus: promtool, which checks /metrics in selftests/e2e_metrics;
-# chromium: the dashboard's headless test there; tmux: cuzkctl top's test there;
-# xfsprogs: the reflink spool test (selftests/engine_spool) and tools/bench-journal.sh reflink.
+# Installs what cuzk needs on Debian (run as root, or with sudo).  Two lists:
+#
+#   tools/install-deps.sh build   what `make demo` needs: the compiler, the
+#                                 libraries cuzkd links, nothing else, and no
+#                                 recommended packages (about a minute on a
+#                                 fresh machine once the compiler is there)
+#   tools/install-deps.sh [check] that, plus what the tests need (the default:
+#                                 .ci/run and `make check` use it)
+#
+# The test-only packages: libgmp-dev (the GMP oracle of the field tests);
+# qemu-system-x86, linux-image-amd64 and busybox-static (the two-node VM of
+# `make check-numa`); prometheus (promtool checks /metrics in
+# selftests/e2e_metrics); chromium (the dashboard's headless test there); tmux
+# (cuzkctl top's test there); clang and libclang-rt-14-dev (the fuzzers);
+# xfsprogs (the reflink spool test, selftests/engine_spool, and
+# tools/bench-journal.sh reflink); python3 and time; node, npm and the pinned
+# snarkjs/circom2 (tools/fixtures/package-lock.json) for the interop tests.
+# Build libraries: libssl-dev (SHA-256 of spooled witnesses, engine/spool.c),
+# libmicrohttpd-dev (cuzkd's --metrics-listen), libsystemd-dev (sd_notify),
+# liburing-dev, libnuma-dev, libjson-c-dev, libhwloc-dev (+ hwloc-nox's tools).
+#
+# Already-installed packages are skipped, so a second run only checks.
 set -e
-PKGS="build-essential pkg-config libgmp-dev liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static libmicrohttpd-dev libsystemd-dev prometheus chromium tmux clang libclang-rt-14-dev python3 time xfsprogs"
-# node and npm (for the snarkjs interop tests) come with the machine image; install only when absent.
-command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+what=${1:-check}
+BUILD="build-essential pkg-config liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev libmicrohttpd-dev libsystemd-dev"
+CHECK="libgmp-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static prometheus chromium tmux clang libclang-rt-14-dev python3 time xfsprogs"
+case "$what" in
+build) PKGS="$BUILD" ;;
+check) PKGS="$BUILD $CHECK"
+	# node and npm (the snarkjs interop tests) come with the machine image; install only when absent.
+	command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm" ;;
+*) echo "usage: $0 [build|check]" >&2; exit 2 ;;
+esac
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
 	SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	echo "install-deps ($what):$missing"
 	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+	if [ "$what" = build ]; then
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+	else
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+	fi
 fi
+[ "$what" = check ] || exit 0
 # snarkjs and circom2, pinned by tools/fixtures/package-lock.json: the snarkjs interop tests
 # (selftests/e2e_cli.c) and the fixture generator need them.
 fixtures="$(cd "$(dirname "$0")" && pwd)/fixtures"
