@@ -27,9 +27,12 @@ TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
 # the heap-call counter (e2e_heap) and the lying statvfs (e2e_admit).  Never
 # built with a sanitizer (their runtimes must come first; those tests skip there).
 SHIM     := $(patsubst selftests/shim/%.c,$(B)/selftests/%.so,$(wildcard selftests/shim/*.c))
-# The layering check (the #include rules of tools/layers.txt) is one more
-# test program: a script that prints TAP.
+# The layering check (the #include and call rules of tools/layers.txt, read
+# from the sources and, with nm, from the built objects) is one more test
+# program: a script that prints TAP.
 TESTS    += tools/check-layers
+# No C or CUDA function over 100 lines in the library and tools/*/ (ctags).
+TESTS    += tools/check-functions
 # Placement on a real two-node kernel under qemu (skips without qemu): the
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
@@ -69,7 +72,7 @@ ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
 endif
-# hwloc (NUMA topology, engine/topo.c): without it cuzkd sees one node and
+# hwloc (NUMA topology, engine/place/topo.c): without it cuzkd sees one node and
 # refuses --topology with a message saying so.
 ifneq ($(filter hwloc,$(PKGS)),)
 CFLAGS   += -DCZ_HAVE_HWLOC
