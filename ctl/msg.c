@@ -47,12 +47,6 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* Deadlines in whole ms of CLOCK_MONOTONIC (lib/clock.h). */
-static int64_t now_ms(void)
-{
-	return (int64_t)(cz_now_ns() / 1000000);
-}
-
 /* Reads n bytes by deadline (CLOCK_MONOTONIC ms; < 0: none): -ETIMEDOUT
  * once it passes, -EPIPE at end of stream. */
 static int read_all(int fd, void *p, size_t n, int64_t deadline)
@@ -60,7 +54,7 @@ static int read_all(int fd, void *p, size_t n, int64_t deadline)
 	char *c = p;
 	while (n) {
 		if (deadline >= 0) {
-			int64_t left = deadline - now_ms();
+			int64_t left = deadline - cz_now_whole_ms();
 			struct pollfd pf = { .fd = fd, .events = POLLIN };
 			/* Past the deadline, bytes already here still count. */
 			int k = poll(&pf, 1, left <= 0 ? 0 : (int)(left > INT32_MAX ? INT32_MAX : left));
@@ -152,7 +146,7 @@ int cz_ctl_recv_ex(int sock, size_t maxlen, int timeout_ms, char **msg, size_t *
 	/* The clock starts at the frame's first byte: waiting for a request
 	 * is the caller's idle time, not this frame's. */
 	if (timeout_ms >= 0)
-		deadline = now_ms() + timeout_ms;
+		deadline = cz_now_whole_ms() + timeout_ms;
 	if (k < 0) {
 		snprintf(err, errcap, "receive failed: %s", strerror(errno));
 		return -errno;

@@ -80,12 +80,6 @@ struct cz_ctl_server {
 	struct conn conns[MAX_CONN];
 };
 
-/* Deadlines in whole ms of CLOCK_MONOTONIC (lib/clock.h). */
-static int64_t now_ms(void)
-{
-	return (int64_t)(cz_now_ns() / 1000000);
-}
-
 static json_object *err_obj(const char *why)
 {
 	json_object *r = json_object_new_object();
@@ -164,7 +158,7 @@ static int conn_set(struct conn *c, enum conn_state st)
 	bool ev = c->evicted;
 	c->state = st;
 	if (st == CONN_IDLE) {
-		c->idle_since = now_ms();
+		c->idle_since = cz_now_whole_ms();
 		c->idle_seq = ++c->s->idle_seq;
 	}
 	pthread_mutex_unlock(&c->s->lock);
@@ -416,7 +410,7 @@ static void accept_one(struct cz_ctl_server *s)
 		c->used = 1;
 		c->state = CONN_IDLE;
 		c->evicted = false;
-		c->idle_since = now_ms();
+		c->idle_since = cz_now_whole_ms();
 		c->idle_seq = ++s->idle_seq;
 		c->peer.sock = fd;
 		c->peer.stop_fd = s->stopfd[0];

@@ -19,7 +19,7 @@
  *                         (assemble, verify, free,           device; who holds the
  *                          release budget, write the          device runs its lowest
  *                          job's proofs with io_uring)        held partition)
- * The rings (ring/, engine/pipe.c) live in one shared region and partition
+ * The rings (ring/, engine/pipeline/pipe.c) live in one shared region and partition
  * buffers in a slab arena on hugepages (alloc/), so consumers can later move
  * into processes of their own.
  *
@@ -32,8 +32,8 @@
  * - A partition reaches exactly one terminal state (done, failed,
  *   cancelled), and its memory and budget come back at that moment; a job
  *   is answered only when all of its partitions are terminal.
- * - Every wait is traced (engine/trace.h), so each idle moment of a device
- *   has one named cause; engine/stat.c keeps those figures live for status
+ * - Every wait is traced (engine/evidence/trace.h), so each idle moment of a device
+ *   has one named cause; engine/evidence/stat.c keeps those figures live for status
  *   from the trace itself (docs/trace.md).
  * Failure modes: a bad witness fails its partition and its job (the reason
  * names the partition); an unsatisfying witness is caught by verifying each
@@ -204,7 +204,7 @@ static int start_threads(struct cz_engine *e)
 			e->cons[i].buf_base[0] = cz_slab_region(e->arena)->base;
 	}
 	/* The consumers' trace buffers in shared memory, so a consumer in a
-	 * device child traces like one here (engine/trace.c). */
+	 * device child traces like one here (engine/evidence/trace.c). */
 	for (unsigned i = 0; i < e->ncons; i++) {
 		char role[32];
 		int fd;
@@ -214,7 +214,7 @@ static int start_threads(struct cz_engine *e)
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e))
 		return -ENOMEM;
-	/* The devices' warm-up key, while keys load (engine/warmup.c). */
+	/* The devices' warm-up key, while keys load (engine/pipeline/warmup.c). */
 	e->warmup_started = !cz_warmup_prepare(&e->warmup);
 	if (e->cfg.isolation == CZ_ISOLATION_PROCESS) {
 		if (cz_devproc_start(e, err, sizeof(err))) {
@@ -287,7 +287,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	 * slabs are made; hugepages where reserved, else a logged fallback. */
 	bool buffers = e->be->input != CZ_BACKEND_IN_NONE;
 	if (e->budget && buffers)
-		cz_numa_arenas_create(e);       /* one per node of the plan: engine/numa.c */
+		cz_numa_arenas_create(e);       /* one per node of the plan: engine/place/numa.c */
 	if (!e->budget || (buffers && !e->arena)) {
 		snprintf(err, cap, "cannot reserve %llu bytes of buffer space",
 			 (unsigned long long)c->mem_budget);
@@ -309,9 +309,9 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	pthread_condattr_destroy(&ca);
 	cz_trace_thread("control", 0);
 	/* The journal before any thread: the jobs it resumes are there when
-	 * the first request comes (engine/recover.c). */
+	 * the first request comes (engine/control/recover.c). */
 	e->spoolfd = -1;
-	pthread_mutex_init(&e->spool_mu, NULL);         /* spool space (engine/admit.c) */
+	pthread_mutex_init(&e->spool_mu, NULL);         /* spool space (engine/pipeline/admit.c) */
 	if (cz_recover_start(e, err, cap)) {
 		cz_engine_destroy(e);
 		return NULL;
@@ -323,7 +323,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 		return NULL;
 	}
 	/* Once every thread and ring is up, so the descriptors they hold are
-	 * counted (engine/admit.c). */
+	 * counted (engine/pipeline/admit.c). */
 	char why[160];
 	uint64_t dflt = cz_admit_default(e, why, sizeof(why));
 	e->max_queued = c->max_queued ? c->max_queued : dflt;
@@ -410,38 +410,19 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 	json_object *opv;
 	const char *op = json_object_object_get_ex(req, "op", &opv) &&
 			 json_object_is_type(opv, json_type_string) ? json_object_get_string(opv) : NULL;
+	const struct cz_op *od = op ? cz_op_find(op) : NULL;
 	json_object *r;
 
 	if (!op || !json_object_is_type(req, json_type_object))
 		r = cz_ctl_err("request has no \"op\" string");
-	else if ((r = cz_access_request(e, op, req, peer)))
+	else if (!od)
+		r = cz_op_unknown(op);
+	else if ((r = cz_access_request(e, od, req, peer)))
 		;       /* an unknown field, or not this caller's to ask */
-	else if (!strcmp(op, "submit"))
-		return cz_req_submit(e, req, fds, nfds, cz_access_owner(peer));
-	else if (!strcmp(op, "trace"))
-		return cz_req_trace(e, req, fds, nfds, peer);
-	else if (!strcmp(op, "load"))
-		r = cz_req_load(e, req);
-	else if (!strcmp(op, "unload"))
-		r = cz_req_unload(e, req);
-	else if (!strcmp(op, "circuits"))
-		r = cz_req_circuits(e);
-	else if (!strcmp(op, "await"))
-		r = cz_req_await(e, req, peer);
-	else if (!strcmp(op, "cancel"))
-		r = cz_req_cancel(e, req);
-	else if (!strcmp(op, "device")) {
-		json_object *dv, *av;
-		if (!json_object_object_get_ex(req, "device", &dv) || !json_object_is_type(dv, json_type_int) ||
-		    json_object_get_int64(dv) < 0 || json_object_get_int64(dv) >= CZ_ENGINE_MAX_DEVICES ||
-		    !json_object_object_get_ex(req, "action", &av) || !json_object_is_type(av, json_type_string))
-			r = cz_ctl_err("device needs \"device\" (a number) and \"action\" (enable, disable, restart)");
-		else
-			r = cz_devproc_request(e, (unsigned)json_object_get_int64(dv), json_object_get_string(av));
-	} else if (!strcmp(op, "status"))
-		r = cz_req_status(e, cz_access_view(peer));
+	else if (od->owns_fds)
+		return od->handler(e, req, fds, nfds, peer);
 	else
-		r = cz_ctl_err("unknown op \"%s\" (known: load, unload, circuits, submit, await, cancel, status, trace, device)", op);
+		r = od->handler(e, req, fds, nfds, peer);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return r;

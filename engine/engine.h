@@ -33,7 +33,7 @@ struct cz_engine_config {
 	unsigned devices;               /* 0 = all the backend has (cpu, null: 1); at most 32 */
 	unsigned consumers_per_device;  /* 1..64; 2 lets one prepare while one computes */
 	unsigned synth_workers;         /* 1..1024 */
-	unsigned finalizers;            /* verifying threads, 1..16 (engine/finalize.c) */
+	unsigned finalizers;            /* verifying threads, 1..16 (engine/pipeline/finalize.c) */
 	unsigned device_threads;        /* host threads per device (0 = all CPUs); at most 4096 */
 	uint64_t mem_budget;            /* bytes: keys + partition buffers; > 0 */
 	unsigned null_delay_ms;         /* null backend: device time per partition */
@@ -41,8 +41,8 @@ struct cz_engine_config {
 	unsigned isolation;             /* CZ_ISOLATION_*: where a device's consumers run */
 	unsigned null_fault_dev, null_fault_nth, null_fault_part;  /* tests: gpu/backend.h */
 	const char *topology;           /* hwloc XML to plan for instead of this machine (NULL) */
-	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place.c) */
-	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/admit.c) */
+	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place/place.c) */
+	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/pipeline/admit.c) */
 	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
 };
 
@@ -51,12 +51,12 @@ struct cz_engine_config {
 #define CZ_ISOLATION_THREAD  0      /* threads of the engine's process (the engine's default:
 				     * embedders have no --device-child entry; cuzkd's
 				     * default is process, tools/cuzkd/main.c) */
-#define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/devproc.c) */
+#define CZ_ISOLATION_PROCESS 1      /* one supervised child per device (engine/device/devproc.c) */
 
 struct cz_engine;
 struct cz_place;
 
-/* A device child's main (engine/devproc.c): a program that embeds the
+/* A device child's main (engine/device/devproc.c): a program that embeds the
  * engine with --isolation process runs it when started as
  * "PROGRAM --device-child N PPID" (cuzkd does), and exits with its value. */
 int cz_devproc_child_main(int argc, char **argv);
@@ -68,7 +68,7 @@ int cz_devproc_child_main(int argc, char **argv);
 void cz_engine_config_defaults(struct cz_engine_config *c);
 /* 0, or -EINVAL with err naming the option (by cuzkd's flag) and its limit. */
 int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t cap);
-/* The placement plan c gives on this machine or c->topology (engine/place.h;
+/* The placement plan c gives on this machine or c->topology (engine/place/place.h;
  * cuzkd --print-placement).  NULL with err naming the option or file. */
 struct cz_place *cz_engine_place_plan(const struct cz_engine_config *c, char *err, size_t cap);
 /* Checks c (cz_engine_config_check), opens the devices, starts the threads. */
@@ -89,7 +89,7 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
  * server's hangup hook). */
 void cz_engine_wake(struct cz_engine *e);
 
-/* engine/metrics.c (docs/metrics.md): the Prometheus text exposition
+/* engine/evidence/metrics.c (docs/metrics.md): the Prometheus text exposition
  * (malloc'd, *len bytes; NULL when out of memory), and readiness: 1, or 0
  * with why naming what is missing.  cuzkd sets its phase ("loading keys",
  * "stopping"; NULL or "" once it serves); ready also needs a loaded key. */

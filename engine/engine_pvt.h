@@ -8,14 +8,15 @@
 
 #include "alloc/budget.h"
 #include "alloc/slab.h"
-#include "engine/devproc.h"
+#include "engine/device/devproc.h"
 #include "engine/engine.h"
-#include "engine/journal.h"
-#include "engine/metrics.h"
-#include "engine/pipe.h"
-#include "engine/place.h"
-#include "engine/trace.h"
+#include "engine/durable/journal.h"
+#include "engine/evidence/metrics.h"
+#include "engine/pipeline/pipe.h"
+#include "engine/place/place.h"
+#include "engine/evidence/trace.h"
 #include "gpu/backend.h"
+#include "lib/clock.h"
 #include "lib/heap.h"
 #include "zk/groth16.h"
 
@@ -40,7 +41,7 @@ struct cz_circuit {
 	 * sequence), so key.nvars, key.npub and key.log2n read either. */
 	enum cz_curve curve;
 	union {
-		struct cz_groth16_key key;      /* its arrays in kreg (engine/shkey.c) */
+		struct cz_groth16_key key;      /* its arrays in kreg (engine/device/shkey.c) */
 		struct cz_bn254_groth16_key bn_key;
 	};
 	struct cz_region kreg;
@@ -52,7 +53,7 @@ struct cz_circuit {
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
-	/* The same in each node's arena (engine/numa.c): node_cache[k] is
+	/* The same in each node's arena (engine/place/numa.c): node_cache[k] is
 	 * arena k's, node_cache[0] == cache. */
 	struct cz_slab_cache *node_cache[CZ_PLACE_MAX_NODES];
 	uint32_t partitions;    /* expected witnesses per job, 0 = any */
@@ -77,11 +78,11 @@ struct cz_part {
 	_Atomic int consumer;   /* proved on consumer # (set by the finalizer), or -1 */
 	_Atomic int slot;       /* its slot in the pipe's partition table, or -1 */
 	int node;               /* NUMA node it was synthesized on, -1 unplaced */
-	unsigned disp_node;     /* the dispatch node chosen for it (engine/dispatch.c) */
+	unsigned disp_node;     /* the dispatch node chosen for it (engine/pipeline/dispatch.c) */
 	_Atomic unsigned out_node;   /* disp_node + 1 while counted in node_out, else 0 */
 	char err[320];
 	uint64_t t_done;
-	/* Per-job accounting (engine/metrics.c), each written by the stage's
+	/* Per-job accounting (engine/evidence/metrics.c), each written by the stage's
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
@@ -95,14 +96,6 @@ static inline void cz_part_set(struct cz_part *p, enum cz_part_state s)
 	atomic_store_explicit(&p->state, (int)s, memory_order_release);
 }
 
-/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a vDSO read). */
-static inline uint64_t cz_thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* An element of the engine's queue (lib/heap.h: the key first). */
 struct cz_qent {
 	struct cz_key key;
@@ -113,7 +106,7 @@ struct cz_job {
 	uint64_t seq;
 	char id[64];            /* the caller's id, or "@<seq>" (docs/protocol.md) */
 	enum cz_prio prio;
-	long owner;             /* the submitting uid (engine/access.c) */
+	long owner;             /* the submitting uid (engine/control/access.c) */
 	struct cz_circuit *circ;     /* NULL once unloaded (only finished jobs) */
 	enum cz_curve curve;         /* circ's, kept past it (the output writer reads it) */
 	char circ_name[64];
@@ -121,21 +114,21 @@ struct cz_job {
 	uint32_t in_heap;       /* partitions still referenced by the queued heap */
 	struct cz_part *parts;  /* NULL once finished and compacted */
 	uint8_t *final;         /* partition states after compaction */
-	char *out;              /* output files, rendered by the finalizer (engine/output.c) */
+	char *out;              /* output files, rendered by the finalizer (engine/durable/output.c) */
 	size_t out_pub;         /* bytes of a public.json slot in out */
 	bool writing;           /* queued to or held by the output writer: not compacted */
 	struct cz_job *out_next;     /* the writer's queue */
 	_Atomic int state;      /* enum cz_job_state; written under the lock, read by consumers */
 	char err[400];
 	uint64_t t_submit, t_finish;
-	struct cz_job_acct acct;        /* summed as partitions end (engine/metrics.c) */
-	/* Durability (engine/journal.c, engine/recover.c): */
+	struct cz_job_acct acct;        /* summed as partitions end (engine/evidence/metrics.c) */
+	/* Durability (engine/durable/journal.c, engine/control/recover.c): */
 	bool accepting;         /* spooled, its submit record not yet durable: not queued */
 	bool waiting_key;       /* resumed at start; queued once its circuit is loaded */
 	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
 	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */
-	uint64_t out_disk;      /* admission: disk a partition's proof files take (engine/admit.c) */
+	uint64_t out_disk;      /* admission: disk a partition's proof files take (engine/pipeline/admit.c) */
 	bool acct_late;         /* its end was recorded with partitions running (a cancel):
 				 * its accounting follows once the last one ends */
 	struct cz_job *next;
@@ -143,7 +136,7 @@ struct cz_job {
 
 struct cz_stat;
 
-/* A finalizer thread (engine/finalize.c): its index names its ring owner
+/* A finalizer thread (engine/pipeline/finalize.c): its index names its ring owner
  * id, its trace unit and its thread ("cz-final", "cz-final1", ...). */
 struct cz_finalizer {
 	struct cz_engine *e;
@@ -168,7 +161,7 @@ struct cz_consumer {
 };
 
 /* A device as cuzkd holds it; its lock (held + bell) is the device's line
- * in the pipe's region (engine/consume.c). */
+ * in the pipe's region (engine/pipeline/consume.c). */
 struct cz_devslot {
 	struct cz_device *dev;
 };
@@ -187,7 +180,7 @@ struct cz_engine {
 	struct cz_heap queued;          /* of struct cz_qent: partitions not yet dispatched */
 	/* Dispatched, waiting for a worker: one FIFO of nsynth entries per
 	 * dispatch node (handoff + k * nsynth), node k's head and count, idle
-	 * workers per node and in all (engine/dispatch.c). */
+	 * workers per node and in all (engine/pipeline/dispatch.c). */
 	struct cz_part **handoff;
 	unsigned handoff_n[CZ_PLACE_MAX_NODES], handoff_head[CZ_PLACE_MAX_NODES];
 	unsigned node_idle[CZ_PLACE_MAX_NODES], synth_idle;
@@ -202,12 +195,12 @@ struct cz_engine {
 	uint64_t node_bytes[CZ_PLACE_MAX_NODES];
 	struct cz_budget *budget;       /* keys and partition buffers */
 	struct cz_slab_arena *arena;    /* partition buffers (computing backends) */
-	/* One arena per node of the plan (engine/numa.c): node_arena[0] == arena. */
+	/* One arena per node of the plan (engine/place/numa.c): node_arena[0] == arena. */
 	struct cz_slab_arena *node_arena[CZ_PLACE_MAX_NODES];
 	unsigned narena;
 	uint64_t budget_waits;          /* times the dispatcher waited for budget */
 	uint64_t budget_skips;          /* partitions dispatched ahead of a head waiting for budget */
-	/* Admission (engine/admit.c): */
+	/* Admission (engine/pipeline/admit.c): */
 	uint64_t keys_bytes;            /* budget held by loaded keys */
 	uint64_t parts_open;            /* accepted partitions not yet terminal, and the places
 					 * submits still being spooled reserved (parts_accepting) */
@@ -217,7 +210,7 @@ struct cz_engine {
 	uint64_t queue_refused;         /* submits answered "queue full" */
 	uint64_t done_ewma_ns;          /* smoothed gap between finished partitions */
 	uint64_t last_done_ns;
-	/* Spool space (engine/admit.c): spool_mu is held over the fstatvfs of
+	/* Spool space (engine/pipeline/admit.c): spool_mu is held over the fstatvfs of
 	 * the spool and the sum of bytes reserved by submits still copying,
 	 * never with the engine lock; the reported figures are atomics, so
 	 * status never waits on it. */
@@ -234,10 +227,10 @@ struct cz_engine {
 	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
 	bool stopping;
 
-	/* Synthesis → order → consumers → finalizer: rings (engine/pipe.c). */
+	/* Synthesis → order → consumers → finalizer: rings (engine/pipeline/pipe.c). */
 	struct cz_pipe pipe;
 
-	struct cz_output *output;       /* the output writer (engine/output.c) */
+	struct cz_output *output;       /* the output writer (engine/durable/output.c) */
 
 	pthread_t dispatcher, *synth, warmup;
 	bool warmup_started;
@@ -245,27 +238,27 @@ struct cz_engine {
 	struct cz_finalizer final[CZ_ENGINE_MAX_FINALIZERS];
 	struct cz_consumer *cons;
 	struct cz_devslot *devs;
-	struct cz_stat *stat;           /* live accounting (engine/stat.c) */
+	struct cz_stat *stat;           /* live accounting (engine/evidence/stat.c) */
 
-	/* --isolation process (engine/devproc.c): */
+	/* --isolation process (engine/device/devproc.c): */
 	struct cz_devproc *dp;          /* ndev, or NULL in thread isolation */
 	char dp_exe[PATH_MAX];
 	int dp_wake[2];
 	pthread_t dp_super;
 	bool dp_super_up;
 	_Atomic int dp_stop;
-	/* Placement (engine/numa.c): the plan, partitions finished per arena
+	/* Placement (engine/place/numa.c): the plan, partitions finished per arena
 	 * node by its devices, and those synthesized on another node. */
 	struct cz_place *place;
 	_Atomic uint64_t node_parts[CZ_PLACE_MAX_NODES];
 	_Atomic uint64_t cross_node;
-	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
-	struct cz_journal *jn;          /* the job journal (engine/journal.c) */
-	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
+	struct cz_metrics *metrics;     /* made and freed with stat (engine/evidence/metrics.c) */
+	struct cz_journal *jn;          /* the job journal (engine/durable/journal.c) */
+	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
- * ended): the node's count the dispatcher balances by (engine/dispatch.c)
+ * ended): the node's count the dispatcher balances by (engine/pipeline/dispatch.c)
  * drops once.  With the counts, so the finalizer and the job's end need
  * nothing of the dispatcher. */
 static inline void cz_dispatch_back(struct cz_engine *e, struct cz_part *p)
@@ -291,14 +284,27 @@ _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
 	       CZ_RING_OWNER_MAX, "consumer ids fit the ring's owner field");
 
-/* engine/access.c: NULL when peer may make the request (and it has only
+/* engine/control/ops.c: the control protocol's ops, one row each (the
+ * access rules, the routing and the known ops' list all read it). */
+#define CZ_OP_MAX 32
+struct cz_op {
+	const char *name;
+	const char *const fields[6];    /* the fields it may carry, "op" aside */
+	bool admin;                     /* admins only */
+	bool owns_fds;                  /* the handler keeps or closes the descriptors */
+	json_object *(*handler)(struct cz_engine *e, json_object *req, int *fds, int nfds,
+				struct cz_ctl_peer *peer);
+};
+const struct cz_op *cz_op_find(const char *name);      /* NULL: unknown */
+json_object *cz_op_unknown(const char *name);          /* "unknown op ... (known: ...)" */
+/* engine/control/access.c: NULL when peer may make the request (and it has only
  * op's fields), else the error; the owner a job gets, the uid status
  * shows the jobs of (-1: all). */
-json_object *cz_access_request(struct cz_engine *e, const char *op, json_object *req,
+json_object *cz_access_request(struct cz_engine *e, const struct cz_op *op, json_object *req,
 			       const struct cz_ctl_peer *peer);
 long cz_access_owner(const struct cz_ctl_peer *peer);
 long cz_access_view(const struct cz_ctl_peer *peer);
-/* engine/admit.c: the default --max-queued-partitions; at submit (locked)
+/* engine/pipeline/admit.c: the default --max-queued-partitions; at submit (locked)
  * NULL or the error for n partitions of c ("queue full" with a retry hint,
  * or a partition that can never fit); the dispatcher's never-fit test;
  * each partition's end. */
@@ -317,27 +323,27 @@ void cz_admit_spool_log(struct cz_engine *e);
 bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes);
 void cz_admit_part_end_locked(struct cz_engine *e, const struct cz_part *p);
 json_object *cz_admit_status_locked(const struct cz_engine *e);
-/* engine/dispatch.c */
+/* engine/pipeline/dispatch.c */
 void *cz_dispatch_main(void *e);
 void *cz_dispatch_synth_main(void *e);
 int cz_dispatch_redo(void *e, struct cz_part *p);     /* a, b, c again from w (pipe.h) */
 void cz_dispatch_nodes_init(struct cz_engine *e);       /* before the workers start */
-/* engine/consume.c */
+/* engine/pipeline/consume.c */
 void *cz_consume_main(void *c);
-/* engine/warmup.c: one verified proof of a small built-in circuit on the
+/* engine/pipeline/warmup.c: one verified proof of a small built-in circuit on the
  * device, by its first consumer before it serves.  0, or -1 with why. */
 int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap);
 /* Starts making the warm-up key in a thread (joined by the caller), so it
  * overlaps loading keys; 0 or -1. */
 int cz_warmup_prepare(pthread_t *tid);
-/* engine/stat.c: started once devices and consumers are counted, before
+/* engine/evidence/stat.c: started once devices and consumers are counted, before
  * any pipeline thread; stopped after they are joined. */
 int cz_stat_start(struct cz_engine *e);
 void cz_stat_stop(struct cz_engine *e);
 /* Per device: since_start and last_10s {window_ms, busy_ms, idle_ms, duty,
  * idle_by_cause_ms, unattributed_ms}; *lost = trace events it missed. */
 json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost);
-/* engine/numa.c: binding threads to the plan, its figures for status */
+/* engine/place/numa.c: binding threads to the plan, its figures for status */
 void cz_numa_log_hugepages(const struct cz_place *p);
 #define CZ_NUMA_PLACEMENT_ENV "CUZK_DEVICE_PLACEMENT"
 void cz_numa_devproc_env(const struct cz_engine *e);    /* before any engine thread */
@@ -358,9 +364,9 @@ void cz_numa_caches_destroy(struct cz_circuit *c);
 void *cz_numa_buffer_get(struct cz_engine *e, struct cz_part *p, int arena);
 /* The descriptor's buffer offset: the arena in the top byte. */
 uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p);
-/* engine/finalize.c */
+/* engine/pipeline/finalize.c */
 void *cz_finalize_main(void *e);
-/* engine/output.c */
+/* engine/durable/output.c */
 /* finished_locked: a job's end once its files are written or failed
  * (cz_job_finished_locked), called under the engine lock. */
 int cz_output_start(struct cz_engine *e, void (*finished_locked)(struct cz_engine *, struct cz_job *),
@@ -374,7 +380,7 @@ int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output b
 void *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
-/* engine/job.c */
+/* engine/pipeline/job.c */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 void cz_part_wipe(struct cz_part *p);   /* without the lock, before the terminal step */
 void cz_part_fail(struct cz_engine *e, struct cz_part *p, const char *why);   /* without the lock */
@@ -384,13 +390,17 @@ struct cz_part *cz_engine_part_lookup(void *e, uint64_t job_seq, uint32_t idx);
 extern void (*cz_engine_test_put_hook)(const void *mem, size_t bytes);
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p);
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
+/* Each of j's partitions still queued gets its key and goes on e->queued
+ * (trace: submit; one that cannot is failed): a submit's last step, and a
+ * resumed job's (engine/control/recover.c). */
+void cz_job_queue_locked(struct cz_engine *e, struct cz_job *j);
 /* Every waiter on a job's end (await) looks again: takes the lock. */
 void cz_job_wake(struct cz_engine *e);
 void cz_job_compact_locked(struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
-/* engine/recover.c: at start, the journal's unfinished jobs become jobs
+/* engine/control/recover.c: at start, the journal's unfinished jobs become jobs
  * again (waiting for their circuit), the spool and proofs/ are cleaned;
  * once a circuit is loaded its resumed jobs are queued. */
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
@@ -400,7 +410,7 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
 /* The journal's commit hook: a job's end became durable, its await may answer. */
 void cz_recover_on_commit(void *e);
-/* engine/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
+/* engine/durable/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
 void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
 /* The path of a job's published directory, and of its temporary one. */
 void cz_job_dir(const struct cz_engine *e, const char *id, char *buf, size_t cap);
@@ -411,25 +421,25 @@ void cz_job_tmpdir(const struct cz_engine *e, uint64_t seq, char *buf, size_t ca
 int cz_job_publish(const char *tmp, const char *final);
 /* Removes a job's directory (files only) and what is in it. */
 void cz_job_rmdir(const char *path);
-/* engine/keys.c */
+/* engine/control/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);
 json_object *cz_req_unload(struct cz_engine *e, json_object *req);
 json_object *cz_req_circuits(struct cz_engine *e);
 void cz_circuits_free(struct cz_engine *e);
-/* engine/fields.c: NULL (absent or good) or the error response naming k. */
+/* engine/control/fields.c: NULL (absent or good) or the error response naming k. */
 json_object *cz_field_str(json_object *req, const char *k, bool required, const char **out);
 json_object *cz_field_bool(json_object *req, const char *k, bool *out);
 json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64_t *out);
 json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out);
-/* engine/requests.c */
+/* engine/control/requests.c */
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e, long view);     /* view: a uid's jobs only, -1 all */
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			  struct cz_ctl_peer *peer);
-/* engine/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
+/* engine/control/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
 json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, struct cz_ctl_peer *peer);
 
 #endif

@@ -8,7 +8,7 @@
  * One libmicrohttpd polling thread serves every connection: a scrape or a
  * dashboard poll is short (no file I/O, no wait), so one thread bounds what
  * a crowd of clients can cost the daemon.  Handlers take only control-plane
- * locks (engine/metrics.c, the status request's), never a consumer's.
+ * locks (engine/evidence/metrics.c, the status request's), never a consumer's.
  * Without libmicrohttpd at build time, cz_http_start says so.
  */
 #define _GNU_SOURCE

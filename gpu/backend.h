@@ -115,7 +115,7 @@ struct cz_backend {
 	bool simulated;
 	/* By default one device per NUMA node with CPUs (cpu: a pool per
 	 * node; count() is this machine's such nodes, and a plan of another
-	 * machine's topology has one per node of that one; engine/numa.c). */
+	 * machine's topology has one per node of that one; engine/place/numa.c). */
 	bool per_node;
 	enum cz_backend_input input;
 	/* prove() and finish() take BN254 work too (cz_dev_work.curve); a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gpu/cpu.c — the CPU backend: the device stage on a thread pool per "device",
  * one device per NUMA node by default (opened from a thread bound to its
- * node, its pool's threads are that node's: engine/numa.c, lib/pool.c). */
+ * node, its pool's threads are that node's: engine/place/numa.c, lib/pool.c). */
 #include "gpu/backend.h"
 #include "lib/pool.h"
 

@@ -6,6 +6,7 @@
  * scheduler at GPU speeds with as many fake devices as wanted.
  */
 #include "gpu/backend.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -77,14 +78,10 @@ static int null_prove(struct cz_device *d, struct cz_dev_work *w)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 		slack_set = true;
 	}
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	uint64_t end = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec +
-		       (uint64_t)d->delay_ms * 1000000u;
+	int64_t end = cz_now_ns() + (int64_t)d->delay_ms * 1000000;
 	cz_dev_work_started(w);
 	memset(&w->msms, 0, sizeof(w->msms));
-	t.tv_sec = (time_t)(end / 1000000000u);
-	t.tv_nsec = (long)(end % 1000000000u);
+	struct timespec t = cz_timespec_at(end);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
 		;
 	return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/clock.h — the one clock helper: monotonic time and CPU time.
+ * lib/clock.h — the one clock helper: monotonic time, CPU time, deadlines.
  *
  * Every timing in the tree (stage times, trace stamps, wait deadlines,
  * benchmark figures) reads these, so all of them count from the same
@@ -32,11 +32,34 @@ static inline int64_t cz_clock_ns(clockid_t id)
 static inline int64_t cz_now_ns(void) { return cz_clock_ns(CLOCK_MONOTONIC); }
 static inline double cz_now_ms(void) { return (double)cz_now_ns() / 1e6; }
 
+/* Whole ms of monotonic time: what poll-style deadlines count in. */
+static inline int64_t cz_now_whole_ms(void) { return cz_now_ns() / 1000000; }
+
+/* A point in time as the timespec clock_nanosleep, pthread_cond_timedwait
+ * and pthread_mutex_timedlock take (t >= 0 ns on that call's clock). */
+static inline struct timespec cz_timespec_at(int64_t t)
+{
+	return (struct timespec){ .tv_sec = (time_t)(t / 1000000000), .tv_nsec = (long)(t % 1000000000) };
+}
+
+/* The deadline ns from now on clock id (ns >= 0): the one copy of the
+ * timespec arithmetic every bounded wait uses. */
+static inline struct timespec cz_deadline(clockid_t id, int64_t ns)
+{
+	return cz_timespec_at(cz_clock_ns(id) + ns);
+}
+
 /* CPU time in ms: the whole process (every thread), or the calling thread. */
 static inline double cz_cpu_ms(void) { return (double)cz_clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e6; }
 static inline double cz_thread_cpu_ms(void)
 {
 	return (double)cz_clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1e6;
+}
+
+/* The calling thread's CPU time, ns (a system call or vDSO read). */
+static inline uint64_t cz_thread_cpu_ns(void)
+{
+	return (uint64_t)cz_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * lib/key.h — the one ordering key: (priority, job sequence, partition
  * index), lowest first.  Every queue that decides who goes next sorts by it:
- * the engine's dispatch heap (engine/dispatch.c), the order thread's heap in
+ * the engine's dispatch heap (engine/pipeline/dispatch.c), the order thread's heap in
  * shared memory (ring/order.c, inside each struct cz_ring_desc), and the
  * budget's waiters (alloc/budget.c).  It lives in lib/, the bottom layer,
  * so that ring/ and alloc/ can use it without including each other or the

@@ -99,7 +99,7 @@ struct cz_pool *cz_pool_create_named(unsigned nthreads, const char *prefix)
 {
 	if (nthreads == 0) {
 		/* The CPUs the caller may run on: a cpu device opened from a
-		 * thread bound to its node gets that node's (engine/numa.c). */
+		 * thread bound to its node gets that node's (engine/place/numa.c). */
 		cpu_set_t set;
 		long c = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN) : CPU_COUNT(&set);
 		nthreads = c > 0 ? (unsigned)c : 1;

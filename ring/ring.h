@@ -152,7 +152,7 @@ void cz_ring_bell_ring(struct cz_ring_bell *b, unsigned nwake);
  * ring or bell call that would wake a sleeper records the bell instead
  * (one entry a bell, the counts summed), and the flush wakes them.  For a
  * thread with something more urgent than its wake-ups: a consumer starts
- * the device on its next partition first (engine/consume.c), then wakes
+ * the device on its next partition first (engine/pipeline/consume.c), then wakes
  * the order thread and the finalizer, ~2-5 us of futex calls each.  A
  * sleeper waits at most until the flush, so the caller must flush soon
  * and surely.  The flush's stores are those the wakes would have made. */

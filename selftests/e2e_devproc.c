@@ -393,7 +393,7 @@ static void cpu_kill(void)
 
 /* What the trace says of device dev's processes and of the jobs: how many
  * warm-up proofs its consumers started (each new cz-devN makes one before
- * it takes work, engine/warmup.c), the first start and the last end of a
+ * it takes work, engine/pipeline/warmup.c), the first start and the last end of a
  * job's partition (ns, CLOCK_MONOTONIC like the test's own clock). */
 struct devtrace {
 	int warm_starts;
@@ -891,7 +891,7 @@ static int trace_lower(struct daemon *d, uint64_t seq, unsigned part, unsigned f
 	return f ? 0 : -1;
 }
 
-/* The take in take_lower (engine/pipe.c): a consumer that holds the device
+/* The take in take_lower (engine/pipeline/pipe.c): a consumer that holds the device
  * takes a lower key a peer holds but has not started (a peer not being
  * scheduled), and until holds[1] names it, the peer's ring slot is
  * claimed in the taker's name.  Made to happen, not hoped for: the test
@@ -901,7 +901,7 @@ static int trace_lower(struct daemon *d, uint64_t seq, unsigned part, unsigned f
  * 0:lower:1:stop makes cz-dev0 log that take and stop itself right there;
  * the test kills it (kill -9) and lets cz-dev1 go on.  The partition must
  * come back to the ready set at its own key (the supervisor's ring
- * recovery, engine/devproc.c), be given out before any higher key, be
+ * recovery, engine/device/devproc.c), be given out before any higher key, be
  * proved once, and its job complete. */
 static void lower_kill(void)
 {

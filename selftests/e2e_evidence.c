@@ -7,7 +7,7 @@
  * own share: on the loaded 2-core machine a consumer or the order thread
  * waits 2-12 ms on a run queue now and then (the whole daemon off-CPU, its
  * finalizer and synthesis included), and the trace's "sched" events
- * (kernel schedstat run_delay, engine/trace.h) name that time "scheduler
+ * (kernel schedstat run_delay, engine/evidence/trace.h) name that time "scheduler
  * delay"; the report's ready_idle_daemon_max_ms is a stretch less it, and
  * --check --ready-idle-ms 1 checks that.  Building with
  * -DCZ_READY_IDLE_LANDED=0 only measures it.

@@ -17,7 +17,7 @@ static void child_setup(void);
 
 #define NOBODY 65534
 #define ADMIN_GID 4242          /* --admin-group: a number no user here has */
-#define SKIP_MAX 16             /* engine/dispatch.c DISPATCH_SKIP_MAX: the documented bound */
+#define SKIP_MAX 16             /* engine/pipeline/dispatch.c DISPATCH_SKIP_MAX: the documented bound */
 
 static struct cz_groth16_key key;
 

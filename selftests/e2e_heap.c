@@ -510,7 +510,7 @@ static void test_truncate(void)
 	json_object_put(r);
 	close(fd);
 	bad |= truncate(p, 100) != 0;   /* the client cuts its file after submit */
-	/* The daemon proves its own spooled copy (engine/spool.c), made
+	/* The daemon proves its own spooled copy (engine/durable/spool.c), made
 	 * before submit answered: what the client does to its file after
 	 * that cannot reach the job. */
 	int proved = sub && await_job(&d, "victim", why, sizeof(why)) == 0;

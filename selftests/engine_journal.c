@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the job journal (engine/journal.c) on its own: the documented record format checked by an independent CRC32C, replay and sequence numbers across opens, a corrupt record ends the journal there, --retain expiry and compaction, group commit (16 concurrent submits, fewer commits), owners and per-job accounting through append, replay and compaction (a 200-partition job at the extremes of every field), records of the older format (no uid, no accounting) read as documented. */
+/* Description: the job journal (engine/durable/journal.c) on its own: the documented record format checked by an independent CRC32C, replay and sequence numbers across opens, a corrupt record ends the journal there, --retain expiry and compaction, group commit (16 concurrent submits, fewer commits), owners and per-job accounting through append, replay and compaction (a 200-partition job at the extremes of every field), records of the older format (no uid, no accounting) read as documented. */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
-#include "engine/journal.h"
+#include "engine/durable/journal.h"
 #include "selftests/cz_test.h"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * selftests/engine_place.c — the placement plan (engine/place.c) from hwloc
+ * selftests/engine_place.c — the placement plan (engine/place/place.c) from hwloc
  * XML files of machines this one is not: a 2-socket and a 4-node machine
  * made by lstopo's synthetic input, and a hand-written 2-socket server with
  * four NVIDIA GPUs behind PCI bridges under its packages
@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #include "selftests/cz_test.h"
 #include "engine/engine.h"
-#include "engine/place.h"
+#include "engine/place/place.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
 

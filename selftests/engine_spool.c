@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the witness spool (engine/spool.c) on its own: a copy is byte-identical to the client's file, the method it used is named and counted (status → spool), a file that shrank is refused and nothing left; on a loopback XFS with reflink (root, xfsprogs; btrfs where mkfs.xfs is missing) the FICLONE branch is taken, the kernel's FIEMAP says every extent of the copy is shared, and the copy keeps the original bytes after the client rewrites its file. */
+/* Description: the witness spool (engine/durable/spool.c) on its own: a copy is byte-identical to the client's file, the method it used is named and counted (status → spool), a file that shrank is refused and nothing left; on a loopback XFS with reflink (root, xfsprogs; btrfs where mkfs.xfs is missing) the FICLONE branch is taken, the kernel's FIEMAP says every extent of the copy is shared, and the copy keeps the original bytes after the client rewrites its file. */
 #define _GNU_SOURCE
-#include "engine/journal.h"
+#include "engine/durable/journal.h"
 #include "selftests/cz_test.h"
 
 #include <errno.h>

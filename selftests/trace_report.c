@@ -179,7 +179,7 @@ static const char *const heads_e[] = { "consumer 0.0", "consumer 0.1", NULL };
 
 /* Trace F: the keeper's wait.  One device, c0 and c1; c0 computes j1p0 0-2
  * while c1 holds j1p1 and sleeps on the device (lock_wait at 1).  c0 keeps
- * the device (engine/consume.c) and takes j1p1 from c1 at 5, starting it at
+ * the device (engine/pipeline/consume.c) and takes j1p1 from c1 at 5, starting it at
  * 6; its sched event at 5 says 3 ms on a run queue: [max(2, its last event
  * 2), 5].  By hand: 2-5 scheduler delay (c0, awake and the one to start
  * it, queued; c1 asleep), 5-6 hand-off latency (c0 on a CPU); busy 0-2 and

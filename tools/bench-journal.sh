@@ -45,7 +45,7 @@ stop() { kill -TERM "$dpid"; wait "$dpid" || true; }
 jstat() { ctl status --json | python3 -c "import json,sys; j=json.load(sys.stdin)['journal']; print(j['$1'])"; }
 
 bench_accept() {
-	echo "== in-process accepted path (engine/spool.c + engine/journal.c), files in $TMPDIR"
+	echo "== in-process accepted path (engine/durable/spool.c + engine/durable/journal.c), files in $TMPDIR"
 	"$B/bin/cuzk" bench journal
 }
 

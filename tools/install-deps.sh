@@ -16,7 +16,7 @@
 # xfsprogs (the reflink spool test, selftests/engine_spool, and
 # tools/bench-journal.sh reflink); python3 and time; node, npm and the pinned
 # snarkjs/circom2 (tools/fixtures/package-lock.json) for the interop tests.
-# Build libraries: libssl-dev (SHA-256 of spooled witnesses, engine/spool.c),
+# Build libraries: libssl-dev (SHA-256 of spooled witnesses, engine/durable/spool.c),
 # libmicrohttpd-dev (cuzkd's --metrics-listen), libsystemd-dev (sd_notify),
 # liburing-dev, libnuma-dev, libjson-c-dev, libhwloc-dev (+ hwloc-nox's tools).
 #

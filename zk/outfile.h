@@ -10,7 +10,7 @@
  *
  * Not a durability guarantee: there is no fsync, so after a power loss PATH
  * may be the old file or (depending on the file system) empty.  The daemon's
- * outputs, which must survive a crash, go through engine/output.c instead.
+ * outputs, which must survive a crash, go through engine/durable/output.c instead.
  *
  * Errors: 0 or a negative errno value, with a message naming the file in
  * err[CZ_ERRLEN].

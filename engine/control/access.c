@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/access.c — who may do what, and which fields a request may carry.
+ * engine/control/access.c — who may do what, and which fields a request may carry.
  *
- * Every request is judged before its handler runs, by two rules:
+ * Every request is judged before its handler runs, by two rules, from its
+ * op's row (engine/control/ops.c: its fields, admins only or not):
  *
  * 1. Strict fields.  Each op has a fixed set of fields (docs/protocol.md);
  *    any other is refused naming it.  A field the daemon silently ignored
@@ -38,24 +39,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Each op's fields, "op" aside.  Keep in step with docs/protocol.md: a
- * field a handler reads but this table lacks is refused before it. */
-static const struct {
-	const char *op;
-	const char *const fields[6];
-	bool admin;             /* admins only */
-} ops[] = {
-	{ "load", { "name", "zkey", "partitions" }, true },
-	{ "unload", { "name" }, true },
-	{ "circuits", { 0 }, false },
-	{ "submit", { "circuit", "witnesses", "priority", "id" }, false },
-	{ "await", { "job", "timeout" }, false },
-	{ "cancel", { "job" }, false },
-	{ "status", { 0 }, false },
-	{ "trace", { "chrome", "job", "since", "follow" }, false },
-	{ "device", { "device", "action" }, true },
-};
-
 /* Who the admins are, for the error. */
 static void admin_rule(char *buf, size_t cap)
 {
@@ -63,28 +46,24 @@ static void admin_rule(char *buf, size_t cap)
 }
 
 /* NULL when req (with op) may run for peer, else the error. */
-json_object *cz_access_request(struct cz_engine *e, const char *op, json_object *req,
+json_object *cz_access_request(struct cz_engine *e, const struct cz_op *opd, json_object *req,
 			       const struct cz_ctl_peer *peer)
 {
-	size_t k = 0;
+	const char *op = opd->name;
 	char rule[160];
 
-	while (k < sizeof(ops) / sizeof(*ops) && strcmp(ops[k].op, op))
-		k++;
-	if (k == sizeof(ops) / sizeof(*ops))
-		return NULL;    /* the unknown op's own error */
 	json_object_object_foreach(req, name, fv) {
 		(void)fv;
 		if (!strcmp(name, "op"))
 			continue;
-		const char *const *f = ops[k].fields;
+		const char *const *f = opd->fields;
 		while (*f && strcmp(*f, name))
 			f++;
 		if (*f)
 			continue;
 		char known[96] = "";
 		size_t at = 0;
-		for (f = ops[k].fields; *f; f++)
+		for (f = opd->fields; *f; f++)
 			at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", at ? ", " : "", *f);
 		return cz_ctl_err("unknown field \"%.64s\" in a %s request (%s%s)", name, op,
 				   at ? "known: " : "it takes none", known);
@@ -92,7 +71,7 @@ json_object *cz_access_request(struct cz_engine *e, const char *op, json_object 
 	if (!peer || peer->admin)
 		return NULL;
 	admin_rule(rule, sizeof(rule));
-	if (ops[k].admin)
+	if (opd->admin)
 		return cz_ctl_err("%s: permission denied: only %s may; you are uid %ld", op, rule, peer->uid);
 	json_object *v;
 	if (!strcmp(op, "submit") && json_object_object_get_ex(req, "witnesses", &v))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/fields.c — typed access to a request's fields.  Every field a
+ * engine/control/fields.c — typed access to a request's fields.  Every field a
  * request carries is checked for its JSON type and range here, and a wrong
  * one is an error that names it: json-c's own getters convert silently
  * ("seven" → 0, 2.9 → 2, a number where a string belongs → ignored), which

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/keys.c — resident proving keys.  A key is read once (outside the
+ * engine/control/keys.c — resident proving keys.  A key is read once (outside the
  * engine lock: a large .zkey takes seconds), charged to the memory budget
  * while loaded, and freed by `unload` only when no job uses it.  The
  * .zkey's primes pick the curve (BLS12-381 or BN254); keys of both live
@@ -8,7 +8,7 @@
  */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
-#include "engine/shkey.h"
+#include "engine/device/shkey.h"
 #include "synth/part.h"
 #include "zk/bn254_ntt.h"
 #include "zk/groth16_io.h"
@@ -43,7 +43,7 @@ static void circuit_free(const struct cz_backend *be, struct cz_circuit *c)
 }
 
 /* Pinned for the devices' key uploads; device children pin their own
- * mapping (engine/devproc.c). */
+ * mapping (engine/device/devproc.c). */
 static void key_pin(struct cz_engine *e, struct cz_circuit *c)
 {
 	if (e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
@@ -72,7 +72,7 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 	if (c->curve == CZ_CURVE_BN254) {
 		if (cz_bn254_groth16_key_load(&c->bn_key, path, NULL, err, cap))
 			return -1;
-		/* One copy, in shared memory: device children map it (engine/shkey.c). */
+		/* One copy, in shared memory: device children map it (engine/device/shkey.c). */
 		if (cz_bn254_shkey_share(&c->bn_key, &c->kreg, nodes, msg, sizeof(msg))) {
 			snprintf(err, cap, "%s: %s", path, msg);
 			return -1;
@@ -157,7 +157,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		r = cz_ctl_err("%s: the key (%llu bytes) does not fit the free budget", path,
 				(unsigned long long)c->key_bytes);
 	if (!r) {
-		/* An id for the consumers (engine/pipe.h), set before any job can
+		/* An id for the consumers (engine/pipeline/pipe.h), set before any job can
 		 * name the circuit: the submit that does takes this lock after. */
 		unsigned id = 0;
 		while (id < CZ_PIPE_KEYS && e->key_used[id])
@@ -177,7 +177,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 			cz_pipe_key_set(&e->pipe, id, &pk);
 			c->next = e->circuits;
 			e->circuits = c;
-			e->keys_bytes += c->key_bytes;  /* what partitions can never have (engine/admit.c) */
+			e->keys_bytes += c->key_bytes;  /* what partitions can never have (engine/pipeline/admit.c) */
 			cz_metrics_keys(e->metrics, (int64_t)c->key_bytes, 1);
 			cz_recover_resume_locked(e, c);   /* jobs from before a restart */
 		}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/recover.c — a start after a crash looks like a start after a
+ * engine/control/recover.c — a start after a crash looks like a start after a
  * clean stop: what was accepted is there again.
  *
- * At start (cz_recover_start), from the journal (engine/journal.c):
+ * At start (cz_recover_start), from the journal (engine/durable/journal.c):
  *   - every unfinished job becomes a job again, with its sequence number,
  *     id and priority, its partitions queued, reading their spooled
  *     witnesses; it waits for its circuit (cuzkd --load, or a `load`),
@@ -211,21 +211,7 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c)
 			}
 			continue;
 		}
-		cz_trace_arg(CZ_EV_SUBMIT, j->seq, j->nparts, (uint32_t)j->prio);
-		for (uint32_t i = 0; i < j->nparts; i++) {
-			struct cz_part *p = &j->parts[i];
-			if (atomic_load(&p->state) != CZ_PART_QUEUED)
-				continue;       /* cancelled while it waited */
-			p->key = (struct cz_key){ .prio = j->prio, .seq = j->seq, .part = i };
-			if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
-				j->in_heap++;
-				continue;
-			}
-			snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
-			cz_trace(CZ_EV_DROP, j->seq, i);
-			cz_part_set(p, CZ_PART_FAILED);
-			cz_job_part_terminal_locked(e, p);
-		}
+		cz_job_queue_locked(e, j);     /* as a submit queues it */
 		n++;
 	}
 	if (n) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/requests.c — the control plane's job requests: submit, await,
+ * engine/control/requests.c — the control plane's job requests: submit, await,
  * cancel, status, trace.  Each validates everything before it changes any
  * state, so a bad request leaves the daemon exactly as it was.
  */
@@ -197,254 +197,323 @@ static json_object *id_check_locked(struct cz_engine *e, const char *id, const c
  * circuit and shape first (with a sequence number taken, so the spool
  * files have their names), the id and the record after the copy.  Its
  * queue places are taken at the first check and its spool space before
- * the copy (engine/admit.c), so submits in flight together cannot
+ * the copy (engine/pipeline/admit.c), so submits in flight together cannot
  * overshoot either bound; a submit that fails gives both back.
+ *
+ * The phases, as docs/architecture.md names them: parse, open, admit,
+ * spool, record, queue (cz_job_queue_locked, shared with recovery).  Each
+ * returns NULL to go on, or the answer; submit_undo gives back what the
+ * phases before took.
  */
-json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
-{
-	const char *name = NULL, *pr = NULL, *id = NULL;
+struct submit {
+	struct cz_engine *e;
+	const char *name, *id;
+	enum cz_prio prio;
+	long owner;
+	uint32_t n;
+	uint64_t seq, ticket, held, out_disk;
+	bool locked, spooled, admitted, retry;
+	struct cz_circuit *c;
+	struct cz_job *j;
+	struct cz_jent je;
 	const char *path[CZ_ENGINE_MAX_PARTS];
-	enum cz_prio prio = CZ_PRIO_NORMAL;
 	int wfd[CZ_ENGINE_MAX_PARTS];
 	off_t size[CZ_ENGINE_MAX_PARTS];
-	uint8_t dg[CZ_ENGINE_MAX_PARTS][CZ_JOURNAL_DIGEST], jdg[CZ_JOURNAL_DIGEST] = { 0 };
-	uint32_t n = 0;
-	uint64_t seq = 0, ticket = 0, held = 0, out_disk = 0;
-	json_object *r;
-	bool locked = false, spooled = false, admitted = false;
-	struct cz_circuit *c = NULL;
-	struct cz_job *j = NULL;
+	uint8_t dg[CZ_ENGINE_MAX_PARTS][CZ_JOURNAL_DIGEST], jdg[CZ_JOURNAL_DIGEST];
 	char err[400];
+};
 
-	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
-		wfd[i] = -1;
-	if ((r = cz_field_str(req, "circuit", true, &name)) || (r = cz_field_str(req, "priority", false, &pr)) ||
-	    (r = cz_field_str(req, "id", false, &id)))
-		goto fail;
-	if (pr && cz_prio_parse(pr, &prio)) {
-		r = cz_ctl_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
-		goto fail;
-	}
-	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.')) {
-		r = cz_ctl_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
-		goto fail;
-	}
-	if (id && id[0] == '@') {
-		r = cz_ctl_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
-				"--id is named @<sequence number>)", id);
-		goto fail;
-	}
-	/* The circuit is looked up again under the lock below (it may be
-	 * unloaded meanwhile); this first look only orders the errors. */
+/* parse: the fields, the priority, the id's form. */
+static json_object *submit_parse(struct submit *s, json_object *req)
+{
+	const char *pr = NULL, *id;
+	json_object *r;
+
+	if ((r = cz_field_str(req, "circuit", true, &s->name)) || (r = cz_field_str(req, "priority", false, &pr)) ||
+	    (r = cz_field_str(req, "id", false, &s->id)))
+		return r;
+	id = s->id;
+	if (pr && cz_prio_parse(pr, &s->prio))
+		return cz_ctl_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
+	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.'))
+		return cz_ctl_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
+	if (id && id[0] == '@')
+		return cz_ctl_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
+				  "--id is named @<sequence number>)", id);
+	return NULL;
+}
+
+/* open: the witnesses, before any lock.  The circuit is looked up again
+ * under the lock in admit (it may be unloaded meanwhile); this first look
+ * only orders the errors. */
+static json_object *submit_open(struct submit *s, json_object *req, int *fds, int nfds)
+{
+	struct cz_engine *e = s->e;
+
 	pthread_mutex_lock(&e->lock);
-	bool known = cz_circuit_find(e, name) != NULL;
+	bool known = cz_circuit_find(e, s->name) != NULL;
 	pthread_mutex_unlock(&e->lock);
-	if (known && (r = witnesses_open(req, fds, nfds, wfd, size, path, &n)))
-		goto fail;
+	return known ? witnesses_open(req, fds, nfds, s->wfd, s->size, s->path, &s->n) : NULL;
+}
+
+/* admit: under the lock, the circuit, the witnesses' shape, the queue
+ * places and a sequence number; or s->retry, an id held already. */
+static json_object *submit_admit(struct submit *s)
+{
+	struct cz_engine *e = s->e;
+	json_object *r;
 
 	pthread_mutex_lock(&e->lock);
-	c = cz_circuit_find(e, name);
+	s->c = cz_circuit_find(e, s->name);
 	/* An id held already: a retry (or a clash), answered from digests of
 	 * the client's own files, before admission: a retry of an accepted job
 	 * needs no queue place and no spool copy, and must not be told "queue
 	 * full" for the job it already has. */
 	struct cz_jent hje;
-	bool retry = id && (job_find_locked(e, id) || (e->jn && cz_journal_find(e->jn, id, &hje, NULL)));
-	if (!c)
-		r = cz_ctl_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", name);
+	s->retry = s->id && (job_find_locked(e, s->id) || (e->jn && cz_journal_find(e->jn, s->id, &hje, NULL)));
+	if (!s->c)
+		r = cz_ctl_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", s->name);
 	else if (e->stopping)
 		r = cz_ctl_err("the daemon is shutting down");
-	else if (!(r = witnesses_check_locked(c, n, size, path)) && !retry &&
-		 !(r = cz_admit_locked(e, c, n))) {     /* queue room, taken now; a partition that can ever fit */
-		admitted = true;        /* n places held: given back below if this submit fails */
-		out_disk = cz_admit_out_disk(c);
-		seq = e->next_seq++;    /* a number an unaccepted job burns is never reused */
+	else if (!(r = witnesses_check_locked(s->c, s->n, s->size, s->path)) && !s->retry &&
+		 !(r = cz_admit_locked(e, s->c, s->n))) {     /* queue room, taken now; a partition that can ever fit */
+		s->admitted = true;     /* n places held: given back by submit_undo if this submit fails */
+		s->out_disk = cz_admit_out_disk(s->c);
+		s->seq = e->next_seq++; /* a number an unaccepted job burns is never reused */
 	}
 	pthread_mutex_unlock(&e->lock);
-	if (r)
-		goto fail;
-	if (retry) {
-		for (uint32_t i = 0; i < n && !r; i++)
-			if (cz_spool_digest(wfd[i], (uint64_t)size[i], dg[i]))
-				r = cz_ctl_err("witness %u%s%s: cannot read it for its digest (id '%s' is "
-						"taken: a retry is matched by its witnesses' digests)", i,
-						path[i] ? " " : "", path[i] ? path[i] : "", id);
-		if (r)
-			goto fail;
-		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])dg, n, jdg);
-		pthread_mutex_lock(&e->lock);
-		locked = true;
-		for (;;) {
-			bool wait = false;
-			r = id_check_locked(e, id, name, jdg, &wait);
-			if (!wait)
-				break;
-			pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
-		}
-		if (!r)         /* its holder failed to be accepted, or its retention ended, meanwhile */
-			r = cz_ctl_err("id '%s' was released while this submit checked it: submit again", id);
-		goto fail;      /* the answer (existing job or refusal); nothing to undo */
-	}
-	/* Room in the spool's filesystem, reserved until the copies are on disk. */
-	if ((r = cz_admit_spool(e, out_disk, n, size, &held)))
-		goto fail;
+	return r;
+}
 
-	/* The daemon's own copies; the client's descriptors close here. */
+/* Under the lock: the id's holder (waiting while it is being accepted),
+ * or NULL when the id is free; s->locked on return. */
+static json_object *submit_id_locked(struct submit *s, bool recheck_circuit)
+{
+	struct cz_engine *e = s->e;
+	json_object *r = NULL;
+
+	for (;;) {
+		bool wait = false;
+		if (recheck_circuit) {
+			s->c = cz_circuit_find(e, s->name);
+			if (!s->c) {
+				r = cz_ctl_err("unknown circuit '%s' (unloaded while the witnesses were spooled)",
+					       s->name);
+				break;
+			}
+			if (e->stopping) {
+				r = cz_ctl_err("the daemon is shutting down");
+				break;
+			}
+		}
+		if (s->id)
+			r = id_check_locked(e, s->id, s->name, s->jdg, &wait);
+		if (!wait)
+			break;
+		pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
+	}
+	return r;
+}
+
+/* A retry of an id held already: the same job back, or a refusal. */
+static json_object *submit_retry(struct submit *s)
+{
+	json_object *r = NULL;
+
+	for (uint32_t i = 0; i < s->n && !r; i++)
+		if (cz_spool_digest(s->wfd[i], (uint64_t)s->size[i], s->dg[i]))
+			r = cz_ctl_err("witness %u%s%s: cannot read it for its digest (id '%s' is "
+				       "taken: a retry is matched by its witnesses' digests)", i,
+				       s->path[i] ? " " : "", s->path[i] ? s->path[i] : "", s->id);
+	if (r)
+		return r;
+	cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])s->dg, s->n, s->jdg);
+	pthread_mutex_lock(&s->e->lock);
+	s->locked = true;
+	if (!(r = submit_id_locked(s, false)))  /* its holder failed to be accepted, or its retention ended */
+		r = cz_ctl_err("id '%s' was released while this submit checked it: submit again", s->id);
+	return r;       /* the answer (existing job or refusal); nothing to undo */
+}
+
+/* spool: room in the spool's filesystem, reserved until the copies are on
+ * disk; the daemon's own copies (the client's descriptors close here),
+ * fsynced together; with an id, their digests. */
+static json_object *submit_spool(struct submit *s)
+{
+	struct cz_engine *e = s->e;
 	int sfd[CZ_ENGINE_MAX_PARTS];
-	uint32_t ns = 0;
-	spooled = true;
+	uint32_t ns = 0, n = s->n;
+	json_object *r;
+
+	if ((r = cz_admit_spool(e, s->out_disk, n, s->size, &s->held)))
+		return r;
+	s->spooled = true;
 	for (uint32_t i = 0; i < n && !r; i++) {
 		char sn[48];
-		cz_spool_name(sn, sizeof(sn), seq, i);
-		int fd = cz_spool_copy(e->spoolfd, sn, wfd[i], (uint64_t)size[i], err, sizeof(err));
-		close(wfd[i]);
-		wfd[i] = -1;
+		cz_spool_name(sn, sizeof(sn), s->seq, i);
+		int fd = cz_spool_copy(e->spoolfd, sn, s->wfd[i], (uint64_t)s->size[i], s->err, sizeof(s->err));
+		close(s->wfd[i]);
+		s->wfd[i] = -1;
 		if (fd == -ENOSPC || fd == -EDQUOT)
-			r = cz_admit_spool_nospace(e, i, n, size, err);
+			r = cz_admit_spool_nospace(e, i, n, s->size, s->err);
 		else if (fd < 0)
-			r = cz_ctl_err("witness %u%s%s: %s", i, path[i] ? " " : "", path[i] ? path[i] : "", err);
+			r = cz_ctl_err("witness %u%s%s: %s", i, s->path[i] ? " " : "", s->path[i] ? s->path[i] : "",
+				       s->err);
 		else
 			sfd[ns++] = fd;
 	}
-	int src = r ? 0 : cz_spool_sync(sfd, ns, err, sizeof(err));
+	int src = r ? 0 : cz_spool_sync(sfd, ns, s->err, sizeof(s->err));
 	if (src == -ENOSPC || src == -EDQUOT)
-		r = cz_admit_spool_nospace(e, ns ? ns - 1 : 0, n, size, err);
+		r = cz_admit_spool_nospace(e, ns ? ns - 1 : 0, n, s->size, s->err);
 	else if (src)
-		r = cz_ctl_err("spooling the witnesses: %s", err);
-	for (uint32_t i = 0; !r && id && i < ns; i++)
-		if (cz_spool_digest(sfd[i], (uint64_t)size[i], dg[i]))
+		r = cz_ctl_err("spooling the witnesses: %s", s->err);
+	for (uint32_t i = 0; !r && s->id && i < ns; i++)
+		if (cz_spool_digest(sfd[i], (uint64_t)s->size[i], s->dg[i]))
 			r = cz_ctl_err("witness %u: cannot read its spooled copy back for its digest", i);
 	for (uint32_t i = 0; i < ns; i++)
 		close(sfd[i]);
 	if (r) {
 		/* Removed before the space they held is given back. */
-		cz_spool_remove(e->spoolfd, seq, n);
-		spooled = false;
-		goto fail;
+		cz_spool_remove(e->spoolfd, s->seq, n);
+		s->spooled = false;
+		return r;
 	}
 	/* On disk: in the filesystem's own count from here. */
-	cz_admit_spool_done(e, &held);
-	if (id)
-		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])dg, n, jdg);
+	cz_admit_spool_done(e, &s->held);
+	if (s->id)
+		cz_spool_digest_join((const uint8_t (*)[CZ_JOURNAL_DIGEST])s->dg, n, s->jdg);
+	return NULL;
+}
+
+/* record, under the lock: the id checked again, the job made (holding its
+ * id, accepting: not yet queued) and its submit record given to the
+ * journal; the lock held on return (s->locked) until the job is linked. */
+static json_object *submit_record_locked(struct submit *s)
+{
+	struct cz_engine *e = s->e;
+	struct cz_job *j;
+	json_object *r;
 
 	pthread_mutex_lock(&e->lock);
-	locked = true;
-	for (;;) {
-		bool wait = false;
-		c = cz_circuit_find(e, name);
-		if (!c)
-			r = cz_ctl_err("unknown circuit '%s' (unloaded while the witnesses were spooled)", name);
-		else if (e->stopping)
-			r = cz_ctl_err("the daemon is shutting down");
-		else if (id)
-			r = id_check_locked(e, id, name, jdg, &wait);
-		if (!wait)
-			break;
-		pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
-	}
-	if (!r && (j = job_new(c, n, wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
+	s->locked = true;
+	if ((r = submit_id_locked(s, true)))
+		return r;
+	if ((j = job_new(s->c, s->n, s->wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
 		cz_job_free(j);
 		j = NULL;
 	}
-	if (!r && !j)
-		r = cz_ctl_err("out of memory");
-	if (r)
-		goto fail;
-	j->seq = seq;
-	j->prio = prio;
-	j->owner = owner;
-	j->out_disk = out_disk;
+	if (!j)
+		return cz_ctl_err("out of memory");
+	j->seq = s->seq;
+	j->prio = s->prio;
+	j->owner = s->owner;
+	j->out_disk = s->out_disk;
 	j->t_submit = cz_trace_now();
 	j->accepting = true;
-	j->has_digest = id != NULL;
-	memcpy(j->digest, jdg, sizeof(jdg));
-	if (id)
-		snprintf(j->id, sizeof(j->id), "%s", id);
+	j->has_digest = s->id != NULL;
+	memcpy(j->digest, s->jdg, sizeof(s->jdg));
+	if (s->id)
+		snprintf(j->id, sizeof(j->id), "%s", s->id);
 	else
-		cz_job_auto_id(j->id, sizeof(j->id), seq);
-	struct cz_jent je = { .seq = seq, .nparts = n, .prio = (uint8_t)prio, .has_digest = j->has_digest,
-			      .t_submit = cz_clock_ns(CLOCK_REALTIME), .owner = owner };
-	snprintf(je.id, sizeof(je.id), "%s", j->id);
-	snprintf(je.circuit, sizeof(je.circuit), "%s", c->name);
-	memcpy(je.digest, jdg, sizeof(jdg));
-	if (!(ticket = cz_journal_submit(e->jn, &je))) {
+		cz_job_auto_id(j->id, sizeof(j->id), s->seq);
+	struct cz_jent *je = &s->je;
+	*je = (struct cz_jent){ .seq = s->seq, .nparts = s->n, .prio = (uint8_t)s->prio,
+				.has_digest = j->has_digest, .t_submit = cz_clock_ns(CLOCK_REALTIME),
+				.owner = s->owner };
+	snprintf(je->id, sizeof(je->id), "%s", j->id);
+	snprintf(je->circuit, sizeof(je->circuit), "%s", s->c->name);
+	memcpy(je->digest, s->jdg, sizeof(s->jdg));
+	if (!(s->ticket = cz_journal_submit(e->jn, je))) {
 		cz_job_free(j);
-		j = NULL;
-		r = cz_ctl_err("the journal cannot take the job (out of memory, or it cannot be "
-				"written: see cuzkd's log)");
-		goto fail;
+		return cz_ctl_err("the journal cannot take the job (out of memory, or it cannot be "
+				  "written: see cuzkd's log)");
 	}
-	c->jobs++;
+	s->c->jobs++;
 	j->next = e->jobs;      /* holds its id (and the circuit) from here */
 	e->jobs = j;
+	s->j = j;
 	/* Its partitions hold the n places from here, each until its terminal
 	 * step (cz_admit_part_end_locked). */
-	admitted = false;
-	pthread_mutex_unlock(&e->lock);
-	locked = false;
+	s->admitted = false;
+	return NULL;
+}
 
-	int jrc = cz_journal_wait(e->jn, ticket, err, sizeof(err));
+/* queue, once the record is durable (or failed to be): the partitions
+ * queued (cz_job_queue_locked), or failed "not accepted"; the answer. */
+static json_object *submit_queue(struct submit *s, int jrc)
+{
+	struct cz_engine *e = s->e;
+	struct cz_job *j = s->j;
 
 	pthread_mutex_lock(&e->lock);
 	j->accepting = false;
-	cz_admit_accepted_locked(e, n);
+	cz_admit_accepted_locked(e, s->n);
 	pthread_cond_broadcast(&e->job_cv);     /* a retry of its id waits for this */
 	if (jrc) {
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < s->n; i++) {
 			struct cz_part *p = &j->parts[i];
-			snprintf(p->err, sizeof(p->err), "not accepted: %.290s", err);
+			snprintf(p->err, sizeof(p->err), "not accepted: %.290s", s->err);
 			cz_part_set(p, CZ_PART_FAILED);
 			cz_job_part_terminal_locked(e, p);
 		}
 		pthread_mutex_unlock(&e->lock);
-		return cz_ctl_err("job %s not accepted: %s", je.id, err);
+		return cz_ctl_err("job %s not accepted: %s", s->je.id, s->err);
 	}
-	/* Before any drop below, so the trace's queued count never dips. */
-	cz_trace_arg(CZ_EV_SUBMIT, j->seq, n, (uint32_t)prio);
-	for (uint32_t i = 0; i < n; i++) {
-		struct cz_part *p = &j->parts[i];
-		if (atomic_load(&p->state) != CZ_PART_QUEUED)
-			continue;
-		p->key = (struct cz_key){ .prio = prio, .seq = j->seq, .part = i };
-		/* The heap's array doubles when full (from 64): a realloc only
-		 * when more partitions queue than ever before. */
-		if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
-			j->in_heap++;
-			continue;
-		}
-		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
-		cz_trace(CZ_EV_DROP, j->seq, i);
-		cz_part_set(p, CZ_PART_FAILED);
-		cz_job_part_terminal_locked(e, p);
-	}
+	cz_job_queue_locked(e, j);
 	jobs_trim_locked(e);
 	pthread_cond_signal(&e->dispatch_cv);
 	pthread_mutex_unlock(&e->lock);
 
-	r = cz_ctl_ok();
-	json_object_object_add(r, "job", json_object_new_string(je.id));
-	json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
-	json_object_object_add(r, "partitions", json_object_new_int((int)n));
+	json_object *r = cz_ctl_ok();
+	json_object_object_add(r, "job", json_object_new_string(s->je.id));
+	json_object_object_add(r, "seq", json_object_new_int64((int64_t)s->seq));
+	json_object_object_add(r, "partitions", json_object_new_int((int)s->n));
 	return r;
-fail:
-	if (admitted) {         /* its places go back: the bound counts only real jobs */
-		if (!locked)
+}
+
+/* A submit that ends before it is recorded: its places go back (the bound
+ * counts only real jobs), its copies go (never acknowledged), its spool
+ * reservation and every descriptor it still holds. */
+static json_object *submit_undo(struct submit *s, json_object *r, int *fds, int nfds)
+{
+	struct cz_engine *e = s->e;
+
+	if (s->admitted) {
+		if (!s->locked)
 			pthread_mutex_lock(&e->lock);
-		cz_admit_release_locked(e, n, out_disk);
-		locked = true;
+		cz_admit_release_locked(e, s->n, s->out_disk);
+		s->locked = true;
 	}
-	if (locked)
+	if (s->locked)
 		pthread_mutex_unlock(&e->lock);
-	if (spooled)            /* never acknowledged: its copies go (a retry's too) */
-		cz_spool_remove(e->spoolfd, seq, n);
-	cz_admit_spool_done(e, &held);
+	if (s->spooled)
+		cz_spool_remove(e->spoolfd, s->seq, s->n);
+	cz_admit_spool_done(e, &s->held);
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
-		if (wfd[i] >= 0)
-			close(wfd[i]);
+		if (s->wfd[i] >= 0)
+			close(s->wfd[i]);
 	for (int i = 0; i < nfds; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return r;
+}
+
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
+{
+	struct submit sub = { .e = e, .prio = CZ_PRIO_NORMAL, .owner = owner }, *s = &sub;
+	json_object *r;
+
+	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
+		s->wfd[i] = -1;
+	if (!(r = submit_parse(s, req)) && !(r = submit_open(s, req, fds, nfds)) && !(r = submit_admit(s)))
+		r = s->retry ? submit_retry(s) : submit_spool(s);
+	if (r || (r = submit_record_locked(s))) {
+		return submit_undo(s, r, fds, nfds);
+	}
+	pthread_mutex_unlock(&e->lock);
+	s->locked = false;
+	int jrc = cz_journal_wait(e->jn, s->ticket, s->err, sizeof(s->err));
+	return submit_queue(s, jrc);
 }
 
 static const char *job_state_name(int s)
@@ -488,16 +557,7 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 	if ((r = cz_field_str(req, "job", true, &id)) ||
 	    (r = cz_field_seconds(req, "timeout", AWAIT_MAX_S, &timeout)))
 		return r;
-	clock_gettime(CLOCK_MONOTONIC, &until);   /* job_cv's clock */
-	if (timeout >= 0) {
-		double whole = floor(timeout);
-		until.tv_sec += (time_t)whole;
-		until.tv_nsec += (long)((timeout - whole) * 1e9);
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-	}
+	until = cz_deadline(CLOCK_MONOTONIC, timeout >= 0 ? llround(timeout * 1e9) : 0);   /* job_cv's clock */
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		struct cz_job *j = job_find_locked(e, id);
@@ -757,10 +817,10 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 		json_object_array_add(cons, o);
 	}
 	/* Taken after the engine lock is dropped; the stat lock is the
-	 * control plane's own (engine/stat.c), never a consumer's. */
+	 * control plane's own (engine/evidence/stat.c), never a consumer's. */
 	uint64_t lost;
 	json_object *devs = cz_stat_devices_json(e, &lost);
-	/* Each device's process (engine/devproc.c): pid, state, restarts, last_exit. */
+	/* Each device's process (engine/device/devproc.c): pid, state, restarts, last_exit. */
 	for (size_t i = 0; devs && i < json_object_array_length(devs) && i < e->ndev; i++)
 		cz_devproc_json(e, (unsigned)i, json_object_array_get_idx(devs, i));
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
@@ -789,7 +849,7 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 			close(fds[i]);
 		return r ? r : cz_ctl_err("trace needs exactly one passed descriptor to write to (got %d)", nfds);
 	}
-	json_object *sv;        /* a selection: engine/tracesel.c */
+	json_object *sv;        /* a selection: engine/control/tracesel.c */
 	if (json_object_object_get_ex(req, "job", &sv) || json_object_object_get_ex(req, "since", &sv) ||
 	    json_object_object_get_ex(req, "follow", &sv))
 		return cz_req_trace_select(e, req, fds[0], peer);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/tracesel.c — `trace` with a selection: one job's events (`job`),
+ * engine/control/tracesel.c — `trace` with a selection: one job's events (`job`),
  * the last S seconds (`since`), and `follow`, which keeps streaming events
  * as they happen until the reader goes away or the daemon stops.
  * docs/trace.md.
@@ -11,7 +11,7 @@
  * through cz_ctl_peer_write, which never blocks on the reader.  The per-thread
  * trace buffers are the bounded buffer: a reader slower than the events
  * loses the ones overwritten before it got to them, and is told how many
- * in a `lost` record.  Follow reads up to 5 ms in the past (as engine/stat.c
+ * in a `lost` record.  Follow reads up to 5 ms in the past (as engine/evidence/stat.c
  * does), so an event whose writer was preempted mid-publish is not skipped.
  */
 #define _GNU_SOURCE

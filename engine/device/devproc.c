@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/devproc.c — each device's consumers in a child process of their
+ * engine/device/devproc.c — each device's consumers in a child process of their
  * own (--isolation process), supervised by cuzkd.
  *
  * WHY A PROCESS.  A segfault, abort or sticky CUDA error in a device stage
  * must cost one attempt of one partition, never the daemon and every job
  * it accepted.  Everything a consumer touches is already in shared memory
- * and named by offsets (engine/pipe.h: rings, consumer and device lines,
- * the partition table; the slab arena; the keys, engine/shkey.c; the
- * consumers' trace buffers, engine/trace.c), so a child needs only the fds.
+ * and named by offsets (engine/pipeline/pipe.h: rings, consumer and device lines,
+ * the partition table; the slab arena; the keys, engine/device/shkey.c; the
+ * consumers' trace buffers, engine/evidence/trace.c), so a child needs only the fds.
  *
  * WHY A RE-EXEC OF cuzkd ("cuzkd --device-child N PPID", fd 3 the socket)
  * and not a separate binary or a bare fork: the one binary carries every
@@ -58,9 +58,9 @@
  */
 #define _GNU_SOURCE
 #include "ctl/ctl.h"
-#include "engine/devproc.h"
+#include "engine/device/devproc.h"
 #include "engine/engine_pvt.h"
-#include "engine/shkey.h"
+#include "engine/device/shkey.h"
 #include "lib/thread.h"
 #include "zk/bn254_ntt.h"
 #include "zk/ntt.h"
@@ -101,13 +101,6 @@ struct dp_msg {
 #define DEATHS_WINDOW_NS (60ull * 1000000000ull)
 #define POISON 2                /* deaths with a partition before it fails */
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *text)
 {
 	struct dp_msg m = { .magic = DP_MAGIC, .type = type, .id = id };
@@ -118,7 +111,7 @@ static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *te
 
 /* The NUMA hook: called in a device child before it maps anything or
  * starts a thread, so its placement (CPU affinity to device dev's node,
- * memory policy bound there) applies to all of the child: engine/numa.c,
+ * memory policy bound there) applies to all of the child: engine/place/numa.c,
  * from the plan cuzkd put in the environment. */
 void cz_devproc_place(unsigned dev)
 {
@@ -216,6 +209,68 @@ static int child_lock(unsigned dev, int fd)
 	return 0;               /* fd stays open: the lock lasts as long as we do */
 }
 
+/* The child's setup, until cuzkd's go: the device lock, partition arenas,
+ * the trace buffer, keys (kept in pending[] until the device is open).
+ * 0, or 1 (the child exits). */
+static int child_setup(unsigned dev, int sock, struct cz_region *arena, int *pending)
+{
+	struct dp_msg m;
+	int fd;
+
+	for (;;) {
+		long n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
+		if (n != (long)sizeof(m) || m.magic != DP_MAGIC)
+			return 1;
+		if (m.type == DP_GO)
+			return 0;
+		if (m.type == DP_LOCK && fd >= 0) {
+			if (child_lock(dev, fd))
+				return 1;
+		} else if (m.type == DP_ARENA && fd >= 0 &&
+		    (m.id >= CZ_PLACE_MAX_NODES || arena[m.id].base ||
+		     cz_region_map_fd(&arena[m.id], fd, CZ_REGION_LAZY))) {
+			fprintf(stderr, "cz-dev%u: cannot map partition arena %u\n", dev, m.id);
+			return 1;
+		}
+		else if (m.type == DP_TRACE && fd >= 0) {
+			cz_trace_shared_attach(fd);
+			close(fd);
+		} else if (m.type == DP_KEY && fd >= 0 && m.id < CZ_PIPE_KEYS) {
+			if (pending[m.id] >= 0)
+				close(pending[m.id]);
+			pending[m.id] = fd;     /* mapped once the device is open */
+		} else if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* Keys come and go until cuzkd closes the socket. */
+static void child_serve(unsigned dev, int sock, struct cz_pipe *pipe, const struct cz_backend *be,
+			struct cz_device *hw, struct child_key *keys)
+{
+	struct dp_msg m;
+	int fd;
+
+	for (;;) {
+		long n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
+		if (n <= 0)
+			break;
+		if (n != (long)sizeof(m) || m.magic != DP_MAGIC) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (m.type == DP_KEY && fd >= 0) {
+			if (child_key(pipe, be, hw, keys, m.id, fd))
+				fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, m.id);
+		} else if (m.type == DP_UNKEY && m.id < CZ_PIPE_KEYS) {
+			child_unkey(pipe, be, hw, &keys[m.id], m.id);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+}
+
 int cz_devproc_child_main(int argc, char **argv)
 {
 	int sock = 3;
@@ -265,31 +320,8 @@ int cz_devproc_child_main(int argc, char **argv)
 	int pending[CZ_PIPE_KEYS];
 	for (unsigned i = 0; i < CZ_PIPE_KEYS; i++)
 		pending[i] = -1;
-	for (;;) {
-		n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
-		if (n != (long)sizeof(m) || m.magic != DP_MAGIC)
-			return 1;
-		if (m.type == DP_GO)
-			break;
-		if (m.type == DP_LOCK && fd >= 0) {
-			if (child_lock(dev, fd))
-				return 1;
-		} else if (m.type == DP_ARENA && fd >= 0 &&
-		    (m.id >= CZ_PLACE_MAX_NODES || arena[m.id].base ||
-		     cz_region_map_fd(&arena[m.id], fd, CZ_REGION_LAZY))) {
-			fprintf(stderr, "cz-dev%u: cannot map partition arena %u\n", dev, m.id);
-			return 1;
-		}
-		else if (m.type == DP_TRACE && fd >= 0) {
-			cz_trace_shared_attach(fd);
-			close(fd);
-		} else if (m.type == DP_KEY && fd >= 0 && m.id < CZ_PIPE_KEYS) {
-			if (pending[m.id] >= 0)
-				close(pending[m.id]);
-			pending[m.id] = fd;     /* mapped once the device is open */
-		} else if (fd >= 0)
-			close(fd);
-	}
+	if (child_setup(dev, sock, arena, pending))
+		return 1;
 	struct cz_device *hw = be->open(dev, &bopts, err, sizeof(err));
 	if (!hw) {
 		fprintf(stderr, "cz-dev%u: %s\n", dev, err);
@@ -315,25 +347,7 @@ int cz_devproc_child_main(int argc, char **argv)
 			return 1;
 	}
 	msg_send(sock, DP_READY, dev, -1, be->describe(hw));
-	/* Keys come and go until cuzkd closes the socket. */
-	for (;;) {
-		n = cz_region_fd_recv(sock, &fd, &m, sizeof(m));
-		if (n <= 0)
-			break;
-		if (n != (long)sizeof(m) || m.magic != DP_MAGIC) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		if (m.type == DP_KEY && fd >= 0) {
-			if (child_key(&pipe, be, hw, keys, m.id, fd))
-				fprintf(stderr, "cz-dev%u: cannot map key %u\n", dev, m.id);
-		} else if (m.type == DP_UNKEY && m.id < CZ_PIPE_KEYS) {
-			child_unkey(&pipe, be, hw, &keys[m.id], m.id);
-		} else if (fd >= 0) {
-			close(fd);
-		}
-	}
+	child_serve(dev, sock, &pipe, be, hw, keys);
 	/* cuzkd stopped the pipe before closing: the consumers end. */
 	for (unsigned k = 0; k < per; k++)
 		pthread_join(cons[k].tid, NULL);
@@ -352,7 +366,7 @@ static int greet(struct cz_engine *e, struct cz_devproc *d, int lfd)
 	int rc = cz_region_fd_send(d->sock, e->pipe.reg.fd, &m, sizeof(m));
 	if (!rc && lfd >= 0)
 		rc = msg_send(d->sock, DP_LOCK, d->dev, lfd, NULL);
-	/* Every arena of the plan (one per node: engine/numa.c), by its index
+	/* Every arena of the plan (one per node: engine/place/numa.c), by its index
 	 * (a descriptor's off[0] top byte): the order thread prefers a device
 	 * of the partition's node but may give it to any, so each child maps
 	 * all of them; mapping is lazy and the pages stay where cuzkd's
@@ -428,7 +442,7 @@ static int spawn(struct cz_engine *e, struct cz_devproc *d)
 	d->pidfd = pfd;
 	atomic_store(&d->pid, pid);
 	atomic_store(&d->state, CZ_DEVP_STARTING);
-	d->t_start = now_ns();
+	d->t_start = (uint64_t)cz_now_ns();
 	int rc = greet(e, d, lfd);
 	pthread_mutex_unlock(&d->send_lock);
 	if (lfd >= 0)
@@ -470,7 +484,7 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		snprintf(role, sizeof(role), "consumer %u.%u", d->dev, c / e->ndev);
 		cz_trace_shared_orphan(role, c);
 	}
-	uint64_t t = now_ns();
+	uint64_t t = (uint64_t)cz_now_ns();
 	d->t_death = t;
 	unsigned recent = 1;
 	for (unsigned i = 0; i < DEATHS_MAX - 1; i++)
@@ -503,7 +517,7 @@ static void *super_main(void *v)
 	while (!atomic_load(&e->dp_stop)) {
 		unsigned n = 0;
 		int timeout = 100;
-		uint64_t t = now_ns();
+		uint64_t t = (uint64_t)cz_now_ns();
 		pf[n++] = (struct pollfd){ .fd = e->dp_wake[0], .events = POLLIN };
 		for (unsigned i = 0; i < e->ndev; i++) {
 			struct cz_devproc *d = &e->dp[i];
@@ -547,7 +561,7 @@ static void *super_main(void *v)
 						atomic_store(&d->state, CZ_DEVP_READY);
 						cz_pipe_dev_down(&e->pipe, d->dev, false);
 					}
-					uint64_t t = now_ns();
+					uint64_t t = (uint64_t)cz_now_ns();
 					char since[64] = "";
 					if (d->t_death) {
 						atomic_store(&d->restart_ms, (int64_t)((t - d->t_death) / 1000000));
@@ -570,7 +584,7 @@ static void *super_main(void *v)
 		/* a child that stayed up a minute earns its backoff back */
 		for (unsigned i = 0; i < e->ndev; i++) {
 			struct cz_devproc *d = &e->dp[i];
-			if (atomic_load(&d->state) == CZ_DEVP_READY && now_ns() - d->t_start > DEATHS_WINDOW_NS)
+			if (atomic_load(&d->state) == CZ_DEVP_READY && (uint64_t)cz_now_ns() - d->t_start > DEATHS_WINDOW_NS)
 				d->backoff_ms = BACKOFF_MIN_MS;
 		}
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/devproc.h — device children and their supervision (engine/devproc.c).
+ * engine/device/devproc.h — device children and their supervision (engine/device/devproc.c).
  */
 #ifndef CZ_DEVPROC_H
 #define CZ_DEVPROC_H

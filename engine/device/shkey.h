@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/shkey.h — a resident key's arrays in one shared region, named by
+ * engine/device/shkey.h — a resident key's arrays in one shared region, named by
  * offsets in its header, so a device child maps the key instead of reading
- * it (engine/shkey.c).
+ * it (engine/device/shkey.c).
  */
 #ifndef CZ_SHKEY_H
 #define CZ_SHKEY_H

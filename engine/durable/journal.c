@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/journal.c — the job journal: an accepted job is one that is in it.
+ * engine/durable/journal.c — the job journal: an accepted job is one that is in it.
  *
  * Why.  An accepted proof job is money; a crash must not lose it, repeat
  * it, or leave its id free for someone else.  So acceptance is defined as
@@ -51,7 +51,7 @@
  * Locks: j->lock guards the live set and the pending buffer, never held over
  * I/O.  on_commit is called with no journal lock (it takes the engine's).
  */
-#include "engine/journal.h"
+#include "engine/durable/journal.h"
 #include "engine/engine_pvt.h"
 #include "lib/clock.h"
 #include "lib/thread.h"
@@ -808,9 +808,7 @@ static void *writer_main(void *v)
 	pthread_mutex_lock(&j->lock);
 	for (;;) {
 		while (!j->len && !j->stop) {
-			struct timespec until;
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += COMPACT_EVERY_S;
+			struct timespec until = cz_deadline(CLOCK_MONOTONIC, COMPACT_EVERY_S * 1000000000ll);
 			if (pthread_cond_timedwait(&j->cv, &j->lock, &until) == ETIMEDOUT && !j->len &&
 			    any_expired_locked(j)) {
 				pthread_mutex_unlock(&j->lock);

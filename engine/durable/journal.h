@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/journal.h — the job journal (engine/journal.c) and the witness
- * spool (engine/spool.c): what makes an accepted job survive a crash.
+ * engine/durable/journal.h — the job journal (engine/durable/journal.c) and the witness
+ * spool (engine/durable/spool.c): what makes an accepted job survive a crash.
  * The engine's own; `cuzk bench journal` (tools/cuzk/bench_journal.c)
  * drives it directly to measure what accepting a job costs.
  */
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/metrics.h"             /* struct cz_job_acct */
+#include "engine/evidence/metrics.h"             /* struct cz_job_acct */
 
 #define CZ_JOURNAL_DIGEST 32            /* SHA-256 */
 #define CZ_JOURNAL_ERR 400
@@ -32,7 +32,7 @@ struct cz_jent {
 	double ms;                      /* submit to end, as the engine measured it */
 	uint64_t end_ticket;            /* the end record's commit ticket (this run), or 0 */
 	char *err;                      /* the end's error, or NULL (malloc'd) */
-	/* The job's accounting at its end (engine/metrics.c), for an await the
+	/* The job's accounting at its end (engine/evidence/metrics.c), for an await the
 	 * journal answers; t_first_dispatch is relative: the wait from submit
 	 * (0: nothing was dispatched).  has_acct false: an end record without
 	 * one (an older version's, or none yet). */
@@ -98,7 +98,7 @@ int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap
 uint64_t cz_journal_durable(struct cz_journal *j);
 void cz_journal_stat(struct cz_journal *j, struct cz_journal_stat *st);
 
-/* ---- engine/spool.c: the daemon's own copies of the witnesses ---- */
+/* ---- engine/durable/spool.c: the daemon's own copies of the witnesses ---- */
 
 /* DIR/spool/<seq>.<k>.wtns */
 void cz_spool_name(char *buf, size_t cap, uint64_t seq, uint32_t k);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/output.c — a finished job's proofs on disk:
+ * engine/durable/output.c — a finished job's proofs on disk:
  *   <state-dir>/proofs/<job>/<k>.proof.json, <k>.public.json, proof.bin
  *
  * Who does what.  The finalizer renders each partition's three pieces into
@@ -21,11 +21,11 @@
  *     rest is resubmitted, write + fsync again, never reported as failure;
  *   - then each temporary directory is fsynced (all the batch's in flight
  *     together), the jobs' end records go into the journal as one group
- *     commit (engine/journal.c: "done" is durable before anyone sees the
+ *     commit (engine/durable/journal.c: "done" is durable before anyone sees the
  *     directory), and each directory is renamed into proofs/<id>/ and
  *     proofs/ fsynced once for the batch.  A job's directory appears whole
  *     or not at all; a crash after the end record and before the rename is
- *     rolled forward at the next start (engine/recover.c), any other
+ *     rolled forward at the next start (engine/control/recover.c), any other
  *     temporary directory removed.
  * Per file: one write and one fsync (more only after a short write); per
  * job: one directory fsync and one rename; per batch: one journal commit,
@@ -37,7 +37,7 @@
  */
 #define _GNU_SOURCE     /* renameat2 */
 #include "engine/engine_pvt.h"
-#include "engine/uring.h"
+#include "engine/durable/uring.h"
 #include "lib/thread.h"
 #include "zk/groth16_io.h"
 #include "zk/snarkjs_json.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/spool.c — the daemon's own copies of a job's witnesses
+ * engine/durable/spool.c — the daemon's own copies of a job's witnesses
  * (DIR/spool/<seq>.<k>.wtns), made before the job is acknowledged.
  *
  * Why copy at all: the client's file is the client's.  It may be truncated,
@@ -21,8 +21,8 @@
  * back once through the page cache.
  */
 #define _GNU_SOURCE     /* copy_file_range */
-#include "engine/journal.h"
-#include "engine/uring.h"
+#include "engine/durable/journal.h"
+#include "engine/durable/uring.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/uring.c — a ring's memory changes hands between threads.
+ * engine/durable/uring.c — a ring's memory changes hands between threads.
  *
  * liburing maps a ring's SQ, CQ and SQE array with its own system calls:
  * Debian's liburing 2.3 is built without libc (it imports calloc and free,
@@ -22,7 +22,7 @@
  * mmap, in the kernel).  Cost: one atomic add and one load per ring, beside
  * the two system calls and three mappings that make and unmake it.
  */
-#include "engine/uring.h"
+#include "engine/durable/uring.h"
 
 #include <stdatomic.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/uring.h — making and tearing down the engine's io_uring rings
- * (engine/spool.c: one per submit; engine/output.c: the writer's), with
+ * engine/durable/uring.h — making and tearing down the engine's io_uring rings
+ * (engine/durable/spool.c: one per submit; engine/durable/output.c: the writer's), with
  * the one ordering ThreadSanitizer cannot see.  Otherwise exactly
  * io_uring_queue_init() and io_uring_queue_exit().
  */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/metrics.c — Prometheus figures, readiness, and the dashboard's
+ * engine/evidence/metrics.c — Prometheus figures, readiness, and the dashboard's
  * device lanes.
  *
  * Design.  Nothing here sits on a consumer's path, and a scrape takes no
- * lock a consumer takes (engine/metrics.h says who writes what):
+ * lock a consumer takes (engine/evidence/metrics.h says who writes what):
  * - what the trace already tells (stage durations, queue depth by priority,
  *   busy and idle by cause) is derived by the stat thread as it replays the
  *   trace, under the stat lock, which only the control plane takes;
@@ -25,7 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
-#include "engine/metrics.h"
+#include "engine/evidence/metrics.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -109,7 +109,7 @@ struct cz_metrics {
 	unsigned log_n;
 	uint64_t log_dropped;
 	char log[LOG_LINES][LOG_LEN];
-	const struct cz_metrics_src *src;       /* the live accounting's (engine/stat.c) */
+	const struct cz_metrics_src *src;       /* the live accounting's (engine/evidence/stat.c) */
 };
 
 static const char *cause_name(const struct cz_metrics *m, int c)
@@ -501,7 +501,7 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 		return 0;
 	}
 	/* Every device proved and verified its warm-up partition
-	 * (engine/warmup.c), in this process or its device process. */
+	 * (engine/pipeline/warmup.c), in this process or its device process. */
 	unsigned usable = 0;
 	for (unsigned d = 0; d < e->ndev; d++) {
 		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
@@ -536,11 +536,7 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 
 int cz_engine_alive(struct cz_engine *e, uint64_t usec, char *why, size_t cap)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t ns = (uint64_t)ts.tv_nsec + usec * 1000;
-	ts.tv_sec += (time_t)(ns / 1000000000u);
-	ts.tv_nsec = (long)(ns % 1000000000u);
+	struct timespec ts = cz_deadline(CLOCK_REALTIME, (int64_t)usec * 1000);   /* timedlock's clock */
 	/* The control plane's lock: every request and the dispatcher need it,
 	 * and it is held only for short steps (no file I/O, no waits). */
 	if (pthread_mutex_timedlock(&e->lock, &ts)) {
@@ -707,6 +703,35 @@ static void process_put(struct buf *b)
 	}
 }
 
+/* The devices: open ones by backend, their processes' restarts and
+ * states, their warm-up proofs. */
+static void devices_put(struct buf *bp, struct cz_engine *e)
+{
+	head(bp, "cuzk_devices", "gauge", "Devices open, by backend.");
+	put(bp, "cuzk_devices{backend=\"%s\"} %u\n", e->be->name, e->ndev);
+	/* Device processes (engine/device/devproc.c): atomics the supervisor writes,
+	 * read without its lock; in thread isolation a device is always
+	 * ready and never restarts (as status says). */
+	head(bp, "cuzk_device_restarts_total", "counter",
+	     "Times each device's process was restarted after it died (--isolation process).");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(bp, "cuzk_device_restarts_total{device=\"%u\"} %u\n", d,
+		    e->dp ? atomic_load_explicit(&e->dp[d].restarts, memory_order_relaxed) : 0);
+	head(bp, "cuzk_device_state", "gauge",
+	     "1 for each device's current state (starting, ready, failed, disabled), 0 for the others.");
+	for (unsigned d = 0; d < e->ndev; d++) {
+		int st = e->dp ? atomic_load_explicit(&e->dp[d].state, memory_order_relaxed) : CZ_DEVP_READY;
+		for (int k = CZ_DEVP_STARTING; k <= CZ_DEVP_DISABLED; k++)
+			put(bp, "cuzk_device_state{device=\"%u\",state=\"%s\"} %d\n", d, cz_devproc_state_name(k),
+			    st == k);
+	}
+	head(bp, "cuzk_device_warm_up_verified", "gauge",
+	     "1 once the device's warm-up proof verified (engine/pipeline/warmup.c; /readyz waits for it).");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(bp, "cuzk_device_warm_up_verified{device=\"%u\"} %d\n", d,
+		    atomic_load_explicit(&e->pipe.devs[d].warm, memory_order_acquire) == CZ_WARM_OK);
+}
+
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 {
 	static const char *const pst[NPSTATE] = { "done", "failed", "cancelled" };
@@ -783,29 +808,7 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 		hist_put(&b, "cuzk_job_latency_seconds", l, n,
 			 atomic_load_explicit(&m->latency[p].sum_ns, memory_order_relaxed));
 	}
-	head(&b, "cuzk_devices", "gauge", "Devices open, by backend.");
-	put(&b, "cuzk_devices{backend=\"%s\"} %u\n", e->be->name, e->ndev);
-	/* Device processes (engine/devproc.c): atomics the supervisor writes,
-	 * read without its lock; in thread isolation a device is always
-	 * ready and never restarts (as status says). */
-	head(&b, "cuzk_device_restarts_total", "counter",
-	     "Times each device's process was restarted after it died (--isolation process).");
-	for (unsigned d = 0; d < e->ndev; d++)
-		put(&b, "cuzk_device_restarts_total{device=\"%u\"} %u\n", d,
-		    e->dp ? atomic_load_explicit(&e->dp[d].restarts, memory_order_relaxed) : 0);
-	head(&b, "cuzk_device_state", "gauge",
-	     "1 for each device's current state (starting, ready, failed, disabled), 0 for the others.");
-	for (unsigned d = 0; d < e->ndev; d++) {
-		int st = e->dp ? atomic_load_explicit(&e->dp[d].state, memory_order_relaxed) : CZ_DEVP_READY;
-		for (int k = CZ_DEVP_STARTING; k <= CZ_DEVP_DISABLED; k++)
-			put(&b, "cuzk_device_state{device=\"%u\",state=\"%s\"} %d\n", d, cz_devproc_state_name(k),
-			    st == k);
-	}
-	head(&b, "cuzk_device_warm_up_verified", "gauge",
-	     "1 once the device's warm-up proof verified (engine/warmup.c; /readyz waits for it).");
-	for (unsigned d = 0; d < e->ndev; d++)
-		put(&b, "cuzk_device_warm_up_verified{device=\"%u\"} %d\n", d,
-		    atomic_load_explicit(&e->pipe.devs[d].warm, memory_order_acquire) == CZ_WARM_OK);
+	devices_put(&b, e);
 	head(&b, "cuzk_ready", "gauge", "1 when /readyz answers 200.");
 	put(&b, "cuzk_ready %d\n", cz_engine_ready(e, why, sizeof(why)));
 	process_put(&b);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/metrics.h — the figures /metrics, /readyz and the dashboard serve
- * (engine/metrics.c; docs/metrics.md lists them).  Private to engine/.
+ * engine/evidence/metrics.h — the figures /metrics, /readyz and the dashboard serve
+ * (engine/evidence/metrics.c; docs/metrics.md lists them).  Private to engine/.
  *
  * Two kinds of writer, each on a path it already owns, so a scrape adds
  * nothing to a consumer's path:
- * - the stat thread (engine/stat.c), under its own lock, feeds every trace
+ * - the stat thread (engine/evidence/stat.c), under its own lock, feeds every trace
  *   event it replays and every span of device time it accounts: stage
  *   durations, queue depth per priority, the 60-s device lanes;
  * - the control plane, under the engine lock, counts terminal partitions,
@@ -15,13 +15,13 @@
 #ifndef CZ_METRICS_H
 #define CZ_METRICS_H
 
-#include "engine/trace.h"
+#include "engine/evidence/trace.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_STAT_NCAUSE 13       /* engine/stat.c's causes, unattributed last */
+#define CZ_STAT_NCAUSE 13       /* engine/evidence/stat.c's causes, unattributed last */
 
 struct cz_metrics;
 
@@ -58,7 +58,7 @@ json_object *cz_metrics_acct_json_of(const struct cz_job_acct *a, uint32_t npart
 void cz_metrics_log_drain(struct cz_metrics *m);
 
 /* What the figures read from the live accounting that feeds them, given
- * by it at create (engine/stat.c; it lies above, so it hands these down
+ * by it at create (engine/evidence/stat.c; it lies above, so it hands these down
  * rather than being called by name): the causes' names (CZ_STAT_NCAUSE),
  * and its since-start snapshot for a scrape. */
 struct cz_stat_snap;
@@ -77,13 +77,13 @@ void cz_metrics_span(struct cz_metrics *m, unsigned dev, int busy, int cause, ui
 /* Under the stat lock: the device's last 60 s in 0.2-s slots, up to t_rel. */
 json_object *cz_metrics_lanes_json(const struct cz_metrics *m, unsigned dev, uint64_t t_rel);
 
-/* Under the engine lock (engine/job.c, engine/keys.c); NULL m is a no-op. */
+/* Under the engine lock (engine/pipeline/job.c, engine/control/keys.c); NULL m is a no-op. */
 void cz_metrics_part_terminal(struct cz_metrics *m, int part_state);
 void cz_metrics_job_finished(struct cz_metrics *m, int job_state, int prio, uint64_t ns);
 void cz_metrics_keys(struct cz_metrics *m, int64_t bytes, int count);
 
 /* The since-start device figures a scrape reads, copied under the stat
- * lock by cz_stat_snapshot (engine/stat.c), which then calls under(arg)
+ * lock by cz_stat_snapshot (engine/evidence/stat.c), which then calls under(arg)
  * under the same lock for what the stat thread feeds metrics. */
 struct cz_stat_snap {
 	uint64_t window_ns, lost;

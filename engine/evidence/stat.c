@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/stat.c — live evidence: each device's busy time and its idle time
+ * engine/evidence/stat.c — live evidence: each device's busy time and its idle time
  * by cause, since start and over the last 10 s, for `status`, without
  * dumping the trace.
  *
@@ -31,7 +31,7 @@
  */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "engine/engine_pvt.h"
-#include "engine/metrics.h"
+#include "engine/evidence/metrics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static const char *const cause_names[C__COUNT] = {
 	"in-flight limit", "waiting for synthesis", "dispatch latency", "scheduler delay", "device warm-up",
 	"unattributed",
 };
-_Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/metrics.h counts the causes");
+_Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/evidence/metrics.h counts the causes");
 
 static const struct cz_metrics_src metrics_src = { cause_names, cz_stat_snapshot };
 
@@ -73,7 +73,7 @@ struct stat_dev {
 	struct acct total;
 	struct bucket b[NBUCKET];
 	int busy;               /* consumers computing */
-	bool warm;              /* proving its warm-up partition (engine/warmup.c) */
+	bool warm;              /* proving its warm-up partition (engine/pipeline/warmup.c) */
 };
 
 enum disp { D_JOB, D_WORKER, D_BUDGET, D_INFLIGHT, D_RUNNING };
@@ -138,7 +138,7 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 	if (held_here) {
 		/* Scheduler delay: a consumer here that would start the work
 		 * (a holder, or one awake: the keeper of the device between two
-		 * stages, engine/consume.c) waits on a run queue, and no consumer
+		 * stages, engine/pipeline/consume.c) waits on a run queue, and no consumer
 		 * of this device is on a CPU to start it instead. */
 		bool holder_rq = false, running = false;
 		for (unsigned c = 0; c < e->ncons; c++) {
@@ -235,7 +235,7 @@ static void advance(struct cz_stat *s, uint64_t t)
 }
 
 /* Which actor a trace buffer's thread is: consumer "consumer D.K" is
- * consumer K * ndev + D (engine/consume.c), the order thread ncons. */
+ * consumer K * ndev + D (engine/pipeline/consume.c), the order thread ncons. */
 static unsigned kind_of(struct cz_stat *s, uint16_t th)
 {
 	if (th >= CZ_TRACE_MAXBUF)
@@ -369,13 +369,7 @@ static void *stat_main(void *v)
 		pthread_mutex_lock(&s->lock);
 		if (s->stop)
 			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)PERIOD_NS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = cz_deadline(CLOCK_MONOTONIC, (int64_t)PERIOD_NS);
 		pthread_cond_timedwait(&s->cv, &s->lock, &ts);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -491,7 +485,7 @@ json_object *cz_stat_devices_json(struct cz_engine *e, uint64_t *lost)
 			w += last.idle[c];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "device", json_object_new_int((int)d));
-		/* Its warm-up proof (engine/warmup.c), which /readyz waits for. */
+		/* Its warm-up proof (engine/pipeline/warmup.c), which /readyz waits for. */
 		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
 		uint32_t wst = atomic_load_explicit(&pd->warm, memory_order_acquire);
 		json_object *wu = json_object_new_object();

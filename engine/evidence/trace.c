@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/trace.c — per-thread event buffers.
+ * engine/evidence/trace.c — per-thread event buffers.
  *
  * Each thread owns one buffer of CAP events used as a ring: the writer
  * stores the event at head % CAP, then publishes head + 1 with a release
  * store (W1).  A dump acquires head (pairs with W1), copies, re-reads head
  * and drops the entries the writer may have overwritten meanwhile, so it
  * never blocks a writer and never reports a torn event.  The live reader
- * (cz_trace_scan, for engine/stat.c) does the same one event at a time,
+ * (cz_trace_scan, for engine/evidence/stat.c) does the same one event at a time,
  * seqlock-style, and merges the buffers in time order without allocating.
  * A dump starts with one "thread" record per buffer, so a reader knows
  * every consumer (and so every device) even if it never ran.
  */
 #define _GNU_SOURCE
-#include "engine/trace.h"
+#include "engine/evidence/trace.h"
 #include "lib/clock.h"
 
 #include <pthread.h>
@@ -125,7 +125,7 @@ void cz_trace_thread(const char *role, uint32_t unit)
 
 /*
  * Buffers in shared memory, for threads that may run in another process
- * (a device's consumers, engine/devproc.c): cuzkd makes one memfd per role
+ * (a device's consumers, engine/device/devproc.c): cuzkd makes one memfd per role
  * and unit and registers it as owned by nobody, so that a thread of the
  * same role and unit adopts it, here (thread isolation) or in a child that
  * maps the fd and attaches it at the same index (cz_trace_shared_attach).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/trace.h — timestamped pipeline events, so every idle gap has a
+ * engine/evidence/trace.h — timestamped pipeline events, so every idle gap has a
  * measured cause.  Each thread appends to its own buffer (no lock, no shared
  * cache line on the hot path: one relaxed load, a 32-byte store and one
  * release store, ~5 ns); a dump reads all buffers.
@@ -23,7 +23,7 @@ enum cz_ev {
 	CZ_EV_DROP,             /* a queued partition leaves without being dispatched */
 	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
 	CZ_EV_SCHED,            /* the thread waited on a run queue: arg = us since its last sample */
-	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/warmup.c) */
+	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/pipeline/warmup.c) */
 	CZ_EV__COUNT
 };
 
@@ -81,7 +81,7 @@ int cz_trace_dump(FILE *f, int chrome);
 void cz_trace_forget(void);
 
 /*
- * Incremental reading for live accounting (engine/stat.c): calls fn on each
+ * Incremental reading for live accounting (engine/evidence/stat.c): calls fn on each
  * event not yet seen through cur with ns < horizon, merged across threads
  * in time order.  Lock-free against writers, allocation-free; events a
  * writer overwrote before they were read are skipped and counted in

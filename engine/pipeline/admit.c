@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/admit.c — admission: what a submit may add to the daemon.
+ * engine/pipeline/admit.c — admission: what a submit may add to the daemon.
  *
  * Three questions are answered at submit before a job exists, so a
  * refused job leaves nothing behind: the first two under the engine lock,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/consume.c — consumers: wait until the order thread gives them a
- * partition (engine/pipe.c says which consumer gets which, and why that
+ * engine/pipeline/consume.c — consumers: wait until the order thread gives them a
+ * partition (engine/pipeline/pipe.c says which consumer gets which, and why that
  * keeps order), take the device, claim the lowest partition held on it,
  * run its device stage, hand it to the finalizer.
  *
@@ -143,7 +143,7 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	struct cz_pipe_cons *me = &pipe->cons[c->idx];
 	const struct cz_pipe_key *k = &pipe->keys[sl->key_id];
 	/* In a device child a key just loaded may still be being mapped
-	 * (engine/devproc.c): wait for it, up to 10 s, with no wake-up held
+	 * (engine/device/devproc.c): wait for it, up to 10 s, with no wake-up held
 	 * back meanwhile (a kept device's, below). */
 	const struct cz_groth16_key *key;       /* or a BN254 key: the union's other member */
 	if (!__atomic_load_n(&k->key, __ATOMIC_ACQUIRE))
@@ -203,9 +203,11 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	return t1;
 }
 
-void *cz_consume_main(void *v)
+/* A consumer's start: its names, its device's node, and (the device's
+ * first consumer) the warm-up proof, once per process: /readyz waits for
+ * it on every device. */
+static void consumer_start(struct cz_consumer *c)
 {
-	struct cz_consumer *c = v;
 	struct cz_pipe *pipe = c->pipe;
 	struct cz_pipe_dev *d = &pipe->devs[c->dev];
 	char role[32];
@@ -213,13 +215,13 @@ void *cz_consume_main(void *v)
 	snprintf(role, sizeof(role), "consumer %u.%u", c->dev, c->idx / pipe->ndev);
 	cz_thread_name("cz-cons%u.%u", c->dev, c->idx / pipe->ndev);
 	cz_trace_thread(role, c->idx);
-	if (c->place) {                         /* on its device's node (engine/place.c) */
+	if (c->place) {                         /* on its device's node (engine/place/place.c) */
 		int rc = cz_place_apply_device(c->place, c->dev);
 		if (rc)
 			fprintf(stderr, "cuzkd: consumer %u.%u: cannot bind to node %d: %s\n", c->dev,
 				c->idx / pipe->ndev, c->place->devs[c->dev].node, strerror(-rc));
 	}
-	/* The device's warm-up proof (engine/warmup.c), once per process:
+	/* The device's warm-up proof (engine/pipeline/warmup.c), once per process:
 	 * /readyz waits for it on every device. */
 	if (c->idx / pipe->ndev == 0)   /* a restarted device process proves again */
 		atomic_store_explicit(&d->warm, CZ_WARM_PENDING, memory_order_release);
@@ -235,6 +237,15 @@ void *cz_consume_main(void *v)
 		fprintf(stderr, "cuzkd: device %u: %s\n", c->dev, msg);
 		dev_unlock(d);
 	}
+}
+
+void *cz_consume_main(void *v)
+{
+	struct cz_consumer *c = v;
+	struct cz_pipe *pipe = c->pipe;
+	struct cz_pipe_dev *d = &pipe->devs[c->dev];
+
+	consumer_start(c);
 	cz_trace_sched(0);              /* the baseline */
 	bool kept = false;      /* the device, still ours from the partition before */
 	uint64_t t_end = 0;     /* when that one's stage ended */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/dispatch.c — the dispatcher and the synthesis workers.
+ * engine/pipeline/dispatch.c — the dispatcher and the synthesis workers.
  *
  * The dispatcher is the only thread that takes budget.  It looks at the
  * queue's head, and only when a synthesis worker is idle and the head's
@@ -30,18 +30,18 @@
  *   budget drains to it (without the bound, a stream of small partitions
  *   could keep the free budget below the head's need for ever).
  * A partition that can never fit (more than the budget less the loaded
- * keys: engine/admit.c refuses such jobs at submit, but a key loaded
+ * keys: engine/pipeline/admit.c refuses such jobs at submit, but a key loaded
  * later can shrink the room) is failed instead of waited for.
  * Cost: while a head waits, each dispatcher pass scans the queue once
  * (O(queued), at most --max-queued-partitions entries), and only when
  * a worker is idle.
  *
- * WHICH NODE (a multi-node plan, engine/place.c).  At the moment it
+ * WHICH NODE (a multi-node plan, engine/place/place.c).  At the moment it
  * reserves the head's budget the dispatcher also decides where the
  * partition will live: of the nodes with an idle worker, the one whose
  * devices will next be free, and hands it to a worker there, which takes
  * its buffer from that node's arena; the order thread then gives it to a
- * device of that node (engine/pipe.c, THE CHOICE).  So buffer, synthesis
+ * device of that node (engine/pipeline/pipe.c, THE CHOICE).  So buffer, synthesis
  * thread and device share a node by construction, not by luck at the end.
  * "Next free" is estimated per node k as
  *     out[k] x t[k] / up[k]
@@ -372,14 +372,14 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 	 * free buffers (alloc/slab.c, BUFFER CACHES): one lock, tens of ns
 	 * warm, ~1-2 us on a line a fill has evicted; a smaller one (a tiny
 	 * test circuit) is the cache lock and a slab's free-index pop (no
-	 * magazines: engine/keys.c).  Never a heap call once the slab exists. */
+	 * magazines: engine/control/keys.c).  Never a heap call once the slab exists. */
 	if (!cz_numa_buffer_get(e, p, arena)) {      /* the worker's node first */
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
 	/* The same layout for both curves (synth/part.h): carved once. */
 	cz_synth_part_carve(k, p->mem, &b);
-	/* The spooled copy (engine/spool.c), opened only now: a queued
+	/* The spooled copy (engine/durable/spool.c), opened only now: a queued
 	 * partition holds no descriptor. */
 	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
 		snprintf(p->err, sizeof(p->err), "partition %u witness: cannot open spool/%llu.%u.wtns: %s",
@@ -434,7 +434,7 @@ void *cz_dispatch_synth_main(void *v)
 	cz_thread_name("cz-synth%u", worker - 1);
 	cz_thread_batch(0);     /* lib/thread.h: throughput work, no wake-up preemption */
 	cz_trace_thread("synth", worker - 1);
-	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/numa.c) */
+	cz_numa_bind_worker(e, worker - 1);     /* on its node (engine/place/numa.c) */
 	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;
 	int arena = e->place && node >= 0 ? cz_place_arena_index(e->place, node) : 0;
 	unsigned k = e->nnode > 1 && arena >= 0 ? (unsigned)arena : 0;    /* its dispatch node */

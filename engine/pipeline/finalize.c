@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/finalize.c — the finalizer: off the consumers' path, it assembles
+ * engine/pipeline/finalize.c — the finalizer: off the consumers' path, it assembles
  * and verifies each partition's proof, renders its output files into the
  * job's buffer, returns its memory and budget, and hands a job whose
- * partitions are all done to the output writer (engine/output.c), so
+ * partitions are all done to the output writer (engine/durable/output.c), so
  * writing and fsyncing never queue up verification.  Per partition it makes
  * no heap call: the public inputs and the rendered files go into buffers
  * made at submit.
@@ -39,7 +39,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	int st = atomic_load(&p->state);
 	uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 
-	cz_dispatch_back(e, p);         /* its device is done with it (engine/dispatch.c) */
+	cz_dispatch_back(e, p);         /* its device is done with it (engine/pipeline/dispatch.c) */
 	cz_trace(CZ_EV_FINAL_START, j->seq, p->idx);
 	if (st != CZ_PART_FAILED && atomic_load(&j->state) != CZ_JOB_ACTIVE) {
 		st = CZ_PART_CANCELLED;
@@ -71,7 +71,7 @@ static void finish_one(struct cz_engine *e, struct cz_part *p)
 	if (complete)
 		j->writing = true;      /* no compaction until the writer is done */
 	pthread_mutex_unlock(&e->lock);
-	/* Every partition is done: the writer (engine/output.c) owns the job
+	/* Every partition is done: the writer (engine/durable/output.c) owns the job
 	 * until it marks it, and this thread goes on to the next partition. */
 	if (complete)
 		cz_output_queue(e, j);

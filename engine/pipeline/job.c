@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* engine/job.c — partition and job state transitions (the lock is held). */
+/* engine/pipeline/job.c — partition and job state transitions (the lock is held). */
 #include "engine/engine_pvt.h"
 #include "synth/part.h"
 
@@ -22,6 +22,28 @@ void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
 	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
+}
+
+void cz_job_queue_locked(struct cz_engine *e, struct cz_job *j)
+{
+	/* Before any drop below, so the trace's queued count never dips. */
+	cz_trace_arg(CZ_EV_SUBMIT, j->seq, j->nparts, (uint32_t)j->prio);
+	for (uint32_t i = 0; i < j->nparts; i++) {
+		struct cz_part *p = &j->parts[i];
+		if (atomic_load(&p->state) != CZ_PART_QUEUED)
+			continue;       /* failed, or cancelled while it waited */
+		p->key = (struct cz_key){ .prio = j->prio, .seq = j->seq, .part = i };
+		/* The heap's array doubles when full (from 64): a realloc only
+		 * when more partitions queue than ever before. */
+		if (!cz_heap_push(&e->queued, &(struct cz_qent){ .key = p->key, .part = p })) {
+			j->in_heap++;
+			continue;
+		}
+		snprintf(p->err, sizeof(p->err), "partition %u: out of memory queueing it", i);
+		cz_trace(CZ_EV_DROP, j->seq, i);
+		cz_part_set(p, CZ_PART_FAILED);
+		cz_job_part_terminal_locked(e, p);
+	}
 }
 
 void cz_job_wake(struct cz_engine *e)
@@ -53,7 +75,7 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 	pthread_cond_broadcast(&e->job_cv);
 	/* Not compacted here: this runs on the finalizer's and the writer's
 	 * threads, which make no heap calls; the control plane compacts
-	 * finished jobs (jobs_trim_locked, engine/requests.c). */
+	 * finished jobs (jobs_trim_locked, engine/control/requests.c). */
 }
 
 /* A finished job keeps only its partitions' final states (a byte each), so

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/pipe.c — the engine's rings, and how the order thread chooses the
+ * engine/pipeline/pipe.c — the engine's rings, and how the order thread chooses the
  * consumer for each partition (see pipe.h; the ring-level ordering argument
  * is at the top of ring/ring.c).
  *
@@ -40,7 +40,7 @@
  *     thread is not being scheduled), so no device idles while another
  *     device's consumer holds waiting work; while such a hold exists the
  *     order thread looks again every STALL_NS.
- * ACROSS NODES (a multi-node plan: devs[].node set; engine/dispatch.c chose
+ * ACROSS NODES (a multi-node plan: devs[].node set; engine/pipeline/dispatch.c chose
  * T's node for having the device that will next be free).  Rules 1-2 look
  * at T's node's devices first, and at another node's device only when it
  * is idle; rule 3 swaps only with a consumer of T's node; rule 4 takes a
@@ -75,7 +75,7 @@
  * one per consumer: the bound), and those started while b is still in the
  * inbox or heap because the order thread has not run.  selftests/e2e_order.c
  * counts this from the trace.
- * Whoever takes a device next (engine/consume.c), it starts the lowest key
+ * Whoever takes a device next (engine/pipeline/consume.c), it starts the lowest key
  * held on that device, its own or a peer's (cz_pipe_claim): the device
  * lock decides who runs the device, never what runs, so a consumer that
  * re-takes the device before its woken peer runs the peer's older
@@ -92,7 +92,7 @@
  * here can find its ring full; if one did, or an owner id were out of range,
  * the caller gets an error and fails the partition rather than wait.
  */
-#include "engine/pipe.h"
+#include "engine/pipeline/pipe.h"
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
 
@@ -225,7 +225,7 @@ static bool ends_late(const struct cz_pipe *p, unsigned d);
  * the partition's node first, the least loaded, then the one given work
  * longest ago; a device of another node only when it is idle (load 0),
  * so that it never idles while this partition waits, and otherwise the
- * partition waits for its own node's device (engine/dispatch.c chose
+ * partition waits for its own node's device (engine/pipeline/dispatch.c chose
  * that node for being the next free).  And an idle device of another
  * node before its own node's busy one unless that one will start it
  * within far_window (it computes alone and ends soon): a partition held
@@ -518,7 +518,7 @@ static void *order_main(void *v)
 
 	cz_thread_name("cz-order");
 	cz_trace_thread("order", 0);
-	cz_trace_sched(0);      /* the baseline (engine/trace.h) */
+	cz_trace_sched(0);      /* the baseline (engine/evidence/trace.h) */
 	while (!atomic_load(p->stop)) {
 		cz_trace_sched(0);      /* run-queue time before this pump: order latency's share */
 		if (!pump(p)) {
@@ -795,7 +795,7 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part)
 	return -1;
 }
 
-/* Each wake-up is sampled for run-queue time (engine/trace.h) and, when
+/* Each wake-up is sampled for run-queue time (engine/evidence/trace.h) and, when
  * the ring is empty again (the order thread took its partition back
  * meanwhile, or a timeout), the consumer says it sleeps again (idle): a
  * consumer woken, starved 4 ms, then robbed and woken again used to have

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/pipe.h — the data path between the engine's threads, on ring/ in
+ * engine/pipeline/pipe.h — the data path between the engine's threads, on ring/ in
  * one shared region (alloc/region.h):
  *
  *   synthesis workers ─mp─► inbox ─► order (min-heap by key) ─► out[c] (depth 1) ─► consumer c
@@ -17,10 +17,10 @@
  * failure code) go back in the slot, and only the finalizer, in cuzkd,
  * turns a slot back into its struct cz_part.  So a consumer in another
  * process that maps the region needs only offsets and ids.
- * off[0]'s top byte is the arena (one per NUMA node, engine/numa.c), the
+ * off[0]'s top byte is the arena (one per NUMA node, engine/place/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
  * the order thread gives it to a device of that node (pipe.c, THE CHOICE).
- * (A device child maps every arena: engine/devproc.c.)
+ * (A device child maps every arena: engine/device/devproc.c.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
 #define CZ_PIPE_OFF_NODE(off)  ((int)((off) >> 48 & 0xff) - 1)
@@ -72,7 +72,7 @@ struct cz_pipe_cons {
 	_Atomic uint64_t holds[CZ_PIPE_HOLDS];  /* attempt << 32 | slot + 1 */
 };
 
-/* One device's line: who runs it (engine/consume.c).  `held` is 1 while a
+/* One device's line: who runs it (engine/pipeline/consume.c).  `held` is 1 while a
  * consumer holds the device; waiters sleep on the bell. */
 struct cz_pipe_dev {
 	_Alignas(64) _Atomic uint32_t held;
@@ -84,7 +84,7 @@ struct cz_pipe_dev {
 	_Atomic uint64_t released_ns;   /* the last release by one of its consumers (cz_trace_now) */
 	_Atomic uint32_t test_claims, test_lowers;     /* CZ_TEST_DEVKILL's counts */
 	struct cz_ring_bell bell;
-	/* Its warm-up proof (engine/warmup.c), by its first consumer:
+	/* Its warm-up proof (engine/pipeline/warmup.c), by its first consumer:
 	 * CZ_WARM_*, stored (release) after warm_why is written. */
 	_Atomic uint32_t warm;
 	char warm_why[160];
@@ -108,7 +108,7 @@ struct cz_pipe_slot {
 	int32_t rc;                     /* the device stage's: 0 or its error */
 	uint32_t dev, cons;             /* the device and consumer that ran it */
 	uint32_t proved;                /* 1 once the device stage ran */
-	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/metrics.c) */
+	uint64_t device_ns;             /* how long it ran (per-job accounting, engine/evidence/metrics.c) */
 	uint64_t device_cpu_ns;         /* the consumer thread's CPU time in it */
 	/* Each hand-out has its attempt number (the descriptor's off[2]):
 	 * after a device process died with the slot, the slot is handed out
@@ -162,7 +162,7 @@ struct cz_pipe {
 	void *lookup_ctx;
 	/* Before a partition is handed out again after its device process
 	 * died: make its inputs whole again (a device stage overwrites a, b,
-	 * c in place; engine/devproc.c).  0, or it fails instead. */
+	 * c in place; engine/device/devproc.c).  0, or it fails instead. */
 	int (*redo)(void *ctx, struct cz_part *part);
 };
 
@@ -195,7 +195,7 @@ int cz_pipe_skip(struct cz_pipe *p, unsigned owner, struct cz_part *part);
 /* The job ended: consumers pass on its partitions (control plane; a scan
  * of the table, so only when a job is cancelled or fails). */
 void cz_pipe_job_ended(struct cz_pipe *p, uint64_t job_seq);
-/* Device dev is on NUMA node `node` (a multi-node plan; engine/numa.c):
+/* Device dev is on NUMA node `node` (a multi-node plan; engine/place/numa.c):
  * a store into the layout, with the layout. */
 static inline void cz_pipe_dev_node(struct cz_pipe *p, unsigned dev, int node)
 {
@@ -212,7 +212,7 @@ int cz_pipe_part_consumer(const struct cz_pipe *p, const struct cz_part *part);
  *   cz_pipe_wait     until the order thread has given it a partition (0), or
  *                    the pipe stopped (-1); skipped while cz_pipe_dev_work
  *                    says a consumer of c's device (c included) holds one;
- *   (take the device: engine/consume.c)
+ *   (take the device: engine/pipeline/consume.c)
  *   cz_pipe_claim    the lowest key held and not started on c's device, its
  *                    own ring's or a peer's, and then any lower key held by
  *                    a consumer that is not next on a computing device (the
@@ -232,7 +232,7 @@ bool cz_pipe_dev_work(const struct cz_pipe *p, unsigned c);
  * thread, which is told when c's ring still holds a partition then. */
 void cz_pipe_computing(struct cz_pipe *p, unsigned c, bool on);
 /* The slot index (descriptor in *d), or -1.  sample: read the scheduler
- * evidence before the hand-off's events (engine/consume.c says when not). */
+ * evidence before the hand-off's events (engine/pipeline/consume.c says when not). */
 int cz_pipe_claim(struct cz_pipe *p, unsigned c, struct cz_ring_desc *d, bool sample);
 void cz_pipe_release(struct cz_pipe *p, unsigned c);
 /* The descriptor claim returned is this slot's current hand-out (not a

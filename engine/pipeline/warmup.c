@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/warmup.c — a device's warm-up proof, the last thing /readyz and
- * sd_notify's READY=1 wait for (engine/metrics.c, tools/cuzkd/notify.c).
+ * engine/pipeline/warmup.c — a device's warm-up proof, the last thing /readyz and
+ * sd_notify's READY=1 wait for (engine/evidence/metrics.c, tools/cuzkd/notify.c).
  *
  * A device that opens is not yet a device that proves: a driver that
  * faults at the first kernel, a backend that cannot run this key's sizes,
  * a device process that dies at its first partition.  So before cuzkd says
- * it is ready, the first consumer of each device (engine/consume.c), under
+ * it is ready, the first consumer of each device (engine/pipeline/consume.c), under
  * the device lock and before it takes any work, proves one partition of a
  * small built-in circuit (merkle at 2^CZ_BUILTIN_MIN_LOG2) through the same
  * backend calls a job uses (prove, then finish, which verifies the proof

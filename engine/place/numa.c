@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/numa.c — the engine's side of placement (engine/place.c): the plan
+ * engine/place/numa.c — the engine's side of placement (engine/place/place.c): the plan
  * made from the engine's options, each thread bound to it as it starts, and
  * the per-node figures status shows.
  *
@@ -13,12 +13,12 @@
  * cpu backend's pool, cuda's B2 thread) inherit the binding.  Binding
  * happens only when the plan is of this machine; a plan read from
  * --topology is shown, not applied.  Which node a partition goes to is
- * the dispatcher's choice (engine/dispatch.c, WHICH NODE) and the order
- * thread's (engine/pipe.c, ACROSS NODES); resident keys: below.
+ * the dispatcher's choice (engine/pipeline/dispatch.c, WHICH NODE) and the order
+ * thread's (engine/pipeline/pipe.c, ACROSS NODES); resident keys: below.
  */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
-#include "engine/place.h"
+#include "engine/place/place.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -238,7 +238,7 @@ void cz_numa_arenas_destroy(struct cz_engine *e)
 	e->arena = NULL;
 }
 
-/* No magazines (engine/keys.c says why). */
+/* No magazines (engine/control/keys.c says why). */
 int cz_numa_caches_create(struct cz_engine *e, struct cz_circuit *c)
 {
 	for (unsigned k = 0; k < e->narena; k++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/place.c — the placement plan: which NUMA node each device,
+ * engine/place/place.c — the placement plan: which NUMA node each device,
  * synthesis worker and partition arena lives on.
  *
  * Why: a partition synthesized into memory on the far socket and then
@@ -22,7 +22,7 @@
  * creates afterwards), and only when the topology is this machine.
  */
 #define _GNU_SOURCE
-#include "engine/place.h"
+#include "engine/place/place.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/place.h — the machine's topology and where cuzkd puts its work on
- * it (see engine/place.c for the design).
+ * engine/place/place.h — the machine's topology and where cuzkd puts its work on
+ * it (see engine/place/place.c for the design).
  *
- * The topology (engine/topo.c) comes from hwloc: this machine, or an hwloc
+ * The topology (engine/place/topo.c) comes from hwloc: this machine, or an hwloc
  * XML file (`lstopo server.xml` on a real server) so that anyone can plan
  * and test that server's placement.  A build without hwloc sees one node
  * holding every CPU it may run on, and refuses --topology.
  *
- * The plan (engine/place.c) says, per NUMA node, which devices, synthesis
+ * The plan (engine/place/place.c) says, per NUMA node, which devices, synthesis
  * workers and partition arena live there; cuzkd --print-placement prints
  * it, status shows it, and cz_place_apply_* binds a thread to it.
  */
@@ -22,7 +22,7 @@
 
 #define CZ_PLACE_MAX_NODES 64   /* NUMA nodes a plan handles (os ids 0..1023) */
 
-/* --- topology (engine/topo.c) --- */
+/* --- topology (engine/place/topo.c) --- */
 
 struct cz_topo;
 
@@ -51,7 +51,7 @@ bool cz_topo_is_this_system(const struct cz_topo *t);
 /* true in a build with hwloc. */
 bool cz_topo_have_hwloc(void);
 
-/* --- the plan (engine/place.c) --- */
+/* --- the plan (engine/place/place.c) --- */
 
 struct cz_place_opts {
 	const char *topology;     /* hwloc XML, NULL = this machine */
@@ -109,7 +109,7 @@ int cz_place_apply_worker(const struct cz_place *p, unsigned w);
 int cz_place_apply_node(const struct cz_place *p, int node);
 /* A device process's placement travels to it in the environment
  * (CUZK_DEVICE_PLACEMENT, set by cuzkd before its device children start;
- * engine/numa.c): "NODE:CPU,CPU,...;..." with device i's the i-th entry.
+ * engine/place/numa.c): "NODE:CPU,CPU,...;..." with device i's the i-th entry.
  * format: into buf, its length or -ENOSPC.  apply: binds the calling
  * thread (and what it starts later) to device dev's entry, *node its
  * node; 0, 1 when env has no entry for dev, or -errno (-EINVAL: bad). */

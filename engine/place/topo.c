@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/topo.c — the NUMA topology, read once at start (or from an hwloc
+ * engine/place/topo.c — the NUMA topology, read once at start (or from an hwloc
  * XML file) into plain arrays, so that the plan and everything after it
  * never call hwloc again and never depend on its types.
  *
@@ -14,7 +14,7 @@
  * binding to it changes nothing.
  */
 #define _GNU_SOURCE
-#include "engine/place.h"
+#include "engine/place/place.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -74,8 +74,8 @@ $(FUZZ_RUNNER): selftests/fuzz/run.sh selftests/fuzz/fuzz.mk $(FUZZ_PARSERS) \
 #                                     FUZZ_LONG_SECONDS if that is set and comes first;
 #                                     the fuzzer's log goes to $(FUZZ_DIR)/long.log,
 #                                     its corpus to $(FUZZ_DIR)/corpus-long
-FUZZ_CTL_SRC   := ctl/msg.c engine/access.c engine/admit.c engine/fields.c engine/requests.c \
-                  engine/engine.c engine/keys.c engine/tracesel.c
+FUZZ_CTL_SRC   := ctl/msg.c ctl/reply.c engine/control/ops.c engine/control/access.c engine/pipeline/admit.c engine/control/fields.c engine/control/requests.c \
+                  engine/engine.c engine/control/keys.c engine/control/tracesel.c
 FUZZ_CTL_DEFS  := $(filter-out -DCZ_HAVE_CUDA,$(filter -D% -I%,$(CFLAGS)))
 FUZZ_CTL_BASE  := $(filter-out $(FUZZ_CTL_SRC) gpu/cuda.c,$(LIBSRC))
 FUZZ_CTL_LIBS  := $(filter-out -lcudart_static -lstdc++,$(LDLIBS))
@@ -108,7 +108,7 @@ $(FUZZ_DIR)/fuzz_ctl: $(FUZZ_DIR)/ctl/selftests/fuzz/fuzz_ctl.o $(FUZZ_CTL_SRC:%
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $(filter %.o,$^) $(FUZZ_DIR)/libctlbase.a $(FUZZ_CTL_LIBS) -lpthread -lm
 
 $(FUZZ_CTL_RUNNER): selftests/fuzz/run_ctl.sh selftests/fuzz/fuzz.mk selftests/fuzz/fuzz_ctl.c $(LIBSRC) \
-		$(wildcard ctl/*.h engine/*.h lib/*.h zk/*.h)
+		$(wildcard ctl/*.h engine/*.h engine/*/*.h lib/*.h zk/*.h)
 	@mkdir -p $(dir $@) $(FUZZ_DIR)
 	@rm -f $(FUZZ_DIR)/skip_ctl
 	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \

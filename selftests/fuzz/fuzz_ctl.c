@@ -6,8 +6,8 @@
  * cz_ctl_recv_ex (ctl/msg.c), parsed with json-c, and every JSON object
  * goes to cz_engine_request of a real engine (null backend, a small key
  * an input may load as it likes: the seeds load mulchain as "m"), as cuzkd's server does, and its answer is
- * serialized.  So frames, descriptor counts, field checks (engine/fields.c,
- * engine/access.c), admission and every request handler get the input.
+ * serialized.  So frames, descriptor counts, field checks (engine/control/fields.c,
+ * engine/control/access.c), admission and every request handler get the input.
  *
  * The first input byte is the envelope:
  *   bits 0-2  descriptors passed (0-7); 0xf8 and above: 195 + (b & 7),
@@ -20,7 +20,7 @@
 #define _GNU_SOURCE
 #include "ctl/ctl.h"
 #include "engine/engine.h"
-#include "engine/trace.h"
+#include "engine/evidence/trace.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -52,7 +52,7 @@ static struct cz_engine_config cfg;
  * outcome depend on long-gone inputs.  Each reset costs about what 40
  * inputs do (threads, journal, placement); it empties the state dir and
  * the trace (cz_trace_forget), so neither grows over a run: the next
- * engine's threads adopt the same trace buffers (engine/trace.c), and the
+ * engine's threads adopt the same trace buffers (engine/evidence/trace.c), and the
  * RSS is ASan's quarantine plus what one engine holds. */
 #define ENGINE_LIFE 1024
 static unsigned engine_life = ENGINE_LIFE;      /* CZ_FUZZ_ENGINE_LIFE overrides */

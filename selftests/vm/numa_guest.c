@@ -12,9 +12,9 @@
  */
 #define _GNU_SOURCE
 #include "alloc/region.h"
-#include "engine/devproc.h"
+#include "engine/device/devproc.h"
 #include "engine/engine_pvt.h"
-#include "engine/place.h"
+#include "engine/place/place.h"
 #include "zk/builtin.h"
 #include "zk/groth16_io.h"
 #include "selftests/cz_test.h"
@@ -307,14 +307,14 @@ int main(int argc, char **argv)
 	json_object *r = e ? call(e, "{\"op\":\"load\",\"name\":\"k\",\"zkey\":\"/tmp/k.zkey\"}") : NULL;
 	json_object_put(r);
 	/* The resident key, one copy interleaved over the nodes with devices
-	 * (engine/keys.c says why): its pages split between the two. */
+	 * (engine/control/keys.c says why): its pages split between the two. */
 	unsigned kon[2] = { 0, 0 };
 	if (e && e->circuits)
 		pages_split(e->circuits->kreg.base, e->circuits->kreg.size, kon);
 	ct_ok(kon[0] + kon[1] >= 40 && kon[0] >= (kon[0] + kon[1]) * 2 / 5 && kon[1] >= (kon[0] + kon[1]) * 2 / 5,
 	      "the resident key: %u of its pages on node 0, %u on node 1 (move_pages)", kon[0], kon[1]);
 	/* As an operator waits for /readyz: each device's warm-up proof
-	 * (engine/warmup.c) done first.  A device still warming up is not
+	 * (engine/pipeline/warmup.c) done first.  A device still warming up is not
 	 * free, so under emulation (seconds of warm-up key setup) the other
 	 * node's device would take its node's partitions. */
 	for (int t = 0; e && t < 1200; t++) {
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	       "%llu cross-node\n", (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)cross);
 	/* The dispatcher puts each partition on the node whose device is next
 	 * free, and the order thread keeps it there unless a device of the
-	 * other node would idle (engine/dispatch.c, engine/pipe.c): with
+	 * other node would idle (engine/pipeline/dispatch.c, engine/pipeline/pipe.c): with
 	 * synthesis the bottleneck every partition finds its node's device
 	 * free, so none crosses (before: 44 of 64 without a node preference,
 	 * 8 of 64 with the tie-break alone; docs/BENCHMARKS.md). */

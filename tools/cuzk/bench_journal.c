@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cuzk/bench_journal.c — `cuzk bench journal`: what accepting a job
- * durably costs (engine/spool.c, engine/journal.c), measured on the path
+ * durably costs (engine/durable/spool.c, engine/durable/journal.c), measured on the path
  * cz_req_submit takes between reading the request and answering it:
  *
  *   accept   one witness of 1 MiB and of 100 MiB (the client's file in the
@@ -23,7 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
-#include "engine/journal.h"
+#include "engine/durable/journal.h"
 #include "lib/clock.h"
 #include "tools/cuzk/cmd.h"
 

@@ -7,7 +7,7 @@
  *
  * The *_xproc lines do the same with the consumer in another process (a
  * forked child, the ring in a MAP_SHARED mapping), as between cuzkd and
- * its device children (engine/devproc.c): throughput, and the wake-up of
+ * its device children (engine/device/devproc.c): throughput, and the wake-up of
  * a consumer asleep on the shared futex (issue 10's target: p99 <= 50 us).
  *
  * Elements are 64-byte descriptors, bursts of 32 on both sides for both

@@ -3,7 +3,7 @@
 #include "ctl/ctl.h"
 #include "tools/cuzkd/notify.h"
 #include "engine/engine.h"
-#include "engine/place.h"
+#include "engine/place/place.h"
 #include "gpu/backend.h"
 
 #include <errno.h>
@@ -22,7 +22,7 @@
 
 /* The defaults are the engine's (cz_engine_config_defaults), but for
  * --isolation: cuzkd runs each device's consumers in a child of its own
- * (engine/devproc.c), while the engine's default stays threads for the
+ * (engine/device/devproc.c), while the engine's default stays threads for the
  * programs that embed it and have no --device-child entry (the in-process
  * selftests).  Printed, not written down a second time. */
 static void cuzkd_defaults(struct cz_engine_config *c)
@@ -437,7 +437,7 @@ int main(int argc, char **argv)
 	char path[256], err[512] = "";
 	sigset_t sigs;
 
-	/* A device child (engine/devproc.c): cuzkd re-executed by itself. */
+	/* A device child (engine/device/devproc.c): cuzkd re-executed by itself. */
 	if (argc > 1 && !strcmp(argv[1], "--device-child"))
 		return cz_devproc_child_main(argc, argv);
 	cuzkd_defaults(&o.cfg);
@@ -473,7 +473,7 @@ int main(int argc, char **argv)
 	/* Every accepted partition holds its witness descriptor until it is
 	 * read: take the descriptors we are allowed (the soft limit up to the
 	 * hard one; cuzkd uses poll, never select), before the engine derives
-	 * --max-queued-partitions from them (engine/admit.c). */
+	 * --max-queued-partitions from them (engine/pipeline/admit.c). */
 	struct rlimit rl;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
