@@ -15,13 +15,22 @@
  *                                                         only to consumers that
  *                                                         hold nothing (pipe.c)
  *                                                                       │
- *                         finalizer ◄──sc── done ring ◄──mp── consumers (≥ 2 per
- *                         (assemble, verify, free,           device; who holds the
- *                          release budget, write the          device runs its lowest
- *                          job's proofs with io_uring)        held partition)
- * The rings (ring/, engine/pipeline/pipe.c) live in one shared region and partition
- * buffers in a slab arena on hugepages (alloc/), so consumers can later move
- * into processes of their own.
+ *                         finalizers ◄──mc── done ring ◄──mp── consumers (≥ 2 per
+ *                         (assemble, verify, render,         device; who holds the
+ *                          free, release budget)             device runs its lowest
+ *                               │ a job complete             held partition)
+ *                               ▼
+ *                         output writer (cz-final-io: the job's proofs with
+ *                         io_uring, its end record in the journal, published)
+ * The rings (ring/, engine/pipeline/pipe.c) live in one shared region and
+ * partition buffers in slab arenas on hugepages (alloc/), so each device's
+ * consumers run in a child process of their own (--isolation process, the
+ * default; engine/device/devproc.c), mapping the same memory, or as threads
+ * of cuzkd (--isolation thread).  An accepted job is one in the journal
+ * (engine/durable/journal.c): a restart makes it a job again
+ * (engine/control/recover.c).  The code is divided into rooms, one concern
+ * each (tools/layers.txt, docs/architecture.md): evidence, place, durable,
+ * pipeline, device, control; this file and http.c are the front doors.
  *
  * Invariants:
  * - Budget is taken only by the dispatcher, for the queue's head, before the

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/engine_pvt.h — the engine's shared structures.  Private to engine/:
- * do not include from elsewhere.
+ * engine/engine_pvt.h — the structures every room of engine/ shares: the
+ * engine, its jobs, partitions, circuits and consumers, and the prototypes
+ * each room offers the rooms above it (each block names its file).  It
+ * lies in engine/ itself, the hall: every room may include it
+ * (tools/layers.txt); outside engine/ only selftests/ do.
  */
 #ifndef CZ_ENGINE_PVT_H
 #define CZ_ENGINE_PVT_H
@@ -18,6 +21,7 @@
 #include "gpu/backend.h"
 #include "lib/clock.h"
 #include "lib/heap.h"
+#include "lib/lock.h"
 #include "zk/groth16.h"
 
 #include <limits.h>

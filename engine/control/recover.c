@@ -193,6 +193,7 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 
 void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c)
 {
+	cz_mutex_assert_held(&e->lock);
 	unsigned n = 0;
 	for (struct cz_job *j = e->jobs; j; j = j->next) {
 		if (!j->waiting_key || strcmp(j->circ_name, c->name))

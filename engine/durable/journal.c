@@ -76,8 +76,6 @@
 #define ACCT_TEXT_MAX (400 + 8 * CZ_ENGINE_MAX_PARTS)
 #define END_TEXT_MAX (8 * CZ_JOURNAL_ERR + 256 + ACCT_TEXT_MAX)
 _Static_assert(END_TEXT_MAX < REC_MAX, "an end record fits a record");
-_Static_assert(CZ_ENGINE_MAX_PARTS <= sizeof(((struct cz_job_acct *)0)->dev) &&
-	       CZ_ENGINE_MAX_PARTS <= sizeof(((struct cz_job_acct *)0)->tries), "an entry per partition");
 #define COMPACT_MIN (1ull << 20)
 #define COMPACT_EVERY_S 3600
 

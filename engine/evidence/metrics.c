@@ -117,7 +117,6 @@ static const char *cause_name(const struct cz_metrics *m, int c)
 	return c >= 0 && c < CZ_STAT_NCAUSE ? m->src->cause_names[c] : "?";
 }
 
-_Static_assert(sizeof(((struct cz_job_acct *)0)->dev) >= CZ_ENGINE_MAX_PARTS, "a device slot per partition");
 _Static_assert(CZ_ENGINE_MAX_DEVICES < 127, "a device number + 1 fits an int8_t");
 
 struct cz_metrics *cz_metrics_create(unsigned ndev, const struct cz_metrics_src *src)

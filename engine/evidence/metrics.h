@@ -15,6 +15,7 @@
 #ifndef CZ_METRICS_H
 #define CZ_METRICS_H
 
+#include "engine/engine.h"              /* CZ_ENGINE_MAX_PARTS */
 #include "engine/evidence/trace.h"
 
 #include <json-c/json.h>
@@ -36,10 +37,11 @@ struct cz_job_acct {
 	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;
 	uint64_t buf_bytes, buf_peak;   /* partition buffers held now, at most at once */
 	uint32_t attempts;              /* device hand-outs over all partitions */
-	int8_t dev[200];        /* + 1 per partition (0: none); in the job, so no
-				 * allocation on the partition's path (CZ_ENGINE_MAX_PARTS) */
-	uint8_t tries[200];     /* per partition: its hand-outs to a device (1, or more after
-				 * a device process died with it) */
+	int8_t dev[CZ_ENGINE_MAX_PARTS];        /* + 1 per partition (0: none); in the job, so
+						 * no allocation on the partition's path */
+	uint8_t tries[CZ_ENGINE_MAX_PARTS];     /* per partition: its hand-outs to a device
+						 * (1, or more after a device process died
+						 * with it) */
 };
 struct cz_job;
 struct cz_part;

@@ -143,6 +143,7 @@ uint64_t cz_admit_default(const struct cz_engine *e, char *why, size_t cap)
 
 bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes)
 {
+	cz_mutex_assert_held(&e->lock);
 	struct cz_budget_stat st;
 	cz_budget_stat(e->budget, &st);
 	return e->keys_bytes > st.limit || part_bytes > st.limit - e->keys_bytes;
@@ -150,6 +151,7 @@ bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes)
 
 json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, uint32_t n)
 {
+	cz_mutex_assert_held(&e->lock);
 	struct cz_budget_stat st;
 	cz_budget_stat(e->budget, &st);
 	if (cz_admit_never_fits_locked(e, c->part_bytes)) {
@@ -192,6 +194,7 @@ uint64_t cz_admit_out_disk(const struct cz_circuit *c)
 /* A submit that reserved n places fails before its job exists. */
 void cz_admit_release_locked(struct cz_engine *e, uint32_t n, uint64_t out_disk)
 {
+	cz_mutex_assert_held(&e->lock);
 	e->parts_open = e->parts_open > n ? e->parts_open - n : 0;
 	e->parts_accepting = e->parts_accepting > n ? e->parts_accepting - n : 0;
 	uint64_t o = (uint64_t)n * out_disk;
@@ -201,6 +204,7 @@ void cz_admit_release_locked(struct cz_engine *e, uint32_t n, uint64_t out_disk)
 /* Its submit answered: the places are its partitions' (status's count). */
 void cz_admit_accepted_locked(struct cz_engine *e, uint32_t n)
 {
+	cz_mutex_assert_held(&e->lock);
 	e->parts_accepting = e->parts_accepting > n ? e->parts_accepting - n : 0;
 }
 
@@ -215,6 +219,7 @@ void cz_admit_recovered(struct cz_engine *e, struct cz_job *j)
 
 void cz_admit_part_end_locked(struct cz_engine *e, const struct cz_part *p)
 {
+	cz_mutex_assert_held(&e->lock);
 	if (e->parts_open)
 		e->parts_open--;
 	e->out_open = e->out_open > p->job->out_disk ? e->out_open - p->job->out_disk : 0;
@@ -405,6 +410,7 @@ void cz_admit_spool_log(struct cz_engine *e)
 
 json_object *cz_admit_status_locked(const struct cz_engine *e)
 {
+	cz_mutex_assert_held(&e->lock);
 	json_object *o = json_object_new_object(), *sp = json_object_new_object();
 	json_object_object_add(o, "max_queued_partitions", json_object_new_int64((int64_t)e->max_queued));
 	json_object_object_add(o, "open_partitions", json_object_new_int64((int64_t)e->parts_open));

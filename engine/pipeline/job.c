@@ -20,12 +20,14 @@ const char *cz_part_state_name(int s)
  * its failed try_reserve and its wait. */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes)
 {
+	cz_mutex_assert_held(&e->lock);
 	cz_budget_release(e->budget, bytes);
 	pthread_cond_signal(&e->dispatch_cv);
 }
 
 void cz_job_queue_locked(struct cz_engine *e, struct cz_job *j)
 {
+	cz_mutex_assert_held(&e->lock);
 	/* Before any drop below, so the trace's queued count never dips. */
 	cz_trace_arg(CZ_EV_SUBMIT, j->seq, j->nparts, (uint32_t)j->prio);
 	for (uint32_t i = 0; i < j->nparts; i++) {
@@ -55,6 +57,7 @@ void cz_job_wake(struct cz_engine *e)
 
 void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
 {
+	cz_mutex_assert_held(&e->lock);
 	int st = atomic_load(&j->state);
 	j->t_finish = cz_trace_now();
 	cz_metrics_job_finished(e->metrics, st, (int)j->prio, j->t_finish - j->t_submit);
@@ -157,6 +160,7 @@ struct cz_part *cz_engine_part_lookup(void *ctx, uint64_t job_seq, uint32_t idx)
 /* The partition reached its terminal state: give back what it holds. */
 void cz_job_part_terminal_locked(struct cz_engine *e, struct cz_part *p)
 {
+	cz_mutex_assert_held(&e->lock);
 	struct cz_job *j = p->job;
 	int st = atomic_load(&p->state);
 

@@ -4,7 +4,7 @@
  * one shared region (alloc/region.h):
  *
  *   synthesis workers ─mp─► inbox ─► order (min-heap by key) ─► out[c] (depth 1) ─► consumer c
- *   consumers ─mp─► done ─sc─► finalizer
+ *   consumers ─mp─► done ─mc─► finalizers (--finalizers, each takes one at a time)
  *
  * out[c] has two mc consumers: consumer c, which takes its partition only
  * once it holds the device, and the order thread, which may take it back
