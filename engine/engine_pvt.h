@@ -17,7 +17,7 @@
 #include "engine/trace.h"
 #include "gpu/backend.h"
 #include "lib/heap.h"
-#include "zk/groth16.h"
+#include "zk/groth16/groth16.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -38,8 +38,8 @@
 #include "engine/engine_pvt.h"
 #include "engine/uring.h"
 #include "lib/thread.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
