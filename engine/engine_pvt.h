@@ -22,7 +22,7 @@
 #include "lib/clock.h"
 #include "lib/heap.h"
 #include "lib/lock.h"
-#include "zk/groth16.h"
+#include "zk/groth16/groth16.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -15,9 +15,9 @@
 #ifndef CZ_BACKEND_H
 #define CZ_BACKEND_H
 
-#include "zk/bn254_groth16.h"
-#include "zk/curve_id.h"
-#include "zk/groth16.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/curve/curve_id.h"
+#include "zk/groth16/groth16.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -163,7 +163,7 @@ const char *cz_backend_names(void);
 
 /* finish() of the backends that compute: the public inputs from w, r and s
  * from getrandom, the proof assembled and verified against the key, r and s
- * wiped (zk/groth16.h, cz_groth16_finish). */
+ * wiped (zk/groth16/groth16.h, cz_groth16_finish). */
 int cz_backend_groth16_finish(const struct cz_dev_work *w, void *pub, union cz_dev_proof *p,
 			      char *err, size_t cap);
 

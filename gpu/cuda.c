@@ -33,7 +33,7 @@
 #include "gpu/cuda_pvt.h"
 #include "lib/pool.h"
 #include "lib/thread.h"
-#include "zk/bn254_msm.h"
+#include "zk/msm/bn254_msm.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -11,11 +11,11 @@
 #include <pthread.h>
 
 extern "C" {
-#include "zk/fr.h"
-#include "zk/g1.h"
-#include "zk/msm.h"
-#include "zk/bn254_fr.h"
-#include "zk/bn254_g1.h"
+#include "zk/field/fr.h"
+#include "zk/curve/g1.h"
+#include "zk/msm/msm.h"
+#include "zk/field/bn254_fr.h"
+#include "zk/curve/bn254_g1.h"
 }
 #include "gpu/cuda_pvt.h"
 #include "gpu/msm32.h"

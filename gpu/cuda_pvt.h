@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zk/bn254_fr.h"
-#include "zk/bn254_g1.h"
-#include "zk/g1.h"
-#include "zk/msm.h"
+#include "zk/field/bn254_fr.h"
+#include "zk/curve/bn254_g1.h"
+#include "zk/curve/g1.h"
+#include "zk/msm/msm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,13 +42,13 @@ const char *cz_cuda_describe(const struct cz_cuda_dev *d);
 /* Nonzero once a sticky error took the device out of service. */
 int cz_cuda_dead(const struct cz_cuda_dev *d);
 
-/* zk/ntt.h's transforms on n = 2^log2n host elements, in place, through the
+/* zk/ntt/ntt.h's transforms on n = 2^log2n host elements, in place, through the
  * device (copy in, transform, copy out).  log2n <= 27.  ms (may be NULL):
  * the kernels' device time (CUDA events; no copies, no table build). */
 enum { CZ_CUDA_NTT_FORWARD, CZ_CUDA_NTT_INVERSE, CZ_CUDA_NTT_COSET_FORWARD,
        CZ_CUDA_NTT_COSET_INVERSE, CZ_CUDA_NTT_TO_ODD_COSET };
 int cz_cuda_ntt(struct cz_cuda_dev *d, unsigned log2n, cz_fr *a, int op, float *ms);
-/* The same over BN254's Fr (zk/bn254_ntt.h's transforms). */
+/* The same over BN254's Fr (zk/ntt/bn254_ntt.h's transforms). */
 int cz_cuda_bn254_ntt(struct cz_cuda_dev *d, unsigned log2n, cz_bn254_fr *a, int op, float *ms);
 
 /* r = Σ s[i]·bases[i] through the device; window 0 picks c automatically.

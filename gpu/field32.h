@@ -3,7 +3,7 @@
  * gpu/field32.h — BLS12-381 Fr (8 limbs) and Fp (12 limbs), and BN254 Fr and
  * Fp (8 limbs each), on 32-bit limbs, for the CUDA kernels and, compiled as
  * plain C, for the host tests that check them against zk/.  Generic code:
- * gpu/field32_impl.h.  Constants come from zk/bls12_381.h and zk/bn254.h,
+ * gpu/field32_impl.h.  Constants come from zk/field/bls12_381.h and zk/field/bn254.h,
  * the one place that holds each curve's.
  *
  * Layout: every element is 16-byte aligned, so the device moves it with
@@ -19,8 +19,8 @@
 #define CZ_GPU_FIELD32_H
 
 #include "gpu/hd.h"
-#include "zk/bls12_381.h"
-#include "zk/bn254.h"
+#include "zk/field/bls12_381.h"
+#include "zk/field/bn254.h"
 
 /* 1: the device multiplies with the inline-PTX carry chains (mul_ptx);
  * 0 (default until checked on a GPU): the portable C, as on the host. */

@@ -6,7 +6,7 @@
  *   F32_N        limb count (32-bit limbs, least significant first)
  *   F32_T        the element type, struct { uint32_t l[F32_N]; }
  *   F32_NAME(n)  the name of operation n (cz_fp32_##n)
- *   F32_MOD64    the modulus as zk/bls12_381.h writes it (64-bit limbs)
+ *   F32_MOD64    the modulus as zk/field/bls12_381.h writes it (64-bit limbs)
  *   F32_INV64    -m^-1 mod 2^64 (its low half is -m^-1 mod 2^32)
  *
  * Why 32-bit limbs: the GPU multiplies 32x32->64 natively (mul.wide / mad.hi);
@@ -14,7 +14,7 @@
  * R = 2^(64·N/2), so a zk/ element and its F32 twin are the same bytes on a
  * little-endian host: converting is a reinterpretation, never arithmetic.
  *
- * Invariants, as in zk/field_impl.h: elements are fully reduced (< m); the
+ * Invariants, as in zk/field/field_impl.h: elements are fully reduced (< m); the
  * modulus leaves the top bit clear, so CIOS's result is < 2m and one
  * conditional subtraction reduces it.  Every function is branch-free in the
  * values (selects by mask), so warps do not diverge inside the arithmetic.

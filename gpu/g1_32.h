@@ -5,11 +5,11 @@
  * instance each): what the MSM kernels need (XYZZ bucket accumulators, mixed
  * addition from affine bases, doubling) and Jacobian mixed add/double.
  *
- * The formulas are zk/curve_impl.h's (EFD names below), so a kernel's result
+ * The formulas are zk/curve/curve_impl.h's (EFD names below), so a kernel's result
  * can be checked against cz_g1_* on the host point for point.  Layouts match
  * zk/: cz_g1a32 is cz_g1_affine ((0, 0) is infinity), cz_g1xyzz32 is
  * cz_g1_xyzz (ZZ = 0 is infinity), cz_g1jac32 is cz_g1_jac (Z = 0), and
- * the cz_bn254_g1*32 types are zk/bn254_g1.h's the same way.
+ * the cz_bn254_g1*32 types are zk/curve/bn254_g1.h's the same way.
  *
  * These additions branch on infinity and on P = ±Q: MSM data is public, and
  * in a warp the branches are rare (a bucket meets its own point only when a

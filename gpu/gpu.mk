@@ -52,7 +52,7 @@ endif
 # it here with cuzkd for the GPU machine to run as they are).
 .PHONY: gpu-check
 ifneq ($(NVCC),)
-GPUCHK_SRC := $(filter-out zk/snarkjs_json.c,$(wildcard zk/*.c)) $(wildcard lib/*.c synth/*.c gpu/*.c)
+GPUCHK_SRC := $(filter-out zk/io/snarkjs_json.c,$(shell find zk -name '*.c')) $(wildcard lib/*.c synth/*.c gpu/*.c)
 GPUCHK_OBJ := $(GPUCHK_SRC:%.c=$(B)/obj/%.o) $(GPU_OBJ)
 
 $(B)/gpu-check/libcuzk-gpu.a: $(GPUCHK_OBJ)

@@ -306,43 +306,48 @@ static int buckets_fill(struct cz_cuda_dev *d, cz_scratch &sc, typename C::xyzz 
 	return 0;
 }
 
+/* 1. classify and compact: the big and the one scalars' indices (in *big,
+ * *ones); their counts in *cnt on the device and *m, *nones on the host
+ * (the one synchronisation of an MSM before its end). */
 template <class C>
-static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename C::aff *bases,
-		   const typename C::fr *s, size_t n, unsigned window, struct cz_cuda_msm_shape *shape)
+static int msm_classify(struct cz_cuda_dev *d, cz_scratch &sc, const typename C::fr *s, size_t n,
+			uint32_t **big, uint32_t **ones, uint32_t **cnt, size_t *m, size_t *nones)
 {
-	typedef typename C::xyzz X;
-	cz_scratch sc(d);
-	uint8_t *fbig, *fone;
-	uint32_t *iota, *big, *ones, *cnt;
-	uint8_t *tmp = nullptr;
+	uint8_t *fbig, *fone, *tmp = nullptr;
+	uint32_t *iota;
 	size_t tb = 0;
 
-	if (n >= CZ_MSM32_NEG || (window && (window < 4 || window > 20)))
-		return -EINVAL;
-	/* 1. classify and compact: the big and the one scalars' indices */
 	CZ_TRY(sc.get(&fbig, n));
 	CZ_TRY(sc.get(&fone, n));
 	CZ_TRY(sc.get(&iota, n));
-	CZ_TRY(sc.get(&big, n));
-	CZ_TRY(sc.get(&ones, n));
-	CZ_TRY(sc.get(&cnt, 2));
-	CZ_CK(d, cudaMemsetAsync(cnt, 0, 2 * sizeof(uint32_t), d->s));
+	CZ_TRY(sc.get(big, n));
+	CZ_TRY(sc.get(ones, n));
+	CZ_TRY(sc.get(cnt, 2));
+	CZ_CK(d, cudaMemsetAsync(*cnt, 0, 2 * sizeof(uint32_t), d->s));
 	if (n) {
 		k_classify<C><<<cz_blocks(n, IDX_THREADS), IDX_THREADS, 0, d->s>>>(fbig, fone, iota, s, n);
 		CZ_CK_LAUNCH(d, "k_classify");
-		CZ_CK(d, cub::DeviceSelect::Flagged(nullptr, tb, iota, fbig, big, cnt, (int64_t)n, d->s));
+		CZ_CK(d, cub::DeviceSelect::Flagged(nullptr, tb, iota, fbig, *big, *cnt, (int64_t)n, d->s));
 		CZ_TRY(sc.get(&tmp, tb));
-		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fbig, big, cnt, (int64_t)n, d->s));
-		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fone, ones, cnt + 1, (int64_t)n, d->s));
+		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fbig, *big, *cnt, (int64_t)n, d->s));
+		CZ_CK(d, cub::DeviceSelect::Flagged(tmp, tb, iota, fone, *ones, *cnt + 1, (int64_t)n, d->s));
 	}
 	uint32_t hc[2];
-	CZ_CK(d, cudaMemcpyAsync(hc, cnt, sizeof(hc), cudaMemcpyDeviceToHost, d->s));
+	CZ_CK(d, cudaMemcpyAsync(hc, *cnt, sizeof(hc), cudaMemcpyDeviceToHost, d->s));
 	CZ_CK(d, cudaStreamSynchronize(d->s));
-	size_t m = hc[0], nones = hc[1];
+	*m = hc[0];
+	*nones = hc[1];
+	return 0;
+}
 
-	/* 2-5. windows in batches: pairs, sort, bounds, buckets */
-	unsigned c = window ? window : C::window(m);
-	unsigned nwin = C::nwin(c);
+/* 2-5. windows in batches: pairs, sort, bounds, buckets.  The m big
+ * scalars' digits of c bits fill nwin·K buckets (*buckets, in sc). */
+template <class C>
+static int msm_buckets(struct cz_cuda_dev *d, cz_scratch &sc, typename C::xyzz **buckets,
+		       const typename C::aff *bases, const typename C::fr *s, const uint32_t *big,
+		       size_t m, unsigned c, unsigned nwin)
+{
+	typedef typename C::xyzz X;
 	uint32_t K = cz_msm32_nbuckets(c);
 	size_t nb = (size_t)nwin * K;
 	/* per entry: 16 bytes of pairs (double-buffered key, value) and, if a
@@ -362,7 +367,6 @@ static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename 
 		kbits++;
 	size_t maxent = (size_t)batch * m, maxbk = (size_t)batch * K;
 	uint32_t *key, *val, *key2, *val2, *st, *en, *nch, *off, *dmax;
-	X *buckets;
 	CZ_TRY(sc.get(&key, maxent));
 	CZ_TRY(sc.get(&val, maxent));
 	CZ_TRY(sc.get(&key2, maxent));
@@ -372,7 +376,7 @@ static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename 
 	CZ_TRY(sc.get(&nch, maxbk + 1));
 	CZ_TRY(sc.get(&off, maxbk + 1));
 	CZ_TRY(sc.get(&dmax, 1));
-	CZ_TRY(sc.get(&buckets, nb));
+	CZ_TRY(sc.get(buckets, nb));
 	uint8_t *stmp = nullptr;
 	size_t tb2 = 0, tb3 = 0, tb4 = 0;
 	if (maxent) {
@@ -401,9 +405,28 @@ static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename 
 			k_bounds<<<cz_blocks(nent, IDX_THREADS), IDX_THREADS, 0, d->s>>>(st, en, key2, nent);
 			CZ_CK_LAUNCH(d, "k_bounds");
 		}
-		CZ_TRY(buckets_fill<C>(d, sc, buckets, st, en, val2, bases, nent, nbk, (size_t)w0 * K,
+		CZ_TRY(buckets_fill<C>(d, sc, *buckets, st, en, val2, bases, nent, nbk, (size_t)w0 * K,
 				       nch, off, dmax, stmp, tb2, CZ_MSM32_HOT));
 	}
+	return 0;
+}
+
+template <class C>
+static int msm_dev(struct cz_cuda_dev *d, typename C::xyzz *out, const typename C::aff *bases,
+		   const typename C::fr *s, size_t n, unsigned window, struct cz_cuda_msm_shape *shape)
+{
+	typedef typename C::xyzz X;
+	cz_scratch sc(d);
+	uint32_t *big = nullptr, *ones = nullptr, *cnt = nullptr;
+	size_t m = 0, nones = 0;
+	X *buckets = nullptr;
+
+	if (n >= CZ_MSM32_NEG || (window && (window < 4 || window > 20)))
+		return -EINVAL;
+	CZ_TRY(msm_classify<C>(d, sc, s, n, &big, &ones, &cnt, &m, &nones));
+	unsigned c = window ? window : C::window(m);
+	unsigned nwin = C::nwin(c);
+	CZ_TRY(msm_buckets<C>(d, sc, &buckets, bases, s, big, m, c, nwin));
 
 	/* 6-7. segments, then per-window sums */
 	uint32_t nseg = cz_msm32_nseg(c);

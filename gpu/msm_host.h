@@ -13,8 +13,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#include "zk/bn254_g1.h"
-#include "zk/g1.h"
+#include "zk/curve/bn254_g1.h"
+#include "zk/curve/g1.h"
 
 /* r = Σ_{w < nwin} 2^(c·w)·win[w] + extra (win[nwin] in the device's
  * buffer), with zk/'s XYZZ doubling and addition. */

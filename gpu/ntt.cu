@@ -28,7 +28,7 @@
 #include <string.h>
 
 extern "C" {
-#include "zk/bn254_fr.h"
+#include "zk/field/bn254_fr.h"
 }
 
 #define NTT_THREADS 256
@@ -359,7 +359,7 @@ int cz_cuda_abc(struct cz_cuda_dev *d, const struct cz_cuda_dom *m, cz_bn254_fr3
 	return abc<ntt_bn254>(d, m, h, a, b, c);
 }
 
-/* The zk/ntt.h transforms, each as DIFs and gathers (the sequences the host
+/* The zk/ntt/ntt.h transforms, each as DIFs and gathers (the sequences the host
  * selftest gpu_kernels checks with the same bodies).  a and t are both
  * clobbered; *res says which holds the result. */
 template <class C>

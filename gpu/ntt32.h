@@ -6,7 +6,7 @@
  * Written once for both curves' Fr: the index math here, the field steps in
  * gpu/ntt32_impl.h (cz_ntt32_* for BLS12-381, cz_bn254_ntt32_* for BN254).
  *
- * The transform is zk/ntt.c's: a radix-2 decimation in frequency (natural
+ * The transform is zk/ntt/ntt.c's: a radix-2 decimation in frequency (natural
  * order in, bit-reversed out) with tw[j] = omega_n^j, j < n/2, the snarkjs
  * root (generator 5).  A stage with half-size h = 2^hlog has n/2
  * butterflies; butterfly t touches elements base and base + h with

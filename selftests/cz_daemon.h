@@ -27,9 +27,9 @@
 #define CZ_DAEMON_H
 
 #include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
 #include <fcntl.h>

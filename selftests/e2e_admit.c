@@ -6,8 +6,8 @@ static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(
 static void child_setup(void);
 #define CZ_DAEMON_CHILD child_setup
 #include "selftests/cz_daemon.h"
-#include "zk/groth16.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #define CZ_DAEMON_STOP_TRIES 1000
 #include "selftests/cz_daemon.h"
 #include "synth/part.h"
-#include "zk/ntt.h"
+#include "zk/ntt/ntt.h"
 
 #include <errno.h>
 #include <sys/socket.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend (merkle 2^12, 6 jobs x 3 partitions) loses no job (every proof verifies with cuzk's verifier, three with snarkjs, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices 5 kills of cz-dev1 within 2 s during 10 jobs lose nothing (the 3rd death in 60 s marks it failed, logged once; cuzkctl enables it again), status and trace count the kills, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete; a child killed (CZ_TEST_DEVKILL) right after a ring hands it a descriptor, or after it records it but before the ring lets go, loses nothing; a child stopped and killed in take_lower holding a peer's partition: it comes back at its own key and is proved once; 24 kills at random moments leave no job unended. */
 #include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
 /* Under ASan or TSan cuzkd's RSS grows with the sanitizer's own bookkeeping

@@ -2,8 +2,8 @@
 /* Description: the real cuzkd under a heap-call counter (selftests/shim/heapcount.c), in cuzkd and in each device child (--isolation process, the default; CZ_ISOLATION=thread for threads): no engine thread makes a heap or mapping call over 100 partitions after warm-up (null and cpu backends); every engine thread is named cz-*; a witness truncated after submit fails its partition, not the daemon; an output error names its cause. */
 #define _GNU_SOURCE     /* pthread_setname_np */
 #include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
 #include "selftests/cz_test.h"
 
 #include <dirent.h>

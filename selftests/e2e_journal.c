@@ -4,8 +4,8 @@
 #define NWTNS 8
 #define CZ_DAEMON_START_TRIES 3000
 #include "selftests/cz_daemon.h"
-#include "zk/groth16.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <dirent.h>
 #include <grp.h>

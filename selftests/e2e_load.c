@@ -2,7 +2,7 @@
 /* Description: 32 clients × 30 jobs at once on the null backend (issue 12): every submit accepted, every job answered done exactly once with its own directory and complete, parseable files; the daemon's counters agree. */
 #define NWTNS 4
 #include "selftests/cz_daemon.h"
-#include "zk/snarkjs_json.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <libgen.h>
 #include <pthread.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: order at the device, from the real cuzkd's trace: inversions (a higher key started after a lower one had been ready >= 1 ms) stay within one per consumer on 2 null devices and on the cpu backend; a critical job behind a 30-partition backlog starts on each device after at most one partition per consumer; with synthesis slower than the devices, and with a budget for 2.5 partitions, both devices get work; on a simulated two-node machine the same order holds and partitions stay on their node (cross-node counted from the trace, equal to status). */
 #include "ctl/ctl.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
 #include "selftests/cz_test.h"
 
 #include <fcntl.h>

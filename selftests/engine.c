@@ -2,8 +2,8 @@
 /* Description: the engine in-process: its caps and defaults at create, partition buffers wiped before they go back to the cache, a bad descriptor checksum fails its partition, a getrandom failure is named. */
 #include "engine/engine_pvt.h"
 #include "synth/part.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
 #include "selftests/cz_test.h"
 #include "selftests/deny_getrandom.h"
 

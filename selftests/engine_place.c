@@ -15,8 +15,8 @@
 #include "selftests/cz_test.h"
 #include "engine/engine.h"
 #include "engine/place/place.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
 
 #include <errno.h>
 #include <json-c/json.h>

@@ -2,11 +2,11 @@
 /* Description: the CUDA kernels' 32-bit-limb Fr/Fp (BLS12-381 and BN254) and G1 XYZZ/Jacobian arithmetic (gpu/field32.h, gpu/g1_32.h), run on the host, equals zk/ on random and edge values. */
 #include "gpu/g1_32.h"
 #include "selftests/cz_test.h"
-#include "zk/g1.h"
-#include "zk/bn254.h"
-#include "zk/bn254_fp.h"
-#include "zk/bn254_fr.h"
-#include "zk/bn254_g1.h"
+#include "zk/curve/g1.h"
+#include "zk/field/bn254.h"
+#include "zk/field/bn254_fp.h"
+#include "zk/field/bn254_fr.h"
+#include "zk/curve/bn254_g1.h"
 
 #include <string.h>
 

@@ -19,12 +19,12 @@
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "synth/synth.h"
-#include "zk/bn254_msm.h"
-#include "zk/bn254_ntt.h"
-#include "zk/builtin.h"
-#include "zk/cs.h"
-#include "zk/groth16.h"
-#include "zk/ntt.h"
+#include "zk/msm/bn254_msm.h"
+#include "zk/ntt/bn254_ntt.h"
+#include "zk/groth16/builtin.h"
+#include "zk/groth16/cs.h"
+#include "zk/groth16/groth16.h"
+#include "zk/ntt/ntt.h"
 
 #include <stdlib.h>
 #include <string.h>

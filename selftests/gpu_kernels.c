@@ -4,11 +4,11 @@
 #include "gpu/msm_host.h"
 #include "gpu/ntt32.h"
 #include "selftests/cz_test.h"
-#include "zk/bn254_fr.h"
-#include "zk/bn254_msm.h"
-#include "zk/bn254_ntt.h"
-#include "zk/msm.h"
-#include "zk/ntt.h"
+#include "zk/field/bn254_fr.h"
+#include "zk/msm/bn254_msm.h"
+#include "zk/ntt/bn254_ntt.h"
+#include "zk/msm/msm.h"
+#include "zk/ntt/ntt.h"
 
 #include <stdlib.h>
 #include <string.h>

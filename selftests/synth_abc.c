@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: synthesis from snarkjs keys equals A·w, B·w, C·w evaluated from circom's own .r1cs. */
 #include "synth/synth.h"
-#include "zk/groth16_io.h"
-#include "zk/r1cs.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/r1cs.h"
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
 

@@ -4,7 +4,7 @@
  * The same checks BLS12-381's fields pass (selftests/zk_field_check.h),
  * for the BN254 instance of the generic field code.
  */
-#include "zk/bn254_fp.h"
+#include "zk/field/bn254_fp.h"
 
 #define FT cz_bn254_fp
 #define FT_PFX cz_bn254_fp

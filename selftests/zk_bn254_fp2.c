@@ -1,7 +1,7 @@
 /* Description: BN254 Fp2 = Fp[u]/(u^2+1) arithmetic, xi = 9 + u, inverse and sqrt vs a GMP schoolbook, on both paths. */
 /* SPDX-License-Identifier: MIT */
-#include "zk/bn254_fp2.h"
-#include "zk/fp.h" /* cz_fp_have_adx, cz_field_force_portable: all fields */
+#include "zk/field/bn254_fp2.h"
+#include "zk/field/fp.h" /* cz_fp_have_adx, cz_field_force_portable: all fields */
 
 #define T2 cz_bn254_fp2
 #define TB cz_bn254_fp

@@ -5,7 +5,7 @@
  * for the BN254 instance, and the roots of unity snarkjs uses: GMP's
  * 5^((r-1)/2^28) and ffjavascript's published Fr.w[28] (decimal, below).
  */
-#include "zk/bn254_fr.h"
+#include "zk/field/bn254_fr.h"
 
 #define FT cz_bn254_fr
 #define FT_PFX cz_bn254_fr

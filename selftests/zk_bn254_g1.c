@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BN254 G1 formulas, scalar mul and subgroup (cofactor 1) vs a naive affine oracle and ffjavascript's k·G. */
-#include "zk/bn254_curve.h"
-#include "zk/bn254_g1.h"
-#include "zk/fp.h" /* cz_fp_have_adx, cz_field_force_portable */
+#include "zk/curve/bn254_curve.h"
+#include "zk/curve/bn254_g1.h"
+#include "zk/field/fp.h" /* cz_fp_have_adx, cz_field_force_portable */
 
 #define T_FP cz_bn254_fp
 #define T_FP_LIMBS CZ_BN254_FP_LIMBS

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BN254 G2 (D-type twist over Fp2) formulas, scalar mul, psi subgroup check, cofactor vs a naive oracle, GMP and ffjavascript's k·G. */
-#include "zk/bn254_curve.h"
-#include "zk/bn254_g2.h"
-#include "zk/fp.h" /* cz_fp_have_adx, cz_field_force_portable */
+#include "zk/curve/bn254_curve.h"
+#include "zk/curve/bn254_g2.h"
+#include "zk/field/fp.h" /* cz_fp_have_adx, cz_field_force_portable */
 
 #include <gmp.h>
 

@@ -19,16 +19,16 @@
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "synth/synth.h"
-#include "zk/bn254_groth16.h"
-#include "zk/bn254_ntt.h"
-#include "zk/groth16_io.h"
-#include "zk/bn254_wtns.h"
-#include "zk/bn254_zkey.h"
-#include "zk/iden3bin.h"
-#include "zk/r1cs.h"
-#include "zk/snarkjs_json.h"
-#include "zk/wtns.h"
-#include "zk/zkey.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/ntt/bn254_ntt.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/bn254_wtns.h"
+#include "zk/io/bn254_zkey.h"
+#include "zk/io/iden3bin.h"
+#include "zk/io/r1cs.h"
+#include "zk/io/snarkjs_json.h"
+#include "zk/io/wtns.h"
+#include "zk/io/zkey.h"
 
 static const char *data_dir = "selftests/data/bn128";
 static const char *bls_dir = "selftests/data";
@@ -393,7 +393,7 @@ static void zkey_cross(void)
 	ct_ok(ok, "a BLS12-381 .zkey / .wtns: cz_zkey_curve says so, the BN254 readers refuse them naming both (%s)", err);
 }
 
-/* The prover over BN254 (zk/groth16_tmpl_pvt.h's instance): a proof of
+/* The prover over BN254 (zk/groth16/groth16_tmpl_pvt.h's instance): a proof of
  * the fixture's witness 1 from the snarkjs key verifies under snarkjs's
  * vk.json and public.json (files the library did not write); a, b, c are
  * wiped; the finish stage wipes r, s; a witness with a private value

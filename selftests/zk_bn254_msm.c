@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BN254 G1/G2 multi-scalar multiplication equals the naive sum of k_i·P_i, for random and edge inputs, forced plans, 1-3 threads. */
 /*
- * The oracle is the curve's scalar multiplication (zk/bn254_g1.c, g2.c,
+ * The oracle is the curve's scalar multiplication (zk/curve/bn254_g1.c, g2.c,
  * checked against ffjavascript by zk_bn254_g1/g2) summed point by point;
  * for 2^12 points with scalars from a small set, the grouped sum
  * Σ_v v·(Σ P_i).  Written once over the group with a macro, for G1 and G2.
  */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
-#include "zk/bn254_msm.h"
+#include "zk/msm/bn254_msm.h"
 
 #include <stdlib.h>
 #include <string.h>

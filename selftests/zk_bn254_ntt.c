@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BN254 Fr NTTs against a naive O(n^2) DFT and snarkjs's bn128 roots of unity, at any thread count. */
-#include "zk/bn254_fr.h"
-#include "zk/bn254_ntt.h"
+#include "zk/field/bn254_fr.h"
+#include "zk/ntt/bn254_ntt.h"
 
 /*
  * snarkjs's bn128 roots: ffjavascript 0.3.1 (the "fr_w" lines that

@@ -7,7 +7,7 @@
  * (p^12 - 1)/r from GMP (p and r from the vectors file); the pairing
  * values e(G1, G2) and e(a·G1, b·G2) ffjavascript computed
  * (selftests/data/bn254_vectors.txt); the group laws for bilinearity
- * (scalar multiples from zk/bn254_g1.c and g2.c, which
+ * (scalar multiples from zk/curve/bn254_g1.c and g2.c, which
  * selftests/zk_bn254_g1.c and g2.c test against their own oracle).
  */
 #include <gmp.h>
@@ -15,8 +15,8 @@
 
 #include "selftests/bn254_vectors.h"
 #include "selftests/cz_test.h"
-#include "zk/bn254_curve.h"
-#include "zk/bn254_pairing.h"
+#include "zk/curve/bn254_curve.h"
+#include "zk/curve/bn254_pairing.h"
 
 typedef cz_bn254_fp fp;
 typedef cz_bn254_fp2 fp2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * selftests/zk_curve_test.h — the curve-group tests shared by zk_g1.c and
- * zk_g2.c, written once over the coordinate field like zk/curve_impl.h.
+ * zk_g2.c, written once over the coordinate field like zk/curve/curve_impl.h.
  *
  * The oracle is a separate, deliberately naive implementation written here:
  * affine points with an explicit infinity flag, the textbook chord-and-
@@ -28,9 +28,9 @@
 #include <string.h>
 
 #include "selftests/cz_test.h"
-#include "zk/fp.h"
-#include "zk/fr.h"
-#include "zk/g1.h" /* CZ_EPOINT_*, cz_point_strerror */
+#include "zk/field/fp.h"
+#include "zk/field/fr.h"
+#include "zk/curve/g1.h" /* CZ_EPOINT_*, cz_point_strerror */
 
 typedef T_F tf;
 typedef struct { tf x, y; int inf; } opt; /* oracle point */

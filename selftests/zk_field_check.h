@@ -20,8 +20,8 @@
 #define ZK_FIELD_CHECK_H
 
 #include "selftests/cz_test.h"
-#include "zk/fp.h" /* cz_fp_have_adx, cz_field_force_portable: all fields */
-#include "zk/field_inline.h" /* the _inl forms of every operation */
+#include "zk/field/fp.h" /* cz_fp_have_adx, cz_field_force_portable: all fields */
+#include "zk/field/field_inline.h" /* the _inl forms of every operation */
 
 #include <gmp.h>
 #include <stdint.h>
@@ -174,7 +174,7 @@ static void fc_arith(const char *path)
 	mpz_clears(x, y, w, t, NULL);
 }
 
-/* The inlinable forms (zk/field_inline.h) against GMP, including every
+/* The inlinable forms (zk/field/field_inline.h) against GMP, including every
  * output/input aliasing pattern a formula uses (r = a op r, r = r op r). */
 static void fc_inline(const char *path)
 {

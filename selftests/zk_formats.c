@@ -19,10 +19,10 @@
 
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
-#include "zk/r1cs.h"
-#include "zk/snarkjs_json.h"
-#include "zk/wtns.h"
-#include "zk/zkey.h"
+#include "zk/io/r1cs.h"
+#include "zk/io/snarkjs_json.h"
+#include "zk/io/wtns.h"
+#include "zk/io/zkey.h"
 #include "lib/clock.h"
 
 static const char *data_dir = "selftests/data";

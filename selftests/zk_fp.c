@@ -1,6 +1,6 @@
 /* Description: Fp (BLS12-381 base field) arithmetic, sqrt, inversion and encodings vs GMP, on both multiplication paths. */
 /* SPDX-License-Identifier: MIT */
-#include "zk/fp.h"
+#include "zk/field/fp.h"
 
 #define FT cz_fp
 #define FT_PFX cz_fp

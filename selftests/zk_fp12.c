@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "selftests/cz_test.h"
-#include "zk/fp12.h"
-#include "zk/pairing.h"
+#include "zk/field/fp12.h"
+#include "zk/curve/pairing.h"
 
 typedef struct { cz_fp2 g[6]; } poly; /* sum g_i w^i */
 

@@ -1,6 +1,6 @@
 /* Description: Fp2 = Fp[u]/(u^2+1) arithmetic, inverse and sqrt vs a GMP schoolbook, on both multiplication paths. */
 /* SPDX-License-Identifier: MIT */
-#include "zk/fp2.h"
+#include "zk/field/fp2.h"
 
 #define T2 cz_fp2
 #define TB cz_fp

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the AVX-512 IFMA vector Fp and Fp2 (zk/fp_ifma.h) of BLS12-381 and BN254, on 8 (zmm) and 4 (ymm) lanes: every lane against GMP and against the scalar path, on random values, edges and the lazy ranges. */
+/* Description: the AVX-512 IFMA vector Fp and Fp2 (zk/msm/fp_ifma.h) of BLS12-381 and BN254, on 8 (zmm) and 4 (ymm) lanes: every lane against GMP and against the scalar path, on random values, edges and the lazy ranges. */
 /*
  * One run of the same 14 checks per (curve, lane count).  Elements are
  * handled as plain limb arrays of the curve's size (6 or 4 64-bit limbs),
@@ -8,11 +8,11 @@
  * the bit-for-bit comparisons.
  */
 #include "selftests/cz_test.h"
-#include "zk/bn254_fp.h"
-#include "zk/bn254_fp2.h"
-#include "zk/fp.h"
-#include "zk/fp2.h"
-#include "zk/fp_ifma.h"
+#include "zk/field/bn254_fp.h"
+#include "zk/field/bn254_fp2.h"
+#include "zk/field/fp.h"
+#include "zk/field/fp2.h"
+#include "zk/msm/fp_ifma.h"
 
 #include <gmp.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Description: Fr (BLS12-381 scalar field) arithmetic, Tonelli-Shanks sqrt, encodings and snarkjs roots of unity vs GMP, on both paths. */
 /* SPDX-License-Identifier: MIT */
-#include "zk/fr.h"
+#include "zk/field/fr.h"
 
 #define FT cz_fr
 #define FT_PFX cz_fr

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BLS12-381 G1 formulas, scalar mul, subgroup check and zcash encodings vs a naive affine oracle and published vectors. */
-#include "zk/bls12_381_curve.h"
-#include "zk/g1.h"
+#include "zk/curve/bls12_381_curve.h"
+#include "zk/curve/g1.h"
 
 #define T_F cz_fp
 #define T_F_ADD cz_fp_add

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: BLS12-381 G2 formulas, scalar mul, psi subgroup check and zcash encodings vs a naive affine oracle and published vectors. */
-#include "zk/bls12_381_curve.h"
-#include "zk/g2.h"
+#include "zk/curve/bls12_381_curve.h"
+#include "zk/curve/g2.h"
 
 #define T_F cz_fp2
 #define T_F_ADD cz_fp2_add

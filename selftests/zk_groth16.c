@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: built-in circuit, dev setup, prove, verify; tampering and bad witnesses rejected; r, s wiped; a getrandom failure named; key and domain footprints against malloc's own count. */
-#include "zk/builtin.h"
+#include "zk/groth16/builtin.h"
 #include "synth/synth.h"
-#include "zk/groth16.h"
-#include "zk/ntt.h"
+#include "zk/groth16/groth16.h"
+#include "zk/ntt/ntt.h"
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
 #include "selftests/deny_getrandom.h"

@@ -2,7 +2,7 @@
 /* Description: G1/G2 multi-scalar multiplication equals the naive Σ k_i·P_i, for random and edge inputs, at 1-3 threads. */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
-#include "zk/msm.h"
+#include "zk/msm/msm.h"
 
 #include <string.h>
 

@@ -2,9 +2,9 @@
 /* Description: the MSM with the AVX-512 IFMA flush (8 and 4 lanes) equals the MSM with the scalar one (and the vector path ran), BLS12-381 and BN254 G1 and G2, on random, 0/1-heavy, repeated-point, P/-P and infinity inputs at several sizes and plans. */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
-#include "zk/fp_ifma.h"
-#include "zk/bn254_msm.h"
-#include "zk/msm.h"
+#include "zk/msm/fp_ifma.h"
+#include "zk/msm/bn254_msm.h"
+#include "zk/msm/msm.h"
 
 #include <stdlib.h>
 #include <string.h>

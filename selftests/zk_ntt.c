@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: Fr NTTs against a naive O(n^2) DFT and snarkjs's roots of unity, at any thread count. */
-#include "zk/fr.h"
-#include "zk/ntt.h"
+#include "zk/field/fr.h"
+#include "zk/ntt/ntt.h"
 
 /*
  * snarkjs's roots: ffjavascript 0.3.1 (what snarkjs uses), obtained once with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: files are written whole via PATH.tmp and rename, and a failed write leaves PATH as it was. */
-#include "zk/outfile.h"
+#include "zk/io/outfile.h"
 #include "selftests/cz_test.h"
 
 #include <errno.h>

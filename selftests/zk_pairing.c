@@ -1,7 +1,7 @@
 /* Description: BLS12-381 pairing: bilinearity, non-degeneracy, order r, exact final exponent (GMP), multi-pairing, infinity, pairing_check */
 /*
  * Oracles: the group laws (scalar multiples made here with a small affine
- * double-and-add, independent of zk/g1.c and zk/g2.c), the exponent
+ * double-and-add, independent of zk/curve/g1.c and zk/curve/g2.c), the exponent
  * (p^12 - 1)/r computed with GMP from the curve parameter x and applied with
  * the generic cz_fp12_pow, and products of single pairings.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "selftests/cz_test.h"
-#include "zk/pairing.h"
+#include "zk/curve/pairing.h"
 #include "lib/clock.h"
 
 static mpz_t P, R, X;

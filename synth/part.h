@@ -15,8 +15,8 @@
 #ifndef CZ_SYNTH_PART_H
 #define CZ_SYNTH_PART_H
 
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
 
 #include <stddef.h>
 #include <stdint.h>

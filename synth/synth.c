@@ -9,13 +9,13 @@
  * Each coefficient holds v·R² so that one Montgomery product with the
  * standard-form witness value gives v·w in Montgomery form: the witness is
  * never converted.  Indexed keys (coefficients sorted by row, row_off:
- * zk/groth16_key.c builds it with every key) split rows among threads with
+ * key_index in zk/groth16/groth16.h builds it with every key) split rows among threads with
  * no sharing; unindexed ones run serially.
  * Cost: one Fr mul and add per coefficient, one Fr mul per row.
  * The same code serves both curves (synth/synth_tmpl_pvt.h).
  */
 #include "synth/synth.h"
-#include "zk/field_inline.h"
+#include "zk/field/field_inline.h"
 #include "lib/pool.h"
 
 #include <string.h>

@@ -6,8 +6,8 @@
 #ifndef CZ_SYNTH_H
 #define CZ_SYNTH_H
 
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
 
 struct cz_pool;
 

@@ -25,7 +25,7 @@ for f in gpu/*.h; do
 		cp "$f" "$tmp/$f"
 	fi
 done
-cp zk/*.h "$tmp/zk/"
+find zk -name '*.h' | while read -r f; do mkdir -p "$tmp/${f%/*}"; cp "$f" "$tmp/$f"; done
 cat >"$tmp/probe.cu" <<'CU'
 #include "gpu/msm32.h"
 #include "gpu/ntt32.h"

@@ -10,10 +10,10 @@
 #include "engine/engine_pvt.h"
 #include "engine/device/shkey.h"
 #include "synth/part.h"
-#include "zk/bn254_ntt.h"
-#include "zk/groth16_io.h"
-#include "zk/ntt.h"
-#include "zk/zkey.h"
+#include "zk/ntt/bn254_ntt.h"
+#include "zk/io/groth16_io.h"
+#include "zk/ntt/ntt.h"
+#include "zk/io/zkey.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "lib/clock.h"
-#include "zk/groth16_io.h"
+#include "zk/io/groth16_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

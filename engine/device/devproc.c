@@ -62,8 +62,8 @@
 #include "engine/engine_pvt.h"
 #include "engine/device/shkey.h"
 #include "lib/thread.h"
-#include "zk/bn254_ntt.h"
-#include "zk/ntt.h"
+#include "zk/ntt/bn254_ntt.h"
+#include "zk/ntt/ntt.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,9 +8,9 @@
 #define CZ_SHKEY_H
 
 #include "alloc/region.h"
-#include "zk/bn254_groth16.h"
-#include "zk/curve_id.h"
-#include "zk/groth16.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/curve/curve_id.h"
+#include "zk/groth16/groth16.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -39,8 +39,8 @@
 #include "engine/engine_pvt.h"
 #include "engine/durable/uring.h"
 #include "lib/thread.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -82,8 +82,8 @@
  */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
-#include "zk/groth16_io.h"
-#include "zk/snarkjs_json.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <dirent.h>
 #include <errno.h>

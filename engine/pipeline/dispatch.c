@@ -68,7 +68,7 @@
 #include "lib/thread.h"
 #include "synth/part.h"
 #include "synth/synth.h"
-#include "zk/groth16_io.h"
+#include "zk/io/groth16_io.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
-#include "zk/groth16_io.h"
+#include "zk/io/groth16_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

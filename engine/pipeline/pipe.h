@@ -31,9 +31,9 @@
 #include "alloc/region.h"
 #include "ring/order.h"
 #include "gpu/backend.h"   /* union cz_dev_msms */
-#include "zk/bn254_groth16.h"
-#include "zk/curve_id.h"
-#include "zk/groth16.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/curve/curve_id.h"
+#include "zk/groth16/groth16.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -19,7 +19,7 @@
  * never leaves this file, no user partition is ever proved with it, and
  * each device is told to forget it after its proof (unload_key).  The setup
  * costs ~270 ms of one core on the loaded 2-core VM (its fixed-base tables,
- * zk/fixed_base.c, are sized for large keys), so it is made once per process
+ * zk/msm/fixed_base.c, are sized for large keys), so it is made once per process
  * and started early (cz_warmup_prepare, from cz_engine_create, so that it
  * overlaps loading the keys given at start); every device's warm-up then
  * shares it.  The proof's buffers are allocated and freed at the consumer's
@@ -30,8 +30,8 @@
 #include "engine/engine_pvt.h"
 #include "synth/part.h"
 #include "synth/synth.h"
-#include "zk/builtin.h"
-#include "zk/ntt.h"
+#include "zk/groth16/builtin.h"
+#include "zk/ntt/ntt.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -18,8 +18,8 @@ FUZZ_CC      ?= clang
 FUZZ_DIR     := $(B)/fuzz
 FUZZ_NAMES   := fuzz_zkey fuzz_wtns fuzz_r1cs fuzz_json
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
-FUZZ_PARSERS := zk/iden3bin.c zk/zkey.c zk/wtns.c zk/r1cs.c zk/snarkjs_json.c
-FUZZ_BASESRC := $(filter-out $(FUZZ_PARSERS),$(wildcard zk/*.c lib/*.c))
+FUZZ_PARSERS := zk/io/iden3bin.c zk/io/zkey.c zk/io/wtns.c zk/io/r1cs.c zk/io/snarkjs_json.c
+FUZZ_BASESRC := $(filter-out $(FUZZ_PARSERS),$(shell find zk -name '*.c') $(wildcard lib/*.c))
 FUZZ_JSONC   := $(shell pkg-config --cflags json-c 2>/dev/null)
 FUZZ_CFLAGS  := -std=gnu17 -O1 -g -I. $(FUZZ_JSONC) -fno-omit-frame-pointer \
                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -49,7 +49,7 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/p/selftests/fuzz/fuzz_%.o $(FUZZ_PARSERS:%.c=$(F
 
 # Builds the fuzzers if it can; the runner reads $(FUZZ_DIR)/skip for why not.
 $(FUZZ_RUNNER): selftests/fuzz/run.sh selftests/fuzz/fuzz.mk $(FUZZ_PARSERS) \
-		$(wildcard selftests/fuzz/*.c) $(FUZZ_BASESRC) $(wildcard zk/*.h lib/*.h)
+		$(wildcard selftests/fuzz/*.c) $(FUZZ_BASESRC) $(shell find zk -name '*.h') $(wildcard lib/*.h)
 	@mkdir -p $(dir $@) $(FUZZ_DIR)
 	@rm -f $(FUZZ_DIR)/skip
 	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
@@ -108,7 +108,7 @@ $(FUZZ_DIR)/fuzz_ctl: $(FUZZ_DIR)/ctl/selftests/fuzz/fuzz_ctl.o $(FUZZ_CTL_SRC:%
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $(filter %.o,$^) $(FUZZ_DIR)/libctlbase.a $(FUZZ_CTL_LIBS) -lpthread -lm
 
 $(FUZZ_CTL_RUNNER): selftests/fuzz/run_ctl.sh selftests/fuzz/fuzz.mk selftests/fuzz/fuzz_ctl.c $(LIBSRC) \
-		$(wildcard ctl/*.h engine/*.h engine/*/*.h lib/*.h zk/*.h)
+		$(wildcard ctl/*.h engine/*.h engine/*/*.h lib/*.h) $(shell find zk -name '*.h')
 	@mkdir -p $(dir $@) $(FUZZ_DIR)
 	@rm -f $(FUZZ_DIR)/skip_ctl
 	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \

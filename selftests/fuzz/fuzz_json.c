@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "zk/snarkjs_json.h"
+#include "zk/io/snarkjs_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "zk/r1cs.h"
+#include "zk/io/r1cs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

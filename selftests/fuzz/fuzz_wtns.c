@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "zk/wtns.h"
+#include "zk/io/wtns.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "zk/snarkjs_json.h"
-#include "zk/zkey.h"
+#include "zk/io/snarkjs_json.h"
+#include "zk/io/zkey.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

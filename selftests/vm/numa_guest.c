@@ -15,8 +15,8 @@
 #include "engine/device/devproc.h"
 #include "engine/engine_pvt.h"
 #include "engine/place/place.h"
-#include "zk/builtin.h"
-#include "zk/groth16_io.h"
+#include "zk/groth16/builtin.h"
+#include "zk/io/groth16_io.h"
 #include "selftests/cz_test.h"
 
 #include <dirent.h>

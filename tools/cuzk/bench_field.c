@@ -3,7 +3,7 @@
  * tools/cuzk/bench_field.c — `cuzk bench fp` and `cuzk bench fr`: the cost of
  * one field operation, on every multiplication path the CPU has.
  *
- * mul, sqr, add and sub (and the inlinable _inl forms of zk/field_inline.h)
+ * mul, sqr, add and sub (and the inlinable _inl forms of zk/field/field_inline.h)
  * run as dependent chains (x = x·y), so the figures are
  * latencies, which is what curve formulas and NTT butterflies see.
  * --iters N sets the chain length (default 10^7); inversions run N/1000 times.
@@ -16,12 +16,12 @@
  */
 #include "tools/cuzk/cmd.h"
 #include "lib/clock.h"
-#include "zk/field_inline.h"
-#include "zk/fp.h"
-#include "zk/fp2.h"
-#include "zk/fr.h"
-#include "zk/fp_ifma.h"
-#include "zk/bn254_fp.h"
+#include "zk/field/field_inline.h"
+#include "zk/field/fp.h"
+#include "zk/field/fp2.h"
+#include "zk/field/fr.h"
+#include "zk/msm/fp_ifma.h"
+#include "zk/field/bn254_fp.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
  * MSM's cost does not depend on how the bases relate).
  * Reports wall ms (best of --iters), process CPU ms, and cpu_spread: Σ/max
  * of the threads' CPU time, the speed-up an idle machine would give.
- * --path both runs the scalar and the AVX-512 IFMA flush (zk/fp_ifma.h, the
+ * --path both runs the scalar and the AVX-512 IFMA flush (zk/msm/fp_ifma.h, the
  * lane count chosen at start-up) alternately, iteration by iteration, so
  * both see the same machine load, and gives the IFMA line a speedup (best
  * scalar / best IFMA, CPU time); --path all runs scalar, 8 lanes and
@@ -25,9 +25,9 @@
 
 #include "lib/pool.h"
 #include "tools/cuzk/cmd.h"
-#include "zk/bn254_msm.h"
-#include "zk/fp_ifma.h"
-#include "zk/msm.h"
+#include "zk/msm/bn254_msm.h"
+#include "zk/msm/fp_ifma.h"
+#include "zk/msm/msm.h"
 #include "lib/clock.h"
 
 static uint64_t st = 0x2545f4914f6cdd1dull;

@@ -10,8 +10,8 @@
 #include "tools/cuzk/cmd.h"
 #include "lib/clock.h"
 #include "lib/pool.h"
-#include "zk/fr.h"
-#include "zk/ntt.h"
+#include "zk/field/fr.h"
+#include "zk/ntt/ntt.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,11 +17,11 @@
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
 #include "synth/synth.h"
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
-#include "zk/groth16_io.h"
-#include "zk/iden3bin.h" /* CZ_ERRLEN */
-#include "zk/zkey.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/iden3bin.h" /* CZ_ERRLEN */
+#include "zk/io/zkey.h"
 #include "lib/clock.h"
 
 #include <stdio.h>

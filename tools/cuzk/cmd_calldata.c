@@ -13,9 +13,9 @@
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

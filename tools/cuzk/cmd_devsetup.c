@@ -4,7 +4,7 @@
  * Groth16 setup, for development, tests and benchmarks only.
  *
  * The toxic waste (τ, α, β, γ, δ) is derived from --seed by a public
- * function (zk/groth16_setup.c), so anyone who knows or guesses the seed
+ * function (zk/groth16/groth16_setup.c), so anyone who knows or guesses the seed
  * can forge proofs for the key.  Production keys come from a multi-party
  * ceremony (`snarkjs powersoftau` + `zkey contribute`, or Filecoin's
  * published parameters).  The command says so on every run.
@@ -24,13 +24,13 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
-#include "zk/bn254_groth16.h"
-#include "zk/builtin.h"
-#include "zk/cs.h"
-#include "zk/groth16.h"
-#include "zk/groth16_io.h"
-#include "zk/r1cs.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/builtin.h"
+#include "zk/groth16/cs.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/r1cs.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -23,12 +23,12 @@
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
 #include "synth/synth.h"
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
-#include "zk/groth16_io.h"
-#include "zk/outfile.h"
-#include "zk/snarkjs_json.h"
-#include "zk/zkey.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/groth16_io.h"
+#include "zk/io/outfile.h"
+#include "zk/io/snarkjs_json.h"
+#include "zk/io/zkey.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * (exit 1); a file that cannot be read or parsed exits 2 with a message
  * naming the file and field.
  *
- * What is checked before the pairing: the readers (zk/snarkjs_json.h) put
+ * What is checked before the pairing: the readers (zk/io/snarkjs_json.h) put
  * every point of the key and the proof on its curve and in its subgroup and
  * every public input below r; here the number of public inputs must equal
  * the key's nPublic (fewer or more would silently prove another statement).
@@ -14,9 +14,9 @@
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
-#include "zk/bn254_groth16.h"
-#include "zk/groth16.h"
-#include "zk/snarkjs_json.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/groth16/groth16.h"
+#include "zk/io/snarkjs_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

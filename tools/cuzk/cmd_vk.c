@@ -8,10 +8,10 @@
  */
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
-#include "zk/snarkjs_json.h"
-#include "zk/bn254_groth16.h"
-#include "zk/bn254_zkey.h"
-#include "zk/zkey.h"
+#include "zk/io/snarkjs_json.h"
+#include "zk/groth16/bn254_groth16.h"
+#include "zk/io/bn254_zkey.h"
+#include "zk/io/zkey.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/field/bn254_fp6.c — BN254 Fp6 = Fp2[v]/(v^3 - xi), xi = 9 + u:
+ * zk/field/fp6_impl.h over cz_bn254_fp2.
+ */
+#include "zk/field/bn254_fp12.h"
+
+#define TW_FP2 cz_bn254_fp2
+#define TW_FP6 cz_bn254_fp6
+#define TW_FP12 cz_bn254_fp12
+#define TW_FROB_COEFFS cz_bn254_frob_coeffs
+#include "zk/field/fp6_impl.h"

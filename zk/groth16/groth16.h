@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/groth16/groth16.h — Groth16 over BLS12-381, the math snarkjs and rapidsnark use,
+ * so keys from `snarkjs groth16 setup` work unchanged; the same code proves
+ * over BN254 (zk/groth16/bn254_groth16.h: cz_bn254_groth16_*, snarkjs' bn128).
+ *
+ * A proof is three stages, each a function with explicit inputs and outputs
+ * (no global state), so the daemon can schedule them on different threads
+ * and devices:
+ *   synth     witness → a = A·w, b = B·w, c = a∘b on the n-domain (CPU; the
+ *             layer above this one, synth/synth.h: zk/ never calls it)
+ *   device    a, b, c → odd-coset evaluations, d = a·b − c, and the five
+ *             MSMs A, B1, B2, C, H (the part a GPU does)
+ *   finalize  MSM results + blinding r, s → proof (CPU, milliseconds)
+ * The big buffers (witness, a, b, c, h) are the caller's.  Each MSM's
+ * scratch (buckets, batch-addition queues: zk/msm/msm_tmpl_pvt.h) comes from
+ * the pool's per-thread scratch slots, which only grow: the first MSM of a
+ * size on a pool allocates, later ones make no heap call (the daemon's
+ * device stages after warm-up; selftests/e2e_heap counts it), and a slot
+ * that cannot grow is why cz_groth16_device can fail with -ENOMEM.
+ * cz_groth16_prove, the one-shot CLI path, also allocates h and the NTT
+ * domain.
+ * cz_groth16_prove() runs device and finalize on vectors the caller has
+ * synthesized, and verifies the proof before returning it.
+ */
+#ifndef CZ_GROTH16_H
+#define CZ_GROTH16_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zk/curve/g1.h"
+#include "zk/curve/g2.h"
+#include "zk/msm/msm.h"
+
+struct cz_pool;
+struct cz_ntt_domain;
+
+/* The prover's API, for either curve: P the prefix (cz_groth16 here,
+ * cz_bn254_groth16 in zk/groth16/bn254_groth16.h), FR the scalar field, G1 G2 the
+ * group prefixes, D the NTT domain's struct tag.  zk/groth16/groth16_tmpl_pvt.h
+ * defines it once; the types are:
+ *
+ * struct P_coef: one nonzero entry of the A or B matrix (the .zkey
+ * coefficient section).  value holds v·R² mod r, as .zkey stores it:
+ * FR_mul(value, w) with w in standard form then yields v·w in Montgomery
+ * form.
+ * struct P_key: the proving key (what a .zkey holds), points affine.
+ * struct P_msms: the device stage's results.
+ * struct P_secrets: the finalize stage's secrets, getrandom(2)'s bytes and
+ * the blinding r, s drawn from them.  Whoever holds one wipes it
+ * (P_secrets_wipe) once the proof is assembled: anyone who learns r or s
+ * with the proof can strip the blinding.
+ *
+ * key_free; key_index sorts the key's coefficients by row and builds
+ * row_off (the key loaders and cz_groth16_devsetup call it): 0 or -ENOMEM
+ * (the key then stays usable, with serial synthesis).  key_bytes: bytes
+ * the key's arrays hold (points, coefficients, row index), what a resident
+ * key costs for the daemon's memory budget.
+ * device: overwrites a, b, c; hbuf: n scalars of scratch; 0 or -ENOMEM.
+ * blinding: r, s from getrandom(2); 0, or CZ_GROTH16_ERANDOM with errno as
+ * getrandom left it (ENOSYS, EPERM under a seccomp filter, ...).
+ * secrets_wipe: explicit_bzero, a wipe the compiler cannot drop.
+ * finish: the finalize stage for a caller that ran the device stage itself
+ * (the daemon): r, s drawn into sec, the proof assembled from m and
+ * verified for w's public inputs, sec wiped whatever the outcome.  The
+ * caller provides sec so that a test can see it wiped.  CZ_GROTH16_OK,
+ * CZ_GROTH16_UNSAT (the proof does not verify: the witness does not
+ * satisfy the circuit) or CZ_GROTH16_ERANDOM (errno from getrandom).  t
+ * (may be NULL) gets the finalize and verify times.
+ * check_proof: verifies a proof for the witness's own public inputs
+ * (w[1..npub]).
+ * prove: the rest of a proof once a, b, c are synthesized (synth/synth.h,
+ * n each): device stage, finish, so the proof is verified before it is
+ * returned.  t may be NULL; t->synth is the caller's to fill.  a, b, c,
+ * its own scratch h and r, s (all derived from w or secret) are wiped
+ * before it returns; w is the caller's to wipe. */
+#define CZ_GROTH16_DECLARE(P, FR, G1, G2, D)                                          \
+	struct P##_coef {                                                             \
+		uint32_t matrix;        /* 0 = A, 1 = B */                            \
+		uint32_t row;           /* constraint, < n */                         \
+		uint32_t var;           /* signal, < nvars */                         \
+		FR value;                                                             \
+	};                                                                            \
+	struct P##_key {                                                              \
+		uint32_t nvars;         /* signals including the constant one */      \
+		uint32_t npub;          /* public signals, not counting the one */    \
+		uint32_t log2n;         /* domain size n = 2^log2n */                 \
+		G1##_affine alpha1, beta1, delta1;                                    \
+		G2##_affine beta2, gamma2, delta2;                                    \
+		G1##_affine *ic;        /* npub + 1 */                                \
+		G1##_affine *a;         /* nvars */                                   \
+		G1##_affine *b1;        /* nvars */                                   \
+		G2##_affine *b2;        /* nvars */                                   \
+		G1##_affine *c;         /* nvars − npub − 1: the private signals only */ \
+		G1##_affine *h;         /* n */                                       \
+		struct P##_coef *coefs; /* sorted by row once indexed */              \
+		size_t ncoefs;                                                        \
+		uint32_t *row_off;      /* n + 1: row i's coefficients are [row_off[i], row_off[i+1]) */ \
+	};                                                                            \
+	struct P##_msms {                                                             \
+		G1##_jac a, b1, c, h;                                                 \
+		G2##_jac b2;                                                          \
+	};                                                                            \
+	struct P##_secrets {                                                          \
+		uint8_t rnd[128];                                                     \
+		FR r, s;                                                              \
+	};                                                                            \
+	struct P##_proof;                                                             \
+	struct P##_vk;                                                                \
+	struct D;                                                                     \
+	struct cz_pool;                                                               \
+	void P##_key_free(struct P##_key *k);                                         \
+	int P##_key_index(struct P##_key *k);                                         \
+	uint64_t P##_key_bytes(const struct P##_key *k);                              \
+	void P##_vk_from_key(struct P##_vk *vk, const struct P##_key *k);             \
+	int P##_device(const struct P##_key *k, const struct D *d, const cz_scalar *w, \
+		       FR *a, FR *b, FR *c, cz_scalar *hbuf, struct P##_msms *out,    \
+		       struct cz_pool *pool, struct cz_groth16_times *t);             \
+	void P##_finalize(const struct P##_key *k, const struct P##_msms *m,          \
+			  const FR *r, const FR *s, struct P##_proof *p);             \
+	int P##_blinding(struct P##_secrets *sec);                                    \
+	void P##_secrets_wipe(struct P##_secrets *sec);                               \
+	int P##_finish(const struct P##_key *k, const struct P##_msms *m,             \
+		       const cz_scalar *w, struct P##_proof *p, struct P##_secrets *sec, \
+		       struct cz_groth16_times *t);                                   \
+	bool P##_check_proof(const struct P##_key *k, const cz_scalar *w,             \
+			     const struct P##_proof *p);                              \
+	int P##_prove(const struct P##_key *k, const cz_scalar *w, FR *a, FR *b, FR *c, \
+		      struct P##_proof *p, struct cz_pool *pool, struct cz_groth16_times *t)
+
+/* Stage timings, milliseconds (filled by P_prove when asked), both curves. */
+struct cz_groth16_times {
+	double synth, ntt, msm_a, msm_b1, msm_b2, msm_c, msm_h, finalize, verify;
+};
+
+enum {
+	CZ_GROTH16_OK = 0,
+	CZ_GROTH16_ENOMEM = -1,         /* a buffer or the NTT domain */
+	CZ_GROTH16_UNSAT = -2,          /* the witness does not satisfy the circuit */
+	CZ_GROTH16_ERANDOM = -3,        /* getrandom(2) failed drawing r, s; errno says why */
+};
+
+CZ_GROTH16_DECLARE(cz_groth16, cz_fr, cz_g1, cz_g2, cz_ntt_domain);
+
+/* A proof; zk/io/snarkjs_json.h reads and writes its proof.json form,
+ * zk/io/groth16_io.h its 192-byte compressed form. */
+struct cz_groth16_proof {
+	cz_g1_affine a;   /* pi_a */
+	cz_g2_affine b;   /* pi_b */
+	cz_g1_affine c;   /* pi_c */
+};
+
+/* The verification key; zk/io/snarkjs_json.h reads and writes vk.json
+ * (cz_groth16_vk_free, cz_groth16_vk_set_alphabeta are there too). */
+struct cz_groth16_vk {
+	uint32_t n_public;        /* public inputs, not counting the constant 1 */
+	cz_g1_affine alpha1;
+	cz_g2_affine beta2, gamma2, delta2;
+	cz_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_groth16_vk_free) */
+	/* snarkjs's e(alpha1, beta2)^3 in its Fp12 order (c0.c0.c0, c0.c0.c1,
+	 * c0.c1.c0, ... c1.c2.c1); written only if have_alphabeta. */
+	bool have_alphabeta;
+	cz_fp alphabeta[12];
+};
+
+
+/* pub: npub values (Montgomery form).  True iff the proof verifies; points
+ * must already be known on the curve and in the subgroup. */
+bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
+		       const struct cz_groth16_proof *p);
+
+struct cz_cs;
+/* INSECURE single-party setup: the toxic waste comes from seed and is known
+ * to whoever knows the seed.  For development and benchmarks only. */
+int cz_groth16_devsetup(const struct cz_cs *cs, uint64_t seed, struct cz_groth16_key *k,
+			struct cz_pool *pool);
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zk/io/groth16_io_tmpl_pvt.h — a .zkey to the prover's key and back
+ * (zk/io/groth16_io.h), written once over the curve; private to
+ * zk/io/groth16_io.c, which includes it for BLS12-381 (cz_groth16_key_load)
+ * and BN254 (cz_bn254_groth16_key_load).  The includer defines GI(n) (the
+ * prover's names: cz_groth16_##n), GIZ(n) (the .zkey reader's: cz_zkey_##n),
+ * GI_FR (the scalar field), GI_KEY GI_ZKEY (struct tags) and GI_G1B (bytes
+ * of one G1 point in the file: x, y).
+ */
+#define GI_CAT2(a, b) a##_##b
+#define GI_CAT(a, b) GI_CAT2(a, b)
+#define GIF(n) GI_CAT(GI_FR, n)
+
+/* The element whose Montgomery form is R²: multiplying Mont(v) by it gives
+ * v·R² mod r, the form in which synthesis wants coefficients. */
+static void GI(fr_rr)(GI_FR *rr)
+{
+	GIF(to_mont)(rr, GIF(one).l);         /* one's limbs are R mod r */
+}
+
+/* Drops a converted section's pages from this process's RSS: without it
+ * the key is resident twice at the end of the load (the file's bytes and
+ * the copy), and peak RSS is 2× the .zkey instead of 1×.  Only for the
+ * anonymous memory cz_iden3_open() read the file into (a caller's buffer
+ * is left alone): its pages read as zero afterwards, so a section is
+ * released only once nothing reads it again.  point_bytes: the file's size
+ * of one point (G1: x, y). */
+static void GI(release)(const struct GI_ZKEY *z, enum cz_zkey_section sec, size_t point_bytes)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)z->sec[sec], b = a + z->count[sec] * point_bytes;
+
+	if (!z->f.mapped || !z->sec[sec])
+		return;
+	a = (a + pg - 1) & ~(pg - 1);   /* whole pages inside the section only */
+	b &= ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_pool *pool,
+		       char *e)
+{
+	uint64_t nv = k->nvars, n = 1ull << k->log2n, npc = (uint64_t)k->npub + 1;
+	size_t g1 = sizeof(*k->a);
+
+	k->ic = malloc(npc * g1);
+	k->a = malloc(nv * g1);
+	k->b1 = malloc(nv * g1);
+	k->b2 = malloc(nv * sizeof(*k->b2));
+	k->c = malloc((nv - npc) * g1);
+	k->h = malloc(n * g1);
+	k->coefs = malloc((size_t)z->n_coefs * sizeof(*k->coefs));
+	if (!k->ic || !k->a || !k->b1 || !k->b2 || !k->c || !k->h || !k->coefs)
+		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
+	int rc;
+	if ((rc = GIZ(g1)(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
+	    (rc = GIZ(g1_pool)(z, CZ_ZKEY_A, 0, nv, k->a, pool, e)) ||
+	    (GI(release)(z, CZ_ZKEY_A, GI_G1B), rc = GIZ(g1_pool)(z, CZ_ZKEY_B1, 0, nv, k->b1, pool, e)) ||
+	    (GI(release)(z, CZ_ZKEY_B1, GI_G1B), rc = GIZ(g2_pool)(z, CZ_ZKEY_B2, 0, nv, k->b2, pool, e)) ||
+	    (GI(release)(z, CZ_ZKEY_B2, 2 * GI_G1B),
+	     rc = GIZ(g1_pool)(z, CZ_ZKEY_C, 0, nv - npc, k->c, pool, e)) ||
+	    (GI(release)(z, CZ_ZKEY_C, GI_G1B), rc = GIZ(g1_pool)(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
+		return rc;
+	GI(release)(z, CZ_ZKEY_H, GI_G1B);
+	return 0;
+}
+
+static int GI(load_coefs)(struct GI_KEY *k, const struct GI_ZKEY *z, char *e)
+{
+	enum { CHUNK = 4096 };
+	struct GIZ(coef) buf[CHUNK];
+	GI_FR rr;
+	int rc;
+
+	GI(fr_rr)(&rr);
+	k->ncoefs = z->n_coefs;
+	for (size_t first = 0; first < k->ncoefs; first += CHUNK) {
+		size_t m = k->ncoefs - first < CHUNK ? k->ncoefs - first : CHUNK;
+		if ((rc = GIZ(coefs)(z, first, m, buf, e)))
+			return rc;
+		for (size_t i = 0; i < m; i++) {
+			struct GI(coef) *c = &k->coefs[first + i];
+			c->matrix = buf[i].matrix;
+			c->row = buf[i].constraint;
+			c->var = buf[i].signal;
+			GIF(mul)(&c->value, &buf[i].value, &rr);
+		}
+	}
+	return 0;
+}
+
+int GI(key_load)(struct GI_KEY *k, const char *path, struct cz_pool *pool,
+			char *err, size_t cap)
+{
+	char e[CZ_ERRLEN] = "";
+	struct GI_ZKEY *z = GIZ(open_flags)(path, CZ_ZKEY_CHECK_COEFS, e);
+	int rc = -EINVAL;
+
+	memset(k, 0, sizeof(*k));
+	if (z) {
+		k->nvars = z->n_vars;
+		k->npub = z->n_public;
+		k->log2n = z->log2_domain;
+		k->alpha1 = z->alpha1, k->beta1 = z->beta1, k->delta1 = z->delta1;
+		k->beta2 = z->beta2, k->gamma2 = z->gamma2, k->delta2 = z->delta2;
+		rc = GI(load_points)(k, z, pool, e);
+		if (!rc)
+			rc = GI(load_coefs)(k, z, e);
+		if (!rc)
+			GI(key_index)(k);   /* failure only costs parallel synthesis */
+		GIZ(close)(z);
+	}
+	if (rc)
+		GI(key_free)(k);
+	snprintf(err, cap, "%s", e);
+	return rc;
+}
+
+int GI(key_save)(const struct GI_KEY *k, const char *path, char *err, size_t cap)
+{
+	char e[CZ_ERRLEN] = "";
+	GI_FR one_raw = { { 1 } };   /* Montgomery-multiplying by it divides by R */
+	struct GIZ(coef) *cf = malloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*cf));
+	if (!cf) {
+		snprintf(err, cap, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k->ncoefs; i++) {
+		cf[i].matrix = k->coefs[i].matrix;
+		cf[i].constraint = k->coefs[i].row;
+		cf[i].signal = k->coefs[i].var;
+		GIF(mul)(&cf[i].value, &k->coefs[i].value, &one_raw);
+	}
+	struct GIZ(parts) p = {
+		.n_vars = k->nvars, .n_public = k->npub, .domain_size = 1u << k->log2n,
+		.alpha1 = k->alpha1, .beta1 = k->beta1, .delta1 = k->delta1,
+		.beta2 = k->beta2, .gamma2 = k->gamma2, .delta2 = k->delta2,
+		.ic = k->ic, .coefs = cf, .n_coefs = (uint32_t)k->ncoefs,
+		.a = k->a, .b1 = k->b1, .b2 = k->b2, .c = k->c, .h = k->h,
+	};
+	int rc = GIZ(write)(path, &p, e);
+	free(cf);
+	snprintf(err, cap, "%s", e);
+	return rc;
+}
+
+#undef GIF
