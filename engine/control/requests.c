@@ -26,6 +26,7 @@ static const char *job_state_name(int s);
 
 static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 {
+	cz_mutex_assert_held(&e->lock);
 	for (struct cz_job *j = e->jobs; j; j = j->next)
 		if (!strcmp(j->id, id))
 			return j;
@@ -36,6 +37,7 @@ static struct cz_job *job_find_locked(struct cz_engine *e, const char *id)
 /* Drops the oldest finished jobs beyond KEEP_FINISHED (memory stays flat). */
 static void jobs_trim_locked(struct cz_engine *e)
 {
+	cz_mutex_assert_held(&e->lock);
 	unsigned kept = 0;
 	for (struct cz_job **pp = &e->jobs; *pp;) {
 		struct cz_job *j = *pp;

@@ -345,6 +345,7 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 
 static void pump_locked(struct cz_stat *s)
 {
+	cz_mutex_assert_held(&s->lock);
 	uint64_t now = cz_trace_now();
 	if (now < s->t_start + HORIZON_NS + LAG_NS)
 		return;

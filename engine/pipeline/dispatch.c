@@ -78,6 +78,7 @@
 
 static void fail_locked(struct cz_engine *e, struct cz_part *p, const char *why)
 {
+	cz_mutex_assert_held(&e->lock);
 	snprintf(p->err, sizeof(p->err), "%s", why);
 	cz_part_set(p, CZ_PART_FAILED);
 	cz_job_part_terminal_locked(e, p);
@@ -309,6 +310,7 @@ static int dispatch_one(struct cz_engine *e, struct disp *d)
  * device needs the dispatcher's reason at that moment). */
 static int wait_reason_locked(struct cz_engine *e)
 {
+	cz_mutex_assert_held(&e->lock);
 	if (!cz_heap_peek(&e->queued))
 		return CZ_DISP_WAIT_JOB;
 	if (!e->synth_idle || e->node_wait)     /* none idle, or none on the right node */
