@@ -622,12 +622,13 @@ static int leaf(struct walk *w, struct json_object *v)
 	int32_t size = (int32_t)in->p->x.getInputSignalSize(in->mod, msb, lsb);
 	uint32_t n = 0, idx = 0;
 	int type = 0, mixed = 0;
-	if (size < 0) {
+	count_flat(v, &n, &type, &mixed);
+	if (size < 0 || (size == 0 && n > 0)) {
+		/* circom 2.2 answers 0 for a name it does not know, older ones -1 */
 		errf(in->err, in->cap, "input signal '%s': the circuit has no such input signal",
 		     w->name);
 		return -1;
 	}
-	count_flat(v, &n, &type, &mixed);
 	if (mixed) {
 		errf(in->err, in->cap, "input signal '%s': its values are not all of one type", w->name);
 		return -1;
