@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define OUTCAP 65536
-#define NPOINTS 40
+#define NPOINTS 41
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -419,6 +419,8 @@ int main(void)
 	ct_ok(strstr(out, ">= the field's prime") != NULL, "... and the message says >= the prime");
 	bad(ar, "{\"a\": 1.5, \"b\": 2, \"m\": [[1,2,3],[4,5,6]]}", NULL, "is not an integer",
 	    "a fraction");
+	bad(ar, "{\"a\": 123456789012345678901234567890, \"b\": 2, \"m\": [[1,2,3],[4,5,6]]}", NULL,
+	    "write it as a string", "a JSON number past 2^64 (not exact in JSON)");
 	bad(ar, "{\"a\": \"12x\", \"b\": 2, \"m\": [[1,2,3],[4,5,6]]}", NULL,
 	    "is not a decimal or 0x-hex integer", "a value that is not a number");
 	bad(ar, "{\"a\": true, \"b\": 2, \"m\": [[1,2,3],[4,5,6]]}", NULL, "boolean is not a number",

@@ -6,7 +6,7 @@
  *             (CACHE/<sha256>.so); a library already there is used as is, so
  *             a second load builds nothing and a changed wasm builds anew.
  *   2. translate  wasm2c -n cz (wabt) writes c.c and c.h into a private
- *             directory CACHE/<sha256>.tmp.<pid> (from a copy of the bytes
+ *             directory CACHE/<sha256>.tmp.XXXXXX (from a copy of the bytes
  *             hashed, so the file cannot change between hash and build).
  *   3. glue   glue.c, written here: the module's exports listed by name with
  *             the C prototype wasm2c gave each (witness.c checks them), the
@@ -459,9 +459,10 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 		free(wasm);
 		return -1;
 	}
-	bfmt(tmp, sizeof(tmp), "%s/%s.tmp.%d", dir, sha_hex, (int)getpid());
-	rm_dir(tmp);
-	if (mkdir(tmp, 0700)) {
+	/* a private directory: builders racing on one circuit (threads or
+	 * processes) each write their own, and the rename picks one */
+	bfmt(tmp, sizeof(tmp), "%s/%s.tmp.XXXXXX", dir, sha_hex);
+	if (!mkdtemp(tmp)) {
 		bfmt(err, cap, "%s: %s", tmp, strerror(errno));
 		free(wasm);
 		return -1;

@@ -591,12 +591,40 @@ static int set_one(struct walk *w, struct json_object *v, uint32_t msb, uint32_t
 		return 0;
 	}
 	const char *s, *why = NULL;
+	char num[32];
 	int t = json_object_get_type(v);
+	/* No heap call here (the time limit may unwind at any instruction, and
+	 * json-c's printer allocates): numbers are formatted on the stack. */
 	if (t == json_type_string)
 		s = json_object_get_string(v);
-	else if (t == json_type_int || t == json_type_double)
-		s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-	else {
+	else if (t == json_type_int) {
+		int64_t i = json_object_get_int64(v);
+		if (i == INT64_MAX) {
+			uint64_t u = json_object_get_uint64(v);
+			if (u == UINT64_MAX) {
+				errf(in->err, in->cap, "input signal '%s' value %u: a JSON number too large "
+						       "to be exact: write it as a string", w->name, *idx);
+				return -1;
+			}
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)u);
+		} else
+			snprintf(num, sizeof(num), "%lld", (long long)i);
+		s = num;
+	} else if (t == json_type_double) {
+		double d = json_object_get_double(v);
+		if (d != d || d != (double)(int64_t)d) {
+			errf(in->err, in->cap, "input signal '%s' value %u: %g is not an integer", w->name,
+			     *idx, d);
+			return -1;
+		}
+		if (d >= 9007199254740992.0 || d <= -9007199254740992.0) {
+			errf(in->err, in->cap, "input signal '%s' value %u: %g is past 2^53, not exact in "
+					       "JSON: write it as a string", w->name, *idx, d);
+			return -1;
+		}
+		snprintf(num, sizeof(num), "%lld", (long long)(int64_t)d);
+		s = num;
+	} else {
 		errf(in->err, in->cap, "input signal '%s' value %u: %s is not a number or a string",
 		     w->name, *idx, json_type_to_name((enum json_type)t));
 		return -1;
