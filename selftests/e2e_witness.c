@@ -12,7 +12,7 @@
  * node_modules, wasm2c or wat2wasm is missing.
  */
 #define _GNU_SOURCE
-#include "cz_test.h"
+#include "selftests/cz_test.h"
 #include "synth/witness/witness.h"
 
 #include <errno.h>
