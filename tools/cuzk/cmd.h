@@ -11,6 +11,7 @@
 #ifndef CUZK_CMD_H
 #define CUZK_CMD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 int cz_cmd_prove(int argc, char **argv);
@@ -18,6 +19,18 @@ int cz_cmd_verify(int argc, char **argv);
 int cz_cmd_vk(int argc, char **argv);
 int cz_cmd_devsetup(int argc, char **argv);
 int cz_cmd_calldata(int argc, char **argv);
+int cz_cmd_witness(int argc, char **argv);
+int cz_cmd_witness_build(int argc, char **argv);
+
+/* The witness options both witness commands and prove --wasm take
+ * (cmd_witness.c): --witness-timeout SECONDS, --witness-cache DIR, --quiet.
+ * Returns 1 when argv[*i] was one (moving *i past its value), 0 when not,
+ * -1 on a bad value (printed). */
+struct cz_witness_opts;
+int cz_witness_opt(const char *cmd, int argc, char **argv, int *i, struct cz_witness_opts *o,
+		   uint64_t *timeout_ms);
+/* Reads an input JSON file whole (NUL-terminated); prints why not. */
+int cz_witness_read_input(const char *cmd, const char *path, char **buf, size_t *len);
 
 /* `cuzk bench NAME [options]`: the options every bench understands. */
 struct cz_bench_opts {

@@ -18,11 +18,18 @@
  * written to NAME.tmp and renamed, so a reader never sees a half-written
  * proof.  --bin (the zcash compressed encoding) is BLS12-381's only: BN254
  * has no such convention.
+ *
+ * `cuzk prove ZKEY --wasm CIRCUIT --input INPUT.json PROOF.json PUBLIC.json`
+ * is snarkjs groth16 fullprove's job: the witness is computed here
+ * (synth/witness/, the circuit's field checked against the key's curve),
+ * then read and checked exactly as a WTNS file would be, and wiped after.
  */
+#define _GNU_SOURCE
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "lib/pool.h"
 #include "synth/synth.h"
+#include "synth/witness/witness.h"
 #include "zk/groth16/bn254_groth16.h"
 #include "zk/groth16/groth16.h"
 #include "zk/io/groth16_io.h"
@@ -32,6 +39,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,14 +50,92 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: cuzk prove ZKEY WTNS PROOF.json PUBLIC.json [--bin PROOF.bin] "
-			"[--threads N]\n");
+			"[--threads N]\n"
+			"       cuzk prove ZKEY --wasm CIRCUIT --input INPUT.json PROOF.json PUBLIC.json "
+			"[--bin PROOF.bin] [--threads N] [--witness-timeout S] [--witness-cache DIR] "
+			"[--quiet]\n");
 	return PROVE_FAIL;
 }
 
 struct prove_args {
 	const char *zkey, *wtns, *proof, *public, *bin;
+	const char *wasm, *input;       /* --wasm, --input: the witness computed here */
+	struct cz_witness_opts wopts;
+	uint64_t timeout_ms;
+	enum cz_curve curve;
 	struct cz_pool *pool;
 };
+
+/* The witness of a->input by a->wasm's circuit, as a .wtns image in a memfd
+ * (so that it is read and checked exactly as a submitted one: size against
+ * the key, every value < r).  Returns the fd at offset 0, or -1 (printed).
+ * The witness buffers are wiped; the caller wipes the memfd (ftruncate). */
+static int witness_from_input(const struct prove_args *a)
+{
+	char err[1024], *json = NULL;
+	size_t len = 0, wn = 0, fn = 0;
+	struct cz_witness_prog *p = NULL;
+	struct cz_witness_inst *in = NULL;
+	uint8_t *w = NULL, *file = NULL;
+	int fd = -1;
+
+	if (cz_witness_read_input("prove", a->input, &json, &len))
+		return -1;
+	if (!(p = cz_witness_prog_load(a->wasm, &a->wopts, err, sizeof(err)))) {
+		fprintf(stderr, "cuzk prove: %s\n", err);
+		goto out;
+	}
+	if (cz_witness_prog_curve(p) != a->curve) {
+		fprintf(stderr, "cuzk prove: %s: the circuit's field is %s's, the key %s is over %s\n",
+			a->wasm, cz_curve_name(cz_witness_prog_curve(p)), a->zkey,
+			cz_curve_name(a->curve));
+		goto out;
+	}
+	if (!(in = cz_witness_inst_create(p, err, sizeof(err)))) {
+		fprintf(stderr, "cuzk prove: %s\n", err);
+		goto out;
+	}
+	wn = (size_t)cz_witness_prog_nvars(p) * cz_witness_prog_n8(p);
+	fn = cz_witness_wtns_size(p);
+	if (!(w = malloc(wn)) || !(file = malloc(fn))) {
+		fprintf(stderr, "cuzk prove: out of memory for %u witness values\n",
+			cz_witness_prog_nvars(p));
+		goto out;
+	}
+	if (cz_witness_calc(in, json, len, w, wn, a->timeout_ms, err, sizeof(err))) {
+		fprintf(stderr, "cuzk prove: %s: %s\n", a->input, err);
+		goto out;
+	}
+	cz_witness_wtns_encode(p, w, file);
+	if ((fd = memfd_create("cuzk-witness", MFD_CLOEXEC)) < 0) {
+		fprintf(stderr, "cuzk prove: memfd_create: %s\n", strerror(errno));
+		goto out;
+	}
+	size_t done = 0;
+	while (done < fn) {
+		ssize_t k = write(fd, file + done, fn - done);
+		if (k <= 0) {
+			fprintf(stderr, "cuzk prove: writing the witness to a memfd: %s\n",
+				strerror(errno));
+			close(fd);
+			fd = -1;
+			goto out;
+		}
+		done += (size_t)k;
+	}
+	lseek(fd, 0, SEEK_SET);
+out:
+	if (w)
+		explicit_bzero(w, wn);
+	if (file)
+		explicit_bzero(file, fn);
+	free(w);
+	free(file);
+	free(json);
+	cz_witness_inst_free(in);
+	cz_witness_prog_free(p);
+	return fd;
+}
 
 static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, char err[CZ_ERRLEN])
 {
@@ -60,7 +147,7 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 
 /* One body for both curves: G16 the prover's prefix, JS the JSON prefix,
  * FR the scalar field; WBIN writes --bin or is NULL (no such encoding). */
-#define PROVE_FN(NAME, G16, JS, FR, SYNTH, LOAD, WTNS, WBIN)                            \
+#define PROVE_FN(NAME, G16, JS, FR, SYNTH, LOAD, WTNS, WTNSFD, WBIN)                            \
 	static int NAME(const struct prove_args *a)                                     \
 	{                                                                               \
 		char err[CZ_ERRLEN] = "";                                               \
@@ -88,7 +175,19 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 					"values and 3 x 2^%u vectors\n", k.nvars, k.log2n); \
 			goto out;                                                       \
 		}                                                                       \
-		if (WTNS(a->wtns, k.nvars, w, err, sizeof(err))) {                      \
+		if (a->wasm) {                                                          \
+			int wfd = witness_from_input(a);                                \
+			if (wfd < 0)                                                    \
+				goto out;                                               \
+			rc = WTNSFD(wfd, k.nvars, w, err, sizeof(err));                 \
+			if (ftruncate(wfd, 0)) { /* the private values, freed */ }     \
+			close(wfd);                                                     \
+			if (rc) {                                                       \
+				fprintf(stderr, "cuzk prove: the witness of %s: %s\n",  \
+					a->input, err);                                 \
+				goto out;                                               \
+			}                                                               \
+		} else if (WTNS(a->wtns, k.nvars, w, err, sizeof(err))) {               \
 			fprintf(stderr, "cuzk prove: %s\n", err);                       \
 			goto out;                                                       \
 		}                                                                       \
@@ -96,7 +195,7 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 		rc = G16##_prove(&k, w, abc, abc + n, abc + 2 * n, &p, a->pool, NULL);  \
 		if (rc == CZ_GROTH16_UNSAT) {                                           \
 			fprintf(stderr, "cuzk prove: %s: witness does not satisfy the "   \
-					"circuit\n", a->wtns);                            \
+					"circuit\n", a->wasm ? a->input : a->wtns);       \
 			goto out;                                                       \
 		}                                                                       \
 		if (rc == CZ_GROTH16_ERANDOM) {                                         \
@@ -129,20 +228,29 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 	}
 
 PROVE_FN(prove_bls12_381, cz_groth16, cz_, cz_fr, cz_synth_abc, cz_groth16_key_load,
-	 cz_wtns_read_path, write_bin_bls)
+	 cz_wtns_read_path, cz_wtns_read_fd, write_bin_bls)
 PROVE_FN(prove_bn254, cz_bn254_groth16, cz_bn254_, cz_bn254_fr, cz_bn254_synth_abc,
-	 cz_bn254_groth16_key_load, cz_bn254_wtns_read_path, NULL)
+	 cz_bn254_groth16_key_load, cz_bn254_wtns_read_path, cz_bn254_wtns_read_fd, NULL)
 
 int cz_cmd_prove(int argc, char **argv)
 {
 	const char *pos[4];
-	struct prove_args a = { 0 };
+	struct prove_args a = { .wopts = { .progress = stderr, .log = stderr } };
 	uint64_t threads = 0;
 	int npos = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
-		if (!strcmp(s, "--bin") && i + 1 < argc)
+		int r = cz_witness_opt("prove", argc, argv, &i, &a.wopts, &a.timeout_ms);
+		if (r < 0)
+			return PROVE_FAIL;
+		if (r)
+			continue;
+		if (!strcmp(s, "--wasm") && i + 1 < argc)
+			a.wasm = argv[++i];
+		else if (!strcmp(s, "--input") && i + 1 < argc)
+			a.input = argv[++i];
+		else if (!strcmp(s, "--bin") && i + 1 < argc)
 			a.bin = argv[++i];
 		else if (!strcmp(s, "--threads") && i + 1 < argc) {
 			if (cz_cli_uint("prove", "--threads", argv[++i], 4096, &threads))
@@ -155,9 +263,16 @@ int cz_cmd_prove(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (npos != 4)
+	if (!a.wasm != !a.input) {
+		fprintf(stderr, "cuzk prove: --wasm and --input come together\n");
 		return usage();
-	a.zkey = pos[0], a.wtns = pos[1], a.proof = pos[2], a.public = pos[3];
+	}
+	if (npos != (a.wasm ? 3 : 4))
+		return usage();
+	if (a.wasm)
+		a.zkey = pos[0], a.proof = pos[1], a.public = pos[2];
+	else
+		a.zkey = pos[0], a.wtns = pos[1], a.proof = pos[2], a.public = pos[3];
 
 	char err[CZ_ERRLEN] = "";
 	enum cz_curve curve;
@@ -169,6 +284,7 @@ int cz_cmd_prove(int argc, char **argv)
 		fprintf(stderr, "cuzk prove: cannot start %llu threads\n", (unsigned long long)threads);
 		return PROVE_FAIL;
 	}
+	a.curve = curve;
 	int ret = curve == CZ_CURVE_BN254 ? prove_bn254(&a) : prove_bls12_381(&a);
 	cz_pool_destroy(a.pool);
 	return ret;

@@ -11,6 +11,8 @@
 #pragma weak cz_cmd_vk
 #pragma weak cz_cmd_devsetup
 #pragma weak cz_cmd_calldata
+#pragma weak cz_cmd_witness
+#pragma weak cz_cmd_witness_build
 #pragma weak cz_bench_fp
 #pragma weak cz_bench_fr
 #pragma weak cz_bench_g1add
@@ -27,10 +29,12 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *usage;
 } cmds[] = {
-	{ "prove", cz_cmd_prove, "prove ZKEY WTNS PROOF.json PUBLIC.json [--bin PROOF.bin] [--threads N]" },
+	{ "prove", cz_cmd_prove, "prove ZKEY (WTNS | --wasm CIRCUIT --input INPUT.json) PROOF.json PUBLIC.json [--bin PROOF.bin] [--threads N] [--witness-timeout S]" },
 	{ "verify", cz_cmd_verify, "verify VK.json PUBLIC.json PROOF.json" },
 	{ "vk", cz_cmd_vk, "vk ZKEY VK.json" },
 	{ "calldata", cz_cmd_calldata, "calldata PROOF.json PUBLIC.json" },
+	{ "witness", cz_cmd_witness, "witness CIRCUIT.wasm|LIB INPUT.json OUT.wtns [--witness-timeout S] [--witness-cache DIR] [--quiet]" },
+	{ "witness-build", cz_cmd_witness_build, "witness-build CIRCUIT.wasm [-o LIB] [--witness-cache DIR] [--quiet]" },
 	{ "devsetup", cz_cmd_devsetup, "devsetup (--r1cs FILE | --builtin NAME --log2 K) ... (INSECURE: see docs)" },
 };
 

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * synth/witness/build.c — a circuit's .wasm into a loadable library:
+ *
+ *   1. hash   SHA-256 of the wasm's bytes names the library
+ *             (CACHE/<sha256>.so); a library already there is used as is, so
+ *             a second load builds nothing and a changed wasm builds anew.
+ *   2. translate  wasm2c -n cz (wabt) writes c.c and c.h into a private
+ *             directory CACHE/<sha256>.tmp.XXXXXX (from a copy of the bytes
+ *             hashed, so the file cannot change between hash and build).
+ *   3. glue   glue.c, written here: the module's exports listed by name with
+ *             the C prototype wasm2c gave each (witness.c checks them), the
+ *             wasm-rt.h functions forwarded to the host's (rt.c), the
+ *             runtime imports forwarded to the instance's dispatcher.
+ *   4. compile  $CC (default cc) -O1 -fPIC -shared: the library, renamed
+ *             onto its name only when whole (rename is atomic, so builders
+ *             racing on one circuit each write their own and one wins).
+ *
+ * Progress and where the time went (translate, compile) go to o->progress.
+ * wasm2c and the compiler run as child processes with their output captured
+ * in the build directory; a failure quotes the tail of it.
+ */
+#define _GNU_SOURCE
+#include "synth/witness/witness_pvt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* snprintf through a wrapper: a path or message cut at its buffer's end is
+ * harmless here (a cut path fails to open and says so). */
+static int bfmt(char *b, size_t cap, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static int bfmt(char *b, size_t cap, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	int n = vsnprintf(b, cap, f, ap);
+	va_end(ap);
+	return n;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int read_all(const char *path, uint8_t **buf, size_t *len, char *err, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		bfmt(err, cap, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size <= 0 || st.st_size > (1ll << 31)) {
+		bfmt(err, cap, "%s: size %lld bytes is not a circuit's wasm", path,
+			 (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len);
+	size_t got = 0;
+	while (*buf && got < *len) {
+		ssize_t k = read(fd, *buf + got, *len - got);
+		if (k <= 0) {
+			bfmt(err, cap, "%s: read: %s", path, k ? strerror(errno) : "file shrank");
+			free(*buf);
+			*buf = NULL;
+			close(fd);
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	close(fd);
+	if (!*buf) {
+		bfmt(err, cap, "%s: out of memory for %zu bytes", path, *len);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const void *b, size_t n, char *err, size_t cap)
+{
+	FILE *f = fopen(path, "wbe");
+	if (!f || fwrite(b, 1, n, f) != n || fclose(f)) {
+		bfmt(err, cap, "%s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs argv with stdout and stderr into logpath; 0 when it exits 0. */
+static int run(char *const argv[], const char *logpath, char *err, size_t cap)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		bfmt(err, cap, "cannot run %s: %s%s", argv[0], strerror(rc),
+			 rc == ENOENT ? (strcmp(argv[0], "wasm2c") ? " (install a C compiler)"
+							     : " (install wabt: tools/install-deps.sh)")
+				      : "");
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			bfmt(err, cap, "waitpid %s: %s", argv[0], strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	char tail[600] = "";
+	FILE *f = fopen(logpath, "re");
+	if (f) {
+		fseek(f, 0, SEEK_END);
+		long sz = ftell(f);
+		fseek(f, sz > (long)sizeof(tail) - 1 ? sz - (long)sizeof(tail) + 1 : 0, SEEK_SET);
+		size_t k = fread(tail, 1, sizeof(tail) - 1, f);
+		tail[k] = 0;
+		fclose(f);
+	}
+	bfmt(err, cap, "%s failed (%s %d): %s", argv[0], WIFEXITED(st) ? "exit" : "signal",
+		 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), tail);
+	return -1;
+}
+
+static int mkdir_p(const char *dir, char *err, size_t cap)
+{
+	char p[4096];
+	if (bfmt(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+		bfmt(err, cap, "%s: path too long", dir);
+		return -1;
+	}
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0755) && errno != EEXIST)
+				goto fail;
+			*s = '/';
+		}
+	if (mkdir(p, 0755) && errno != EEXIST)
+		goto fail;
+	return 0;
+fail:
+	bfmt(err, cap, "cache directory %s: %s", p, strerror(errno));
+	return -1;
+}
+
+static void cache_dir(const struct cz_witness_opts *o, char *d, size_t cap)
+{
+	const char *e;
+	if (o && o->cache_dir)
+		bfmt(d, cap, "%s", o->cache_dir);
+	else if ((e = getenv("CUZK_WITNESS_CACHE")) && *e)
+		bfmt(d, cap, "%s", e);
+	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+		bfmt(d, cap, "%s/cuzk/witness", e);
+	else if ((e = getenv("HOME")) && *e)
+		bfmt(d, cap, "%s/.cache/cuzk/witness", e);
+	else
+		bfmt(d, cap, "/tmp/cuzk-witness-%u", (unsigned)getuid());
+}
+
+/* The C prototype of export NAME in wasm2c's header, reduced to
+ * "RESULT (PARAM, ...)" without the instance parameter. */
+static void proto_of(const char *line, char *out, size_t cap)
+{
+	/* line: "u32 Z_czZ_getWitnessSize(Z_cz_instance_t*);" */
+	const char *sp = strchr(line, ' '), *lp = strchr(line, '('), *rp = strrchr(line, ')');
+	if (!sp || !lp || !rp || sp > lp) {
+		bfmt(out, cap, "?");
+		return;
+	}
+	const char *args = strchr(lp, ',');
+	int n = bfmt(out, cap, "%.*s (", (int)(sp - line), line);
+	if (args && args < rp) {
+		args++;
+		while (*args == ' ')
+			args++;
+		n += bfmt(out + n, cap > (size_t)n ? cap - (size_t)n : 0, "%.*s", (int)(rp - args),
+			      args);
+	}
+	bfmt(out + n, cap > (size_t)n ? cap - (size_t)n : 0, ")");
+}
+
+static const char glue_head[] =
+	"/* generated by cuzk (synth/witness/build.c): the glue of one circuit */\n"
+	"#include <stdarg.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"c.h\"\n"
+	"struct cz_wglue_host {\n"
+	"  void (*trap)(wasm_rt_trap_t) __attribute__((noreturn));\n"
+	"  void (*mem_alloc)(wasm_rt_memory_t *, uint32_t, uint32_t);\n"
+	"  uint32_t (*mem_grow)(wasm_rt_memory_t *, uint32_t);\n"
+	"  void (*mem_free)(wasm_rt_memory_t *);\n"
+	"  void (*imp)(void *, int, uint32_t);\n};\n"
+	"struct Z_runtime_instance_t { void *host; };\n"
+	"static const struct cz_wglue_host *H;\n"
+	"void wasm_rt_trap(wasm_rt_trap_t c) { H->trap(c); }\n"
+	"bool wasm_rt_is_initialized(void) { return H != 0; }\n"
+	"void wasm_rt_allocate_memory(wasm_rt_memory_t *m, uint32_t i, uint32_t x) "
+	"{ H->mem_alloc(m, i, x); }\n"
+	"uint32_t wasm_rt_grow_memory(wasm_rt_memory_t *m, uint32_t d) { return H->mem_grow(m, d); }\n"
+	"void wasm_rt_free_memory(wasm_rt_memory_t *m) { H->mem_free(m); }\n"
+	"void wasm_rt_allocate_funcref_table(wasm_rt_funcref_table_t *t, uint32_t e, uint32_t x) {\n"
+	"  t->data = calloc(e ? e : 1, sizeof(*t->data)); if (!t->data) H->trap(WASM_RT_TRAP_EXHAUSTION);\n"
+	"  t->size = e; t->max_size = x; }\n"
+	"void wasm_rt_free_funcref_table(wasm_rt_funcref_table_t *t) { free(t->data); t->data = 0; }\n"
+	"void wasm_rt_allocate_externref_table(wasm_rt_externref_table_t *t, uint32_t e, uint32_t x) {\n"
+	"  t->data = calloc(e ? e : 1, sizeof(*t->data)); if (!t->data) H->trap(WASM_RT_TRAP_EXHAUSTION);\n"
+	"  t->size = e; t->max_size = x; }\n"
+	"void wasm_rt_free_externref_table(wasm_rt_externref_table_t *t) { free(t->data); t->data = 0; }\n"
+	"uint32_t wasm_rt_grow_funcref_table(wasm_rt_funcref_table_t *t, uint32_t d, wasm_rt_funcref_t v)"
+	" { (void)t; (void)d; (void)v; return (uint32_t)-1; }\n"
+	"uint32_t wasm_rt_grow_externref_table(wasm_rt_externref_table_t *t, uint32_t d, "
+	"wasm_rt_externref_t v) { (void)t; (void)d; (void)v; return (uint32_t)-1; }\n"
+	/* the type registry: written once, by init_module under the host's once */
+	"#define NT 4096\nstatic struct { uint32_t np, nr; wasm_rt_type_t t[16]; } T[NT]; static uint32_t NTs;\n"
+	"uint32_t wasm_rt_register_func_type(uint32_t np, uint32_t nr, ...) {\n"
+	"  va_list ap; wasm_rt_type_t t[16] = {0}; uint32_t i;\n"
+	"  if (np + nr > 16) H->trap(WASM_RT_TRAP_EXHAUSTION);\n"
+	"  va_start(ap, nr); for (i = 0; i < np + nr; i++) t[i] = (wasm_rt_type_t)va_arg(ap, int); va_end(ap);\n"
+	"  for (i = 0; i < NTs; i++) if (T[i].np == np && T[i].nr == nr && !memcmp(T[i].t, t, sizeof(t)))"
+	" return i;\n"
+	"  if (NTs == NT) H->trap(WASM_RT_TRAP_EXHAUSTION);\n"
+	"  T[NTs].np = np; T[NTs].nr = nr; memcpy(T[NTs].t, t, sizeof(t)); return NTs++; }\n"
+	"static void g_init(const struct cz_wglue_host *h) { H = h; Z_cz_init_module(); }\n"
+	"static void g_inst(void *i, void *host) {\n"
+	"  struct Z_runtime_instance_t *r = (struct Z_runtime_instance_t *)((char *)i + "
+	"sizeof(Z_cz_instance_t));\n"
+	"  r->host = host; Z_cz_instantiate((Z_cz_instance_t *)i, r); }\n"
+	"static void g_free(void *i) { Z_cz_free((Z_cz_instance_t *)i); }\n";
+
+/* An import the glue forwards: module, name, its import number. */
+static const struct {
+	const char *mod, *name, *proto;
+	int which;
+	int arg;
+} imports[] = {
+	{ "runtime", "exceptionHandler", "void (u32)", CZ_WIMP_EXCEPTION, 1 },
+	{ "runtime", "printErrorMessage", "void ()", CZ_WIMP_PRINT_ERROR, 0 },
+	{ "runtime", "writeBufferMessage", "void ()", CZ_WIMP_WRITE_BUFFER, 0 },
+	{ "runtime", "showSharedRWMemory", "void ()", CZ_WIMP_SHOW_SHARED, 0 },
+};
+
+/* Writes glue.c from c.h: the exports, the imports. */
+static int write_glue(const char *dir, const char *sha, char *err, size_t cap)
+{
+	char hp[4200], gp[4200], line[1024], proto[512];
+	bfmt(hp, sizeof(hp), "%s/c.h", dir);
+	bfmt(gp, sizeof(gp), "%s/glue.c", dir);
+	FILE *h = fopen(hp, "re"), *g = fopen(gp, "we");
+	if (!h || !g) {
+		bfmt(err, cap, "%s: %s", h ? gp : hp, strerror(errno));
+		if (h)
+			fclose(h);
+		if (g)
+			fclose(g);
+		return -1;
+	}
+	fputs(glue_head, g);
+	/* imports first: the header declares each after "/ * import: 'm' 'n' * /" */
+	char names[256][128];
+	char protos[256][160];
+	int nexp = 0, pending_export = 0, pending_import = -1, bad_import = 0;
+	char imp_names[64][160];
+	int nimp = 0;
+	char pend[128] = "";
+	while (fgets(line, sizeof(line), h)) {
+		char m[64], n[96];
+		if (sscanf(line, "/* export: '%95[^']' */", n) == 1) {
+			bfmt(pend, sizeof(pend), "%s", n);
+			pending_export = 1;
+			continue;
+		}
+		if (sscanf(line, "/* import: '%63[^']' '%95[^']' */", m, n) == 2) {
+			pending_import = -2;
+			for (size_t i = 0; i < sizeof(imports) / sizeof(imports[0]); i++)
+				if (!strcmp(m, imports[i].mod) && !strcmp(n, imports[i].name))
+					pending_import = (int)i;
+			if (nimp < 64)
+				bfmt(imp_names[nimp++], sizeof(imp_names[0]), "%s.%s", m, n);
+			if (pending_import == -2) {
+				/* an import circom 2.x does not make: the library would not
+				 * link; name it (witness.c reports it before anything runs) */
+				bad_import = 1;
+				fprintf(g, "#pragma weak Z_%sZ_%s\n", m, n);
+			}
+			continue;
+		}
+		if (pending_export) {
+			pending_export = 0;
+			if (strstr(line, "wasm_rt_memory_t*") || strstr(line, "wasm_rt_funcref_table_t*"))
+				continue;   /* the memory / table exports */
+			if (nexp < 256) {
+				proto_of(line, proto, sizeof(proto));
+				bfmt(names[nexp], sizeof(names[0]), "%s", pend);
+				bfmt(protos[nexp], sizeof(protos[0]), "%s", proto);
+				nexp++;
+			}
+			continue;
+		}
+		if (pending_import >= 0) {
+			int i = pending_import;
+			pending_import = -1;
+			/* "void Z_runtimeZ_exceptionHandler(struct Z_runtime_instance_t*, u32);" */
+			char *semi = strrchr(line, ';');
+			if (semi)
+				*semi = 0;
+			fprintf(g, "%s { H->imp(r->host, %d, %s); }\n", line, imports[i].which,
+				imports[i].arg ? "a" : "0");
+			continue;
+		}
+		pending_import = -1;
+	}
+	fclose(h);
+	(void)bad_import;
+	fputs("static const struct { const char *n, *p; void (*f)(void); } X[] = {\n", g);
+	for (int i = 0; i < nexp; i++)
+		fprintf(g, "  { \"%s\", \"%s\", (void (*)(void))Z_czZ_%s },\n", names[i], protos[i],
+			names[i]);
+	fputs("  { 0, 0, 0 } };\n", g);
+	fputs("static const char *const I[] = {\n", g);
+	for (int i = 0; i < nimp; i++)
+		fprintf(g, "  \"%s\",\n", imp_names[i]);
+	fputs("  0 };\n", g);
+	fprintf(g,
+		"static wasm_rt_memory_t *g_mem(void *i) { return Z_czZ_memory((Z_cz_instance_t *)i); }\n"
+		"struct { uint32_t abi; const char *sha; size_t size; void (*init)(const struct "
+		"cz_wglue_host *);\n  void (*inst)(void *, void *); void (*rel)(void *); "
+		"wasm_rt_memory_t *(*mem)(void *);\n  const void *x; const char *const *imports; }\n"
+		"cz_wglue = { %d, \"%s\", sizeof(Z_cz_instance_t) + sizeof(struct Z_runtime_instance_t), "
+		"g_init, g_inst, g_free, g_mem, X, I };\n",
+		CZ_WGLUE_ABI, sha);
+	if (fclose(g)) {
+		bfmt(err, cap, "%s: %s", gp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The runtime imports need their argument named "a": wasm2c declares them
+ * without parameter names, so the glue's definitions are rewritten here. */
+static int fix_import_params(const char *dir, char *err, size_t cap)
+{
+	char gp[4200];
+	bfmt(gp, sizeof(gp), "%s/glue.c", dir);
+	uint8_t *b;
+	size_t n;
+	if (read_all(gp, &b, &n, err, cap))
+		return -1;
+	FILE *g = fopen(gp, "we");
+	if (!g) {
+		free(b);
+		bfmt(err, cap, "%s: %s", gp, strerror(errno));
+		return -1;
+	}
+	/* "(struct Z_runtime_instance_t*, u32)" -> "(struct Z_runtime_instance_t *r, u32 a)",
+	 * "(struct Z_runtime_instance_t*)" -> "(struct Z_runtime_instance_t *r)" */
+	const char *s = (const char *)b, *e = s + n;
+	static const char k1[] = "(struct Z_runtime_instance_t*, u32)";
+	static const char k2[] = "(struct Z_runtime_instance_t*)";
+	while (s < e) {
+		if ((size_t)(e - s) >= sizeof(k1) - 1 && !memcmp(s, k1, sizeof(k1) - 1)) {
+			fputs("(struct Z_runtime_instance_t *r, u32 a)", g);
+			s += sizeof(k1) - 1;
+		} else if ((size_t)(e - s) >= sizeof(k2) - 1 && !memcmp(s, k2, sizeof(k2) - 1)) {
+			fputs("(struct Z_runtime_instance_t *r)", g);
+			s += sizeof(k2) - 1;
+		} else
+			fputc(*s++, g);
+	}
+	free(b);
+	if (fclose(g)) {
+		bfmt(err, cap, "%s: %s", gp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void rm_dir(const char *dir)
+{
+	static const char *files[] = { "c.wasm", "c.c", "c.h", "glue.c", "lib.so", "wasm2c.log",
+				       "cc.log" };
+	char p[4200];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		bfmt(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,
+	      char *sha_hex, char *err, size_t cap)
+{
+	uint8_t *wasm = NULL, md[32];
+	size_t len;
+	unsigned mdlen = 0;
+	char dir[4096], tmp[4200], p1[4300], p2[4300], p3[4300], e2[1024];
+	FILE *pr = o ? o->progress : NULL;
+	int ret = -1;
+
+	if (read_all(wasm_path, &wasm, &len, err, cap))
+		return -1;
+	if (len < 8 || memcmp(wasm, "\0asm", 4)) {
+		bfmt(err, cap, "%s: not a WebAssembly module (no \\0asm magic)", wasm_path);
+		free(wasm);
+		return -1;
+	}
+	if (!EVP_Digest(wasm, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+		bfmt(err, cap, "%s: SHA-256 failed", wasm_path);
+		free(wasm);
+		return -1;
+	}
+	for (int i = 0; i < 32; i++)
+		sprintf(sha_hex + 2 * i, "%02x", md[i]);
+	cache_dir(o, dir, sizeof(dir));
+	if (o && o->out_lib)
+		bfmt(lib, libcap, "%s", o->out_lib);
+	else
+		bfmt(lib, libcap, "%s/%s.so", dir, sha_hex);
+	if (!(o && (o->rebuild || o->out_lib)) && access(lib, R_OK) == 0) {
+		free(wasm);
+		return 0;       /* built before */
+	}
+	if (o && o->out_lib) {
+		/* build next to LIB: the rename stays within one file system */
+		const char *sl = strrchr(o->out_lib, '/');
+		if (sl)
+			bfmt(dir, sizeof(dir), "%.*s", (int)(sl - o->out_lib), o->out_lib);
+		else
+			bfmt(dir, sizeof(dir), ".");
+		if (!dir[0])
+			bfmt(dir, sizeof(dir), "/");
+	}
+	if (mkdir_p(dir, err, cap)) {
+		free(wasm);
+		return -1;
+	}
+	/* a private directory: builders racing on one circuit (threads or
+	 * processes) each write their own, and the rename picks one */
+	bfmt(tmp, sizeof(tmp), "%s/%s.tmp.XXXXXX", dir, sha_hex);
+	if (!mkdtemp(tmp)) {
+		bfmt(err, cap, "%s: %s", tmp, strerror(errno));
+		free(wasm);
+		return -1;
+	}
+	bfmt(p1, sizeof(p1), "%s/c.wasm", tmp);
+	if (write_file(p1, wasm, len, err, cap))
+		goto out;
+	if (pr)
+		fprintf(pr, "witness: building %s (%zu KiB, sha256 %.16s...) into %s\n", wasm_path,
+			len >> 10, sha_hex, lib);
+	double t0 = now_s();
+	bfmt(p2, sizeof(p2), "%s/c.c", tmp);
+	bfmt(p3, sizeof(p3), "%s/wasm2c.log", tmp);
+	{
+		char *argv[] = { "wasm2c", "-n", "cz", p1, "-o", p2, NULL };
+		if (run(argv, p3, e2, sizeof(e2))) {
+			bfmt(err, cap, "%s: %s", wasm_path, e2);
+			goto out;
+		}
+	}
+	double t1 = now_s();
+	struct stat st;
+	if (pr && !stat(p2, &st))
+		fprintf(pr, "witness: translate (wasm2c): %.2f s, %lld KiB of C\n", t1 - t0,
+			(long long)st.st_size >> 10);
+	if (write_glue(tmp, sha_hex, e2, sizeof(e2)) || fix_import_params(tmp, e2, sizeof(e2))) {
+		bfmt(err, cap, "%s: %s", wasm_path, e2);
+		goto out;
+	}
+	{
+		const char *cc = getenv("CC");
+		char g[4300], so[4300], lg[4300];
+		bfmt(g, sizeof(g), "%s/glue.c", tmp);
+		bfmt(so, sizeof(so), "%s/lib.so", tmp);
+		bfmt(lg, sizeof(lg), "%s/cc.log", tmp);
+		char *argv[] = { (char *)(cc && *cc ? cc : "cc"), "-std=gnu17", "-O1", "-fPIC",
+				 "-shared", "-w", "-fno-strict-aliasing", "-I", tmp, "-o", so, p2, g,
+				 NULL };
+		if (pr) {
+			fprintf(pr, "witness: compile (%s -O1): ...\n", argv[0]);
+			fflush(pr);
+		}
+		if (run(argv, lg, e2, sizeof(e2))) {
+			bfmt(err, cap, "%s: %s", wasm_path, e2);
+			goto out;
+		}
+		double t2 = now_s();
+		if (pr)
+			fprintf(pr, "witness: compile (%s -O1): %.2f s; total %.2f s\n", argv[0], t2 - t1,
+				t2 - t0);
+		if (rename(so, lib)) {
+			bfmt(err, cap, "%s: rename onto %s: %s", so, lib, strerror(errno));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	rm_dir(tmp);
+	free(wasm);
+	return ret;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * synth/witness/witness_pvt.h — between the witness room's files: the
+ * program and instance structs, the glue ABI the built library exports
+ * (build.c writes it, rt.c and witness.c call it).  Do not include from
+ * outside synth/witness/.
+ */
+#ifndef CZ_SYNTH_WITNESS_PVT_H
+#define CZ_SYNTH_WITNESS_PVT_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+#include <ucontext.h>
+#include <wasm-rt.h>
+
+#include "synth/witness/witness.h"
+
+/* The glue's ABI version: a library built by another version is rebuilt. */
+#define CZ_WGLUE_ABI 1
+
+/* What the host gives the glue: the wasm runtime calls (wasm-rt.h) that need
+ * the process (traps unwind the calling thread; memory is mapped with guard
+ * pages) and the circom runtime imports. */
+struct cz_wglue_host {
+	void (*trap)(wasm_rt_trap_t code) __attribute__((noreturn));
+	void (*mem_alloc)(wasm_rt_memory_t *m, uint32_t initial, uint32_t max);
+	uint32_t (*mem_grow)(wasm_rt_memory_t *m, uint32_t delta);
+	void (*mem_free)(wasm_rt_memory_t *m);
+	void (*imp)(void *host, int which, uint32_t arg);   /* a runtime import */
+};
+
+/* The imports by number (the glue's runtime instance forwards each). */
+enum {
+	CZ_WIMP_EXCEPTION,      /* runtime.exceptionHandler(code) */
+	CZ_WIMP_PRINT_ERROR,    /* runtime.printErrorMessage() */
+	CZ_WIMP_WRITE_BUFFER,   /* runtime.writeBufferMessage() */
+	CZ_WIMP_SHOW_SHARED,    /* runtime.showSharedRWMemory() */
+	CZ_WIMP_ERROR,          /* runtime.error(...) (circom 0.5) */
+	CZ_WIMP_LOG,            /* runtime.log(x) (circom 0.5) */
+	CZ_WIMP_N
+};
+
+/* One export, as the glue lists it: the name, the C prototype wasm2c gave
+ * it (checked against the expected one), the function. */
+struct cz_wglue_export {
+	const char *name;
+	const char *proto;      /* e.g. "u32 (u32, u32)": result, then parameters after the instance */
+	void (*fn)(void);
+};
+
+struct cz_wglue {
+	uint32_t abi;                          /* CZ_WGLUE_ABI */
+	const char *sha256;                    /* the wasm's, hex */
+	size_t inst_size;                      /* sizeof the module instance */
+	void (*init)(const struct cz_wglue_host *h);   /* once per process */
+	void (*instantiate)(void *inst, void *host);
+	void (*release)(void *inst);
+	wasm_rt_memory_t *(*memory)(void *inst);
+	const struct cz_wglue_export *exports; /* NULL-name terminated */
+	const char *const *imports;            /* "module.name", NULL terminated */
+};
+
+#define CZ_WGLUE_SYMBOL "cz_wglue"
+
+/* The circom exports the protocol calls, resolved and type-checked. */
+struct cz_wexports {
+	uint32_t (*getVersion)(void *);
+	uint32_t (*getFieldNumLen32)(void *);
+	void (*getRawPrime)(void *);
+	uint32_t (*readSharedRWMemory)(void *, uint32_t);
+	void (*writeSharedRWMemory)(void *, uint32_t, uint32_t);
+	void (*init)(void *, uint32_t);
+	uint32_t (*getInputSignalSize)(void *, uint32_t, uint32_t);
+	void (*setInputSignal)(void *, uint32_t, uint32_t, uint32_t);
+	uint32_t (*getWitnessSize)(void *);
+	void (*getWitness)(void *, uint32_t);
+	uint32_t (*getInputSize)(void *);      /* optional (circom >= 2.0.?) */
+	uint32_t (*getMessageChar)(void *);    /* optional */
+};
+
+struct cz_witness_prog {
+	void *dl;
+	const struct cz_wglue *g;
+	struct cz_wexports x;
+	enum cz_curve curve;
+	uint32_t n32, nvars, version;
+	uint32_t prime[16];                    /* little-endian words */
+	FILE *log;
+	char lib[4096];
+	char sha[65];
+};
+
+#define CZ_WMSG 1024
+
+struct cz_witness_inst {
+	const struct cz_witness_prog *p;
+	void *mod;                             /* the module instance (g->inst_size bytes) */
+	void *snap;                            /* its bytes right after instantiate */
+	wasm_rt_memory_t *mem;
+	uint8_t *mem_base;                     /* the reservation */
+	size_t mem_reserve;
+	uint8_t *img;                          /* memory right after instantiate */
+	size_t img_size;
+	int fresh;                             /* instantiated, not yet run */
+	/* the run: its own stack, a guard page below it, the signal stack */
+	uint8_t *stk, *stk_guard, *sig_stk;
+	size_t stk_size, guard_size, sig_size;
+	ucontext_t host_ctx, wasm_ctx;
+	sigjmp_buf jb;
+	volatile sig_atomic_t running;         /* the handler may unwind us */
+	int trap;                              /* 0, a wasm_rt_trap_t + 1, or CZ_WTRAP_* */
+	uint32_t exc_code;                     /* exceptionHandler's code */
+	/* the run's work, for run_entry */
+	const char *json;
+	size_t json_len;
+	uint8_t *out;
+	int rc;
+	char *err;
+	size_t cap;
+	char msg[CZ_WMSG];                     /* the circuit's error message(s) */
+	size_t msg_len;
+	char logline[CZ_WMSG];                 /* log() output being assembled */
+	size_t log_len;
+};
+
+#define CZ_WTRAP_BASE     64
+#define CZ_WTRAP_EXC      (CZ_WTRAP_BASE + 1)   /* exceptionHandler called */
+#define CZ_WTRAP_TIMEOUT  (CZ_WTRAP_BASE + 2)   /* the time limit's signal */
+
+/* rt.c */
+const struct cz_wglue_host *cz_wrt_host(void);
+int cz_wrt_inst_map(struct cz_witness_inst *in, char *err, size_t cap);
+void cz_wrt_inst_unmap(struct cz_witness_inst *in);
+/* Runs fn(in) on in's stack with traps, faults and the time limit caught:
+ * returns 0, or the trap (in->trap set). */
+int cz_wrt_run(struct cz_witness_inst *in, void (*fn)(struct cz_witness_inst *), uint64_t timeout_ms);
+const char *cz_wrt_trap_name(int trap);
+/* Unwinds the running instance with code (from an import). */
+void cz_wrt_throw(struct cz_witness_inst *in, int code) __attribute__((noreturn));
+/* Blocks / unblocks the time limit's signal around an import that takes a lock. */
+void cz_wrt_timer_block(int block);
+/* Set while a thread runs wasm: the imports find their instance here. */
+extern __thread struct cz_witness_inst *cz_wrt_cur;
+
+/* build.c */
+int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,
+	      char *sha_hex, char *err, size_t cap);
+
+#endif
