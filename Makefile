@@ -65,6 +65,12 @@ ifneq ($(shell pkg-config --exists libsystemd && echo y),)
 PKGS     += libsystemd
 CFLAGS   += -DCZ_HAVE_SYSTEMD
 endif
+# libpq (engine/fleet/: cuzkd --fleet on a PostgreSQL job table): without it
+# the fleet room builds engine/fleet/stub.c, whose calls say --fleet needs libpq.
+ifneq ($(shell pkg-config --exists libpq && echo y),)
+PKGS     += libpq
+CFLAGS   += -DCZ_HAVE_LIBPQ
+endif
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))
