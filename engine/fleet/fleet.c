@@ -23,8 +23,12 @@
  *                  its job ended), node, lease_until, attempts, input |
  *                  input_path + input_sha256, proof, proved_by, duplicates,
  *                  error
- *   index cz_fleet_part_queue (prio, seq, part) WHERE state IN (0, 1): the
- *   claim walks it in key order.
+ *   index cz_fleet_part_queue (prio, seq, part) WHERE state = 0: the claim
+ *   walks it in key order, and a claimed row leaves it, so a fleet with 800
+ *   partitions in flight does not walk past them (it did, with claimed rows
+ *   in the index and the expiry in the claim's WHERE: a claim's p50 went
+ *   from 0.9 to 7.5 ms with 800 held; docs/BENCHMARKS.md "Fleet");
+ *   cz_fleet_part_lease (lease_until) WHERE state = 1: the reaper's.
  *   A job is done when every partition is done: derived, never stored, so
  *   finishing a partition locks only its row (no job-row hot spot, and no
  *   lock-order cycle: a statement that locks parts never waits for the job
@@ -32,8 +36,8 @@
  *   transaction).
  *
  * CLAIM (one statement, one round trip)
- *   SELECT the lowest (prio, seq, part) rows that are queued, or claimed
- *   with an expired lease, of live jobs, LIMIT max, FOR UPDATE SKIP LOCKED,
+ *   SELECT the lowest (prio, seq, part) queued rows of live jobs, LIMIT max,
+ *   FOR UPDATE SKIP LOCKED,
  *   and UPDATE them to claimed by this node with lease_until = now() +
  *   lease.  Claimers never wait for one another: a row another claimer has
  *   locked is skipped, so two nodes never get the same partition.  Asked
@@ -46,9 +50,12 @@
  *   A claim holds for lease_ms (the database's clock).  cz_fleet_renew()
  *   extends the leases of the partitions this handle knows it holds and
  *   that have not expired yet; one that expired (another node may have it
- *   now) or whose job ended is dropped from the held set.  A node that
- *   dies stops renewing: after the lease its partitions are claimable
- *   again, and are proved elsewhere.  A claim whose reply was lost (the
+ *   now) or whose job ended is dropped from the held set.  The reaper (one
+ *   statement: claimed rows whose lease_until < now() back to queued, SKIP
+ *   LOCKED) runs after every renew, and in a claim that found fewer rows
+ *   than it asked for (then the claim runs once more).  A node that dies
+ *   stops renewing: its partitions are queued again at most one renew
+ *   interval (of any live node) after their lease, and proved elsewhere.  A claim whose reply was lost (the
  *   connection broke after the commit) is not in the held set, so it is
  *   never renewed and returns to the queue after one lease.  The node's
  *   own view (cz_fleet_leases_live) counts lease_ms from when the last
@@ -74,9 +81,11 @@
  *   again claims other rows; finish again is a duplicate).
  *
  * COST (counted in struct cz_fleet_stats; docs/BENCHMARKS.md "Fleet")
- *   claim 1 statement; renew 1; finish 1 (2 for a duplicate); fail 1 (3
- *   when it fails the job); submit 3 + nparts (BEGIN, job, a row a
- *   partition, COMMIT); status 1; cancel 2.
+ *   claim 1 statement (3 when it comes back short and leases had
+ *   expired: claim, reap, claim; 2 when short and none had); renew 2
+ *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
+ *   the job); submit 3 + nparts (BEGIN, job, a row a partition, COMMIT);
+ *   status 1; cancel 2.
  *
  * FAILURE MODES
  *   Database unreachable: calls return -ENOTCONN within timeout_ms; held
@@ -403,7 +412,8 @@ static const char *const migrations[] = {
 	"  proof bytea, proved_by bigint, finished timestamptz,"
 	"  duplicates integer NOT NULL DEFAULT 0, error text,"
 	"  PRIMARY KEY (seq, part));"
-	"CREATE INDEX cz_fleet_part_queue ON cz_fleet_part (prio, seq, part) WHERE state IN (0, 1);"
+	"CREATE INDEX cz_fleet_part_queue ON cz_fleet_part (prio, seq, part) WHERE state = 0;"
+	"CREATE INDEX cz_fleet_part_lease ON cz_fleet_part (lease_until) WHERE state = 1;"
 	"CREATE INDEX cz_fleet_part_node ON cz_fleet_part (node) WHERE state = 1;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -715,7 +725,7 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	PGresult *r = q(f, dl, &rc, 1,
 			"WITH c AS ("
 			"  SELECT p.seq, p.part FROM cz_fleet_part p"
-			"  WHERE (p.state = 0 OR (p.state = 1 AND p.lease_until < now()))"
+			"  WHERE p.state = 0"
 			"    AND EXISTS (SELECT 1 FROM cz_fleet_job j WHERE j.seq = p.seq AND j.state = 0)"
 			"  ORDER BY p.prio, p.seq, p.part LIMIT $2"
 			"  FOR UPDATE OF p SKIP LOCKED),"
@@ -763,6 +773,23 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	return rc;
 }
 
+/* Expired leases back to the queue (rows another statement has locked are
+ * left for the next time).  Returns how many. */
+static int reap_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	int rc = 0;
+	PGresult *r = QT0(f, dl, &rc,
+			  "WITH e AS (SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND lease_until < now()"
+			  "  FOR UPDATE SKIP LOCKED)"
+			  " UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
+			  " FROM e WHERE p.seq = e.seq AND p.part = e.part RETURNING 1");
+	if (!r)
+		return rc;
+	*(int *)arg = PQntuples(r);
+	PQclear(r);
+	return 0;
+}
+
 int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out)
 {
 	if (max == 0)
@@ -774,6 +801,15 @@ int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out)
 	struct claim_arg a = { .max = max, .out = out };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, claim_unit, &a);
+	int reaped = 0;
+	/* Fewer than asked: expired leases may be waiting; reap them and claim once more. */
+	if (rc == 0 && (uint32_t)a.n < max && run_unit(f, reap_unit, &reaped) == 0 && reaped > 0) {
+		struct claim_arg b = { .max = max - (uint32_t)a.n, .out = out + a.n };
+		rc = run_unit(f, claim_unit, &b);
+		a.n += rc == 0 ? b.n : 0;
+		rc = a.n > 0 ? 0 : rc;
+	}
+	f->st.reaped += (uint64_t)reaped;
 	pthread_mutex_unlock(&f->lock);
 	return rc < 0 ? rc : a.n;
 }
@@ -903,9 +939,13 @@ int cz_fleet_renew(struct cz_fleet *f)
 {
 	if (!f->node)
 		return -EINVAL;
-	int n = 0;
+	int n = 0, reaped = 0;
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, renew_unit, &n);
+	/* Every live node reaps too, so a dead node's partitions are queued again at most one
+	 * renew interval after their lease, even while every claimer finds other work. */
+	if (rc == 0 && run_unit(f, reap_unit, &reaped) == 0)
+		f->st.reaped += (uint64_t)reaped;
 	pthread_mutex_unlock(&f->lock);
 	return rc < 0 ? rc : n;
 }

@@ -113,6 +113,7 @@ struct cz_fleet_stats {
 	uint64_t finished;      /* finishes recorded (first) */
 	uint64_t duplicates;    /* finishes ignored (a proof was there) */
 	uint64_t lost;          /* held partitions a renew found lost (lease expired, job ended) */
+	uint64_t reaped;        /* expired leases this handle returned to the queue */
 };
 
 /* Connects (bounded), creates or migrates the schema.  0 and *out, or a
@@ -137,7 +138,8 @@ int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *spec, ui
 
 /* Claims up to max partitions (the node's free consumers), lowest
  * (prio, seq, part) first, fleet-wide; queued ones and those whose lease has
- * expired.  Returns how many (0..max) were written to out[], in key order. */
+ * expired (claim reaps them when it finds fewer than max queued).  Returns
+ * how many (0..max) were written to out[], in key order. */
 int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out);
 void cz_fleet_claim_free(struct cz_fleet_claim *c);
 /* Reads a claim's input: its inline bytes, or its shared file checked by
@@ -147,8 +149,8 @@ int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf
 
 /* Heartbeat, and extends the lease of every partition this handle holds
  * and whose lease has not expired; the others are dropped from the held
- * set (counted in stats.lost).  Returns how many were renewed.  Call it
- * every lease/3. */
+ * set (counted in stats.lost).  Then reaps expired leases fleet-wide.
+ * Returns how many were renewed.  Call it every lease/3. */
 int cz_fleet_renew(struct cz_fleet *f);
 /* Whether the leases this handle holds are still its own by its clock:
  * false once lease_ms has passed since the last successful claim or renew
