@@ -513,6 +513,14 @@ void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st)
 	pthread_mutex_unlock(&f->lock);
 }
 
+int cz_fleet_backend_pid(struct cz_fleet *f)
+{
+	pthread_mutex_lock(&f->lock);
+	int pid = f->pg ? PQbackendPID(f->pg) : 0;
+	pthread_mutex_unlock(&f->lock);
+	return pid;
+}
+
 static int version_unit(struct cz_fleet *f, void *arg, int64_t dl)
 {
 	int rc = 0;

@@ -123,6 +123,9 @@ void cz_fleet_close(struct cz_fleet *f);
 /* The last failure's reason (valid until the next call on f). */
 const char *cz_fleet_error(struct cz_fleet *f);
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st);
+/* The server process serving this handle's connection (0 when none):
+ * for logs, pg_stat_activity and the benchmark's server CPU time. */
+int cz_fleet_backend_pid(struct cz_fleet *f);
 /* The schema version the database holds (one statement). */
 int cz_fleet_schema_version(struct cz_fleet *f);
 

@@ -24,6 +24,7 @@ int cz_fleet_open(const struct cz_fleet_opts *opts, struct cz_fleet **out, char 
 void cz_fleet_close(struct cz_fleet *f) { (void)f; }
 const char *cz_fleet_error(struct cz_fleet *f) { (void)f; return NOPQ; }
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st) { (void)f; *st = (struct cz_fleet_stats){ 0 }; }
+int cz_fleet_backend_pid(struct cz_fleet *f) { (void)f; return 0; }
 int cz_fleet_schema_version(struct cz_fleet *f) { (void)f; return -ENOSYS; }
 int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *i, int64_t *id) { (void)f; (void)i; (void)id; return -ENOSYS; }
 int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *s, uint64_t *seq) { (void)f; (void)s; (void)seq; return -ENOSYS; }

@@ -40,6 +40,7 @@ int cz_bench_fleet(const struct cz_bench_opts *o)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PARTS 10
 #define PROOF 192
@@ -49,7 +50,27 @@ struct bnode {
 	double *claim_ms, *finish_ms;   /* one entry a call */
 	int nclaim, nfinish, cap, errors;
 	struct cz_fleet_stats s0, s1;
+	double db_cpu_ms, cli_cpu_ms;   /* the server process's CPU (from /proc) and this thread's, over the drain */
 };
+
+/* CPU time (user + system) of process pid, ms; -1 if unreadable (another machine). */
+static double proc_cpu_ms(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
 
 static int dcmp(const void *a, const void *b)
 {
@@ -72,6 +93,9 @@ static void *drain(void *arg)
 	static const unsigned char proof[PROOF];
 	struct cz_fleet_claim c;
 	cz_fleet_stats_get(b->f, &b->s0);
+	int pid = cz_fleet_backend_pid(b->f);
+	double db0 = proc_cpu_ms(pid);
+	int64_t cpu0 = cz_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (int k = 0;; k++) {
 		int64_t t0 = cz_clock_ns(CLOCK_MONOTONIC);
 		int n = cz_fleet_claim(b->f, 1, &c);
@@ -95,6 +119,9 @@ static void *drain(void *arg)
 			b->errors++;
 	}
 	cz_fleet_stats_get(b->f, &b->s1);
+	double db1 = cz_fleet_backend_pid(b->f) == pid ? proc_cpu_ms(pid) : -1;
+	b->db_cpu_ms = db0 >= 0 && db1 >= 0 ? db1 - db0 : -1;
+	b->cli_cpu_ms = (double)(cz_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6;
 	return NULL;
 }
 
@@ -180,6 +207,7 @@ static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int hel
 	double wall_s = (double)(cz_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	double *cl = calloc((size_t)total + 1, sizeof(double)), *fi = calloc((size_t)total + 1, sizeof(double));
 	int ncl = 0, nfi = 0, errors = 0, done = 0;
+	double db_ms = 0, cli_ms = 0;
 	uint64_t stm = 0, rt = 0;
 	for (int i = 0; i < nodes; i++) {
 		memcpy(cl + ncl, b[i].claim_ms, (size_t)b[i].nclaim * sizeof(double));
@@ -187,6 +215,8 @@ static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int hel
 		memcpy(fi + nfi, b[i].finish_ms, (size_t)b[i].nfinish * sizeof(double));
 		nfi += b[i].nfinish;
 		errors += b[i].errors;
+		db_ms = db_ms < 0 || b[i].db_cpu_ms < 0 ? -1 : db_ms + b[i].db_cpu_ms;
+		cli_ms += b[i].cli_cpu_ms;
 		done += (int)(b[i].s1.finished - b[i].s0.finished);
 		stm += b[i].s1.statements - b[i].s0.statements;
 		rt += b[i].s1.round_trips - b[i].s0.round_trips;
@@ -200,12 +230,14 @@ static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int hel
 		 o->json ? "\"nodes\": %d, \"held\": %d, \"partitions\": %d, \"errors\": %d, \"claim_p50_ms\": %.3f, "
 			   "\"claim_p99_ms\": %.3f, \"finish_p50_ms\": %.3f, \"finish_p99_ms\": %.3f, \"parts_per_s\": %.0f, "
 			   "\"statements_per_part\": %.3f, \"round_trips_per_part\": %.3f, \"submit_ms_per_part\": %.3f, "
-			   "\"submit_statements_per_part\": %.3f"
+			   "\"submit_statements_per_part\": %.3f, \"db_cpu_ms_per_part\": %.3f, \"client_cpu_ms_per_part\": %.3f"
 			 : "nodes=%d held=%d parts=%d errors=%d claim p50 %.3f p99 %.3f ms, finish p50 %.3f p99 %.3f ms, "
-			   "%.0f parts/s, %.3f statements %.3f round trips /part; submit %.3f ms %.3f statements /part",
+			   "%.0f parts/s, %.3f statements %.3f round trips /part; submit %.3f ms %.3f statements /part; "
+			   "CPU /part: server %.3f ms, client %.3f ms",
 		 nodes, held, done, errors, c50, c99, f50, f99, done / wall_s, (double)stm / (done ? done : 1),
 		 (double)rt / (done ? done : 1), (double)(ts1 - ts0) / 1e6 / total,
-		 (double)(ss1.statements - ss0.statements) / total);
+		 (double)(ss1.statements - ss0.statements) / total, db_ms < 0 ? -1.0 : db_ms / (done ? done : 1),
+		 cli_ms / (done ? done : 1));
 	cz_bench_report(o, "fleet", (uint64_t)done, (unsigned)nodes, wall_s * 1e3, extra);
 	free(cl);
 	free(fi);
