@@ -769,9 +769,9 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 		get_str(r, i, 7, c->id, sizeof c->id);
 		get_str(r, i, 8, c->circuit, sizeof c->circuit);
 		c->owner = (uint32_t)get_i64(r, i, 9);
+		/* Out of memory for the input: the claim stands with neither input nor path, and
+		 * cz_fleet_payload_load says -ENOENT; the caller fails it. */
 		held_add(f, c->key);
-		if ((!PQgetisnull(r, i, 4) && !c->input) || (!PQgetisnull(r, i, 5) && !c->input_path))
-			rc = -ENOMEM; /* the claim stands (the lease will return it); the caller fails it */
 	}
 	PQclear(r);
 	if (n > 0)

@@ -142,7 +142,9 @@ int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *spec, ui
 /* Claims up to max partitions (the node's free consumers), lowest
  * (prio, seq, part) first, fleet-wide; queued ones and those whose lease has
  * expired (claim reaps them when it finds fewer than max queued).  Returns
- * how many (0..max) were written to out[], in key order. */
+ * how many (0..max) were written to out[], in key order.  A claim whose
+ * input could not be copied (out of memory) has neither input nor
+ * input_path: fail it (cz_fleet_fail). */
 int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out);
 void cz_fleet_claim_free(struct cz_fleet_claim *c);
 /* Reads a claim's input: its inline bytes, or its shared file checked by
