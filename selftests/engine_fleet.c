@@ -140,9 +140,9 @@ static void *claimer_main(void *arg)
 
 int main(void)
 {
-	ct_plan(27);
+	ct_plan(28);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 27; i++)
+		for (int i = 0; i < 28; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -188,7 +188,7 @@ int main(void)
 		ct_ok(rc == -EPROTO && !fu && strstr(err, "version 99"), "a newer schema (99) is refused: %s", err);
 	}
 
-	/* 4-5: mixed priorities, three nodes claiming in turn: the fleet-wide (prio, seq, part) order. */
+	/* 4-6: mixed priorities, three nodes claiming in turn: the fleet-wide (prio, seq, part) order. */
 	struct { const char *id; unsigned prio; uint32_t n; } jobs[] = {
 		{ "j-normal-1", CZ_PRIO_NORMAL, 3 }, { "j-high-1", CZ_PRIO_HIGH, 2 }, { "j-low-1", CZ_PRIO_LOW, 2 },
 		{ "j-normal-2", CZ_PRIO_NORMAL, 2 }, { "j-crit-1", CZ_PRIO_CRITICAL, 1 }, { "j-high-2", CZ_PRIO_HIGH, 3 },
@@ -234,7 +234,7 @@ int main(void)
 	for (int i = 0; i < ngot; i++)
 		cz_fleet_finish(nodes[by[i]], got[i], "x", 1);
 
-	/* 6: claim costs one statement and one round trip. */
+	/* 7: claim costs one statement and one round trip. */
 	{
 		uint64_t s = submit(a, "cost", 1000, CZ_PRIO_NORMAL, 4);
 		struct cz_fleet_stats s0, s1;
@@ -250,9 +250,9 @@ int main(void)
 		      s1.statements - s0.statements, s1.round_trips - s0.round_trips);
 	}
 
-	/* 7-11: leases.  A node with a 300 ms lease that stops renewing loses its claims;
-	 * one that renews keeps them. */
-	struct cz_fleet *dying = node(pg.conninfo, 300, 2, "dying"), *keeper = node(pg.conninfo, 300, 2, "keeper");
+	/* 8-12: leases.  A node with a 1.5 s lease that stops renewing loses its claims; one
+	 * that renews (every 250 ms: a renew may take up to 1.25 s on a loaded machine) keeps them. */
+	struct cz_fleet *dying = node(pg.conninfo, 1500, 2, "dying"), *keeper = node(pg.conninfo, 1500, 2, "keeper");
 	uint64_t ls = submit(a, "lease", 1000, CZ_PRIO_NORMAL, 4);
 	int nd = dying ? cz_fleet_claim(dying, 2, cl) : -1;
 	struct cz_key dk[2] = { 0 };
@@ -264,15 +264,15 @@ int main(void)
 	for (int i = 0; i < nk; i++)
 		cz_fleet_claim_free(&cl[i]);
 	ct_ok(nd == 2 && nk == 2 && dk[0].seq == ls && cz_fleet_claim(b, 4, cl) == 0,
-	      "two nodes hold 2 partitions each under a 300 ms lease; a third finds nothing to claim");
+	      "two nodes hold 2 partitions each under a 1.5 s lease; a third finds nothing to claim");
 	ct_ok(cz_fleet_leases_live(dying), "the holder sees its leases live");
 	int renewed_ok = 1;
-	for (int i = 0; i < 6; i++) { /* 6 x 100 ms: two leases' worth */
-		sleep_ms(100);
+	for (int i = 0; i < 13; i++) { /* 13 x 250 ms: over two leases' worth */
+		sleep_ms(250);
 		renewed_ok &= cz_fleet_renew(keeper) == 2;
 	}
 	ct_ok(!cz_fleet_leases_live(dying) && cz_fleet_leases_live(keeper) && renewed_ok,
-	      "after 600 ms the node that stopped renewing sees its leases lost; the one renewing (every 100 ms) does not");
+	      "after 3.25 s the node that stopped renewing sees its leases lost; the one renewing (every 250 ms) does not");
 	int nb = cz_fleet_claim(b, 4, cl);
 	struct cz_key bk[4] = { 0 };
 	int att2 = 1;
@@ -286,7 +286,7 @@ int main(void)
 	ct_ok(cz_fleet_renew(dying) == 0 && cz_fleet_held(dying) == 0,
 	      "a late renew by the dead node renews nothing and drops them from its held set");
 
-	/* 12-13: finished twice, recorded once: the late node finishes first and wins. */
+	/* 13-14: finished twice, recorded once: the late node finishes first and wins. */
 	int r1 = cz_fleet_finish(dying, dk[0], "proof-from-dying", 16);
 	int r2 = cz_fleet_finish(b, dk[0], "proof-from-b", 12);
 	char q[512];
@@ -304,7 +304,7 @@ int main(void)
 	      "status from any node: %u done, %u claimed, %" PRIu64 " duplicate, %s", js.done, js.claimed, js.duplicates,
 	      cz_fleet_job_state_name(js.state));
 
-	/* 14-17: cancel: refused for another uid, done by the owner; its partitions stop. */
+	/* 15-18: cancel: refused for another uid, done by the owner; its partitions stop. */
 	int rc_other = cz_fleet_cancel(c, ls, 2000, false);
 	int rc_owner = cz_fleet_cancel(c, ls, 1000, false);
 	ct_ok(rc_other == -EPERM && rc_owner == 0, "cancel by uid 2000 refused (%d), by the owner 1000 done (%d)",
@@ -325,7 +325,7 @@ int main(void)
 	cz_fleet_close(dying);
 	cz_fleet_close(keeper);
 
-	/* 18-20: payloads: inline over the cap refused, a shared path checked by its digest. */
+	/* 19-21: payloads: inline over the cap refused, a shared path checked by its digest. */
 	{
 		char one = 0;
 		struct cz_fleet_payload big = { .bytes = &one, .len = (size_t)CZ_FLEET_INLINE_MAX + 1 };
@@ -365,7 +365,7 @@ int main(void)
 		}
 	}
 
-	/* 21-22: fail: requeued, then (max_attempts = 2) the job fails; await returns. */
+	/* 22-23: fail: requeued, then (max_attempts = 2) the job fails; await returns. */
 	{
 		uint64_t s = submit(a, "failing", 7, CZ_PRIO_CRITICAL, 2);
 		int x1 = -9, x2 = -9;
@@ -391,7 +391,7 @@ int main(void)
 			cz_fleet_claim_free(&cl[i]);
 		}
 
-	/* 23-24: the database restarted mid-run: claims held, proofs land after, nothing lost. */
+	/* 24-25: the database restarted mid-run: claims held, proofs land after, nothing lost. */
 	{
 		uint64_t s = submit(a, "restart", 1000, CZ_PRIO_NORMAL, 6);
 		int n1 = cz_fleet_claim(b, 3, cl);
@@ -423,7 +423,32 @@ int main(void)
 		      "every partition's proof is in the table after the restart; the job is done");
 	}
 
-	/* 25-27: 4 threads (4 connections) claim 240 partitions at once. */
+	/* 26: a statement that fails inside submit's transaction (a lock held past the bound)
+	 * leaves the handle usable and nothing written. */
+	{
+		struct cz_fleet_opts o = { .conninfo = pg.conninfo, .timeout_ms = 1000 };
+		char err[512];
+		struct cz_fleet *t = NULL;
+		int orc = cz_fleet_open(&o, &t, err, sizeof err);
+		PQclear(PQexec(oracle, "BEGIN; LOCK TABLE cz_fleet_part IN ACCESS EXCLUSIVE MODE"));
+		const char in[] = "x";
+		struct cz_fleet_payload p1 = { .bytes = in, .len = 1 };
+		struct cz_fleet_job_spec sp = { .owner = 5, .id = "locked", .prio = 2, .circuit = "t", .nparts = 1, .parts = &p1 };
+		uint64_t seq = 0;
+		int r1 = orc == 0 ? cz_fleet_submit(t, &sp, &seq) : orc;
+		PQclear(PQexec(oracle, "ROLLBACK"));
+		long long rows = ask("SELECT count(*) FROM cz_fleet_job WHERE id = 'locked'");
+		int r2 = orc == 0 ? cz_fleet_submit(t, &sp, &seq) : orc;
+		int r3 = orc == 0 ? cz_fleet_status(t, seq, &js) : orc;
+		ct_ok(r1 == -ETIMEDOUT && rows == 0 && r2 == 0 && r3 == 0 && js.nparts == 1,
+		      "submit against a locked table: %d (timed out), no job row (%lld), then the same handle submits (%d) "
+		      "and reads its status (%d)", r1, rows, r2, r3);
+		if (r2 == 0)
+			cz_fleet_cancel(t, seq, 5, false); /* out of the way of the claimers below */
+		cz_fleet_close(t);
+	}
+
+	/* 27-28: 4 threads (4 connections) claim 240 partitions at once. */
 	{
 		uint64_t s1 = submit(a, "conc-1", 1000, CZ_PRIO_NORMAL, NCONC / 2);
 		uint64_t s2 = submit(a, "conc-2", 1000, CZ_PRIO_HIGH, NCONC / 2);

@@ -74,13 +74,16 @@
  *   PQconnectStartParams/PQconnectPoll under a deadline, each statement is
  *   sent with PQsendQueryParams and its answer awaited with poll() under a
  *   deadline (the server's statement_timeout and lock_timeout are set to
- *   the same bound).  A statement past its deadline is cancelled and the
- *   connection dropped.  A lost connection is made again, within the same
+ *   3/4 of it, so a slow statement usually ends with the server's error
+ *   first).  A statement past the deadline is cancelled and the connection
+ *   dropped; so is one that failed inside a transaction (it is aborted).  A lost connection is made again, within the same
  *   call's bound, and the call retried: each call is safe to retry (submit
  *   reruns its whole transaction and recognizes its own job id; claim
  *   again claims other rows; finish again is a duplicate).
  *
  * COST (counted in struct cz_fleet_stats; docs/BENCHMARKS.md "Fleet")
+ *   claim, reap, renew and finish are prepared once a connection (one more
+ *   statement and round trip each, the first time), then only executed.
  *   claim 1 statement (3 when it comes back short and leases had
  *   expired: claim, reap, claim; 2 when short and none had); renew 2
  *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
@@ -123,6 +126,7 @@ struct cz_fleet {
 	struct cz_key *held;            /* partitions this handle holds (claimed, not finished) */
 	uint32_t nheld, capheld;
 	int connected_once;             /* a later connect counts as a reconnect */
+	unsigned prepared;              /* bit P_*: prepared on this connection */
 	int64_t leases_until_ns;        /* cz_clock_ns(MONOTONIC) by which the held leases expire */
 	struct cz_fleet_stats st;
 	char err[512];
@@ -191,7 +195,10 @@ static int connect_by(struct cz_fleet *f, int64_t deadline)
 	int ms = remaining_ms(deadline);
 	/* connect_timeout is whole seconds, at least 2 (libpq); our poll bound is the real one. */
 	snprintf(tmo, sizeof tmo, "%d", ms / 1000 < 2 ? 2 : ms / 1000);
-	snprintf(opts, sizeof opts, "-c statement_timeout=%d -c lock_timeout=%d", f->timeout_ms, f->timeout_ms);
+	/* The server's bounds a quarter inside ours, so a slow statement ends with its error
+	 * (and the connection stays) rather than with our deadline (which drops it). */
+	int srv = f->timeout_ms * 3 / 4 < 100 ? 100 : f->timeout_ms * 3 / 4;
+	snprintf(opts, sizeof opts, "-c statement_timeout=%d -c lock_timeout=%d", srv, srv);
 	const char *const kw[] = { "dbname", "connect_timeout", "options", "application_name", NULL };
 	const char *const val[] = { f->conninfo, tmo, opts, "cuzkd-fleet", NULL };
 	drop(f);
@@ -219,6 +226,7 @@ static int connect_by(struct cz_fleet *f, int64_t deadline)
 		goto bad;
 	PQsetNoticeProcessor(pg, quiet_notice, NULL);
 	f->pg = pg;
+	f->prepared = 0;
 	return 0;
 bad:
 	seterr(f, "fleet: connecting to the database: %s", PQerrorMessage(pg));
@@ -230,15 +238,20 @@ bad:
  * Returns the result (caller clears), or NULL with *lost set when the
  * connection is gone (or the deadline passed: the statement is cancelled
  * and the connection dropped). */
-static PGresult *exec_by(struct cz_fleet *f, const char *sql, int n, const char *const *vals, const int *lens,
-			 const int *fmts, int binary, int64_t deadline, int *timed_out)
+static PGresult *exec_by(struct cz_fleet *f, const char *name, const char *sql, int n, const char *const *vals,
+			 const int *lens, const int *fmts, int binary, int64_t deadline, int *timed_out)
 {
 	PGconn *pg = f->pg;
 	*timed_out = 0;
 	f->st.statements++;
 	f->st.round_trips++;
-	/* No parameters: the simple protocol, which also takes several statements (a migration step). */
-	if (!(n == 0 && !binary ? PQsendQuery(pg, sql) : PQsendQueryParams(pg, sql, n, NULL, vals, lens, fmts, binary)))
+	/* name and sql: prepare it; name alone: run the prepared one; no parameters: the simple
+	 * protocol, which also takes several statements (a migration step). */
+	int sent = name && sql	       ? PQsendPrepare(pg, name, sql, n, NULL)
+		   : name	       ? PQsendQueryPrepared(pg, name, n, vals, lens, fmts, binary)
+		   : n == 0 && !binary ? PQsendQuery(pg, sql)
+				       : PQsendQueryParams(pg, sql, n, NULL, vals, lens, fmts, binary);
+	if (!sent)
 		goto lost;
 	for (;;) {
 		int r = PQflush(pg);
@@ -337,11 +350,11 @@ static int run_unit(struct cz_fleet *f, unit_fn fn, void *arg)
 
 /* One statement inside a unit: NULL with *rc set on failure (-EAGAIN for
  * a lost connection or a transient error, -ETIMEDOUT, -EIO). */
-static PGresult *q(struct cz_fleet *f, int64_t deadline, int *rc, int binary, const char *sql, int n,
-		   const char *const *vals, const int *lens, const int *fmts)
+static PGresult *q1(struct cz_fleet *f, int64_t deadline, int *rc, int binary, const char *name, int prepared,
+		    const char *sql, int n, const char *const *vals, const int *lens, const int *fmts)
 {
 	int late;
-	PGresult *r = exec_by(f, sql, n, vals, lens, fmts, binary, deadline, &late);
+	PGresult *r = exec_by(f, name, name && prepared ? NULL : sql, n, vals, lens, fmts, binary, deadline, &late);
 	if (!r) {
 		*rc = late ? -ETIMEDOUT : -EAGAIN;
 		return NULL;
@@ -350,11 +363,42 @@ static PGresult *q(struct cz_fleet *f, int64_t deadline, int *rc, int binary, co
 	if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
 		return r;
 	seterr(f, "fleet: %.60s...: %s", sql, PQresultErrorMessage(r));
-	*rc = transient(r) ? -EAGAIN : -EIO;
-	if (*rc == -EAGAIN && PQtransactionStatus(f->pg) != PQTRANS_IDLE)
-		drop(f); /* a fresh connection, rather than a rollback that could wait too */
+	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	/* 57014: statement_timeout; 55P03: lock_timeout: the server's side of our bound. */
+	*rc = state && (!strcmp(state, "57014") || !strcmp(state, "55P03")) ? -ETIMEDOUT
+	      : transient(r)                                                 ? -EAGAIN
+										: -EIO;
+	/* An error inside a transaction leaves it aborted: a fresh connection for the next
+	 * statement, rather than a rollback that would be one more wait. */
+	if (PQtransactionStatus(f->pg) != PQTRANS_IDLE)
+		drop(f);
 	PQclear(r);
 	return NULL;
+}
+
+static PGresult *q(struct cz_fleet *f, int64_t deadline, int *rc, int binary, const char *sql, int n,
+		   const char *const *vals, const int *lens, const int *fmts)
+{
+	return q1(f, deadline, rc, binary, NULL, 0, sql, n, vals, lens, fmts);
+}
+
+/* The hot statements (claim, reap, renew, finish), prepared once a connection: the server
+ * parses and plans them once, not at every call (docs/BENCHMARKS.md "Fleet"). */
+enum prep { P_CLAIM, P_REAP, P_RENEW, P_FINISH, P_DUP, P__COUNT };
+static const char *const prep_name[P__COUNT] = { "cz_fleet_claim", "cz_fleet_reap", "cz_fleet_renew",
+						 "cz_fleet_finish", "cz_fleet_dup" };
+
+static PGresult *qp(struct cz_fleet *f, int64_t deadline, int *rc, int binary, enum prep id, const char *sql, int n,
+		    const char *const *vals, const int *lens, const int *fmts)
+{
+	if (!(f->prepared & 1u << id)) {
+		PGresult *r = q1(f, deadline, rc, 0, prep_name[id], 0, sql, n, NULL, NULL, NULL);
+		if (!r)
+			return NULL;
+		PQclear(r);
+		f->prepared |= 1u << id;
+	}
+	return q1(f, deadline, rc, binary, prep_name[id], 1, sql, n, vals, lens, fmts);
 }
 
 /* Simple text-parameter statement. */
@@ -730,7 +774,7 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	int64_t sent = now_ns();
 	int rc = 0;
 	const char *const v[] = { node, max, lease };
-	PGresult *r = q(f, dl, &rc, 1,
+	PGresult *r = qp(f, dl, &rc, 1, P_CLAIM,
 			"WITH c AS ("
 			"  SELECT p.seq, p.part FROM cz_fleet_part p"
 			"  WHERE p.state = 0"
@@ -786,11 +830,12 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 static int reap_unit(struct cz_fleet *f, void *arg, int64_t dl)
 {
 	int rc = 0;
-	PGresult *r = QT0(f, dl, &rc,
-			  "WITH e AS (SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND lease_until < now()"
-			  "  FOR UPDATE SKIP LOCKED)"
-			  " UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
-			  " FROM e WHERE p.seq = e.seq AND p.part = e.part RETURNING 1");
+	PGresult *r = qp(f, dl, &rc, 0, P_REAP,
+			 "WITH e AS (SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND lease_until < now()"
+			 "  FOR UPDATE SKIP LOCKED)"
+			 " UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
+			 " FROM e WHERE p.seq = e.seq AND p.part = e.part RETURNING 1",
+			 0, NULL, NULL, NULL);
 	if (!r)
 		return rc;
 	*(int *)arg = PQntuples(r);
@@ -910,7 +955,8 @@ static int renew_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	snprintf(lease, sizeof lease, "%d", f->lease_ms);
 	int64_t sent = now_ns();
 	int rc = 0;
-	PGresult *r = QT(f, dl, &rc,
+	const char *const v[] = { node, lease, seqs, parts };
+	PGresult *r = qp(f, dl, &rc, 0, P_RENEW,
 			 "WITH h AS (UPDATE cz_fleet_node SET heartbeat = now() WHERE id = $1)"
 			 " UPDATE cz_fleet_part p SET lease_until = now() + $2 * interval '1 millisecond'"
 			 " FROM unnest($3::bigint[], $4::integer[]) AS k(seq, part)"
@@ -918,7 +964,7 @@ static int renew_unit(struct cz_fleet *f, void *arg, int64_t dl)
 			 "   AND p.lease_until >= now()"
 			 "   AND EXISTS (SELECT 1 FROM cz_fleet_job j WHERE j.seq = p.seq AND j.state = 0)"
 			 " RETURNING p.seq, p.part",
-			 node, lease, seqs, parts);
+			 4, v, NULL, NULL);
 	free(seqs);
 	free(parts);
 	if (!r)
@@ -995,7 +1041,7 @@ static int finish_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	int fmts[4] = { 0, 0, 1, 0 };
 	int rc = 0;
 	/* The first finish wins: only a row still queued or claimed takes a proof. */
-	PGresult *r = q(f, dl, &rc, 0,
+	PGresult *r = qp(f, dl, &rc, 0, P_FINISH,
 			"UPDATE cz_fleet_part SET state = 2, proof = $3, proved_by = $4, node = NULL,"
 			" lease_until = NULL, finished = now()"
 			" WHERE seq = $1 AND part = $2 AND state IN (0, 1) RETURNING 1",
@@ -1008,10 +1054,11 @@ static int finish_unit(struct cz_fleet *f, void *arg, int64_t dl)
 		a->result = 0;
 		return 0;
 	}
-	if (!(r = QT(f, dl, &rc,
+	const char *const dv[] = { seq, part };
+	if (!(r = qp(f, dl, &rc, 0, P_DUP,
 		     "UPDATE cz_fleet_part SET duplicates = duplicates + 1 WHERE seq = $1 AND part = $2 AND state = 2 "
 		     "RETURNING 1",
-		     seq, part)))
+		     2, dv, NULL, NULL)))
 		return rc;
 	int dup = PQntuples(r) == 1;
 	PQclear(r);
