@@ -140,9 +140,9 @@ static void *claimer_main(void *arg)
 
 int main(void)
 {
-	ct_plan(28);
+	ct_plan(29);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 28; i++)
+		for (int i = 0; i < 29; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -448,7 +448,30 @@ int main(void)
 		cz_fleet_close(t);
 	}
 
-	/* 27-28: 4 threads (4 connections) claim 240 partitions at once. */
+	/* 27: nobody renews: a claim that finds the queue short reaps the expired lease itself. */
+	{
+		struct cz_fleet *x = node(pg.conninfo, 200, 2, "x");
+		uint64_t s = submit(a, "reap", 1000, CZ_PRIO_NORMAL, 1);
+		int nx = x ? cz_fleet_claim(x, 1, cl) : -1;
+		if (nx == 1)
+			cz_fleet_claim_free(&cl[0]);
+		sleep_ms(600); /* three leases */
+		struct cz_fleet_stats r0, r1;
+		cz_fleet_stats_get(c, &r0);
+		int ny = cz_fleet_claim(c, 1, cl);
+		cz_fleet_stats_get(c, &r1);
+		int same = ny == 1 && cl[0].key.seq == s && cl[0].attempt == 2;
+		if (ny == 1) {
+			cz_fleet_finish(c, cl[0].key, "r", 1);
+			cz_fleet_claim_free(&cl[0]);
+		}
+		ct_ok(nx == 1 && same && r1.reaped - r0.reaped == 1,
+		      "with no node renewing, the next claim reaps the expired lease (%" PRIu64 ") and takes it (attempt 2)",
+		      r1.reaped - r0.reaped);
+		cz_fleet_close(x);
+	}
+
+	/* 28-29: 4 threads (4 connections) claim 240 partitions at once. */
 	{
 		uint64_t s1 = submit(a, "conc-1", 1000, CZ_PRIO_NORMAL, NCONC / 2);
 		uint64_t s2 = submit(a, "conc-2", 1000, CZ_PRIO_HIGH, NCONC / 2);
