@@ -140,9 +140,9 @@ static void *claimer_main(void *arg)
 
 int main(void)
 {
-	ct_plan(29);
+	ct_plan(30);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 29; i++)
+		for (int i = 0; i < 30; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -230,6 +230,29 @@ int main(void)
 	cz_fleet_stats_get(a, &st);
 	ct_ok(st.claimed > 0 && cz_fleet_held(a) + cz_fleet_held(b) + cz_fleet_held(c) == (uint32_t)nwant,
 	      "each node holds what it claimed: %u + %u + %u", cz_fleet_held(a), cz_fleet_held(b), cz_fleet_held(c));
+	/* The fleet as `status --fleet` would show it: each node's held count from the table
+	 * against the library's held set, the queue by priority against the submissions. */
+	{
+		struct cz_fleet_node_row rows[16];
+		int nr = cz_fleet_nodes(c, 60000, rows, 16), match = 0;
+		const char *hosts[3] = { "a", "b", "c" };
+		for (int i = 0; i < nr; i++)
+			for (int k = 0; k < 3; k++)
+				match += !strcmp(rows[i].host, hosts[k]) && rows[i].held == cz_fleet_held(nodes[k]) &&
+					 rows[i].capacity == 8 && rows[i].heartbeat_age_ms >= 0 && rows[i].heartbeat_age_ms < 60000;
+		struct cz_fleet_queue qq;
+		int qrc = cz_fleet_queue_get(c, &qq);
+		uint64_t want_claimed[CZ_PRIO__COUNT] = { 0 };
+		for (int i = 0; i < nwant; i++)
+			want_claimed[want[i].prio]++;
+		int qok = qrc == 0;
+		for (int k = 0; k < CZ_PRIO__COUNT; k++)
+			qok &= qq.queued[k] == 0 && qq.claimed[k] == want_claimed[k];
+		ct_ok(nr == 3 && match == 3 && qok,
+		      "the node list (%d live) shows each node's held partitions as it holds them; the queue by priority: "
+		      "claimed %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 ", none queued",
+		      nr, qq.claimed[0], qq.claimed[1], qq.claimed[2], qq.claimed[3]);
+	}
 	/* Clear the table for what follows: every held partition finished by its holder. */
 	for (int i = 0; i < ngot; i++)
 		cz_fleet_finish(nodes[by[i]], got[i], "x", 1);

@@ -88,7 +88,7 @@
  *   expired: claim, reap, claim; 2 when short and none had); renew 2
  *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
  *   the job); submit 3 + nparts (BEGIN, job, a row a partition, COMMIT);
- *   status 1; cancel 2.
+ *   status 1; cancel 2; the node list 1; the queue by priority 1.
  *
  * FAILURE MODES
  *   Database unreachable: calls return -ENOTCONN within timeout_ms; held
@@ -634,6 +634,88 @@ int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *
 	pthread_mutex_unlock(&f->lock);
 	if (rc == 0 && node_id)
 		*node_id = a.id;
+	return rc;
+}
+
+struct nodes_arg {
+	int live_ms;
+	uint32_t max;
+	struct cz_fleet_node_row *out;
+	int n;
+};
+
+static int nodes_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct nodes_arg *a = arg;
+	char live[16], max[16];
+	snprintf(live, sizeof live, "%d", a->live_ms);
+	snprintf(max, sizeof max, "%" PRIu32, a->max);
+	int rc = 0;
+	PGresult *r = QT(f, dl, &rc,
+			 "SELECT n.id, n.host, n.pid, n.devices, n.capacity, n.circuits,"
+			 "  (extract(epoch FROM now() - n.heartbeat) * 1000)::bigint,"
+			 "  (SELECT count(*) FROM cz_fleet_part p WHERE p.node = n.id AND p.state = 1)"
+			 " FROM cz_fleet_node n"
+			 " WHERE $1::integer = 0 OR n.heartbeat > now() - $1::integer * interval '1 millisecond'"
+			 " ORDER BY n.heartbeat DESC, n.id LIMIT $2",
+			 live, max);
+	if (!r)
+		return rc;
+	int n = PQntuples(r);
+	for (int i = 0; i < n && (uint32_t)i < a->max; i++) {
+		struct cz_fleet_node_row *o = &a->out[i];
+		memset(o, 0, sizeof *o);
+		o->id = get_i64(r, i, 0);
+		get_str(r, i, 1, o->host, sizeof o->host);
+		o->pid = (int)get_i64(r, i, 2);
+		o->devices = (uint32_t)get_i64(r, i, 3);
+		o->capacity = (uint32_t)get_i64(r, i, 4);
+		get_str(r, i, 5, o->circuits, sizeof o->circuits);
+		o->heartbeat_age_ms = get_i64(r, i, 6);
+		o->held = (uint32_t)get_i64(r, i, 7);
+	}
+	PQclear(r);
+	a->n = n;
+	return 0;
+}
+
+int cz_fleet_nodes(struct cz_fleet *f, int live_ms, struct cz_fleet_node_row *out, uint32_t max)
+{
+	if (max == 0)
+		return 0;
+	struct nodes_arg a = { .live_ms = live_ms < 0 ? 0 : live_ms, .max = max, .out = out };
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, nodes_unit, &a);
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? rc : a.n;
+}
+
+static int queue_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct cz_fleet_queue *qq = arg;
+	int rc = 0;
+	PGresult *r = QT0(f, dl, &rc,
+			  "SELECT p.prio, count(*) FILTER (WHERE p.state = 0), count(*) FILTER (WHERE p.state = 1)"
+			  " FROM cz_fleet_part p JOIN cz_fleet_job j ON j.seq = p.seq"
+			  " WHERE p.state IN (0, 1) AND j.state = 0 GROUP BY p.prio");
+	if (!r)
+		return rc;
+	memset(qq, 0, sizeof *qq);
+	for (int i = 0; i < PQntuples(r); i++) {
+		int64_t prio = get_i64(r, i, 0);
+		unsigned k = prio < 0 ? 0 : prio >= CZ_PRIO__COUNT ? CZ_PRIO__COUNT - 1 : (unsigned)prio;
+		qq->queued[k] += (uint64_t)get_i64(r, i, 1);
+		qq->claimed[k] += (uint64_t)get_i64(r, i, 2);
+	}
+	PQclear(r);
+	return 0;
+}
+
+int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, queue_unit, q);
+	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
 

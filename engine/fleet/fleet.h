@@ -129,6 +129,29 @@ int cz_fleet_backend_pid(struct cz_fleet *f);
 /* The schema version the database holds (one statement). */
 int cz_fleet_schema_version(struct cz_fleet *f);
 
+/* One node of the fleet as cz_fleet_nodes() lists it (cuzkctl status --fleet). */
+struct cz_fleet_node_row {
+	int64_t id;
+	char host[256];
+	int pid;
+	uint32_t devices, capacity;
+	char circuits[256];
+	int64_t heartbeat_age_ms;       /* since its last heartbeat (register or renew), by the database's clock */
+	uint32_t held;                  /* partitions claimed by it now */
+};
+
+/* The queue by priority (the last slot also counts priorities past LOW). */
+struct cz_fleet_queue {
+	uint64_t queued[CZ_PRIO__COUNT];
+	uint64_t claimed[CZ_PRIO__COUNT];
+};
+
+/* Up to max nodes whose heartbeat is at most live_ms old (0: every node
+ * ever registered), freshest first.  Returns how many. */
+int cz_fleet_nodes(struct cz_fleet *f, int live_ms, struct cz_fleet_node_row *out, uint32_t max);
+/* Queued and claimed partitions of live jobs, by priority (one statement). */
+int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q);
+
 /* Registers this handle as a node; its id is what claims record.  Also the
  * first heartbeat.  0 and *node_id. */
 int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *info, int64_t *node_id);

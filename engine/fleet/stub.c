@@ -27,6 +27,8 @@ void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st) { (void)f
 int cz_fleet_backend_pid(struct cz_fleet *f) { (void)f; return 0; }
 int cz_fleet_schema_version(struct cz_fleet *f) { (void)f; return -ENOSYS; }
 int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *i, int64_t *id) { (void)f; (void)i; (void)id; return -ENOSYS; }
+int cz_fleet_nodes(struct cz_fleet *f, int live_ms, struct cz_fleet_node_row *out, uint32_t max) { (void)f; (void)live_ms; (void)out; (void)max; return -ENOSYS; }
+int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q) { (void)f; (void)q; return -ENOSYS; }
 int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *s, uint64_t *seq) { (void)f; (void)s; (void)seq; return -ENOSYS; }
 int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out) { (void)f; (void)max; (void)out; return -ENOSYS; }
 void cz_fleet_claim_free(struct cz_fleet_claim *c) { (void)c; }
