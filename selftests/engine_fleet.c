@@ -22,6 +22,7 @@ int main(void)
 #else
 
 #include "engine/fleet/fleet.h"
+#include "lib/clock.h"
 #include "selftests/cz_pg.h"
 
 #include <errno.h>
@@ -140,9 +141,9 @@ static void *claimer_main(void *arg)
 
 int main(void)
 {
-	ct_plan(30);
+	ct_plan(32);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 30; i++)
+		for (int i = 0; i < 32; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -444,6 +445,44 @@ int main(void)
 			 s);
 		ct_ok(ask(q) == 6 && cz_fleet_await(a, s, 2000, &js) == 0 && js.state == CZ_FLEET_JOB_DONE,
 		      "every partition's proof is in the table after the restart; the job is done");
+	}
+
+	/* The database gone (pg_ctl stop): a node's calls fail within its bound, its leases
+	 * lapse by its own clock; back (pg_ctl start): its proof is recorded, first wins. */
+	{
+		struct cz_fleet_opts o = { .conninfo = pg.conninfo, .timeout_ms = 1000, .lease_ms = 1500 };
+		char err[512];
+		struct cz_fleet *z = NULL;
+		struct cz_fleet_node_info info = { .host = "z", .devices = 1, .capacity = 1, .circuits = "t" };
+		int zrc = cz_fleet_open(&o, &z, err, sizeof err);
+		zrc = zrc ? zrc : cz_fleet_node_register(z, &info, NULL);
+		uint64_t s = submit(a, "cutoff", 1000, CZ_PRIO_NORMAL, 1);
+		int nz = zrc == 0 ? cz_fleet_claim(z, 1, cl) : -1;
+		struct cz_key zk = nz == 1 ? cl[0].key : (struct cz_key){ 0 };
+		if (nz == 1)
+			cz_fleet_claim_free(&cl[0]);
+		int stop = pg_ctl(&pg, "stop");
+		int64_t t0 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r1 = zrc == 0 ? cz_fleet_renew(z) : zrc;
+		int64_t t1 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r2 = zrc == 0 ? cz_fleet_claim(z, 1, cl) : zrc;
+		int64_t t2 = cz_clock_ns(CLOCK_MONOTONIC);
+		sleep_ms(1600);
+		int lapsed = zrc == 0 && !cz_fleet_leases_live(z);
+		ct_ok(stop == 0 && nz == 1 && (r1 == -ENOTCONN || r1 == -ETIMEDOUT) && (r2 == -ENOTCONN || r2 == -ETIMEDOUT) &&
+			      (t1 - t0) / 1000000 <= 2000 && (t2 - t1) / 1000000 <= 2000 && lapsed,
+		      "database stopped: renew %d and claim %d fail in %" PRId64 " and %" PRId64 " ms (bound 1000 ms), "
+		      "its leases lapse by its own clock (%d)",
+		      r1, r2, (t1 - t0) / 1000000, (t2 - t1) / 1000000, lapsed);
+		int start = pg_ctl(&pg, "start");
+		PQreset(oracle);
+		int r3 = zrc == 0 ? cz_fleet_finish(z, zk, "while-cut-off", 13) : zrc;
+		snprintf(q, sizeof q,
+			 "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state = 2 AND proof = 'while-cut-off'::bytea",
+			 s);
+		ct_ok(start == 0 && r3 == 0 && ask(q) == 1,
+		      "database back: the proof made while cut off is recorded (%d), first wins", r3);
+		cz_fleet_close(z);
 	}
 
 	/* 26: a statement that fails inside submit's transaction (a lock held past the bound)
