@@ -141,9 +141,9 @@ static void *claimer_main(void *arg)
 
 int main(void)
 {
-	ct_plan(32);
+	ct_plan(34);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 32; i++)
+		for (int i = 0; i < 34; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -387,6 +387,60 @@ int main(void)
 			cz_fleet_finish(c, cl[0].key, "x", 1);
 			cz_fleet_claim_free(&cl[0]);
 		}
+	}
+
+	/* Submit's two paths: a job whose inline inputs total <= 16 MiB in one statement (mixed
+	 * with a shared path: NULL array elements), a larger one as a transaction; every input
+	 * comes back as it went in. */
+	{
+		static const char sp_path[] = "/shared/w.wtns";
+		struct cz_fleet_payload mix[3] = { { .bytes = "first", .len = 5 }, { .path = sp_path }, { .bytes = "", .len = 0 } };
+		for (int i = 0; i < 32; i++)
+			mix[1].sha256[i] = (uint8_t)(i * 7 + 1);
+		struct cz_fleet_job_spec js1 = { .owner = 1, .id = "mixed", .prio = 0, .circuit = "t", .nparts = 3, .parts = mix };
+		struct cz_fleet_stats m0, m1;
+		uint64_t seq = 0;
+		cz_fleet_stats_get(a, &m0);
+		int rc = cz_fleet_submit(a, &js1, &seq);
+		cz_fleet_stats_get(a, &m1);
+		int n = rc == 0 ? cz_fleet_claim(b, 3, cl) : -1, same = n == 3;
+		for (int i = 0; i < n; i++) {
+			same &= cl[i].key.seq == seq && cl[i].key.part == (uint32_t)i;
+			if (i == 1)
+				same &= !cl[i].input && cl[i].input_path && !strcmp(cl[i].input_path, sp_path) &&
+					!memcmp(cl[i].sha256, mix[1].sha256, 32);
+			else
+				same &= cl[i].input && !cl[i].input_path && cl[i].input_len == mix[i].len &&
+					!memcmp(cl[i].input, mix[i].bytes, mix[i].len);
+			cz_fleet_finish(b, cl[i].key, "m", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rc == 0 && same && m1.statements - m0.statements == 1,
+		      "a 3-partition job (inline, shared path, empty) is %" PRIu64 " statement; its inputs come back as sent",
+		      m1.statements - m0.statements);
+		size_t big = 9u << 20;
+		char *b0 = malloc(big), *b1 = malloc(big);
+		for (size_t i = 0; i < big; i++) {
+			b0[i] = (char)(i * 31);
+			b1[i] = (char)(i * 17 + 3);
+		}
+		struct cz_fleet_payload two[2] = { { .bytes = b0, .len = big }, { .bytes = b1, .len = big } };
+		struct cz_fleet_job_spec js2 = { .owner = 1, .id = "big2", .prio = 0, .circuit = "t", .nparts = 2, .parts = two };
+		cz_fleet_stats_get(a, &m0);
+		rc = cz_fleet_submit(a, &js2, &seq);
+		cz_fleet_stats_get(a, &m1);
+		n = rc == 0 ? cz_fleet_claim(b, 2, cl) : -1;
+		same = n == 2;
+		for (int i = 0; i < n; i++) {
+			same &= cl[i].key.seq == seq && cl[i].input_len == big && !memcmp(cl[i].input, i ? b1 : b0, big);
+			cz_fleet_finish(b, cl[i].key, "m", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rc == 0 && same && m1.statements - m0.statements == 3 + 2,
+		      "a job of 2 x 9 MiB inline goes as a transaction (%" PRIu64 " statements); both inputs intact",
+		      m1.statements - m0.statements);
+		free(b0);
+		free(b1);
 	}
 
 	/* 22-23: fail: requeued, then (max_attempts = 2) the job fails; await returns. */

@@ -87,7 +87,9 @@
  *   claim 1 statement (3 when it comes back short and leases had
  *   expired: claim, reap, claim; 2 when short and none had); renew 2
  *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
- *   the job); submit 3 + nparts (BEGIN, job, a row a partition, COMMIT);
+ *   the job); submit 1 (the job and its rows from arrays, while its
+ *   inline inputs total <= 16 MiB; else 3 + nparts: BEGIN, job, a row a
+ *   partition, COMMIT);
  *   status 1; cancel 2; the node list 1; the queue by priority 1.
  *
  * FAILURE MODES
@@ -723,8 +725,119 @@ int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q)
 
 struct submit_arg {
 	const struct cz_fleet_job_spec *s;
+	size_t inline_bytes;    /* the job's inline inputs, all partitions */
 	uint64_t seq;
 };
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* A one-dimensional array in PostgreSQL's binary format (elements of type
+ * oid; a NULL val is a NULL element).  malloc'd; *len its size. */
+static unsigned char *array_bin(uint32_t oid, uint32_t n, const void *const *val, const size_t *vlen, size_t *len)
+{
+	size_t size = 20;
+	int nulls = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		size += 4 + (val[i] ? vlen[i] : 0);
+		nulls |= !val[i];
+	}
+	unsigned char *b = malloc(size), *p = b;
+	if (!b)
+		return NULL;
+	put32(p, 1);
+	put32(p + 4, (uint32_t)nulls);
+	put32(p + 8, oid);
+	put32(p + 12, n);
+	put32(p + 16, 1);
+	p += 20;
+	for (uint32_t i = 0; i < n; i++) {
+		put32(p, val[i] ? (uint32_t)vlen[i] : 0xffffffffu);
+		p += 4;
+		if (val[i] && vlen[i]) {
+			memcpy(p, val[i], vlen[i]);
+			p += vlen[i];
+		}
+	}
+	*len = size;
+	return b;
+}
+
+/* A job whose inline inputs fit SUBMIT_ONE_MAX goes in one statement (one
+ * round trip, atomic by itself): the job row and every partition's row
+ * from three arrays.  Larger ones take the transaction below, a statement
+ * a partition, so no one parameter nears PostgreSQL's 1 GB. */
+#define SUBMIT_ONE_MAX (16u << 20)
+
+static int submit_one(struct cz_fleet *f, struct submit_arg *a, int64_t dl, int *taken)
+{
+	const struct cz_fleet_job_spec *s = a->s;
+	uint32_t n = s->nparts;
+	const void **in = calloc(n, sizeof *in), **path = calloc(n, sizeof *path), **dg = calloc(n, sizeof *dg);
+	size_t *inl = calloc(n, sizeof *inl), *pathl = calloc(n, sizeof *pathl), *dgl = calloc(n, sizeof *dgl);
+	unsigned char *ai = NULL, *ap = NULL, *ad = NULL;
+	size_t li = 0, lp = 0, ld = 0;
+	int rc = -ENOMEM;
+	*taken = 0;
+	if (!in || !path || !dg || !inl || !pathl || !dgl)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cz_fleet_payload *p = &s->parts[i];
+		in[i] = p->bytes ? (p->len ? p->bytes : "") : NULL;
+		inl[i] = p->bytes ? p->len : 0;
+		path[i] = p->bytes ? NULL : p->path;
+		pathl[i] = p->bytes ? 0 : strlen(p->path);
+		dg[i] = p->bytes ? NULL : p->sha256;
+		dgl[i] = 32;
+	}
+	if (!(ai = array_bin(17, n, in, inl, &li)) || !(ap = array_bin(25, n, path, pathl, &lp)) ||
+	    !(ad = array_bin(17, n, dg, dgl, &ld)))
+		goto out;
+	char owner[16], prio[16], np[16];
+	snprintf(owner, sizeof owner, "%" PRIu32, s->owner);
+	snprintf(prio, sizeof prio, "%u", s->prio);
+	snprintf(np, sizeof np, "%" PRIu32, n);
+	const char *v[8] = { s->id, owner, prio, s->circuit, np, (const char *)ai, (const char *)ap, (const char *)ad };
+	int lens[8] = { 0, 0, 0, 0, 0, (int)li, (int)lp, (int)ld };
+	int fmts[8] = { 0, 0, 0, 0, 0, 1, 1, 1 };
+	rc = 0;
+	PGresult *r = q(f, dl, &rc, 0,
+			"WITH j AS (INSERT INTO cz_fleet_job (id, owner, prio, circuit, nparts)"
+			"  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq),"
+			" p AS (INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256)"
+			"  SELECT j.seq, g - 1, $3, ($6::bytea[])[g], ($7::text[])[g], ($8::bytea[])[g]"
+			"  FROM j, generate_series(1, $5) AS g RETURNING 1)"
+			"SELECT j.seq, (SELECT count(*) FROM p) FROM j",
+			8, v, lens, fmts);
+	if (!r)
+		goto out;
+	if (PQntuples(r) == 1) {
+		*taken = 1;
+		a->seq = (uint64_t)get_i64(r, 0, 0);
+		if ((uint32_t)get_i64(r, 0, 1) != n) {
+			seterr(f, "fleet: submit '%s': %" PRId64 " partition rows written, not %" PRIu32, s->id,
+			       get_i64(r, 0, 1), n);
+			rc = -EIO;
+		}
+	}
+	PQclear(r);
+out:
+	free(ai);
+	free(ap);
+	free(ad);
+	free(in);
+	free(path);
+	free(dg);
+	free(inl);
+	free(pathl);
+	free(dgl);
+	return rc;
+}
 
 static int submit_unit(struct cz_fleet *f, void *arg, int64_t dl)
 {
@@ -736,6 +849,23 @@ static int submit_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	snprintf(np, sizeof np, "%" PRIu32, s->nparts);
 	int rc = 0;
 	PGresult *r;
+	if (a->inline_bytes <= SUBMIT_ONE_MAX) {
+		int taken;
+		rc = submit_one(f, a, dl, &taken);
+		if (rc < 0 || taken)
+			return rc;
+		/* The id was there: whose is it? */
+		if (!(r = QT(f, dl, &rc, "SELECT seq, owner FROM cz_fleet_job WHERE id = $1", s->id)))
+			return rc;
+		int ok = PQntuples(r) == 1 && (uint32_t)get_i64(r, 0, 1) == s->owner;
+		a->seq = ok ? (uint64_t)get_i64(r, 0, 0) : 0;
+		PQclear(r);
+		if (!ok) {
+			seterr(f, "fleet: job id '%s' is taken by another owner", s->id);
+			return -EEXIST;
+		}
+		return 0;
+	}
 	if (!(r = QT0(f, dl, &rc, "BEGIN")))
 		return rc;
 	PQclear(r);
@@ -807,6 +937,8 @@ int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *s, uint6
 		}
 	}
 	struct submit_arg a = { .s = s };
+	for (uint32_t i = 0; i < s->nparts; i++)
+		a.inline_bytes += s->parts[i].bytes ? s->parts[i].len : 0;
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, submit_unit, &a);
 	pthread_mutex_unlock(&f->lock);
