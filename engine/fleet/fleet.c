@@ -37,9 +37,8 @@
  *
  * CLAIM (one statement, one round trip)
  *   SELECT the lowest (prio, seq, part) queued rows of live jobs, LIMIT max,
- *   FOR UPDATE SKIP LOCKED,
- *   and UPDATE them to claimed by this node with lease_until = now() +
- *   lease.  Claimers never wait for one another: a row another claimer has
+ *   FOR UPDATE SKIP LOCKED, and UPDATE them to claimed by this node with
+ *   lease_until = now() + lease.  Claimers never wait for one another: a row another claimer has
  *   locked is skipped, so two nodes never get the same partition.  Asked
  *   one after another, nodes get partitions in the fleet-wide key order;
  *   claiming at once, each gets the lowest rows no one else is taking.  A
@@ -55,9 +54,10 @@
  *   LOCKED) runs after every renew, and in a claim that found fewer rows
  *   than it asked for (then the claim runs once more).  A node that dies
  *   stops renewing: its partitions are queued again at most one renew
- *   interval (of any live node) after their lease, and proved elsewhere.  A claim whose reply was lost (the
- *   connection broke after the commit) is not in the held set, so it is
- *   never renewed and returns to the queue after one lease.  The node's
+ *   interval (of any live node) after their lease, and proved elsewhere.
+ *   A claim whose reply was lost (the connection broke after the commit)
+ *   is not in the held set, so it is never renewed and returns to the
+ *   queue after one lease.  The node's
  *   own view (cz_fleet_leases_live) counts lease_ms from when the last
  *   successful claim or renew was sent, which is before the database's
  *   now(): it errs on the side of "lost".
@@ -76,10 +76,11 @@
  *   deadline (the server's statement_timeout and lock_timeout are set to
  *   3/4 of it, so a slow statement usually ends with the server's error
  *   first).  A statement past the deadline is cancelled and the connection
- *   dropped; so is one that failed inside a transaction (it is aborted).  A lost connection is made again, within the same
- *   call's bound, and the call retried: each call is safe to retry (submit
- *   reruns its whole transaction and recognizes its own job id; claim
- *   again claims other rows; finish again is a duplicate).
+ *   dropped; so is one that failed inside a transaction (it is aborted).
+ *   A lost connection is made again, within the same call's bound, and the
+ *   call retried: each call is safe to retry (submit runs again, statement
+ *   or transaction, and recognizes its own job id; claim again claims other
+ *   rows; finish again is a duplicate).
  *
  * COST (counted in struct cz_fleet_stats; docs/BENCHMARKS.md "Fleet")
  *   claim, reap, renew and finish are prepared once a connection (one more
@@ -89,8 +90,8 @@
  *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
  *   the job); submit 1 (the job and its rows from arrays, while its
  *   inline inputs total <= 16 MiB; else 3 + nparts: BEGIN, job, a row a
- *   partition, COMMIT);
- *   status 1; cancel 2; the node list 1; the queue by priority 1.
+ *   partition, COMMIT); status 1; cancel 2; the node list 1; the queue by
+ *   priority 1.
  *
  * FAILURE MODES
  *   Database unreachable: calls return -ENOTCONN within timeout_ms; held
