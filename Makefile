@@ -68,6 +68,13 @@ ifneq ($(shell pkg-config --exists libsystemd && echo y),)
 PKGS     += libsystemd
 CFLAGS   += -DCZ_HAVE_SYSTEMD
 endif
+# libpq (engine/fleet/: cuzkd --fleet on a PostgreSQL job table): without it
+# the fleet room builds engine/fleet/stub.c, whose calls say --fleet needs libpq.
+# Linked --as-needed: a program that calls nothing of it (cuzkctl) does not load it.
+ifneq ($(shell pkg-config --exists libpq && echo y),)
+CFLAGS   += -DCZ_HAVE_LIBPQ $(shell pkg-config --cflags libpq)
+LDLIBS   += -Wl,--as-needed $(shell pkg-config --libs libpq) -Wl,--no-as-needed
+endif
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
 LDLIBS   += $(shell pkg-config --libs $(PKGS))

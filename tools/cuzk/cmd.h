@@ -57,6 +57,7 @@ int cz_bench_slab(const struct cz_bench_opts *o);
 int cz_bench_prove(const struct cz_bench_opts *o);
 int cz_bench_daemon(const struct cz_bench_opts *o);
 int cz_bench_journal(const struct cz_bench_opts *o);
+int cz_bench_fleet(const struct cz_bench_opts *o);
 
 /* Prints one result: a JSON line with --json, else an aligned text line.
  * extra is a preformatted `"key": value, ...` fragment (may be NULL). */

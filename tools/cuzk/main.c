@@ -23,6 +23,7 @@
 #pragma weak cz_bench_prove
 #pragma weak cz_bench_daemon
 #pragma weak cz_bench_journal
+#pragma weak cz_bench_fleet
 
 static const struct {
 	const char *name;
@@ -47,6 +48,7 @@ static const struct {
 	{ "ntt", cz_bench_ntt },     { "ring", cz_bench_ring },
 	{ "slab", cz_bench_slab },   { "prove", cz_bench_prove },
 	{ "daemon", cz_bench_daemon }, { "journal", cz_bench_journal },
+	{ "fleet", cz_bench_fleet },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

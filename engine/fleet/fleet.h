@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/fleet/fleet.h — a fleet of cuzkd on one PostgreSQL job table
+ * (issue #27): the library the daemon calls; the design statement is at the
+ * top of engine/fleet/fleet.c.
+ *
+ * One handle (struct cz_fleet) is one database connection and one node of
+ * the fleet.  Every call is bounded by the handle's timeout_ms (connect,
+ * each statement, reconnects in between); every call returns 0 (or a count)
+ * on success and a negative errno on failure, with the reason in
+ * cz_fleet_error():
+ *   -ENOTCONN   the database could not be reached within the bound
+ *   -ETIMEDOUT  a statement (or an await) ran past its bound
+ *   -EIO        the database refused a statement (the message names it)
+ *   -EPROTO     the schema is newer than this build knows
+ *   -EINVAL, -E2BIG, -ENOENT, -EPERM, -EEXIST, -ECANCELED, -EALREADY,
+ *   -EBADMSG    bad arguments, a payload over the cap, no such job, not the
+ *               owner, a job id taken by another owner, the job has ended,
+ *               a payload whose digest does not match
+ *   -ENOSYS     built without libpq: `--fleet` needs libpq-dev at build time
+ * A handle is safe to share between threads: one call at a time holds its
+ * lock for at most timeout_ms (never take it under an engine lock).
+ */
+#ifndef CZ_FLEET_H
+#define CZ_FLEET_H
+
+#include "lib/key.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CZ_FLEET_SCHEMA_VERSION   1              /* the schema this build creates and migrates to */
+#define CZ_FLEET_INLINE_MAX       (64u << 20)    /* a payload (input, proof) in the database: 64 MiB at most */
+#define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
+#define CZ_FLEET_LEASE_MS         30000          /* default lease of a claimed partition */
+#define CZ_FLEET_MAX_ATTEMPTS     3              /* default: a partition that failed this often fails its job */
+#define CZ_FLEET_ID_MAX           128            /* job id, bytes with the NUL */
+#define CZ_FLEET_CIRCUIT_MAX      256            /* circuit name, bytes with the NUL */
+
+struct cz_fleet;
+
+struct cz_fleet_opts {
+	const char *conninfo;   /* libpq: "postgresql://host/db" or "host=... dbname=..." */
+	int timeout_ms;         /* 0: CZ_FLEET_TIMEOUT_MS */
+	int lease_ms;           /* 0: CZ_FLEET_LEASE_MS; renew well within it (lease/3) */
+	int max_attempts;       /* 0: CZ_FLEET_MAX_ATTEMPTS */
+};
+
+/* What a node tells the fleet about itself (cz_fleet_node_register). */
+struct cz_fleet_node_info {
+	const char *host;       /* hostname */
+	uint32_t devices;       /* devices it proves on */
+	uint32_t capacity;      /* consumers: how many partitions it can hold at once */
+	const char *circuits;   /* the circuits it has loaded, comma-separated */
+};
+
+/* One partition's input: bytes in the database (len <= CZ_FLEET_INLINE_MAX),
+ * or a path on a directory every node shares, checked by its SHA-256. */
+struct cz_fleet_payload {
+	const void *bytes;      /* inline bytes, or NULL for a path */
+	size_t len;             /* bytes' length */
+	const char *path;       /* shared file (absolute), when bytes is NULL */
+	uint8_t sha256[32];     /* the file's digest, when path is set */
+};
+
+struct cz_fleet_job_spec {
+	uint32_t owner;         /* submitter's uid (SO_PEERCRED), as the daemon's jobs today */
+	const char *id;         /* job id, unique in the fleet (< CZ_FLEET_ID_MAX bytes) */
+	unsigned prio;          /* enum cz_prio: lower is more urgent */
+	const char *circuit;    /* the circuit (key) name */
+	uint32_t nparts;        /* partitions, >= 1 */
+	const struct cz_fleet_payload *parts; /* nparts payloads */
+};
+
+/* One claimed partition; cz_fleet_claim_free() releases its buffers. */
+struct cz_fleet_claim {
+	struct cz_key key;                      /* (prio, seq, part) */
+	char id[CZ_FLEET_ID_MAX];               /* its job's id */
+	char circuit[CZ_FLEET_CIRCUIT_MAX];     /* its job's circuit */
+	uint32_t owner;                         /* its job's owner */
+	uint32_t attempt;                       /* 1 on the first claim, +1 each time it is claimed again */
+	void *input;                            /* inline input (malloc), or NULL */
+	size_t input_len;
+	char *input_path;                       /* shared path (malloc), or NULL */
+	uint8_t sha256[32];                     /* its digest, when input_path is set */
+};
+
+enum cz_fleet_job_state {
+	CZ_FLEET_JOB_LIVE,      /* partitions queued or being proved */
+	CZ_FLEET_JOB_DONE,      /* every partition has its proof */
+	CZ_FLEET_JOB_FAILED,    /* a partition failed max_attempts times */
+	CZ_FLEET_JOB_CANCELLED, /* its owner (or an admin) cancelled it */
+};
+
+struct cz_fleet_status {
+	uint64_t seq;
+	char id[CZ_FLEET_ID_MAX];
+	uint32_t owner;
+	unsigned prio;
+	enum cz_fleet_job_state state;
+	uint32_t nparts, queued, claimed, done, failed;
+	uint64_t duplicates;    /* finishes after the first, ignored */
+};
+
+/* The library's own counters (the benchmark and the tests read them). */
+struct cz_fleet_stats {
+	uint64_t statements;    /* SQL statements sent */
+	uint64_t round_trips;   /* waits for the server's answer */
+	uint64_t reconnects;    /* connections made again after one was lost */
+	uint64_t migrations;    /* schema steps applied by this handle's open */
+	uint64_t claimed;       /* partitions claimed */
+	uint64_t finished;      /* finishes recorded (first) */
+	uint64_t duplicates;    /* finishes ignored (a proof was there) */
+	uint64_t lost;          /* held partitions a renew found lost (lease expired, job ended) */
+	uint64_t reaped;        /* expired leases this handle returned to the queue */
+};
+
+/* Connects (bounded), creates or migrates the schema.  0 and *out, or a
+ * negative errno with the reason in err. */
+int cz_fleet_open(const struct cz_fleet_opts *opts, struct cz_fleet **out, char *err, size_t errlen);
+void cz_fleet_close(struct cz_fleet *f);
+/* The last failure's reason (valid until the next call on f). */
+const char *cz_fleet_error(struct cz_fleet *f);
+void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st);
+/* The server process serving this handle's connection (0 when none):
+ * for logs, pg_stat_activity and the benchmark's server CPU time. */
+int cz_fleet_backend_pid(struct cz_fleet *f);
+/* The schema version the database holds (one statement). */
+int cz_fleet_schema_version(struct cz_fleet *f);
+
+/* One node of the fleet as cz_fleet_nodes() lists it (cuzkctl status --fleet). */
+struct cz_fleet_node_row {
+	int64_t id;
+	char host[256];
+	int pid;
+	uint32_t devices, capacity;
+	char circuits[256];
+	int64_t heartbeat_age_ms;       /* since its last heartbeat (register or renew), by the database's clock */
+	uint32_t held;                  /* partitions claimed by it now */
+};
+
+/* The queue by priority (the last slot also counts priorities past LOW). */
+struct cz_fleet_queue {
+	uint64_t queued[CZ_PRIO__COUNT];
+	uint64_t claimed[CZ_PRIO__COUNT];
+};
+
+/* Up to max nodes whose heartbeat is at most live_ms old (0: every node
+ * ever registered), freshest first.  Returns how many. */
+int cz_fleet_nodes(struct cz_fleet *f, int live_ms, struct cz_fleet_node_row *out, uint32_t max);
+/* Queued and claimed partitions of live jobs, by priority (one statement). */
+int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q);
+
+/* Registers this handle as a node; its id is what claims record.  Also the
+ * first heartbeat.  0 and *node_id. */
+int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *info, int64_t *node_id);
+
+/* Records the job and its partitions in one transaction; 0 and *seq (the
+ * database's sequence number).  Submitting the same id again by the same
+ * owner returns the first seq (a retry after a lost reply is safe); by
+ * another owner, -EEXIST. */
+int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *spec, uint64_t *seq);
+
+/* Claims up to max partitions (the node's free consumers), lowest
+ * (prio, seq, part) first, fleet-wide; queued ones and those whose lease has
+ * expired (claim reaps them when it finds fewer than max queued).  Returns
+ * how many (0..max) were written to out[], in key order.  A claim whose
+ * input could not be copied (out of memory) has neither input nor
+ * input_path: fail it (cz_fleet_fail). */
+int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out);
+void cz_fleet_claim_free(struct cz_fleet_claim *c);
+/* Reads a claim's input: its inline bytes, or its shared file checked by
+ * its SHA-256 (-EBADMSG on a mismatch; at most max bytes).  0 and *buf
+ * (malloc), *len. */
+int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf, size_t *len);
+
+/* Heartbeat, and extends the lease of every partition this handle holds
+ * and whose lease has not expired; the others are dropped from the held
+ * set (counted in stats.lost).  Then reaps expired leases fleet-wide.
+ * Returns how many were renewed.  Call it every lease/3. */
+int cz_fleet_renew(struct cz_fleet *f);
+/* Whether the leases this handle holds are still its own by its clock:
+ * false once lease_ms has passed since the last successful claim or renew
+ * was sent (a node cut off from the database stops then). */
+bool cz_fleet_leases_live(struct cz_fleet *f);
+/* Partitions this handle holds. */
+uint32_t cz_fleet_held(struct cz_fleet *f);
+
+/* Records a partition's verified proof: 0 when this is the first, 1 when a
+ * proof was there already (ignored, counted as a duplicate), -ECANCELED
+ * when its job has ended, -ENOENT when there is no such partition. */
+int cz_fleet_finish(struct cz_fleet *f, struct cz_key key, const void *proof, size_t len);
+/* A partition this handle holds failed: back to the queue, or, after
+ * max_attempts claims, the partition and its job fail.  0 requeued,
+ * 1 the job failed. */
+int cz_fleet_fail(struct cz_fleet *f, struct cz_key key, const char *why);
+/* A proof recorded for key: 0 and *buf (malloc), *len. */
+int cz_fleet_proof(struct cz_fleet *f, struct cz_key key, void **buf, size_t *len);
+
+/* A job's seq by its id. */
+int cz_fleet_find(struct cz_fleet *f, const char *id, uint64_t *seq);
+int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st);
+/* Cancels a live job: its owner (uid) or an admin.  -EPERM for another
+ * uid, -EALREADY for a job that has ended. */
+int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin);
+/* Waits until the job is no longer live, polling (every 20 ms, growing to
+ * 500 ms), at most timeout_ms: 0 and *st, or -ETIMEDOUT with *st the last
+ * status seen. */
+int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_fleet_status *st);
+
+const char *cz_fleet_job_state_name(enum cz_fleet_job_state s);
+
+#endif /* CZ_FLEET_H */

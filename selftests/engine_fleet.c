@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: the fleet library (engine/fleet/) against a real PostgreSQL
+ * server started for the test (selftests/cz_pg.h): schema create and
+ * migrate, fleet-wide claim order across nodes, leases that expire and
+ * move work to another node, first finish wins, cancel by owner only,
+ * payloads inline and on a shared path checked by digest, a database
+ * restart mid-run, and concurrent claimers that never share a partition.
+ * The oracle is the table itself, read with plain SELECTs on a connection
+ * of the test's own, and the expected order computed here by sorting.
+ * Skips when the server binaries (postgresql) or libpq are missing.
+ */
+#include "selftests/cz_test.h"
+
+#ifndef CZ_HAVE_LIBPQ
+int main(void)
+{
+	ct_plan(1);
+	ct_skip("built without libpq (libpq-dev)", "fleet");
+	return ct_exit();
+}
+#else
+
+#include "engine/fleet/fleet.h"
+#include "lib/clock.h"
+#include "selftests/cz_pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+static struct cz_pg pg;
+static PGconn *oracle;
+
+/* One number from a plain SELECT on the test's own connection (-1 on error). */
+static long long ask(const char *sql)
+{
+	PGresult *r = PQexec(oracle, sql);
+	long long v = -1;
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+		v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	else
+		ct_diag("oracle: %s: %s", sql, PQresultErrorMessage(r));
+	PQclear(r);
+	return v;
+}
+
+static struct cz_fleet *node(const char *conninfo, int lease_ms, int max_attempts, const char *host)
+{
+	struct cz_fleet_opts o = { .conninfo = conninfo, .timeout_ms = 10000, .lease_ms = lease_ms,
+				   .max_attempts = max_attempts };
+	char err[512];
+	struct cz_fleet *f = NULL;
+	int rc = cz_fleet_open(&o, &f, err, sizeof err);
+	if (rc) {
+		ct_diag("open: %s", err);
+		return NULL;
+	}
+	struct cz_fleet_node_info info = { .host = host, .devices = 1, .capacity = 8, .circuits = "t" };
+	if (cz_fleet_node_register(f, &info, NULL) != 0) {
+		ct_diag("register: %s", cz_fleet_error(f));
+		cz_fleet_close(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Submits a job of n inline partitions whose input is "id/part". */
+static uint64_t submit(struct cz_fleet *f, const char *id, uint32_t owner, unsigned prio, uint32_t n)
+{
+	struct cz_fleet_payload *p = calloc(n, sizeof *p);
+	char (*in)[64] = calloc(n, sizeof *in);
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(in[i], sizeof in[i], "%s/%" PRIu32, id, i);
+		p[i].bytes = in[i];
+		p[i].len = strlen(in[i]);
+	}
+	struct cz_fleet_job_spec s = { .owner = owner, .id = id, .prio = prio, .circuit = "t", .nparts = n, .parts = p };
+	uint64_t seq = 0;
+	if (cz_fleet_submit(f, &s, &seq) != 0)
+		ct_diag("submit %s: %s", id, cz_fleet_error(f));
+	free(p);
+	free(in);
+	return seq;
+}
+
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return cz_key_cmp(a, b);
+}
+
+/* ------------------------------------------------- concurrent claimers */
+
+#define NTHREADS 4
+#define NCONC 240
+
+struct claimer {
+	struct cz_fleet *f;
+	struct cz_key got[NCONC];
+	int n, errors;
+};
+
+static void *claimer_main(void *arg)
+{
+	struct claimer *c = arg;
+	struct cz_fleet_claim cl[3];
+	for (;;) {
+		int n = cz_fleet_claim(c->f, 3, cl);
+		if (n < 0) {
+			c->errors++;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (c->n < NCONC)
+				c->got[c->n++] = cl[i].key;
+			if (cz_fleet_finish(c->f, cl[i].key, "p", 1) != 0)
+				c->errors++;
+			cz_fleet_claim_free(&cl[i]);
+		}
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	ct_plan(34);
+	if (pg_start(&pg) != 0) {
+		for (int i = 0; i < 34; i++)
+			ct_skip(pg.why, "fleet point %d", i + 1);
+		pg_stop(&pg, 0);
+		return ct_exit();
+	}
+	ct_diag("server %s, %s", pg.bin, pg.dir);
+	oracle = PQconnectdb(pg.conninfo);
+	PQsetNoticeProcessor(oracle, quiet, NULL);
+
+	/* 1-3: schema created once, re-open migrates nothing, a newer schema refused. */
+	struct cz_fleet *a = node(pg.conninfo, 60000, 2, "a");
+	struct cz_fleet_stats st;
+	if (a)
+		cz_fleet_stats_get(a, &st);
+	ct_ok(a && st.migrations == CZ_FLEET_SCHEMA_VERSION &&
+		      ask("SELECT max(version) FROM cz_fleet_schema") == CZ_FLEET_SCHEMA_VERSION &&
+		      ask("SELECT count(*) FROM cz_fleet_schema") == CZ_FLEET_SCHEMA_VERSION,
+	      "open creates the schema: %d step(s) applied, the version table says %lld", a ? (int)st.migrations : -1,
+	      ask("SELECT max(version) FROM cz_fleet_schema"));
+	if (!a) {
+		pg_stop(&pg, 1);
+		return ct_exit();
+	}
+	struct cz_fleet *b = node(pg.conninfo, 60000, 2, "b"), *c = node(pg.conninfo, 60000, 2, "c");
+	struct cz_fleet_stats stb = { 0 };
+	if (b)
+		cz_fleet_stats_get(b, &stb);
+	ct_ok(b && c && stb.migrations == 0 && ask("SELECT count(*) FROM cz_fleet_schema") == CZ_FLEET_SCHEMA_VERSION,
+	      "re-open migrates nothing (%d steps) and records no version twice", (int)stb.migrations);
+	{
+		char ci[PATH_MAX + 64], err[512] = "";
+		struct cz_fleet *fu = NULL;
+		int rc = -1;
+		if (pg_createdb(&pg, "future", ci, sizeof ci) == 0) {
+			struct cz_fleet_opts o = { .conninfo = ci, .timeout_ms = 5000 };
+			rc = cz_fleet_open(&o, &fu, err, sizeof err);
+			cz_fleet_close(fu);
+			PGconn *x = PQconnectdb(ci);
+			PQclear(PQexec(x, "INSERT INTO cz_fleet_schema VALUES (99)"));
+			PQfinish(x);
+			fu = NULL;
+			rc = rc == 0 ? cz_fleet_open(&o, &fu, err, sizeof err) : -1;
+		}
+		ct_ok(rc == -EPROTO && !fu && strstr(err, "version 99"), "a newer schema (99) is refused: %s", err);
+	}
+
+	/* 4-6: mixed priorities, three nodes claiming in turn: the fleet-wide (prio, seq, part) order. */
+	struct { const char *id; unsigned prio; uint32_t n; } jobs[] = {
+		{ "j-normal-1", CZ_PRIO_NORMAL, 3 }, { "j-high-1", CZ_PRIO_HIGH, 2 }, { "j-low-1", CZ_PRIO_LOW, 2 },
+		{ "j-normal-2", CZ_PRIO_NORMAL, 2 }, { "j-crit-1", CZ_PRIO_CRITICAL, 1 }, { "j-high-2", CZ_PRIO_HIGH, 3 },
+	};
+	struct cz_key want[32];
+	int nwant = 0, seqs_rise = 1;
+	uint64_t last = 0;
+	for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+		uint64_t s = submit(a, jobs[j].id, 1000, jobs[j].prio, jobs[j].n);
+		seqs_rise &= s > last;
+		last = s;
+		for (uint32_t p = 0; p < jobs[j].n; p++)
+			want[nwant++] = (struct cz_key){ .seq = s, .part = p, .prio = jobs[j].prio };
+	}
+	ct_ok(seqs_rise && ask("SELECT count(*) FROM cz_fleet_part") == nwant,
+	      "sequence numbers come from the database, rising; %d partition rows", nwant);
+	qsort(want, (size_t)nwant, sizeof want[0], key_cmp);
+	struct cz_fleet *nodes[3] = { a, b, c };
+	struct cz_key got[32];
+	int ngot = 0, batches = 0, by[32];
+	struct cz_fleet_claim cl[8];
+	for (int turn = 0; ngot < nwant && turn < 30; turn++) {
+		int n = cz_fleet_claim(nodes[turn % 3], 2, cl);
+		if (n <= 0)
+			break;
+		batches++;
+		for (int i = 0; i < n; i++) {
+			by[ngot] = turn % 3;
+			got[ngot++] = cl[i].key;
+			cz_fleet_claim_free(&cl[i]);
+		}
+	}
+	int order_ok = ngot == nwant;
+	for (int i = 0; order_ok && i < nwant; i++)
+		order_ok = cz_key_cmp(&got[i], &want[i]) == 0;
+	ct_ok(order_ok && cz_fleet_claim(a, 2, cl) == 0,
+	      "%d claims of up to 2 by 3 nodes in turn come out in (prio, seq, part) order (%d of %d), then none",
+	      batches, ngot, nwant);
+	cz_fleet_stats_get(a, &st);
+	ct_ok(st.claimed > 0 && cz_fleet_held(a) + cz_fleet_held(b) + cz_fleet_held(c) == (uint32_t)nwant,
+	      "each node holds what it claimed: %u + %u + %u", cz_fleet_held(a), cz_fleet_held(b), cz_fleet_held(c));
+	/* The fleet as `status --fleet` would show it: each node's held count from the table
+	 * against the library's held set, the queue by priority against the submissions. */
+	{
+		struct cz_fleet_node_row rows[16];
+		int nr = cz_fleet_nodes(c, 60000, rows, 16), match = 0;
+		const char *hosts[3] = { "a", "b", "c" };
+		for (int i = 0; i < nr; i++)
+			for (int k = 0; k < 3; k++)
+				match += !strcmp(rows[i].host, hosts[k]) && rows[i].held == cz_fleet_held(nodes[k]) &&
+					 rows[i].capacity == 8 && rows[i].heartbeat_age_ms >= 0 && rows[i].heartbeat_age_ms < 60000;
+		struct cz_fleet_queue qq;
+		int qrc = cz_fleet_queue_get(c, &qq);
+		uint64_t want_claimed[CZ_PRIO__COUNT] = { 0 };
+		for (int i = 0; i < nwant; i++)
+			want_claimed[want[i].prio]++;
+		int qok = qrc == 0;
+		for (int k = 0; k < CZ_PRIO__COUNT; k++)
+			qok &= qq.queued[k] == 0 && qq.claimed[k] == want_claimed[k];
+		ct_ok(nr == 3 && match == 3 && qok,
+		      "the node list (%d live) shows each node's held partitions as it holds them; the queue by priority: "
+		      "claimed %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 ", none queued",
+		      nr, qq.claimed[0], qq.claimed[1], qq.claimed[2], qq.claimed[3]);
+	}
+	/* Clear the table for what follows: every held partition finished by its holder. */
+	for (int i = 0; i < ngot; i++)
+		cz_fleet_finish(nodes[by[i]], got[i], "x", 1);
+
+	/* 7: claim costs one statement and one round trip. */
+	{
+		uint64_t s = submit(a, "cost", 1000, CZ_PRIO_NORMAL, 4);
+		struct cz_fleet_stats s0, s1;
+		cz_fleet_stats_get(b, &s0);
+		int n = cz_fleet_claim(b, 4, cl);
+		cz_fleet_stats_get(b, &s1);
+		for (int i = 0; i < n; i++) {
+			cz_fleet_finish(b, cl[i].key, "x", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(s && n == 4 && s1.statements - s0.statements == 1 && s1.round_trips - s0.round_trips == 1,
+		      "a claim of 4 partitions is %" PRIu64 " statement(s), %" PRIu64 " round trip(s)",
+		      s1.statements - s0.statements, s1.round_trips - s0.round_trips);
+	}
+
+	/* 8-12: leases.  A node with a 1.5 s lease that stops renewing loses its claims; one
+	 * that renews (every 250 ms: a renew may take up to 1.25 s on a loaded machine) keeps them. */
+	struct cz_fleet *dying = node(pg.conninfo, 1500, 2, "dying"), *keeper = node(pg.conninfo, 1500, 2, "keeper");
+	uint64_t ls = submit(a, "lease", 1000, CZ_PRIO_NORMAL, 4);
+	int nd = dying ? cz_fleet_claim(dying, 2, cl) : -1;
+	struct cz_key dk[2] = { 0 };
+	for (int i = 0; i < nd && i < 2; i++) {
+		dk[i] = cl[i].key;
+		cz_fleet_claim_free(&cl[i]);
+	}
+	int nk = keeper ? cz_fleet_claim(keeper, 2, cl) : -1;
+	for (int i = 0; i < nk; i++)
+		cz_fleet_claim_free(&cl[i]);
+	ct_ok(nd == 2 && nk == 2 && dk[0].seq == ls && cz_fleet_claim(b, 4, cl) == 0,
+	      "two nodes hold 2 partitions each under a 1.5 s lease; a third finds nothing to claim");
+	ct_ok(cz_fleet_leases_live(dying), "the holder sees its leases live");
+	int renewed_ok = 1;
+	for (int i = 0; i < 13; i++) { /* 13 x 250 ms: over two leases' worth */
+		sleep_ms(250);
+		renewed_ok &= cz_fleet_renew(keeper) == 2;
+	}
+	ct_ok(!cz_fleet_leases_live(dying) && cz_fleet_leases_live(keeper) && renewed_ok,
+	      "after 3.25 s the node that stopped renewing sees its leases lost; the one renewing (every 250 ms) does not");
+	int nb = cz_fleet_claim(b, 4, cl);
+	struct cz_key bk[4] = { 0 };
+	int att2 = 1;
+	for (int i = 0; i < nb; i++) {
+		bk[i] = cl[i].key;
+		att2 &= cl[i].attempt == 2;
+		cz_fleet_claim_free(&cl[i]);
+	}
+	ct_ok(nb == 2 && cz_key_cmp(&bk[0], &dk[0]) == 0 && cz_key_cmp(&bk[1], &dk[1]) == 0 && att2,
+	      "another node claims exactly the expired partitions (%d), as their second attempt", nb);
+	ct_ok(cz_fleet_renew(dying) == 0 && cz_fleet_held(dying) == 0,
+	      "a late renew by the dead node renews nothing and drops them from its held set");
+
+	/* 13-14: finished twice, recorded once: the late node finishes first and wins. */
+	int r1 = cz_fleet_finish(dying, dk[0], "proof-from-dying", 16);
+	int r2 = cz_fleet_finish(b, dk[0], "proof-from-b", 12);
+	char q[512];
+	snprintf(q, sizeof q,
+		 "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND part = %u AND state = 2"
+		 " AND proof = 'proof-from-dying'::bytea AND duplicates = 1",
+		 dk[0].seq, dk[0].part);
+	ct_ok(r1 == 0 && r2 == 1 && ask(q) == 1,
+	      "a partition finished twice is recorded once: the first proof kept, the second counted a duplicate (%d, %d)",
+	      r1, r2);
+	struct cz_fleet_status js;
+	int src = cz_fleet_status(c, ls, &js);
+	ct_ok(src == 0 && js.done == 1 && js.claimed == 3 && js.duplicates == 1 &&
+		      js.state == CZ_FLEET_JOB_LIVE,
+	      "status from any node: %u done, %u claimed, %" PRIu64 " duplicate, %s", js.done, js.claimed, js.duplicates,
+	      cz_fleet_job_state_name(js.state));
+
+	/* 15-18: cancel: refused for another uid, done by the owner; its partitions stop. */
+	int rc_other = cz_fleet_cancel(c, ls, 2000, false);
+	int rc_owner = cz_fleet_cancel(c, ls, 1000, false);
+	ct_ok(rc_other == -EPERM && rc_owner == 0, "cancel by uid 2000 refused (%d), by the owner 1000 done (%d)",
+	      rc_other, rc_owner);
+	snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state IN (0, 1)", ls);
+	int late = cz_fleet_finish(b, bk[1], "k", 1);
+	ct_ok(ask(q) == 0 && late == -ECANCELED,
+	      "its queued and claimed partitions stop: no row left to claim, a late finish refused (%d)", late);
+	ct_ok(cz_fleet_renew(keeper) == 0 && cz_fleet_held(keeper) == 0 && cz_fleet_cancel(a, ls, 1000, false) == -EALREADY,
+	      "the node proving them loses them at its next renew; a second cancel says it has ended");
+	{
+		uint64_t s = submit(a, "admin", 1000, CZ_PRIO_NORMAL, 1);
+		int arc = cz_fleet_cancel(b, s, 0, true);
+		src = cz_fleet_status(a, s, &js);
+		ct_ok(arc == 0 && src == 0 && js.state == CZ_FLEET_JOB_CANCELLED,
+		      "an admin cancels another owner's job: %s", cz_fleet_job_state_name(js.state));
+	}
+	cz_fleet_close(dying);
+	cz_fleet_close(keeper);
+
+	/* 19-21: payloads: inline over the cap refused, a shared path checked by its digest. */
+	{
+		char one = 0;
+		struct cz_fleet_payload big = { .bytes = &one, .len = (size_t)CZ_FLEET_INLINE_MAX + 1 };
+		struct cz_fleet_job_spec s = { .owner = 1, .id = "big", .prio = 2, .circuit = "t", .nparts = 1, .parts = &big };
+		uint64_t seq;
+		int rc = cz_fleet_submit(a, &s, &seq);
+		ct_ok(rc == -E2BIG && strstr(cz_fleet_error(a), "shared directory") &&
+			      ask("SELECT count(*) FROM cz_fleet_job WHERE id = 'big'") == 0,
+		      "an inline input over %u bytes is refused before anything is written: %s", CZ_FLEET_INLINE_MAX,
+		      cz_fleet_error(a));
+		char path[PATH_MAX + 16];
+		snprintf(path, sizeof path, "%s/w0.wtns", pg.dir);
+		const char body[] = "a witness on the shared directory";
+		FILE *w = fopen(path, "w");
+		fwrite(body, 1, sizeof body - 1, w);
+		fclose(w);
+		struct cz_fleet_payload sp = { .path = path };
+		unsigned mdlen;
+		EVP_Digest(body, sizeof body - 1, sp.sha256, &mdlen, EVP_sha256(), NULL);
+		s = (struct cz_fleet_job_spec){ .owner = 1, .id = "shared", .prio = 0, .circuit = "t", .nparts = 1, .parts = &sp };
+		rc = cz_fleet_submit(a, &s, &seq);
+		int n = rc == 0 ? cz_fleet_claim(c, 1, cl) : -1;
+		void *buf = NULL;
+		size_t len = 0;
+		int lrc = n == 1 ? cz_fleet_payload_load(&cl[0], 1 << 20, &buf, &len) : -1;
+		ct_ok(lrc == 0 && len == sizeof body - 1 && !memcmp(buf, body, len) && !cl[0].input,
+		      "a shared-path input travels as its path and digest, and loads checked");
+		free(buf);
+		w = fopen(path, "r+");
+		fputc('A', w);
+		fclose(w);
+		lrc = n == 1 ? cz_fleet_payload_load(&cl[0], 1 << 20, &buf, &len) : -1;
+		ct_ok(lrc == -EBADMSG, "the same file changed on the shared directory: refused by its digest (%d)", lrc);
+		if (n == 1) {
+			cz_fleet_finish(c, cl[0].key, "x", 1);
+			cz_fleet_claim_free(&cl[0]);
+		}
+	}
+
+	/* Submit's two paths: a job whose inline inputs total <= 16 MiB in one statement (mixed
+	 * with a shared path: NULL array elements), a larger one as a transaction; every input
+	 * comes back as it went in. */
+	{
+		static const char sp_path[] = "/shared/w.wtns";
+		struct cz_fleet_payload mix[3] = { { .bytes = "first", .len = 5 }, { .path = sp_path }, { .bytes = "", .len = 0 } };
+		for (int i = 0; i < 32; i++)
+			mix[1].sha256[i] = (uint8_t)(i * 7 + 1);
+		struct cz_fleet_job_spec js1 = { .owner = 1, .id = "mixed", .prio = 0, .circuit = "t", .nparts = 3, .parts = mix };
+		struct cz_fleet_stats m0, m1;
+		uint64_t seq = 0;
+		cz_fleet_stats_get(a, &m0);
+		int rc = cz_fleet_submit(a, &js1, &seq);
+		cz_fleet_stats_get(a, &m1);
+		int n = rc == 0 ? cz_fleet_claim(b, 3, cl) : -1, same = n == 3;
+		for (int i = 0; i < n; i++) {
+			same &= cl[i].key.seq == seq && cl[i].key.part == (uint32_t)i;
+			if (i == 1)
+				same &= !cl[i].input && cl[i].input_path && !strcmp(cl[i].input_path, sp_path) &&
+					!memcmp(cl[i].sha256, mix[1].sha256, 32);
+			else
+				same &= cl[i].input && !cl[i].input_path && cl[i].input_len == mix[i].len &&
+					!memcmp(cl[i].input, mix[i].bytes, mix[i].len);
+			cz_fleet_finish(b, cl[i].key, "m", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rc == 0 && same && m1.statements - m0.statements == 1,
+		      "a 3-partition job (inline, shared path, empty) is %" PRIu64 " statement; its inputs come back as sent",
+		      m1.statements - m0.statements);
+		size_t big = 9u << 20;
+		char *b0 = malloc(big), *b1 = malloc(big);
+		for (size_t i = 0; i < big; i++) {
+			b0[i] = (char)(i * 31);
+			b1[i] = (char)(i * 17 + 3);
+		}
+		struct cz_fleet_payload two[2] = { { .bytes = b0, .len = big }, { .bytes = b1, .len = big } };
+		struct cz_fleet_job_spec js2 = { .owner = 1, .id = "big2", .prio = 0, .circuit = "t", .nparts = 2, .parts = two };
+		cz_fleet_stats_get(a, &m0);
+		rc = cz_fleet_submit(a, &js2, &seq);
+		cz_fleet_stats_get(a, &m1);
+		n = rc == 0 ? cz_fleet_claim(b, 2, cl) : -1;
+		same = n == 2;
+		for (int i = 0; i < n; i++) {
+			same &= cl[i].key.seq == seq && cl[i].input_len == big && !memcmp(cl[i].input, i ? b1 : b0, big);
+			cz_fleet_finish(b, cl[i].key, "m", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rc == 0 && same && m1.statements - m0.statements == 3 + 2,
+		      "a job of 2 x 9 MiB inline goes as a transaction (%" PRIu64 " statements); both inputs intact",
+		      m1.statements - m0.statements);
+		free(b0);
+		free(b1);
+	}
+
+	/* 22-23: fail: requeued, then (max_attempts = 2) the job fails; await returns. */
+	{
+		uint64_t s = submit(a, "failing", 7, CZ_PRIO_CRITICAL, 2);
+		int x1 = -9, x2 = -9;
+		if (cz_fleet_claim(b, 1, cl) == 1) {
+			x1 = cz_fleet_fail(b, cl[0].key, "device error");
+			cz_fleet_claim_free(&cl[0]);
+		}
+		if (cz_fleet_claim(b, 1, cl) == 1) {
+			x2 = cl[0].attempt == 2 ? cz_fleet_fail(b, cl[0].key, "device error again") : -8;
+			cz_fleet_claim_free(&cl[0]);
+		}
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state IN (0, 1)", s);
+		ct_ok(x1 == 0 && x2 == 1 && ask(q) == 0,
+		      "a failed partition is requeued (%d), its second failure fails the job (%d) and stops the rest", x1, x2);
+		int rc = cz_fleet_await(a, s, 2000, &js);
+		ct_ok(rc == 0 && js.state == CZ_FLEET_JOB_FAILED && js.failed == 1, "await returns the ended job: %s",
+		      cz_fleet_job_state_name(js.state));
+	}
+	/* Drain what is left (the j-* claims finished above; the shared job failed once). */
+	for (int n; (n = cz_fleet_claim(a, 8, cl)) > 0;)
+		for (int i = 0; i < n; i++) {
+			cz_fleet_finish(a, cl[i].key, "d", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+
+	/* 24-25: the database restarted mid-run: claims held, proofs land after, nothing lost. */
+	{
+		uint64_t s = submit(a, "restart", 1000, CZ_PRIO_NORMAL, 6);
+		int n1 = cz_fleet_claim(b, 3, cl);
+		struct cz_key held[3];
+		for (int i = 0; i < n1; i++) {
+			held[i] = cl[i].key;
+			cz_fleet_claim_free(&cl[i]);
+		}
+		cz_fleet_stats_get(b, &st);
+		uint64_t rec0 = st.reconnects;
+		int rrc = pg_restart(&pg);
+		PQreset(oracle);
+		int fin = 0;
+		for (int i = 0; i < n1; i++)
+			fin += cz_fleet_finish(b, held[i], "after-restart", 13) == 0;
+		int n2 = cz_fleet_claim(c, 8, cl);
+		for (int i = 0; i < n2; i++) {
+			fin += cz_fleet_finish(c, cl[i].key, "after-restart", 13) == 0;
+			cz_fleet_claim_free(&cl[i]);
+		}
+		cz_fleet_stats_get(b, &st);
+		ct_ok(rrc == 0 && n1 == 3 && n2 == 3 && fin == 6 && st.reconnects > rec0,
+		      "pg_ctl restart between claim and finish: the library reconnected (%" PRIu64 " time(s)), %d of 6 finished",
+		      st.reconnects - rec0, fin);
+		snprintf(q, sizeof q,
+			 "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state = 2 AND proof = 'after-restart'::bytea",
+			 s);
+		ct_ok(ask(q) == 6 && cz_fleet_await(a, s, 2000, &js) == 0 && js.state == CZ_FLEET_JOB_DONE,
+		      "every partition's proof is in the table after the restart; the job is done");
+	}
+
+	/* The database gone (pg_ctl stop): a node's calls fail within its bound, its leases
+	 * lapse by its own clock; back (pg_ctl start): its proof is recorded, first wins. */
+	{
+		struct cz_fleet_opts o = { .conninfo = pg.conninfo, .timeout_ms = 1000, .lease_ms = 1500 };
+		char err[512];
+		struct cz_fleet *z = NULL;
+		struct cz_fleet_node_info info = { .host = "z", .devices = 1, .capacity = 1, .circuits = "t" };
+		int zrc = cz_fleet_open(&o, &z, err, sizeof err);
+		zrc = zrc ? zrc : cz_fleet_node_register(z, &info, NULL);
+		uint64_t s = submit(a, "cutoff", 1000, CZ_PRIO_NORMAL, 1);
+		int nz = zrc == 0 ? cz_fleet_claim(z, 1, cl) : -1;
+		struct cz_key zk = nz == 1 ? cl[0].key : (struct cz_key){ 0 };
+		if (nz == 1)
+			cz_fleet_claim_free(&cl[0]);
+		int stop = pg_ctl(&pg, "stop");
+		int64_t t0 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r1 = zrc == 0 ? cz_fleet_renew(z) : zrc;
+		int64_t t1 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r2 = zrc == 0 ? cz_fleet_claim(z, 1, cl) : zrc;
+		int64_t t2 = cz_clock_ns(CLOCK_MONOTONIC);
+		sleep_ms(1600);
+		int lapsed = zrc == 0 && !cz_fleet_leases_live(z);
+		ct_ok(stop == 0 && nz == 1 && (r1 == -ENOTCONN || r1 == -ETIMEDOUT) && (r2 == -ENOTCONN || r2 == -ETIMEDOUT) &&
+			      (t1 - t0) / 1000000 <= 2000 && (t2 - t1) / 1000000 <= 2000 && lapsed,
+		      "database stopped: renew %d and claim %d fail in %" PRId64 " and %" PRId64 " ms (bound 1000 ms), "
+		      "its leases lapse by its own clock (%d)",
+		      r1, r2, (t1 - t0) / 1000000, (t2 - t1) / 1000000, lapsed);
+		int start = pg_ctl(&pg, "start");
+		PQreset(oracle);
+		int r3 = zrc == 0 ? cz_fleet_finish(z, zk, "while-cut-off", 13) : zrc;
+		snprintf(q, sizeof q,
+			 "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state = 2 AND proof = 'while-cut-off'::bytea",
+			 s);
+		ct_ok(start == 0 && r3 == 0 && ask(q) == 1,
+		      "database back: the proof made while cut off is recorded (%d), first wins", r3);
+		cz_fleet_close(z);
+	}
+
+	/* 26: a statement that fails inside submit's transaction (a lock held past the bound)
+	 * leaves the handle usable and nothing written. */
+	{
+		struct cz_fleet_opts o = { .conninfo = pg.conninfo, .timeout_ms = 1000 };
+		char err[512];
+		struct cz_fleet *t = NULL;
+		int orc = cz_fleet_open(&o, &t, err, sizeof err);
+		PQclear(PQexec(oracle, "BEGIN; LOCK TABLE cz_fleet_part IN ACCESS EXCLUSIVE MODE"));
+		const char in[] = "x";
+		struct cz_fleet_payload p1 = { .bytes = in, .len = 1 };
+		struct cz_fleet_job_spec sp = { .owner = 5, .id = "locked", .prio = 2, .circuit = "t", .nparts = 1, .parts = &p1 };
+		uint64_t seq = 0;
+		int r1 = orc == 0 ? cz_fleet_submit(t, &sp, &seq) : orc;
+		PQclear(PQexec(oracle, "ROLLBACK"));
+		long long rows = ask("SELECT count(*) FROM cz_fleet_job WHERE id = 'locked'");
+		int r2 = orc == 0 ? cz_fleet_submit(t, &sp, &seq) : orc;
+		int r3 = orc == 0 ? cz_fleet_status(t, seq, &js) : orc;
+		ct_ok(r1 == -ETIMEDOUT && rows == 0 && r2 == 0 && r3 == 0 && js.nparts == 1,
+		      "submit against a locked table: %d (timed out), no job row (%lld), then the same handle submits (%d) "
+		      "and reads its status (%d)", r1, rows, r2, r3);
+		if (r2 == 0)
+			cz_fleet_cancel(t, seq, 5, false); /* out of the way of the claimers below */
+		cz_fleet_close(t);
+	}
+
+	/* 27: nobody renews: a claim that finds the queue short reaps the expired lease itself. */
+	{
+		struct cz_fleet *x = node(pg.conninfo, 200, 2, "x");
+		uint64_t s = submit(a, "reap", 1000, CZ_PRIO_NORMAL, 1);
+		int nx = x ? cz_fleet_claim(x, 1, cl) : -1;
+		if (nx == 1)
+			cz_fleet_claim_free(&cl[0]);
+		sleep_ms(600); /* three leases */
+		struct cz_fleet_stats r0, r1;
+		cz_fleet_stats_get(c, &r0);
+		int ny = cz_fleet_claim(c, 1, cl);
+		cz_fleet_stats_get(c, &r1);
+		int same = ny == 1 && cl[0].key.seq == s && cl[0].attempt == 2;
+		if (ny == 1) {
+			cz_fleet_finish(c, cl[0].key, "r", 1);
+			cz_fleet_claim_free(&cl[0]);
+		}
+		ct_ok(nx == 1 && same && r1.reaped - r0.reaped == 1,
+		      "with no node renewing, the next claim reaps the expired lease (%" PRIu64 ") and takes it (attempt 2)",
+		      r1.reaped - r0.reaped);
+		cz_fleet_close(x);
+	}
+
+	/* 28-29: 4 threads (4 connections) claim 240 partitions at once. */
+	{
+		uint64_t s1 = submit(a, "conc-1", 1000, CZ_PRIO_NORMAL, NCONC / 2);
+		uint64_t s2 = submit(a, "conc-2", 1000, CZ_PRIO_HIGH, NCONC / 2);
+		static struct claimer cs[NTHREADS];
+		pthread_t th[NTHREADS];
+		int made = 0;
+		for (int i = 0; i < NTHREADS; i++) {
+			char h[16];
+			snprintf(h, sizeof h, "t%d", i);
+			cs[i].f = node(pg.conninfo, 60000, 2, h);
+			if (cs[i].f && pthread_create(&th[i], NULL, claimer_main, &cs[i]) == 0)
+				made++;
+		}
+		for (int i = 0; i < made; i++)
+			pthread_join(th[i], NULL);
+		static struct cz_key all[NTHREADS * NCONC];
+		int total = 0, errors = 0, busy = 0;
+		for (int i = 0; i < NTHREADS; i++) {
+			memcpy(all + total, cs[i].got, (size_t)cs[i].n * sizeof all[0]);
+			total += cs[i].n;
+			errors += cs[i].errors;
+			busy += cs[i].n > 0;
+			cz_fleet_close(cs[i].f);
+		}
+		qsort(all, (size_t)total, sizeof all[0], key_cmp);
+		int dup = 0;
+		for (int i = 1; i < total; i++)
+			dup += cz_key_cmp(&all[i - 1], &all[i]) == 0;
+		ct_ok(made == NTHREADS && total == NCONC && dup == 0 && errors == 0,
+		      "%d threads claimed %d partitions in all (%d each took some), %d claimed twice, %d errors", made, total,
+		      busy, dup, errors);
+		snprintf(q, sizeof q,
+			 "SELECT count(*) FROM cz_fleet_part WHERE seq IN (%" PRIu64 ", %" PRIu64 ") AND state = 2"
+			 " AND attempts = 1 AND duplicates = 0",
+			 s1, s2);
+		ct_ok(ask(q) == NCONC, "the table (plain SELECT) agrees: %lld rows done, each claimed once, no duplicate",
+		      ask(q));
+	}
+
+	cz_fleet_close(a);
+	cz_fleet_close(b);
+	cz_fleet_close(c);
+	PQfinish(oracle);
+	int failed = ct_fail;
+	pg_stop(&pg, failed);
+	if (failed)
+		ct_diag("kept %s for a look", pg.dir);
+	return ct_exit();
+}
+#endif
