@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "zk/curve_id.h"
+#include "zk/curve/curve_id.h"
 
 struct cz_witness_prog;
 struct cz_witness_inst;

@@ -10,7 +10,7 @@
 #include "tools/cuzk/cli.h"
 #include "tools/cuzk/cmd.h"
 #include "synth/witness/witness.h"
-#include "zk/outfile.h"
+#include "zk/io/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
