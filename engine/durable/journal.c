@@ -287,6 +287,15 @@ static json_object *rec_sub(const struct cz_jent *e)
 		hex(h, e->digest);
 		json_object_object_add(o, "digest", json_object_new_string(h));
 	}
+	json_object *in = NULL;
+	for (uint32_t i = 0; i < e->nparts && i < 8 * sizeof(e->inputs); i++)
+		if (e->inputs[i / 8] >> (i % 8) & 1) {
+			if (!in)
+				in = json_object_new_array();
+			json_object_array_add(in, json_object_new_int((int)i));
+		}
+	if (in)         /* only when it has some: a witness-only job's record is as before */
+		json_object_object_add(o, "inputs", in);
 	json_object_object_add(o, "ts", json_object_new_int64(e->t_submit));
 	if (e->owner >= 0)
 		json_object_object_add(o, "uid", json_object_new_int64(e->owner));
@@ -461,6 +470,26 @@ static const char *jstr(json_object *o, const char *k)
 	       ? json_object_get_string(v) : NULL;
 }
 
+/* A submit's "inputs" (partition indices, each below "parts"; absent in
+ * records from before inputs: none) into e->inputs; -1 when it makes no sense. */
+_Static_assert(CZ_ENGINE_MAX_PARTS <= 8 * sizeof(((struct cz_jent *)0)->inputs), "a bit a partition");
+static int inputs_parse(json_object *o, struct cz_jent *e)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(o, "inputs", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -1;
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		int64_t i = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+		if (i < 0 || i >= e->nparts)
+			return -1;
+		e->inputs[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	return 0;
+}
+
 /* An "acct" object of nparts partitions into a; -1 when it makes no sense. */
 static int acct_parse(json_object *o, uint32_t nparts, struct cz_job_acct *a)
 {
@@ -539,6 +568,8 @@ static int replay_one(struct cz_journal *j, json_object *o, size_t n)
 		snprintf(ne.id, sizeof(ne.id), "%s", id);
 		snprintf(ne.circuit, sizeof(ne.circuit), "%s", c);
 		ne.has_digest = dg && !unhex(ne.digest, dg);
+		if (inputs_parse(o, &ne))
+			return -1;
 		j->live_bytes += 8 + n;
 		return ent_add(j, &ne) ? 0 : -ENOMEM;
 	}

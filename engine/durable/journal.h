@@ -25,6 +25,9 @@ struct cz_jent {
 	uint8_t prio;                   /* enum cz_prio */
 	bool has_digest;                /* a caller's id: witnesses digested */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
+	uint8_t inputs[32];             /* bit i: partition i's spooled file is a circom input
+					 * (JSON), not a witness; all 0 in a record from before
+					 * inputs ("inputs" absent) */
 	int64_t owner;                  /* the submitting uid; -1: a record from before
 					 * owners were journaled (the engine makes it its own) */
 	int8_t end;                     /* -1: unfinished, else enum cz_job_state */
