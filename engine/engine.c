@@ -74,6 +74,7 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.null_delay_ms = 20,
 		.null_synth_ms = 0,
 		.retain_s = 7 * 86400,
+		.witness_timeout_ms = 60000,
 	};
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define CZ_ENGINE_MAX_PARTS 200   /* witnesses per job */
+#define CZ_ENGINE_INPUT_MAX (16u << 20)   /* bytes of one circom input (JSON), inline or passed */
 
 /* Limits cz_engine_create enforces, and what relies on them: ring owner ids
  * (1..4095) are synthesis workers 1..1024 and consumers 2048.. (at most
@@ -44,6 +45,7 @@ struct cz_engine_config {
 	const char *device_nodes;       /* "0,1": device i's NUMA node, cycled (NULL: engine/place/place.c) */
 	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/pipeline/admit.c) */
 	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
+	uint64_t witness_timeout_ms;    /* --witness-timeout: one input's witness generation, at most */
 };
 
 #define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */

@@ -10,6 +10,7 @@
 #include "engine/engine_pvt.h"
 #include "engine/device/shkey.h"
 #include "synth/part.h"
+#include "synth/witness/witness.h"
 #include "zk/ntt/bn254_ntt.h"
 #include "zk/io/groth16_io.h"
 #include "zk/ntt/ntt.h"
@@ -32,6 +33,7 @@ static void circuit_free(const struct cz_backend *be, struct cz_circuit *c)
 	if (c->kpinned)
 		be->unpin_host(c->kreg.base);
 	cz_numa_caches_destroy(c);
+	cz_witload_detach(c);
 	if (c->curve == CZ_CURVE_BN254) {
 		cz_bn254_ntt_domain_destroy(c->bn_dom);
 		cz_bn254_shkey_free(&c->bn_key, &c->kreg);
@@ -104,13 +106,15 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 
 json_object *cz_req_load(struct cz_engine *e, json_object *req)
 {
-	const char *name = NULL, *path = NULL;
+	const char *name = NULL, *path = NULL, *wasm = NULL, *wlib = NULL;
 	uint64_t parts = 0;
 	char err[256];
 	json_object *bad;
 
 	if ((bad = cz_field_str(req, "name", true, &name)) || (bad = cz_field_str(req, "zkey", true, &path)) ||
-	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, &parts)))
+	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, &parts)) ||
+	    (bad = cz_field_str(req, "wasm", false, &wasm)) ||
+	    (bad = cz_field_str(req, "witness_lib", false, &wlib)))
 		return bad;
 	if (!*name || strlen(name) >= 64)
 		return cz_ctl_err("\"name\" must be 1 to 63 characters");
@@ -128,7 +132,8 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (circuit_key_load(e, c, path, err, sizeof(err))) {
+	if (circuit_key_load(e, c, path, err, sizeof(err)) ||
+	    cz_witload_attach(e, c, wasm, wlib, err, sizeof(err))) {
 		circuit_free(e->be, c);
 		return cz_ctl_err("%s", err);
 	}
@@ -196,6 +201,8 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
 	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
+	if (c->wprog)
+		json_object_object_add(r, "witness_lib", json_object_new_string(cz_witness_prog_lib(c->wprog)));
 	return r;
 }
 
@@ -261,6 +268,11 @@ json_object *cz_req_circuits(struct cz_engine *e)
 		json_object_object_add(o, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
 		json_object_object_add(o, "partition_bytes", json_object_new_int64((int64_t)c->part_bytes));
 		json_object_object_add(o, "active_jobs", json_object_new_int(c->jobs));
+		if (c->wprog) {         /* takes inputs (docs/protocol.md) */
+			json_object_object_add(o, "wasm", json_object_new_string(c->wasm));
+			json_object_object_add(o, "witness_sha256",
+					       json_object_new_string(cz_witness_prog_sha256(c->wprog)));
+		}
 		json_object_array_add(a, o);
 	}
 	pthread_mutex_unlock(&e->lock);

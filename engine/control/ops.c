@@ -86,10 +86,10 @@ static json_object *op_device(struct cz_engine *e, json_object *req, int *fds, i
 
 /* In the order the unknown-op error lists them. */
 static const struct cz_op ops[] = {
-	{ "load", { "name", "zkey", "partitions" }, true, false, op_load },
+	{ "load", { "name", "zkey", "partitions", "wasm", "witness_lib" }, true, false, op_load },
 	{ "unload", { "name" }, true, false, op_unload },
 	{ "circuits", { 0 }, false, false, op_circuits },
-	{ "submit", { "circuit", "witnesses", "priority", "id" }, false, true, op_submit },
+	{ "submit", { "circuit", "witnesses", "inputs", "priority", "id" }, false, true, op_submit },
 	{ "await", { "job", "timeout" }, false, false, op_await },
 	{ "cancel", { "job" }, false, false, op_cancel },
 	{ "status", { 0 }, false, false, op_status },

@@ -169,6 +169,7 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 			j->parts[i].job = j;
 			j->parts[i].idx = i;
 			j->parts[i].wfd = -1;   /* synthesis opens the spooled copy */
+			j->parts[i].input = u[k].inputs[i / 8] >> (i % 8) & 1;   /* a JSON input */
 			atomic_init(&j->parts[i].consumer, -1);
 			atomic_init(&j->parts[i].slot, -1);
 			j->parts[i].node = -1;

@@ -4,6 +4,7 @@
  * cancel, status, trace.  Each validates everything before it changes any
  * state, so a bad request leaves the daemon exactly as it was.
  */
+#define _GNU_SOURCE     /* memfd_create */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "lib/clock.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,7 +71,7 @@ static const char *file_kind(mode_t m)
  * refuses anything but a regular file.
  */
 static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *out, off_t *size,
-				   const char **path, uint32_t *n)
+				   const char **path, uint32_t *n, uint32_t ninline)
 {
 	json_object *paths;
 	bool have_paths = json_object_object_get_ex(req, "witnesses", &paths);
@@ -77,10 +79,11 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 	if (have_paths && (!json_object_is_type(paths, json_type_array) || nfds))
 		return cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
 	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
-	if (count == 0)
-		return cz_ctl_err("a job needs at least one witness (none given)");
-	if (count > CZ_ENGINE_MAX_PARTS)
-		return cz_ctl_err("%zu witnesses: at most %d per job", count, CZ_ENGINE_MAX_PARTS);
+	if (count + ninline == 0)
+		return cz_ctl_err("a job needs at least one witness or input (none given)");
+	if (count + ninline > CZ_ENGINE_MAX_PARTS)
+		return cz_ctl_err("%zu witnesses and inputs: at most %d per job", count + ninline,
+				  CZ_ENGINE_MAX_PARTS);
 	*n = (uint32_t)count;
 	for (uint32_t i = 0; i < *n; i++) {
 		path[i] = NULL;
@@ -112,23 +115,31 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 	return NULL;
 }
 
-/* Under the engine lock: the witnesses against the circuit's shape. */
+/* Under the engine lock: the witnesses against the circuit's shape; an
+ * input (inp[i]) against the input cap, and the circuit's witness program. */
 static json_object *witnesses_check_locked(const struct cz_circuit *c, uint32_t n, const off_t *size,
-					   const char *const *path)
+					   const char *const *path, const bool *inp)
 {
 	uint64_t want = cz_wtns_file_size(c->key.nvars);
 	if (c->partitions && n != c->partitions)
 		return cz_ctl_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
 				   c->partitions, n);
 	for (uint32_t i = 0; i < n; i++)
-		if ((uint64_t)size[i] != want)
+		if (inp[i] && !c->wprog)
+			return cz_ctl_err("partition %u is an input, but circuit %s has no witness program "
+					  "(load it with --wasm CIRCUIT.wasm to submit inputs)", i, c->name);
+		else if (inp[i] && (size[i] <= 0 || (uint64_t)size[i] > CZ_ENGINE_INPUT_MAX))
+			return cz_ctl_err("input %u%s%s: %lld bytes: an input is 1 to %u bytes of JSON", i,
+					  path[i] ? " " : "", path[i] ? path[i] : "", (long long)size[i],
+					  CZ_ENGINE_INPUT_MAX);
+		else if (!inp[i] && (uint64_t)size[i] != want)
 			return cz_ctl_err("witness %u%s%s: %lld bytes, but circuit %s needs %llu (nVars = %u)", i,
 					   path[i] ? " " : "", path[i] ? path[i] : "", (long long)size[i], c->name,
 					   (unsigned long long)want, c->key.nvars);
 	return NULL;
 }
 
-static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
+static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd, const bool *inp)
 {
 	struct cz_job *j = calloc(1, sizeof(*j));
 	if (!j || !(j->parts = calloc(n, sizeof(*j->parts)))) {
@@ -143,6 +154,7 @@ static struct cz_job *job_new(struct cz_circuit *c, uint32_t n, const int *wfd)
 		j->parts[i].job = j;
 		j->parts[i].idx = i;
 		j->parts[i].wfd = wfd[i];
+		j->parts[i].input = inp[i];
 		atomic_init(&j->parts[i].consumer, -1);
 		atomic_init(&j->parts[i].slot, -1);
 		j->parts[i].node = -1;
@@ -221,6 +233,7 @@ struct submit {
 	const char *path[CZ_ENGINE_MAX_PARTS];
 	int wfd[CZ_ENGINE_MAX_PARTS];
 	off_t size[CZ_ENGINE_MAX_PARTS];
+	bool inp[CZ_ENGINE_MAX_PARTS];  /* partition i is a circom input (JSON), not a witness */
 	uint8_t dg[CZ_ENGINE_MAX_PARTS][CZ_JOURNAL_DIGEST], jdg[CZ_JOURNAL_DIGEST];
 	char err[400];
 };
@@ -245,6 +258,69 @@ static json_object *submit_parse(struct submit *s, json_object *req)
 	return NULL;
 }
 
+/* The request's "inputs" (docs/protocol.md): an integer k says passed
+ * descriptor k is an input, not a witness (fd_inp[k]); an object is an
+ * input inline (*ninline counts them; inputs_inline spools them). */
+static json_object *inputs_parse(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	if (!json_object_is_type(a, json_type_array))
+		return cz_ctl_err("\"inputs\" must be an array of inputs (objects) and passed-descriptor "
+				  "indices (numbers)");
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (json_object_is_type(v, json_type_object)) {
+			(*ninline)++;
+			continue;
+		}
+		int64_t i = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+		if (i < 0 || i >= nfds)
+			return cz_ctl_err("inputs[%zu]: neither an input (an object) nor the index of a passed "
+					  "descriptor (0 to %d)", k, nfds - 1);
+		if (fd_inp[i])
+			return cz_ctl_err("inputs[%zu]: descriptor %lld named twice", k, (long long)i);
+		fd_inp[i] = true;
+	}
+	return NULL;
+}
+
+/* The inline inputs, after the witnesses and passed ones: each into a
+ * memory file, then spooled as a passed descriptor is. */
+static json_object *inputs_inline(struct submit *s, json_object *req)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (!json_object_is_type(v, json_type_object))
+			continue;
+		size_t len;
+		const char *t = json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN, &len);
+		uint32_t i = s->n;
+		int fd = memfd_create("cuzk-input", MFD_CLOEXEC);
+		if (fd < 0)
+			return cz_ctl_err("inputs[%zu]: memfd_create: %s", k, strerror(errno));
+		s->wfd[i] = fd;
+		s->n++;
+		s->inp[i] = true;
+		s->path[i] = NULL;
+		s->size[i] = (off_t)len;
+		for (size_t done = 0; done < len;) {
+			ssize_t w = write(fd, t + done, len - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return cz_ctl_err("inputs[%zu]: writing it to memory: %s", k,
+						  w < 0 ? strerror(errno) : "short write");
+			done += (size_t)w;
+		}
+	}
+	return NULL;
+}
+
 /* open: the witnesses, before any lock.  The circuit is looked up again
  * under the lock in admit (it may be unloaded meanwhile); this first look
  * only orders the errors. */
@@ -255,7 +331,18 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 	pthread_mutex_lock(&e->lock);
 	bool known = cz_circuit_find(e, s->name) != NULL;
 	pthread_mutex_unlock(&e->lock);
-	return known ? witnesses_open(req, fds, nfds, s->wfd, s->size, s->path, &s->n) : NULL;
+	if (!known)
+		return NULL;
+	bool fd_inp[CZ_CTL_MAX_FDS] = { 0 };
+	uint32_t ninline = 0;
+	json_object *r = inputs_parse(req, nfds, fd_inp, &ninline);
+	if (!r)
+		r = witnesses_open(req, fds, nfds, s->wfd, s->size, s->path, &s->n, ninline);
+	if (r)
+		return r;
+	for (int i = 0; i < nfds && (uint32_t)i < s->n; i++)
+		s->inp[i] = fd_inp[i];
+	return inputs_inline(s, req);
 }
 
 /* admit: under the lock, the circuit, the witnesses' shape, the queue
@@ -277,7 +364,7 @@ static json_object *submit_admit(struct submit *s)
 		r = cz_ctl_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", s->name);
 	else if (e->stopping)
 		r = cz_ctl_err("the daemon is shutting down");
-	else if (!(r = witnesses_check_locked(s->c, s->n, s->size, s->path)) && !s->retry &&
+	else if (!(r = witnesses_check_locked(s->c, s->n, s->size, s->path, s->inp)) && !s->retry &&
 		 !(r = cz_admit_locked(e, s->c, s->n))) {     /* queue room, taken now; a partition that can ever fit */
 		s->admitted = true;     /* n places held: given back by submit_undo if this submit fails */
 		s->out_disk = cz_admit_out_disk(s->c);
@@ -400,7 +487,7 @@ static json_object *submit_record_locked(struct submit *s)
 	s->locked = true;
 	if ((r = submit_id_locked(s, true)))
 		return r;
-	if ((j = job_new(s->c, s->n, s->wfd)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
+	if ((j = job_new(s->c, s->n, s->wfd, s->inp)) && cz_output_job_init(j)) {   /* its output buffer: none made per partition */
 		cz_job_free(j);
 		j = NULL;
 	}
@@ -425,6 +512,9 @@ static json_object *submit_record_locked(struct submit *s)
 	snprintf(je->id, sizeof(je->id), "%s", j->id);
 	snprintf(je->circuit, sizeof(je->circuit), "%s", s->c->name);
 	memcpy(je->digest, s->jdg, sizeof(s->jdg));
+	for (uint32_t i = 0; i < s->n; i++)     /* which partitions are inputs (docs/formats.md) */
+		if (s->inp[i])
+			je->inputs[i / 8] |= (uint8_t)(1u << (i % 8));
 	if (!(s->ticket = cz_journal_submit(e->jn, je))) {
 		cz_job_free(j);
 		return cz_ctl_err("the journal cannot take the job (out of memory, or it cannot be "

@@ -81,6 +81,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"final_start", "final_end", "output", "idle",
 	"assign", "reclaim",
 	"disp_wait", "drop", "skip", "sched", "warmup",
+	"witgen_start", "witgen_end",
 };
 
 const char *cz_trace_name(enum cz_ev t)
@@ -433,6 +434,8 @@ static const char *span(uint16_t type, char *ph)
 	switch (type) {
 	case CZ_EV_SYNTH_START: *ph = 'B'; return "synth";
 	case CZ_EV_SYNTH_END: *ph = 'E'; return "synth";
+	case CZ_EV_WITGEN_START: *ph = 'B'; return "witness generation";
+	case CZ_EV_WITGEN_END: *ph = 'E'; return "witness generation";
 	case CZ_EV_COMPUTE_START: *ph = 'B'; return "compute";
 	case CZ_EV_COMPUTE_END: *ph = 'E'; return "compute";
 	case CZ_EV_FINAL_START: *ph = 'B'; return "finalize";

@@ -24,6 +24,8 @@ enum cz_ev {
 	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
 	CZ_EV_SCHED,            /* the thread waited on a run queue: arg = us since its last sample */
 	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/pipeline/warmup.c) */
+	CZ_EV_WITGEN_START,     /* synthesis worker: an input's witness generation (inside synth) */
+	CZ_EV_WITGEN_END,
 	CZ_EV__COUNT
 };
 

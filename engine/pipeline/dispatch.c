@@ -350,7 +350,13 @@ void *cz_dispatch_main(void *v)
 
 /* Witness → a, b, c in one block (synth/part.h), or the backend's stand-in
  * when it reads no input.  0, or -1 with p->err set. */
-static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
+struct wbuf {                   /* a worker's input buffer (engine/pipeline/witgen.c) */
+	char *buf;
+	size_t cap;
+};
+
+static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigned worker,
+		      struct wbuf *ib)
 {
 	const struct cz_circuit *c = p->job->circ;
 	const struct cz_groth16_key *k = &c->key;
@@ -384,17 +390,21 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena)
 	/* The spooled copy (engine/durable/spool.c), opened only now: a queued
 	 * partition holds no descriptor. */
 	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
-		snprintf(p->err, sizeof(p->err), "partition %u witness: cannot open spool/%llu.%u.wtns: %s",
-			 p->idx, (unsigned long long)p->job->seq, p->idx, strerror(-p->wfd));
+		snprintf(p->err, sizeof(p->err), "partition %u %s: cannot open spool/%llu.%u.wtns: %s",
+			 p->idx, p->input ? "input" : "witness", (unsigned long long)p->job->seq, p->idx,
+			 strerror(-p->wfd));
 		p->wfd = -1;
 		return -1;
 	}
-	int rc = bn ? cz_bn254_wtns_read_fd(p->wfd, c->bn_key.nvars, b.w, err, sizeof(err))
-		    : cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
+	/* An input's witness is generated into the same place (witgen.c). */
+	int rc = p->input ? cz_witgen_run(e, p, worker - 1, b.w, &ib->buf, &ib->cap)
+		 : bn ? cz_bn254_wtns_read_fd(p->wfd, c->bn_key.nvars, b.w, err, sizeof(err))
+		 : cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
 	close(p->wfd);
 	p->wfd = -1;
 	if (rc) {
-		snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
+		if (!p->input)
+			snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
 	if (bn) {
@@ -440,6 +450,7 @@ void *cz_dispatch_synth_main(void *v)
 	int node = e->place && worker - 1 < e->place->nworkers ? e->place->workers[worker - 1].node : -1;
 	int arena = e->place && node >= 0 ? cz_place_arena_index(e->place, node) : 0;
 	unsigned k = e->nnode > 1 && arena >= 0 ? (unsigned)arena : 0;    /* its dispatch node */
+	struct wbuf ib = { 0 };
 	pthread_mutex_lock(&e->lock);
 	e->node_idle[k]++;
 	e->synth_idle++;
@@ -462,7 +473,7 @@ void *cz_dispatch_synth_main(void *v)
 			uint64_t t0 = cz_trace_now(), cpu0 = cz_thread_cpu_ns();
 			cz_trace(CZ_EV_SYNTH_START, p->job->seq, p->idx);
 			p->node = node;
-			rc = synthesize(e, p, arena);
+			rc = synthesize(e, p, arena, worker, &ib);
 			cz_trace(CZ_EV_SYNTH_END, p->job->seq, p->idx);
 			p->synth_ns = cz_trace_now() - t0;
 			p->synth_cpu_ns = cz_thread_cpu_ns() - cpu0;
@@ -493,5 +504,6 @@ void *cz_dispatch_synth_main(void *v)
 		pthread_cond_signal(&e->dispatch_cv);
 	}
 	pthread_mutex_unlock(&e->lock);
+	free(ib.buf);
 	return NULL;
 }

@@ -18,11 +18,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cuzkctl [--socket PATH] COMMAND\n"
-		"  load NAME ZKEY [--partitions N]   read a proving key and keep it resident\n"
+		"  load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB]\n"
+		"                                    read a proving key and keep it resident; with its\n"
+		"                                    witness program, its jobs may carry inputs\n"
 		"  unload NAME                       free a key no job uses\n"
 		"  circuits                          list loaded keys\n"
-		"  submit NAME WTNS... [--priority critical|high|normal|low] [--id ID] [--wait]\n"
-		"                                    one partition per witness; prints the job id\n"
+		"  submit NAME [WTNS...] [--input INPUT.json]... [--priority critical|high|normal|low]\n"
+		"         [--id ID] [--wait]         one partition per witness or input, in the order\n"
+		"                                    given; prints the job id\n"
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
@@ -109,6 +112,7 @@ static int cmd_submit(int sock, int argc, char **argv)
 {
 	json_object *q = req_new("submit");
 	int fds[CZ_CTL_MAX_FDS], nfds = 0, wait = 0, rc;
+	json_object *inputs = NULL;     /* indices of the descriptors that are inputs */
 
 	if (argc < 3) {
 		usage(stderr);
@@ -122,12 +126,23 @@ static int cmd_submit(int sock, int argc, char **argv)
 		else if ((!strcmp(argv[i], "--priority") || !strcmp(argv[i], "--id")) && i + 1 < argc) {
 			json_object_object_add(q, argv[i] + 2, json_object_new_string(argv[i + 1]));
 			i++;
-		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+		} else if (!strcmp(argv[i], "--input") && i + 1 < argc && nfds < CZ_CTL_MAX_FDS) {
+			if ((fds[nfds] = open(argv[i + 1], O_RDONLY | O_CLOEXEC)) < 0) {
+				fprintf(stderr, "cuzkctl submit: %s: %s\n", argv[i + 1], strerror(errno));
+				rc = 2;
+				goto out;
+			}
+			if (!inputs)
+				json_object_object_add(q, "inputs", inputs = json_object_new_array());
+			json_object_array_add(inputs, json_object_new_int(nfds++));
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[i], "--input")) {
 			fprintf(stderr, "cuzkctl submit: unknown or incomplete option '%s'\n", argv[i]);
 			rc = 2;
 			goto out;
-		} else if (nfds == CZ_CTL_MAX_FDS) {
-			fprintf(stderr, "cuzkctl submit: at most %d witnesses per job\n", CZ_CTL_MAX_FDS);
+		} else if (nfds == CZ_CTL_MAX_FDS || !strcmp(argv[i], "--input")) {
+			fprintf(stderr, "cuzkctl submit: %s\n", nfds == CZ_CTL_MAX_FDS ? "too many witnesses "
+				"and inputs (at most 200 per job)" : "--input needs a file");
 			rc = 2;
 			goto out;
 		} else if ((fds[nfds] = open(argv[i], O_RDONLY | O_CLOEXEC)) < 0) {
@@ -157,6 +172,43 @@ out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return rc;
+}
+
+/* load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB] */
+static int cmd_load(int sock, int argc, char **argv)
+{
+	char full[4096];
+	json_object *q = req_new("load");
+	json_object_object_add(q, "name", json_object_new_string(argv[1]));
+	/* The daemon resolves paths from its own directory: send absolute ones. */
+	json_object_object_add(q, "zkey", json_object_new_string(realpath(argv[2], full) ? full : argv[2]));
+	for (int i = 3; i < argc; i++) {
+		double parts;
+		if (!strcmp(argv[i], "--partitions") && i + 1 < argc) {
+			if (parse_num(argv[i + 1], 200, &parts) || parts != (int)parts) {
+				fprintf(stderr, "cuzkctl load: --partitions '%s': expected a whole number from 0 "
+					"to 200\n", argv[i + 1]);
+				json_object_put(q);
+				return 2;
+			}
+			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
+		} else if ((!strcmp(argv[i], "--wasm") || !strcmp(argv[i], "--witness-lib")) && i + 1 < argc) {
+			json_object_object_add(q, argv[i][2] == 'w' && argv[i][3] == 'a' ? "wasm" : "witness_lib",
+					       json_object_new_string(realpath(argv[i + 1], full) ? full
+								      : argv[i + 1]));
+		} else {
+			fprintf(stderr, "cuzkctl load: unknown or incomplete option '%s'\n", argv[i]);
+			usage(stderr);
+			json_object_put(q);
+			return 2;
+		}
+		i++;
+	}
+	json_object *r = call(sock, q, NULL, 0);
+	if (r && ok_of(r) && json_object_object_get_ex(r, "witness_lib", NULL))
+		fprintf(stderr, "cuzkctl load: %s takes inputs (witness program %s)\n", argv[1],
+			str_of(r, "witness_lib"));
+	return finish(r, 0);
 }
 
 static void print_status(json_object *r)
@@ -336,23 +388,8 @@ static int run(int sock, int argc, char **argv)
 		return cmd_trace(sock, argc, argv);
 	if (!strcmp(c, "top"))
 		return cuzkctl_top(sock, argc, argv);
-	if (!strcmp(c, "load") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--partitions")))) {
-		char full[4096];
-		q = req_new("load");
-		json_object_object_add(q, "name", json_object_new_string(argv[1]));
-		/* The daemon resolves paths from its own directory: send an absolute one. */
-		json_object_object_add(q, "zkey", json_object_new_string(realpath(argv[2], full) ? full : argv[2]));
-		double parts;
-		if (argc == 5 && (parse_num(argv[4], 200, &parts) || parts != (int)parts)) {
-			fprintf(stderr, "cuzkctl load: --partitions '%s': expected a whole number from 0 to 200\n",
-				argv[4]);
-			json_object_put(q);
-			return 2;
-		}
-		if (argc == 5)
-			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
-		return finish(call(sock, q, NULL, 0), 0);
-	}
+	if (!strcmp(c, "load") && argc >= 3)
+		return cmd_load(sock, argc, argv);
 	if (!strcmp(c, "unload") && argc == 2) {
 		q = req_new("unload");
 		json_object_object_add(q, "name", json_object_new_string(argv[1]));

@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--max-queued-partitions N] [--admin-group GROUP]\n"
 		"             [--socket-group GROUP] [--socket-mode MODE]\n"
-		"             [--retain DURATION]\n"
+		"             [--retain DURATION] [--witness-timeout S]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH]\n"
@@ -69,6 +69,7 @@ static void usage(FILE *f)
 		"    threads of cuzkd, for debugging and sanitizer runs)\n"
 		"  --retain %llus (7d; takes s, m, h, d suffixes): finished jobs answer await and hold\n"
 		"    their id this long; at most %llus\n"
+		"  --witness-timeout %.0f (seconds, above 0, at most 86400): one input's witness generation\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
@@ -78,7 +79,7 @@ static void usage(FILE *f)
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
 		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
 		d.isolation == CZ_ISOLATION_PROCESS ? "process" : "thread", (unsigned long long)d.retain_s,
-		CZ_ENGINE_RETAIN_MAX_S,
+		CZ_ENGINE_RETAIN_MAX_S, (double)d.witness_timeout_ms / 1e3,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
 #ifdef CZ_HAVE_MICROHTTPD
 		""
@@ -301,6 +302,12 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_mode(val, &o->srv.socket_mode);
 	else if (!strcmp(name, "retain"))
 		bad = parse_duration(val, &c->retain_s);
+	else if (!strcmp(name, "witness-timeout")) {
+		double t = 0;
+		bad = parse_secs(val, &t);
+		c->witness_timeout_ms = bad ? c->witness_timeout_ms : (uint64_t)(t * 1e3 + 0.5);
+		bad = bad || !c->witness_timeout_ms;
+	}
 	else if (!strcmp(name, "max-conns-per-uid"))
 		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
 	else if (!strcmp(name, "load")) {
@@ -359,7 +366,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "synth-workers", 1, 0, 0 }, { "finalizers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
-		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
+		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "witness-timeout", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
 		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
 		{ "socket-mode", 1, 0, 0 },

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/pipeline/witgen.c — witness generation in the synthesis workers:
+ * an input partition (a job's circom input, JSON, spooled like a witness:
+ * engine/control/requests.c) becomes its witness here, in the worker that
+ * synthesizes it, straight into the partition buffer's witness (the place
+ * a submitted .wtns is read into), so the rest of the pipeline cannot tell
+ * the two apart.
+ *
+ * WHO RUNS IT.  The circuit's witness program (engine/control/witload.c)
+ * is shared read-only; each worker runs its own instance (its own wasm
+ * memory and stacks), c->winst[worker], made at the worker's first input
+ * partition of that circuit and reused after (synth/witness resets it
+ * between runs).  Only that worker touches its slot, so no lock; the
+ * instances are freed with the circuit, which no job uses by then.
+ *
+ * ORDER AND BUDGET.  It runs where synthesis runs: after the dispatcher
+ * took the partition in key order and reserved its buffer from the budget;
+ * the witness is written into that buffer, nothing else of the partition's
+ * size is allocated.  The instance's wasm memory is the worker's, made
+ * once (see WHAT IS LEFT in docs/cuzkd.8.md "Inputs").
+ *
+ * CHECKS.  The witness is checked as a submitted one is (zk/io/groth16_io.c:
+ * every value below r, value 0 the constant 1); the program's own errors
+ * (a malformed input, a signal the circuit lacks or misses, a value >= r,
+ * a failed assert with its message, a trap, --witness-timeout) fail the
+ * partition with that reason, and the worker goes on.  The input's bytes
+ * are wiped from the worker's buffer after the run; the witness is wiped
+ * with the partition buffer (cz_part_wipe) when the partition ends.
+ *
+ * COST.  After a worker's first input partition of a circuit: a pread of
+ * the input into its reused buffer (grown only for a larger input), the
+ * run (json-c's parse of the input makes heap calls of its own:
+ * synth/witness/witness.h), the check (one pass over the values).
+ */
+#include "engine/engine_pvt.h"
+#include "synth/witness/witness.h"
+#include "zk/field/bls12_381.h"
+#include "zk/field/bn254.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const uint64_t bls_r[4] = CZ_BLS12_381_R;
+static const uint64_t bn_r[4] = CZ_BN254_R;
+
+/* As a .wtns is checked on its way in (zk/io/groth16_io.c's wtns_read_fd). */
+static int witness_check(const uint64_t *w, uint32_t n, const uint64_t *r, char *err, size_t cap)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const uint64_t *v = w + 4 * (size_t)i;
+		int lt = 0;
+		for (int l = 3; l >= 0; l--)
+			if (v[l] != r[l]) {
+				lt = v[l] < r[l];
+				break;
+			}
+		if (!lt) {
+			snprintf(err, cap, "witness value %u is not below r", i);
+			return -1;
+		}
+	}
+	if (n && (w[0] != 1 || w[1] | w[2] | w[3])) {
+		snprintf(err, cap, "witness 0: not 1 (the constant signal)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The spooled input at fd into *buf (grown to hold it); its length, or -1. */
+static ssize_t input_read(int fd, char **buf, size_t *cap, char *err, size_t ecap)
+{
+	struct stat st;
+	if (fstat(fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > CZ_ENGINE_INPUT_MAX) {
+		snprintf(err, ecap, "its spooled input is %lld bytes (1 to %u)", (long long)st.st_size,
+			 CZ_ENGINE_INPUT_MAX);
+		return -1;
+	}
+	size_t n = (size_t)st.st_size;
+	if (*cap < n) {         /* a heap call only for an input larger than any before */
+		free(*buf);
+		*cap = 0;
+		if (!(*buf = malloc(n))) {
+			snprintf(err, ecap, "out of memory for a %zu-byte input", n);
+			return -1;
+		}
+		*cap = n;
+	}
+	for (size_t got = 0; got < n;) {
+		ssize_t k = pread(fd, *buf + got, n - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			snprintf(err, ecap, "reading its spooled input: %s", k < 0 ? strerror(errno) : "truncated");
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+int cz_witgen_run(struct cz_engine *e, struct cz_part *p, unsigned worker, void *w, char **buf,
+		  size_t *cap)
+{
+	struct cz_circuit *c = p->job->circ;
+	char err[256];
+	const uint32_t nvars = c->key.nvars;
+
+	if (!c->wprog || worker >= c->nwinst) {
+		snprintf(p->err, sizeof(p->err), "partition %u is an input, but circuit %s has no witness "
+			 "program (loaded without --wasm since the job was accepted?)", p->idx, c->name);
+		return -1;
+	}
+	if (!c->winst[worker] && !(c->winst[worker] = cz_witness_inst_create(c->wprog, err, sizeof(err)))) {
+		snprintf(p->err, sizeof(p->err), "partition %u input: %s", p->idx, err);
+		return -1;
+	}
+	ssize_t n = input_read(p->wfd, buf, cap, err, sizeof(err));
+	int rc = -1;
+	if (n > 0) {
+		cz_trace(CZ_EV_WITGEN_START, p->job->seq, p->idx);
+		rc = cz_witness_calc(c->winst[worker], *buf, (size_t)n, w, (size_t)nvars * 32,
+				     e->cfg.witness_timeout_ms, err, sizeof(err));
+		cz_trace(CZ_EV_WITGEN_END, p->job->seq, p->idx);
+		explicit_bzero(*buf, (size_t)n);
+	}
+	if (!rc)
+		rc = witness_check(w, nvars, c->curve == CZ_CURVE_BN254 ? bn_r : bls_r, err, sizeof(err));
+	if (rc)
+		snprintf(p->err, sizeof(p->err), "partition %u input: %s", p->idx, err);
+	return rc;
+}
