@@ -221,7 +221,7 @@ static void msg_read(struct cz_witness_inst *in, char *buf, size_t *len, size_t 
 	buf[*len] = 0;
 }
 
-void cz_wimp_dispatch(void *host, int which, uint32_t arg)
+static void imp_dispatch(void *host, int which, uint32_t arg)
 {
 	struct cz_witness_inst *in = host;
 	const struct cz_wexports *x = &in->p->x;
@@ -275,6 +275,14 @@ void cz_wimp_dispatch(void *host, int which, uint32_t arg)
 		cz_wrt_throw(in, WASM_RT_TRAP_UNREACHABLE + 1);
 	}
 }
+
+static const struct cz_wglue_host host_table = {
+	.trap = cz_wrt_trap,
+	.mem_alloc = cz_wrt_mem_alloc,
+	.mem_grow = cz_wrt_mem_grow,
+	.mem_free = cz_wrt_mem_free,
+	.imp = imp_dispatch,
+};
 
 /* ---- the program ---- */
 
@@ -414,7 +422,7 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 	}
 	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_mutex_lock(&init_lock);   /* the glue's type registry is written here only */
-	p->g->init(cz_wrt_host());
+	p->g->init(&host_table);
 	pthread_mutex_unlock(&init_lock);
 
 	struct cz_witness_inst *in = cz_witness_inst_create(p, e2, sizeof(e2));
