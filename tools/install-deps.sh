@@ -55,6 +55,8 @@ fi
 # snarkjs and circom2, pinned by tools/fixtures/package-lock.json: the snarkjs interop tests
 # (selftests/e2e_cli.c) and the fixture generator need them.
 fixtures="$(cd "$(dirname "$0")" && pwd)/fixtures"
-if [ ! -d "$fixtures/node_modules/snarkjs" ]; then
+# Installed again whenever the lock file changed since the last install.
+if ! cmp -s "$fixtures/package-lock.json" "$fixtures/node_modules/.cuzk-package-lock.json"; then
 	npm ci --prefix "$fixtures" --no-audit --no-fund
+	cp "$fixtures/package-lock.json" "$fixtures/node_modules/.cuzk-package-lock.json"
 fi
