@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/curve/bn254_g1.c — BN254 G1, y^2 = x^3 + 3 over Fp: zk/curve/curve_impl.h over
+ * zk/curve/bn254_g1.c — BN254 G1, y^2 = x^3 + 3 over Fp: zk/curve/curve_tmpl_pvt.h over
  * cz_bn254_fp.  #E(Fp) = r (cofactor 1), so a point on the curve is in G1
  * and clearing the cofactor is the identity; selftests/zk_bn254_g1.c checks
  * r·P = O for random curve points.
@@ -31,7 +31,7 @@
 #define CI_S cz_bn254_fr
 #define CI_S_LIMBS CZ_BN254_FR_LIMBS
 #define CI_S_FROM_MONT cz_bn254_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#include "zk/curve/curve_tmpl_pvt.h"
 
 bool cz_bn254_g1_affine_in_subgroup(const cz_bn254_g1_affine *p)
 {

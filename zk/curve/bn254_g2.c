@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/curve/bn254_g2.c — BN254 G2, y^2 = x^3 + 3/(9 + u) over Fp2 (D-type twist):
- * zk/curve/curve_impl.h over cz_bn254_fp2, plus psi, the subgroup check and
+ * zk/curve/curve_tmpl_pvt.h over cz_bn254_fp2, plus psi, the subgroup check and
  * cofactor clearing.
  *
  * Subgroup check (El Housni, Guillevic, Piellard, "Co-factor clearing and
@@ -38,7 +38,7 @@
 #define CI_S cz_bn254_fr
 #define CI_S_LIMBS CZ_BN254_FR_LIMBS
 #define CI_S_FROM_MONT cz_bn254_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#include "zk/curve/curve_tmpl_pvt.h"
 
 /* psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in Jacobian coordinates
  * (Frobenius commutes with the Z scaling, the constants are affine). */

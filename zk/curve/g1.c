@@ -2,7 +2,7 @@
 /*
  * zk/curve/g1.c — BLS12-381 G1, y^2 = x^3 + 4 over Fp.
  *
- * The formulas are zk/curve/curve_impl.h instantiated over Fp; this file adds what
+ * The formulas are zk/curve/curve_tmpl_pvt.h instantiated over Fp; this file adds what
  * is special to G1: the subgroup check and cofactor clearing.
  *
  * Subgroup check (Scott, "A note on group membership tests for G1, G2 and
@@ -41,7 +41,7 @@
 #define CI_S cz_fr
 #define CI_S_LIMBS CZ_FR_LIMBS
 #define CI_S_FROM_MONT cz_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#include "zk/curve/curve_tmpl_pvt.h"
 
 bool cz_g1_affine_in_subgroup(const cz_g1_affine *p)
 {

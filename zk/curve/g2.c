@@ -2,7 +2,7 @@
 /*
  * zk/curve/g2.c — BLS12-381 G2, y^2 = x^3 + 4(1 + u) over Fp2 (M-type twist).
  *
- * The formulas are zk/curve/curve_impl.h instantiated over Fp2; this file adds what
+ * The formulas are zk/curve/curve_tmpl_pvt.h instantiated over Fp2; this file adds what
  * is special to G2: the psi endomorphism, the subgroup check and cofactor
  * clearing.
  *
@@ -38,7 +38,7 @@
 #define CI_S cz_fr
 #define CI_S_LIMBS CZ_FR_LIMBS
 #define CI_S_FROM_MONT cz_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#include "zk/curve/curve_tmpl_pvt.h"
 
 /* psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in Jacobian coordinates
  * (Frobenius commutes with the Z scaling, the constants are affine). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/bn254_fp.c — the BN254 base field Fp (254-bit p): zk/field/field_impl.h
+ * zk/field/bn254_fp.c — the BN254 base field Fp (254-bit p): zk/field/field_tmpl_pvt.h
  * instantiated for four limbs with the constants of zk/field/bn254.h and the
  * same 4-limb x86-64 kernels as BLS12-381's Fr.
  */
@@ -32,4 +32,4 @@
 #define FIELD_X86_SUB CZ_X86_SUB4
 #define FIELD_X86_NEG CZ_X86_NEG4
 #endif
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"

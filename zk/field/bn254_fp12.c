@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/bn254_fp12.c — BN254 Fp12 = Fp6[w]/(w^2 - v): zk/field/fp12_impl.h over
+ * zk/field/bn254_fp12.c — BN254 Fp12 = Fp6[w]/(w^2 - v): zk/field/fp12_tmpl_pvt.h over
  * cz_bn254_fp6, with its Frobenius coefficients cz_bn254_frob_coeffs.
  */
 #include "zk/field/bn254_fp12.h"
@@ -11,4 +11,4 @@
 #define TW_FP6 cz_bn254_fp6
 #define TW_FP12 cz_bn254_fp12
 #define TW_FROB_COEFFS cz_bn254_frob_coeffs
-#include "zk/field/fp12_impl.h"
+#include "zk/field/fp12_tmpl_pvt.h"

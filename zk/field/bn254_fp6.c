@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/field/bn254_fp6.c — BN254 Fp6 = Fp2[v]/(v^3 - xi), xi = 9 + u:
- * zk/field/fp6_impl.h over cz_bn254_fp2.
+ * zk/field/fp6_tmpl_pvt.h over cz_bn254_fp2.
  */
 #include "zk/field/bn254_fp12.h"
 
@@ -9,4 +9,4 @@
 #define TW_FP6 cz_bn254_fp6
 #define TW_FP12 cz_bn254_fp12
 #define TW_FROB_COEFFS cz_bn254_frob_coeffs
-#include "zk/field/fp6_impl.h"
+#include "zk/field/fp6_tmpl_pvt.h"

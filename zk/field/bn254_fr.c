@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/bn254_fr.c — the BN254 scalar field Fr (254-bit r): zk/field/field_impl.h
+ * zk/field/bn254_fr.c — the BN254 scalar field Fr (254-bit r): zk/field/field_tmpl_pvt.h
  * instantiated for four limbs with the constants of zk/field/bn254.h and the
  * same 4-limb x86-64 kernels as BLS12-381's Fr.
  */
@@ -34,6 +34,6 @@
 #endif
 #define FIELD_OMEGA CZ_BN254_R_OMEGA28
 #define FIELD_TWO_ADICITY CZ_BN254_R_TWO_ADICITY
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"
 
 _Static_assert(CZ_BN254_FR_TWO_ADICITY == CZ_BN254_R_TWO_ADICITY, "Fr two-adicity");

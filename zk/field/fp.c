@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp.c — the BLS12-381 base field Fp: zk/field/field_impl.h instantiated for
+ * zk/field/fp.c — the BLS12-381 base field Fp: zk/field/field_tmpl_pvt.h instantiated for
  * six limbs with the constants of zk/field/bls12_381.h.  p ≡ 3 (mod 4), so
  * cz_fp_sqrt is one exponentiation a^((p+1)/4) and a check.
  */
@@ -32,4 +32,4 @@
 #define FIELD_X86_SUB CZ_X86_SUB6
 #define FIELD_X86_NEG CZ_X86_NEG6
 #endif
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"

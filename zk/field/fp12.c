@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp12.c — BLS12-381 Fp12 = Fp6[w]/(w^2 - v): zk/field/fp12_impl.h over
+ * zk/field/fp12.c — BLS12-381 Fp12 = Fp6[w]/(w^2 - v): zk/field/fp12_tmpl_pvt.h over
  * cz_fp6, with its Frobenius coefficients cz_bls12_381_frob_coeffs.
  */
 #include "zk/field/fp12.h"
@@ -11,4 +11,4 @@
 #define TW_FP6 cz_fp6
 #define TW_FP12 cz_fp12
 #define TW_FROB_COEFFS cz_bls12_381_frob_coeffs
-#include "zk/field/fp12_impl.h"
+#include "zk/field/fp12_tmpl_pvt.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fr.c — the BLS12-381 scalar field Fr: zk/field/field_impl.h instantiated for
+ * zk/field/fr.c — the BLS12-381 scalar field Fr: zk/field/field_tmpl_pvt.h instantiated for
  * four limbs with the constants of zk/field/bls12_381.h, plus the roots of unity
  * the NTT needs (snarkjs' choice: omega_{2^32} = 5^((r-1)/2^32)).
  */
@@ -34,6 +34,6 @@
 #endif
 #define FIELD_OMEGA CZ_BLS12_381_R_OMEGA32
 #define FIELD_TWO_ADICITY CZ_BLS12_381_R_TWO_ADICITY
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"
 
 _Static_assert(CZ_FR_TWO_ADICITY == CZ_BLS12_381_R_TWO_ADICITY, "Fr two-adicity");

@@ -391,7 +391,7 @@ static void acc_finish(struct acc *a)
 	acc_merge_side(a);
 }
 
-/* The curve code allows results to alias inputs (zk/curve/curve_impl.h). */
+/* The curve code allows results to alias inputs (zk/curve/curve_tmpl_pvt.h). */
 static inline void xyzz_acc_aff(XYZZ *r, const AFF *p)
 {
 	XYZZ_ADD_AFF(r, r, p);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp12_impl.h — Fp12 = Fp6[w]/(w^2 - v), the pairing target field, over
+ * zk/field/fp12_tmpl_pvt.h — Fp12 = Fp6[w]/(w^2 - v), the pairing target field, over
  * either curve's tower, written once.  Private to the instance files
  * (zk/field/fp12.c, zk/field/bn254_fp12.c), which define TW_FP2, TW_FP6, TW_FP12,
  * TW_FP (the base field's prefix), TW_FP_LIMBS and TW_FROB_COEFFS (the

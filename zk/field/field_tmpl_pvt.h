@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/field_impl.h — a prime field in Montgomery form, generic over the limb
+ * zk/field/field_tmpl_pvt.h — a prime field in Montgomery form, generic over the limb
  * count.  Private to the field instance files; do not include elsewhere.
  *
  * An instance file (zk/field/fp.c, zk/field/fr.c) defines, then includes this header:
@@ -18,7 +18,7 @@
  *                optional: the x86-64 add/sub kernels (zk/field/field_x86_add.h)
  *   FIELD_OMEGA, FIELD_TWO_ADICITY
  *                optional (scalar fields): omega_{2^S} in standard form and
- *                S; defines root_of_unity (zk/field/field_decl.h)
+ *                S; defines root_of_unity (zk/field/field_decl_tmpl_pvt.h)
  *
  * Invariants: every element is the fully reduced Montgomery residue a·R mod m
  * (so equality is limb equality and zero is all-zero limbs).  The modulus must

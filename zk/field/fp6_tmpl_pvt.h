@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp6_impl.h — Fp6 = Fp2[v]/(v^3 - xi) over either curve's Fp2, written
+ * zk/field/fp6_tmpl_pvt.h — Fp6 = Fp2[v]/(v^3 - xi) over either curve's Fp2, written
  * once.  Private to the instance files (zk/field/fp6.c, zk/field/bn254_fp6.c), which
  * define TW_FP2, TW_FP6, TW_FP12 (the type names, also the prefixes) and
- * TW_FROB_COEFFS (the curve's Frobenius coefficients, zk/field/fp12_impl.h), then
+ * TW_FROB_COEFFS (the curve's Frobenius coefficients, zk/field/fp12_tmpl_pvt.h), then
  * include this file.  xi is the Fp2's mul_nonres (1 + u for BLS12-381,
  * 9 + u for BN254).
  *

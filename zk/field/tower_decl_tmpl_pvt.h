@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/tower_decl.h — the API of the pairing tower Fp2 -> Fp6 -> Fp12,
+ * zk/field/tower_decl_tmpl_pvt.h — the API of the pairing tower Fp2 -> Fp6 -> Fp12,
  * declared once for both curves (BLS12-381 in zk/field/fp6.h, zk/field/fp12.h; BN254
- * in zk/field/bn254_fp12.h).  zk/field/fp6_impl.h and zk/field/fp12_impl.h define it.
+ * in zk/field/bn254_fp12.h).  zk/field/fp6_tmpl_pvt.h and zk/field/fp12_tmpl_pvt.h define it.
  *
  * Fp6 = Fp2[v]/(v^3 - xi), element c0 + c1·v + c2·v^2; Fp12 = Fp6[w]/
  * (w^2 - v), element c0 + c1·w.  Since w^6 = v^3 = xi, an Fp12 element is

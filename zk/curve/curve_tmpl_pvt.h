@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/curve/curve_impl.h — short-Weierstrass point arithmetic for y^2 = x^3 + b,
+ * zk/curve/curve_tmpl_pvt.h — short-Weierstrass point arithmetic for y^2 = x^3 + b,
  * written once and instantiated per curve group.  Private: included only by
  * the group's .c file (zk/curve/g1.c, zk/curve/g2.c), never by callers.
  *
@@ -38,7 +38,7 @@
  *                   limb count (at most 4) and standard-form conversion
  */
 #ifndef CI_NAME
-#error "zk/curve/curve_impl.h is private to zk/curve/g1.c and zk/curve/g2.c"
+#error "zk/curve/curve_tmpl_pvt.h is private to zk/curve/g1.c and zk/curve/g2.c"
 #endif
 
 #include <stdint.h>
