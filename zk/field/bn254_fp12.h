@@ -12,7 +12,7 @@
 #include "zk/field/bn254_fp2.h"
 #include "zk/field/tower_decl_tmpl_pvt.h"
 
-CZ_FP6_DECLARE(cz_bn254_fp6, cz_bn254_fp2);
-CZ_FP12_DECLARE(cz_bn254_fp12, cz_bn254_fp6, cz_bn254_fp2, cz_bn254_frob_coeffs);
+CZ_FP6_DECLARE(cz_bn254_fp6, cz_bn254_fp2, cz_bn254_frob_coeffs);
+CZ_FP12_DECLARE(cz_bn254_fp12, cz_bn254_fp6, cz_bn254_fp2);
 
 #endif

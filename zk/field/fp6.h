@@ -10,6 +10,6 @@
 #include "zk/field/fp2.h"
 #include "zk/field/tower_decl_tmpl_pvt.h"
 
-CZ_FP6_DECLARE(cz_fp6, cz_fp2);
+CZ_FP6_DECLARE(cz_fp6, cz_fp2, cz_bls12_381_frob_coeffs);
 
 #endif
