@@ -110,8 +110,8 @@ def gen_neg(N):
 HEAD = r'''/* SPDX-License-Identifier: MIT */
 /*
  * zk/field/field_x86_add.h — x86-64 add/sub/dbl/neg kernels for the Montgomery
- * fields (4 and 6 limbs).  Private to the field code: included by zk/field/fp.c
- * and zk/field/fr.c (their zk/field/field_tmpl_pvt.h instances name these kernels) and by
+ * fields (4 and 6 limbs).  Private to the field code: included by
+ * zk/field/field_tmpl_pvt.h (which picks these kernels for its limb count) and by
  * zk/field/field_inline.h.  This file is generated, all of it, by
  * `zk/field/field_x86_add_gen.py --header > zk/field/field_x86_add.h` (edit that,
  * not this; selftests/zk_x86_gen.sh, in make check, fails when they differ).
