@@ -250,6 +250,55 @@ static void test_owner_acct(void)
 	snprintf(dir, sizeof(dir), "%s", old);
 }
 
+/* Inputs (issue 25): which partitions are circom inputs, appended and
+ * replayed; a record without "inputs" has none; one naming a partition
+ * the job does not have is skipped, as any record that makes no sense. */
+static void test_inputs(void)
+{
+	char err[256], old[PATH_MAX], p[PATH_MAX + 16];
+	snprintf(old, sizeof(old), "%s", dir);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/inputs");
+	mkdir(dir, 0750);
+	struct cz_journal *j = jo(7 * 86400);
+	struct cz_jent e = { .seq = 1, .nparts = CZ_ENGINE_MAX_PARTS, .prio = CZ_PRIO_NORMAL, .owner = 0 };
+	snprintf(e.id, sizeof(e.id), "mixed");
+	snprintf(e.circuit, sizeof(e.circuit), "k");
+	e.inputs[0] = 0x81;                                     /* partitions 0 and 7 */
+	e.inputs[(CZ_ENGINE_MAX_PARTS - 1) / 8] |= (uint8_t)(1u << ((CZ_ENGINE_MAX_PARTS - 1) % 8));
+	struct cz_jent w = e;
+	w.seq = 2;
+	memset(w.inputs, 0, sizeof(w.inputs));
+	snprintf(w.id, sizeof(w.id), "plain");
+	uint64_t t = 0;
+	int ok = j && cz_journal_submit(j, &e) && (t = cz_journal_submit(j, &w)) &&
+		 !cz_journal_wait(j, t, err, sizeof(err));
+	cz_journal_close(j);
+	snprintf(p, sizeof(p), "%s/journal", dir);
+	FILE *fo = fopen(p, "ab");      /* then a record naming partition 2 of a 2-partition job */
+	if (fo) {
+		put_rec(fo, "{\"t\":\"sub\",\"seq\":3,\"id\":\"bad\",\"circuit\":\"k\",\"prio\":2,\"parts\":2,"
+			"\"inputs\":[2],\"ts\":1}");
+		fclose(fo);
+	}
+	j = jo(7 * 86400);
+	size_t nu = 0;
+	struct cz_jent *u = j ? cz_journal_unfinished(j, &nu) : NULL;
+	struct cz_journal_stat st;
+	if (j)
+		cz_journal_stat(j, &st);
+	int bits = 0;
+	for (uint32_t i = 0; u && nu == 2 && i < CZ_ENGINE_MAX_PARTS; i++)
+		bits += u[0].inputs[i / 8] >> (i % 8) & 1;
+	ct_ok(ok && fo && nu == 2 && bits == 3 && (u[0].inputs[0] & 0x81) == 0x81 &&
+	      (u[0].inputs[(CZ_ENGINE_MAX_PARTS - 1) / 8] >> ((CZ_ENGINE_MAX_PARTS - 1) % 8) & 1) &&
+	      u[1].inputs[0] == 0 && st.torn_bytes == 0,
+	      "inputs: partitions 0, 7 and 199 of a 200-partition job replay as inputs, a job without "
+	      "\"inputs\" has none, and a record naming a partition its job lacks is skipped (logged), not taken");
+	free(u);
+	cz_journal_close(j);
+	snprintf(dir, sizeof(dir), "%s", old);
+}
+
 static struct cz_journal *gj;
 static pthread_barrier_t bar;
 
@@ -264,7 +313,7 @@ static void *gmain(void *v)
 int main(void)
 {
 	char err[256];
-	ct_plan(8 + 3);
+	ct_plan(8 + 4);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-journal-XXXXXX");
 	if (!ct_ok(mkdtemp(dir) != NULL, "a scratch state directory"))
 		return ct_exit();
@@ -366,6 +415,7 @@ int main(void)
 	cz_journal_close(gj);
 	pthread_barrier_destroy(&bar);
 	test_owner_acct();
+	test_inputs();
 	char rm[PATH_MAX + 16];
 	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
 	if (!ct_fail && system(rm))

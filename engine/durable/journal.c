@@ -24,8 +24,9 @@
  * Replay is idempotent (a repeated submit is ignored, the first end wins),
  * which is what lets compaction run while records keep being appended.
  * Fields a version added are optional to the next: a submit without "uid"
- * (older than owners) is the daemon's own job (admins only), an end
- * without "acct" answers await without accounting.
+ * (older than owners) is the daemon's own job (admins only), one without
+ * "inputs" (older than inputs, or a witness-only job) has witnesses in every
+ * partition, an end without "acct" answers await without accounting.
  *
  * Size.  A record is bounded by what a job can hold: an end record is at
  * most END_TEXT_MAX bytes (the error, escaped, and the accounting, whose
@@ -471,7 +472,8 @@ static const char *jstr(json_object *o, const char *k)
 }
 
 /* A submit's "inputs" (partition indices, each below "parts"; absent in
- * records from before inputs: none) into e->inputs; -1 when it makes no sense. */
+ * records from before inputs: none) into e->inputs; -1 when it makes no
+ * sense (the record is then skipped, as any such). */
 _Static_assert(CZ_ENGINE_MAX_PARTS <= 8 * sizeof(((struct cz_jent *)0)->inputs), "a bit a partition");
 static int inputs_parse(json_object *o, struct cz_jent *e)
 {
