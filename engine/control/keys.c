@@ -104,6 +104,19 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 	return 0;
 }
 
+/* load's fields (docs/protocol.md); NULL, or the error naming one. */
+static json_object *load_fields(json_object *req, const char **name, const char **path, uint64_t *parts,
+				const char **wasm, const char **wlib)
+{
+	json_object *bad;
+	if ((bad = cz_field_str(req, "name", true, name)) || (bad = cz_field_str(req, "zkey", true, path)) ||
+	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, parts)) ||
+	    (bad = cz_field_str(req, "wasm", false, wasm)) ||
+	    (bad = cz_field_str(req, "witness_lib", false, wlib)))
+		return bad;
+	return NULL;
+}
+
 json_object *cz_req_load(struct cz_engine *e, json_object *req)
 {
 	const char *name = NULL, *path = NULL, *wasm = NULL, *wlib = NULL;
@@ -111,10 +124,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	char err[256];
 	json_object *bad;
 
-	if ((bad = cz_field_str(req, "name", true, &name)) || (bad = cz_field_str(req, "zkey", true, &path)) ||
-	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, &parts)) ||
-	    (bad = cz_field_str(req, "wasm", false, &wasm)) ||
-	    (bad = cz_field_str(req, "witness_lib", false, &wlib)))
+	if ((bad = load_fields(req, &name, &path, &parts, &wasm, &wlib)))
 		return bad;
 	if (!*name || strlen(name) >= 64)
 		return cz_ctl_err("\"name\" must be 1 to 63 characters");
