@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9. */
+/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once (and --witness-lib takes a witness-build library) into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9. */
 /*
  * The oracle is snarkjs 0.7.6 (tools/fixtures/node_modules): `snarkjs wtns
  * calculate` makes the .wtns partitions, `snarkjs groth16 verify` checks
@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 21
+#define NPOINTS 22
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -307,6 +307,21 @@ int main(int argc, char **argv)
 		return e2e_end();
 	}
 	test_mixed(&d);
+	{
+		/* a library cuzk witness-build made, loaded with witness_lib */
+		int rc = sh(fmt("%s/cuzk witness-build %s -o %s/arith.so --witness-cache %s/cache >/dev/null 2>&1",
+				bindir, wasm("arith"), dir, dir));
+		r = daemon_req(&d, fmt("{\"op\":\"load\",\"name\":\"lib\",\"zkey\":\"%s/arith.zkey\","
+				       "\"witness_lib\":\"%s/arith.so\"}", dir, dir), NULL, 0);
+		int ok = !rc && ok_of(r);
+		json_object_put(r);
+		char out[PATH_MAX];
+		r = ok ? submit_input(&d, "lib", arith_in, NULL) : NULL;
+		ct_ok(ok && ok_of(r) && await_done(&d, str_of(r, "job"), out, sizeof(out)) && verify_all(out, "arith", 1),
+		      "load --witness-lib (a cuzk witness-build library): its input job's proof verifies (%s)",
+		      err_of(r));
+		json_object_put(r);
+	}
 	test_errors(&d);
 	test_order(&d);
 	test_kill(&d, state, args);
