@@ -17,8 +17,10 @@
  * ORDER AND BUDGET.  It runs where synthesis runs: after the dispatcher
  * took the partition in key order and reserved its buffer from the budget;
  * the witness is written into that buffer, nothing else of the partition's
- * size is allocated.  The instance's wasm memory is the worker's, made
- * once (see WHAT IS LEFT in docs/cuzkd.8.md "Inputs").
+ * size is allocated.  Not charged to the budget (yet): the instance's wasm
+ * memory, the worker's own and kept between runs, which grows with what
+ * the circuit's witness code touches (a 4 GiB reservation, mapped as it
+ * grows, pages a run grew given back after it: synth/witness/rt.c).
  *
  * CHECKS.  The witness is checked as a submitted one is (zk/io/groth16_io.c:
  * every value below r, value 0 the constant 1); the program's own errors
