@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 22
+#define NPOINTS 23
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -223,6 +223,19 @@ static void test_order(struct daemon *d)
 	      "(priority, job) order (%d dispatched, %d out of order)", disp, wrong);
 	ct_ok(wg == 10 && nested, "the trace has witgen_start/witgen_end for each input, inside its "
 	      "synth span (%d events)", wg);
+	/* The report names the stage, and the device's idle while the slow
+	 * input's witness was computed is "waiting for synthesis". */
+	const char *rep = fmt("%s/order.report", dir);
+	int rc = sh(fmt("cd %s && tools/cuzk-trace-report %s/order.jsonl > %s 2>&1", root, dir, rep));
+	json_object *st = daemon_req(d, "{\"op\":\"status\"}", NULL, 0), *v = NULL;
+	json_object *dv = json_object_array_get_idx(json_object_object_get(st, "devices"), 0);
+	double ws = json_object_object_get_ex(json_object_object_get(json_object_object_get(dv, "since_start"),
+						 "idle_by_cause_ms"), "waiting for synthesis", &v)
+		    ? json_object_get_double(v) : 0;
+	ct_ok(!rc && log_count(rep, "stage  witness") == 1 && ws > 100,
+	      "cuzk-trace-report passes and shows the witness stage; status names %.0f ms of the device's "
+	      "idle \"waiting for synthesis\" (the slow input's witness generation)", ws);
+	json_object_put(st);
 }
 
 static void test_kill(struct daemon *d, const char *state, const char *const *args)
