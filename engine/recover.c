@@ -11,6 +11,8 @@
  *     their original order (the queue's key is priority, then sequence);
  *   - the spool keeps only unfinished jobs' witnesses (a crash between a
  *     copy and its journal record leaves an orphan: never acknowledged);
+ *     after journal damage a file of a job the journal has no record of is
+ *     moved next to the damaged journal instead (cz_journal_spool_lost);
  *   - proofs/ keeps only published directories: a temporary directory
  *     (proofs/.<seq>.tmp) of a job whose end record says done is renamed
  *     into place (its files were fsynced before that record was written),
@@ -121,6 +123,8 @@ static unsigned clean_spool(struct cz_engine *e, const struct cz_jent *u, size_t
 			uint64_t *hit = seqs ? bsearch(&key, seqs, nu, sizeof(*seqs), cmp_u64) : NULL;
 			keep = hit && k < u[hit - seqs].nparts;
 		}
+		if (!keep && cz_journal_spool_lost(e->jn, dirfd(d), de->d_name))
+			continue;       /* after damage: not provably unreferenced */
 		if (!keep && !unlinkat(dirfd(d), de->d_name, 0))
 			removed++;
 	}

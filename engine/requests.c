@@ -742,6 +742,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object_object_add(jo, "jobs", json_object_new_int64((int64_t)js.live));
 	json_object_object_add(jo, "replayed", json_object_new_int64((int64_t)js.replayed));
 	json_object_object_add(jo, "torn_bytes", json_object_new_int64((int64_t)js.torn_bytes));
+	cz_journal_damage_json(e->jn, jo);
 	json_object_object_add(jo, "open_ms", json_object_new_double(js.open_ms));
 	if (js.error)
 		json_object_object_add(jo, "error", json_object_new_string(strerror(-js.error)));
