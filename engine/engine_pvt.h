@@ -255,6 +255,7 @@ struct cz_engine {
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/metrics.c) */
 	struct cz_journal *jn;          /* the job journal (engine/journal.c) */
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/spool.c) */
+	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/statelock.c) */
 };
 
 /* Ring owner ids (1..CZ_RING_OWNER_MAX): synthesis workers 1.., consumers
@@ -373,6 +374,10 @@ const char *cz_part_state_name(int s);
  * again (waiting for their circuit), the spool and proofs/ are cleaned;
  * once a circuit is loaded its resumed jobs are queued. */
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
+/* engine/statelock.c: DIR/cuzkd.lock taken (its descriptor), or -1 with
+ * err naming the directory and the holder's pid; released by closing. */
+int cz_statelock_take(const char *state_dir, char *err, size_t cap);
+void cz_statelock_release(int fd);
 void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 /* await's answer for a job only the journal still holds, or NULL (with
  * *pending when its end is not durable yet: wait for the next commit). */

@@ -193,6 +193,8 @@ static void clean_proofs(struct cz_engine *e, unsigned *rolled, unsigned *remove
 
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 {
+	if ((e->statelock = cz_statelock_take(e->state_dir, err, cap)) < 0)
+		return -1;      /* another cuzkd's: nothing of it read or written */
 	e->jn = cz_journal_open(e->state_dir, e->cfg.retain_s, cz_recover_on_commit, e, err, cap);
 	if (!e->jn)
 		return -1;

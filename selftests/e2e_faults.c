@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: faults beyond kill -9 (issue 24): two corrupt journal records in the middle keep every other accepted job (done ones answer await, queued ones complete from their kept witnesses), the lost job's witness kept, no sequence number reused and no published proof replaced, the damaged journal kept. */
+/* Description: faults beyond kill -9 (issue 24): two corrupt journal records in the middle keep every other accepted job (done ones answer await, queued ones complete from their kept witnesses), the lost job's witness kept, no sequence number reused and no published proof replaced, the damaged journal kept; a second cuzkd on the same state directory refused in both isolations, naming the directory and the holder's pid. */
 #define _GNU_SOURCE     /* setresuid */
 #define NWTNS 4
 #define CZ_DAEMON_WATCH_EXIT
@@ -245,16 +245,48 @@ static void test_corrupt(void)
 	ct_ok(up && daemon_stop(&d) == 0, "corrupt: cuzkd stops");
 }
 
+/* ---- item 7: one cuzkd a state directory ---- */
+
+static void test_twice(const char *iso)
+{
+	struct daemon a, b;
+	char st[64];
+	snprintf(st, sizeof(st), "tw-%s", iso);
+	int up = start_on(&a, fmt("%s-a", st), st, "1", iso) == 0;
+	json_object *r = up ? submit_j(&a, NULL, 0, 1) : NULL;
+	int s1 = (int)int_of(r, "seq");
+	json_object_put(r);
+	int rc = up ? start_on(&b, fmt("%s-b", st), st, "1", iso) : -1;
+	/* process isolation: the device process's lock may refuse it first
+	 * (engine/devproc.c), with the same facts */
+	int refusal = log_has(b.log, fmt("state directory %s/%s-state is in use", dir, st)) &&
+		      log_has(b.log, fmt("cuzkd (pid %d", (int)a.pid));
+	if (b.pid > 0)
+		daemon_stop(&b);
+	r = up ? submit_j(&a, NULL, 1, 1) : NULL;
+	int s2 = (int)int_of(r, "seq");
+	json_object *w = ok_of(r) ? daemon_await(&a, str_of(r, "job"), 60) : NULL;
+	ct_ok(up && rc > 0 && refusal && s1 == 1 && s2 == 2 && ok_of(w),
+	      "twice (%s isolation): a second cuzkd on the first one's --state-dir exits %d, naming the "
+	      "directory and the holder's pid %d; the first goes on numbering (1, then %d) and proving",
+	      iso, rc, (int)a.pid, s2);
+	json_object_put(r);
+	json_object_put(w);
+	ct_ok(up && daemon_stop(&a) == 0, "twice (%s isolation): the first cuzkd stops", iso);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-faults"))
 		return 1;
-	ct_plan(1 + 5);
+	ct_plan(1 + 5 + 4);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 dev key and %d witnesses", NWTNS))
 		return ct_exit();
 	chmod(dir, 0755);       /* mkdtemp's 0700: other uids reach the socket and the witnesses */
 	test_corrupt();
+	test_twice("thread");
+	test_twice("process");
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }
