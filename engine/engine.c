@@ -416,6 +416,8 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 
 	if (!op || !json_object_is_type(req, json_type_object))
 		r = cz_resp_err("request has no \"op\" string");
+	else if ((r = cz_fields_nul_scan(req)))
+		;       /* a string a C reader would cut short (engine/fields.c) */
 	else if ((r = cz_access_request(e, op, req, peer)))
 		;       /* an unknown field, or not this caller's to ask */
 	else if (!strcmp(op, "submit"))

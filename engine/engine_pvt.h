@@ -374,6 +374,13 @@ const char *cz_part_state_name(int s);
  * again (waiting for their circuit), the spool and proofs/ are cleaned;
  * once a circuit is loaded its resumed jobs are queued. */
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
+/* engine/fields.c: an error naming the first string field of req with a
+ * NUL inside (json-c keeps it; every C reader would cut it short), or NULL. */
+json_object *cz_fields_nul_scan(json_object *req);
+/* engine/idcheck.c: NULL when id is a valid job id (docs/protocol.md, Job
+ * ids), else why not; s (n bytes) printable, every other byte escaped. */
+const char *cz_id_check(const char *id);
+void cz_str_shown(char *out, size_t cap, const char *s, size_t n);
 /* engine/statelock.c: DIR/cuzkd.lock taken (its descriptor), or -1 with
  * err naming the directory and the holder's pid; released by closing. */
 int cz_statelock_take(const char *state_dir, char *err, size_t cap);

@@ -245,8 +245,11 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		r = cz_resp_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
 		goto fail;
 	}
-	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.')) {
-		r = cz_resp_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
+	const char *why = id ? cz_id_check(id) : NULL;
+	if (why) {
+		char shown[4 * 64 + 8];
+		cz_str_shown(shown, sizeof(shown), id, strlen(id));
+		r = cz_resp_err("job id '%s': %s", shown, why);
 		goto fail;
 	}
 	if (id && id[0] == '@') {

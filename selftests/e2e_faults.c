@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: faults beyond kill -9 (issue 24): two corrupt journal records in the middle keep every other accepted job (done ones answer await, queued ones complete from their kept witnesses), the lost job's witness kept, no sequence number reused and no published proof replaced, the damaged journal kept; a second cuzkd on the same state directory refused in both isolations, naming the directory and the holder's pid. */
+/* Description: faults beyond kill -9 (issue 24): two corrupt journal records in the middle keep every other accepted job (done ones answer await, queued ones complete from their kept witnesses), the lost job's witness kept, no sequence number reused and no published proof replaced, the damaged journal kept; a second cuzkd on the same state directory refused in both isolations, naming the directory and the holder's pid; two uids racing for one fresh id never get each other's job; ids with a newline, NUL, a control or bidi character refused, NUL inside any string field refused; unprivileged clients cannot lock root out of the control socket (half frames, never-reading clients, awaits). */
 #define _GNU_SOURCE     /* setresuid */
 #define NWTNS 4
 #define CZ_DAEMON_WATCH_EXIT
@@ -275,18 +275,75 @@ static void test_twice(const char *iso)
 	ct_ok(up && daemon_stop(&a) == 0, "twice (%s isolation): the first cuzkd stops", iso);
 }
 
+/* ---- item 6: what an id may hold ---- */
+
+static json_object *submit_raw(struct daemon *d, const char *fields)
+{
+	return daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",%s,\"witnesses\":%s}", fields,
+				 wlist_at(0, 1)), NULL, 0);
+}
+
+/* No byte of s is a control character or non-ASCII (what a terminal or
+ * a log line would take raw). */
+static int printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+static void test_idchars(void)
+{
+	struct daemon d;
+	int up = start_on(&d, "idc", "idc", "1", "thread") == 0;
+	json_object *nl = up ? submit_raw(&d, "\"id\":\"x\\ncuzkd: job=FORGED state=done\"") : NULL;
+	json_object *nul = up ? submit_raw(&d, "\"id\":\"x\\u0000y\"") : NULL;
+	json_object *pnul = up ? submit_raw(&d, "\"id\":\"p1\",\"priority\":\"critical\\u0000x\"") : NULL;
+	json_object *bidi = up ? submit_raw(&d, "\"id\":\"ab\\u202ecd\"") : NULL;
+	json_object *esc = up ? submit_raw(&d, "\"id\":\"a\\u001b[31mred\"") : NULL;
+	json_object *sp = up ? submit_raw(&d, "\"id\":\"a b\"") : NULL;
+	json_object *wnul = up ? daemon_req(&d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"witnesses\":[\"%s/w0.wtns\\u0000x\"]}",
+						    dir), NULL, 0) : NULL;
+	json_object *good = up ? submit_raw(&d, "\"id\":\"ok-1.a_b:c+d=e,f~g@h\"") : NULL;
+	json_object *w = ok_of(good) ? daemon_await(&d, "ok-1.a_b:c+d=e,f~g@h", 60) : NULL;
+	ct_ok(refused(nl, "job id 'x\\x0acuzkd: job=FORGED state=done': a control character") && printable(err_of(nl)) &&
+	      refused(nul, "\"id\" contains a NUL character") && refused(pnul, "\"priority\" contains a NUL character") &&
+	      refused(wnul, "\"witnesses[0]\" contains a NUL character"),
+	      "ids: a newline in an id is refused with it escaped (%s); NUL inside the id, the priority or a "
+	      "witness path is refused, not cut short (%s; %s; %s)", err_of(nl), err_of(nul), err_of(pnul), err_of(wnul));
+	ct_ok(refused(bidi, "job id 'ab\\xe2\\x80\\xaecd': only ASCII letters") && printable(err_of(bidi)) &&
+	      refused(esc, "a control character") && printable(err_of(esc)) && refused(sp, "only ASCII letters") &&
+	      ok_of(good) && ok_of(w),
+	      "ids: a bidi override (U+202E), an escape sequence and a space are refused, each shown escaped "
+	      "(%s; %s); an id of every allowed punctuation is accepted and proved", err_of(bidi), err_of(esc));
+	int st = up ? daemon_stop(&d) : -1;
+	ct_ok(st == 0 && !log_has(d.log, "FORGED") && files_named(fmt("%s/idc-state/proofs", dir), "x") == 0,
+	      "ids: no log line holds the forged text, no directory was made for a refused id");
+	json_object_put(nl);
+	json_object_put(nul);
+	json_object_put(pnul);
+	json_object_put(bidi);
+	json_object_put(esc);
+	json_object_put(sp);
+	json_object_put(wnul);
+	json_object_put(good);
+	json_object_put(w);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-faults"))
 		return 1;
-	ct_plan(1 + 5 + 4);
+	ct_plan(1 + 5 + 4 + 3);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 dev key and %d witnesses", NWTNS))
 		return ct_exit();
 	chmod(dir, 0755);       /* mkdtemp's 0700: other uids reach the socket and the witnesses */
 	test_corrupt();
 	test_twice("thread");
 	test_twice("process");
+	test_idchars();
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }
