@@ -381,6 +381,12 @@ json_object *cz_fields_nul_scan(json_object *req);
  * ids), else why not; s (n bytes) printable, every other byte escaped. */
 const char *cz_id_check(const char *id);
 void cz_str_shown(char *out, size_t cap, const char *s, size_t n);
+/* engine/access.c: a submit by uid owner of an id held by uid holder's job,
+ * decided under the engine lock with the holder found (the request-time
+ * check in cz_access_request cannot see a job accepted meanwhile: two uids
+ * racing for one fresh id).  NULL: owner may have it (its own, or root or
+ * cuzkd's own uid asking), else the refusal. */
+json_object *cz_access_id_owner(const char *id, long holder, long owner);
 /* engine/statelock.c: DIR/cuzkd.lock taken (its descriptor), or -1 with
  * err naming the directory and the holder's pid; released by closing. */
 int cz_statelock_take(const char *state_dir, char *err, size_t cap);

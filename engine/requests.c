@@ -191,22 +191,27 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 /* Under the lock: NULL when id is free, else id_held()'s answer; *wait
  * when its holder is still being accepted (the caller waits and asks again). */
 static json_object *id_check_locked(struct cz_engine *e, const char *id, const char *circ,
-				    const uint8_t *dg, bool *wait)
+				    const uint8_t *dg, bool *wait, long owner)
 {
 	struct cz_job *h = job_find_locked(e, id);
+	json_object *r;
 	*wait = false;
 	if (h && h->accepting) {
 		*wait = true;
 		return NULL;
 	}
+	/* Owner and id together, under the lock (issue 24): the request-time
+	 * check could not see a job another uid got accepted meanwhile. */
 	if (h && atomic_load(&h->state) == CZ_JOB_ACTIVE)
-		return id_held(id, circ, dg, h->seq, h->circ_name, h->has_digest, h->digest, h->nparts,
-			       CZ_JOB_ACTIVE);
+		return (r = cz_access_id_owner(id, h->owner, owner)) ? r
+		       : id_held(id, circ, dg, h->seq, h->circ_name, h->has_digest, h->digest, h->nparts,
+				 CZ_JOB_ACTIVE);
 	struct cz_jent je;
 	if (!cz_journal_find(e->jn, id, &je, NULL))
 		return NULL;    /* never used, or its retention ended */
-	return id_held(id, circ, dg, je.seq, je.circuit, je.has_digest, je.digest, je.nparts,
-		       je.end < 0 ? CZ_JOB_ACTIVE : je.end);
+	return (r = cz_access_id_owner(id, je.owner, owner)) ? r
+	       : id_held(id, circ, dg, je.seq, je.circuit, je.has_digest, je.digest, je.nparts,
+			 je.end < 0 ? CZ_JOB_ACTIVE : je.end);
 }
 
 /*
@@ -299,7 +304,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		locked = true;
 		for (;;) {
 			bool wait = false;
-			r = id_check_locked(e, id, name, jdg, &wait);
+			r = id_check_locked(e, id, name, jdg, &wait, owner);
 			if (!wait)
 				break;
 			pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
@@ -360,7 +365,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		else if (e->stopping)
 			r = cz_resp_err("the daemon is shutting down");
 		else if (id)
-			r = id_check_locked(e, id, name, jdg, &wait);
+			r = id_check_locked(e, id, name, jdg, &wait, owner);
 		if (!wait)
 			break;
 		pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */

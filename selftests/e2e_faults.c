@@ -331,12 +331,98 @@ static void test_idchars(void)
 	json_object_put(w);
 }
 
+/* ---- item 5: two uids, one fresh id, at once ---- */
+
+/* A submit of id (witness w0 by descriptor) as uid, from a child that
+ * connects, then waits on gate (the parent closes it: both children send
+ * together), and writes the answer into out (its own pipe). */
+static pid_t racer(const char *sock, uid_t uid, const char *id, const int *gate, int out)
+{
+	pid_t pid = fork();
+	if (pid)
+		return pid;
+	close(gate[1]);         /* else the gate never opens: EOF needs every writer gone */
+	gid_t g = (gid_t)uid;
+	if (setgroups(1, &g) || setresgid(g, g, g) || setresuid(uid, uid, uid))
+		_exit(3);
+	int fd = open(fmt("%s/w0.wtns", dir), O_RDONLY | O_CLOEXEC);
+	char err[256], c;
+	int s = fd >= 0 ? cz_ctl_connect(sock, err, sizeof(err)) : -1;
+	if (s < 0)
+		_exit(4);
+	if (read(gate[0], &c, 1) < 0)
+		_exit(5);
+	json_object *q = json_tokener_parse(fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\"}", id));
+	json_object *r = cz_ctl_call(s, q, &fd, 1, err, sizeof(err));
+	const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
+	_exit(write(out, t, strlen(t)) < 0 ? 6 : 0);
+}
+
+static json_object *answer_of(int fd)
+{
+	static char buf[1 << 14];
+	size_t at = 0;
+	ssize_t k;
+	while (at < sizeof(buf) - 1 && (k = read(fd, buf + at, sizeof(buf) - 1 - at)) > 0)
+		at += (size_t)k;
+	buf[at] = 0;
+	close(fd);
+	return at ? json_tokener_parse(buf) : NULL;
+}
+
+#define RACES 20
+
+static void test_race(void)
+{
+	struct daemon d;
+	int up = start_on(&d, "race", "race", "1", "thread") == 0;
+	int one_each = 0, wrong = 0, both = 0;
+	for (int k = 0; up && k < RACES; k++) {
+		int gate[2], pa[2], pb[2];
+		if (pipe(gate) || pipe(pa) || pipe(pb))
+			break;
+		const char *id = fmt("race%d", k);
+		pid_t a = racer(d.sock, NOBODY, id, gate, pa[1]);
+		close(pa[1]);
+		pid_t b = racer(d.sock, OTHER, id, gate, pb[1]);
+		close(gate[0]);
+		close(pb[1]);
+		usleep(20000);          /* both connected */
+		close(gate[1]);         /* go */
+		json_object *ra = answer_of(pa[0]), *rb = answer_of(pb[0]);
+		int st;
+		waitpid(a, &st, 0);
+		waitpid(b, &st, 0);
+		/* Exactly one accepted (not "existing"), the other refused as
+		 * another user's; never an "existing" answer to the loser. */
+		int aw = ok_of(ra) && strcmp(str_of(ra, "existing"), "true");
+		int bw = ok_of(rb) && strcmp(str_of(rb, "existing"), "true");
+		int ae = ok_of(ra) && !aw, be = ok_of(rb) && !bw;
+		int al = refused(ra, "is in use by another user's job: permission denied");
+		int bl = refused(rb, "is in use by another user's job: permission denied");
+		one_each += (aw && bl) || (bw && al);
+		wrong += ae || be;
+		both += aw && bw;
+		if (!((aw && bl) || (bw && al)))
+			ct_diag("race %d: uid %d: %s; uid %d: %s", k, NOBODY,
+				ra ? json_object_to_json_string(ra) : "(none)", OTHER,
+				rb ? json_object_to_json_string(rb) : "(none)");
+		json_object_put(ra);
+		json_object_put(rb);
+	}
+	ct_ok(up && one_each == RACES && !wrong && !both,
+	      "race: %d times two uids (%d, %d) submit one fresh id at once: each time exactly one is accepted "
+	      "and the other refused as another user's (%d of %d); 'existing' answered to the other uid %d "
+	      "times, both accepted %d times", RACES, NOBODY, OTHER, one_each, RACES, wrong, both);
+	ct_ok(up && daemon_stop(&d) == 0, "race: cuzkd stops");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-faults"))
 		return 1;
-	ct_plan(1 + 5 + 4 + 3);
+	ct_plan(1 + 5 + 4 + 3 + 2);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 dev key and %d witnesses", NWTNS))
 		return ct_exit();
 	chmod(dir, 0755);       /* mkdtemp's 0700: other uids reach the socket and the witnesses */
@@ -344,6 +430,7 @@ int main(int argc, char **argv)
 	test_twice("thread");
 	test_twice("process");
 	test_idchars();
+	test_race();
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }
