@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <grp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -43,6 +44,7 @@ static __attribute__((unused)) json_object *as_uid(const char *sock, uid_t uid, 
 		gid_t g = (gid_t)uid;
 		if (setgroups(1, &g) || setresgid(g, g, g) || setresuid(uid, uid, uid))
 			_exit(3);
+		alarm(20);      /* a daemon that never answers fails the test, not hangs it */
 		int fds[NWTNS];
 		for (int i = 0; i < n && i < NWTNS; i++)
 			if ((fds[i] = open(fmt("%s/w%d.wtns", dir, (first + i) % NWTNS), O_RDONLY | O_CLOEXEC)) < 0)
@@ -417,12 +419,154 @@ static void test_race(void)
 	ct_ok(up && daemon_stop(&d) == 0, "race: cuzkd stops");
 }
 
+/* ---- item 2: no uid locks the others out of the control socket ---- */
+
+/* A connection to sock that has sent the first `part` bytes of the frame
+ * of json (all of it: part < 0); its descriptor, or -1. */
+static int raw_conn(const char *sock, const char *json, long part)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 2 };    /* connect and send: a full backlog does not hang it */
+	char b[4096];
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t n = strlen(json);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	if (s >= 0 && (setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+		       connect(s, (struct sockaddr *)&a, sizeof(a)))) {
+		close(s);
+		return -1;
+	}
+	if (s < 0 || n + 4 > sizeof(b))
+		return s;
+	b[0] = (char)n, b[1] = (char)(n >> 8), b[2] = (char)(n >> 16), b[3] = (char)(n >> 24);
+	memcpy(b + 4, json, n);
+	size_t k = part < 0 ? n + 4 : (size_t)part;
+	if (send(s, b, k, MSG_NOSIGNAL) != (ssize_t)k) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+enum attack { AWAITS, HALF_FRAMES, NO_READ };
+
+/* A child as uid that holds 64 connections of one kind, then waits to be
+ * killed; it writes a byte to ready once they are all made. */
+static pid_t attacker(const char *sock, uid_t uid, enum attack how, int ready)
+{
+	pid_t pid = fork();
+	if (pid)
+		return pid;
+	gid_t g = (gid_t)uid;
+	if (setgroups(1, &g) || setresgid(g, g, g) || setresuid(uid, uid, uid))
+		_exit(3);
+	const char *job = fmt("hold%u", (unsigned)uid);
+	if (how == AWAITS) {    /* its own job, running for 5 s */
+		int fd = open(fmt("%s/w0.wtns", dir), O_RDONLY | O_CLOEXEC);
+		char err[256];
+		int s = cz_ctl_connect(sock, err, sizeof(err));
+		json_object *q = json_tokener_parse(fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\"}", job));
+		alarm(20);
+		json_object *r = s >= 0 && fd >= 0 ? cz_ctl_call(s, q, &fd, 1, err, sizeof(err)) : NULL;
+		alarm(0);
+		if (!ok_of(r))
+			_exit(4);
+		close(s);
+	}
+	const char *await = fmt("{\"op\":\"await\",\"job\":\"%s\"}", job);
+	for (int i = 0; i < CZ_CTL_MAX_CONN; i++) {
+		if (how == AWAITS)
+			raw_conn(sock, await, -1);
+		else if (how == HALF_FRAMES)
+			raw_conn(sock, "{\"op\":\"status\",\"padding\":\"................................\"}", 20);
+		else    /* sends a status and never reads the answer */
+			raw_conn(sock, "{\"op\":\"status\"}", -1);
+	}
+	(void)!write(ready, "r", 1);
+	for (;;)
+		pause();
+}
+
+/* A request on a new connection that waits at most 10 s to connect and
+ * for each read (a daemon that locks clients out must fail the test, not
+ * hang it); the answer, or NULL. */
+static json_object *timed_req(const char *sock, const char *json)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	char err[256];
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) || connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		if (s >= 0)
+			close(s);
+		return NULL;
+	}
+	json_object *q = json_tokener_parse(json);
+	json_object *r = cz_ctl_call(s, q, NULL, 0, err, sizeof(err));
+	json_object_put(q);
+	close(s);
+	return r;
+}
+
+static void test_lockout(void)
+{
+	struct daemon d;
+	static const struct {
+		uid_t uid;
+		enum attack how;
+		const char *what;
+	} att[] = {
+		{ 65534, AWAITS, "64 awaits" },
+		{ 65533, HALF_FRAMES, "64 half frames" },
+		{ 65532, NO_READ, "64 never-reading clients" },
+		{ 65531, AWAITS, "64 awaits" },
+	};
+	int up = start_on(&d, "lock", "lock", "5000", "thread") == 0;
+	pid_t kids[4];
+	int nk = 0, ready = 0;
+	int rp[2];
+	if (up && !pipe(rp)) {
+		for (int k = 0; k < 4; k++)
+			kids[nk++] = attacker(d.sock, att[k].uid, att[k].how, rp[1]);
+		close(rp[1]);
+		char c;
+		struct pollfd pf = { .fd = rp[0], .events = POLLIN };
+		for (int k = 0; k < 4 && poll(&pf, 1, 60000) == 1 && read(rp[0], &c, 1) == 1; k++)
+			ready++;
+		close(rp[0]);
+	}
+	usleep(300000);         /* the server has read what they sent */
+	json_object *st = up ? timed_req(d.sock, "{\"op\":\"status\"}") : NULL;
+	json_object *cn = up ? timed_req(d.sock, "{\"op\":\"cancel\",\"job\":\"hold65534\"}") : NULL;
+	ct_ok(up && ready == 4 && ok_of(st) && ok_of(cn),
+	      "lockout: uids 65534..65531 hold 64 awaits, 64 half frames, 64 never-reading clients and 64 "
+	      "awaits; root's status is answered (%s) and so is its cancel of 65534's job (%s)",
+	      ok_of(st) ? "ok" : err_of(st), ok_of(cn) ? "ok" : err_of(cn));
+	json_object_put(st);
+	json_object_put(cn);
+	/* One attacker is stopped: another uid is served again at once. */
+	kill(kids[0], SIGKILL);
+	waitpid(kids[0], NULL, 0);
+	usleep(300000);         /* its connections' hang-ups seen */
+	json_object *os = up ? as_uid(d.sock, OTHER - 10, "{\"op\":\"status\"}", 0, 0) : NULL;
+	ct_ok(ok_of(os), "lockout: with one attacker gone, uid %d's status is answered too (%s)", OTHER - 10,
+	      ok_of(os) ? "ok" : err_of(os));
+	json_object_put(os);
+	for (int k = 1; k < nk; k++) {
+		kill(kids[k], SIGKILL);
+		waitpid(kids[k], NULL, 0);
+	}
+	ct_ok(up && daemon_stop(&d) == 0, "lockout: cuzkd stops");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-faults"))
 		return 1;
-	ct_plan(1 + 5 + 4 + 3 + 2);
+	ct_plan(1 + 5 + 4 + 3 + 2 + 3);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 dev key and %d witnesses", NWTNS))
 		return ct_exit();
 	chmod(dir, 0755);       /* mkdtemp's 0700: other uids reach the socket and the witnesses */
@@ -431,6 +575,7 @@ int main(int argc, char **argv)
 	test_twice("process");
 	test_idchars();
 	test_race();
+	test_lockout();
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }
