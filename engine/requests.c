@@ -179,7 +179,14 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 		return cz_resp_err("id '%s' is in use by a different job (seq %llu, circuit %s, other "
 				   "witnesses); ids stay taken for --retain after a job ends", id,
 				   (unsigned long long)hseq, hcirc);
-	json_object *r = cz_resp_ok();
+	/* A retry of a job that failed or was cancelled is not its success:
+	 * said with ok false (a non-zero exit from cuzkctl), never run again
+	 * under the same id (issue 24). */
+	json_object *r = hstate == CZ_JOB_FAILED || hstate == CZ_JOB_CANCELLED
+			 ? cz_resp_err("id '%s' names a job that already ended %s (seq %llu): a retry does not "
+				       "start it again; submit under a new id (ids stay taken for --retain)", id,
+				       job_state_name(hstate), (unsigned long long)hseq)
+			 : cz_resp_ok();
 	json_object_object_add(r, "job", json_object_new_string(id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)hseq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)hn));

@@ -461,7 +461,7 @@ static pid_t attacker(const char *sock, uid_t uid, enum attack how, int ready)
 	if (setgroups(1, &g) || setresgid(g, g, g) || setresuid(uid, uid, uid))
 		_exit(3);
 	const char *job = fmt("hold%u", (unsigned)uid);
-	if (how == AWAITS) {    /* its own job, running for 5 s */
+	if (how == AWAITS) {    /* its own job, running (or queued) for a minute or more */
 		int fd = open(fmt("%s/w0.wtns", dir), O_RDONLY | O_CLOEXEC);
 		char err[256];
 		int s = cz_ctl_connect(sock, err, sizeof(err));
@@ -523,7 +523,7 @@ static void test_lockout(void)
 		{ 65532, NO_READ, "64 never-reading clients" },
 		{ 65531, AWAITS, "64 awaits" },
 	};
-	int up = start_on(&d, "lock", "lock", "5000", "thread") == 0;
+	int up = start_on(&d, "lock", "lock", "60000", "thread") == 0;
 	pid_t kids[4];
 	int nk = 0, ready = 0;
 	int rp[2];
@@ -558,7 +558,35 @@ static void test_lockout(void)
 		kill(kids[k], SIGKILL);
 		waitpid(kids[k], NULL, 0);
 	}
-	ct_ok(up && daemon_stop(&d) == 0, "lockout: cuzkd stops");
+	usleep(300000);
+	st = up ? timed_req(d.sock, "{\"op\":\"status\"}") : NULL;
+	ct_ok(ok_of(st), "lockout: with every attacker gone cuzkd still answers (%s)", ok_of(st) ? "ok" : err_of(st));
+	json_object_put(st);
+	kill9(&d);      /* its null partition sleeps a minute: no clean stop to wait for */
+}
+
+/* ---- item 4 (its last part): a retry of a job that ended badly ---- */
+
+static void test_retry_ended(void)
+{
+	struct daemon d;
+	int up = start_on(&d, "rty", "rty", "5000", "thread") == 0;
+	json_object *r = up ? submit_j(&d, "cx", 0, 1) : NULL, *c = NULL, *again = NULL;
+	int sub = ok_of(r);
+	json_object_put(r);
+	c = sub ? daemon_req(&d, "{\"op\":\"cancel\",\"job\":\"cx\"}", NULL, 0) : NULL;
+	again = ok_of(c) ? submit_j(&d, "cx", 0, 1) : NULL;
+	/* and through cuzkctl: the exit status */
+	int rc = ok_of(c) ? system(fmt("%s/cuzkctl --socket %s submit k %s/w0.wtns --id cx >/dev/null 2>&1", bindir,
+				       d.sock, dir)) : -1;
+	ct_ok(sub && ok_of(c) && refused(again, "id 'cx' names a job that already ended cancelled") &&
+	      !strcmp(str_of(again, "existing"), "true") && !strcmp(str_of(again, "state"), "cancelled") &&
+	      WIFEXITED(rc) && WEXITSTATUS(rc) != 0,
+	      "retry: a same-id retry of a cancelled job is answered ok false, saying so (%s), and cuzkctl "
+	      "exits %d, not 0", err_of(again), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+	json_object_put(c);
+	json_object_put(again);
+	ct_ok(up && daemon_stop(&d) == 0, "retry: cuzkd stops");
 }
 
 int main(int argc, char **argv)
@@ -566,7 +594,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-faults"))
 		return 1;
-	ct_plan(1 + 5 + 4 + 3 + 2 + 3);
+	ct_plan(1 + 5 + 4 + 3 + 2 + 3 + 2);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0, "fixtures: a 2^8 dev key and %d witnesses", NWTNS))
 		return ct_exit();
 	chmod(dir, 0755);       /* mkdtemp's 0700: other uids reach the socket and the witnesses */
@@ -576,6 +604,7 @@ int main(int argc, char **argv)
 	test_idchars();
 	test_race();
 	test_lockout();
+	test_retry_ended();
 	cz_groth16_key_free(&key);
 	return e2e_end();
 }
