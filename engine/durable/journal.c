@@ -130,35 +130,8 @@ struct cz_journal {
 	size_t nlost;
 };
 
-/* ---- CRC32C (Castagnoli), table-driven: a few hundred bytes a record ---- */
-
-static uint32_t crc_tab[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-		crc_tab[i] = c;
-	}
-}
-
-static uint32_t crc32c(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint32_t c = ~0u;
-	while (n--)
-		c = crc_tab[(c ^ *b++) & 0xff] ^ (c >> 8);
-	return ~c;
-}
-
-uint32_t cz_journal_crc32c(const void *p, size_t n)
-{
-	pthread_once(&crc_once, crc_init);
-	return crc32c(p, n);
-}
+/* CRC32C of the record framing: engine/durable/jrecover.c (cz_journal_crc32c). */
+#define crc32c cz_journal_crc32c
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -1220,7 +1193,6 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 		snprintf(err, cap, "out of memory for the journal");
 		return NULL;
 	}
-	pthread_once(&crc_once, crc_init);
 	j->fd = j->dirfd = j->spoolfd = -1;
 	j->retain_ns = retain_s > (uint64_t)INT64_MAX / 1000000000 ? (uint64_t)INT64_MAX : retain_s * 1000000000ull;
 	j->on_commit = on_commit;
