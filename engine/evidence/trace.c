@@ -81,6 +81,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"final_start", "final_end", "output", "idle",
 	"assign", "reclaim",
 	"disp_wait", "drop", "skip", "sched", "warmup",
+	"fleet_claim", "fleet_empty",
 };
 
 const char *cz_trace_name(enum cz_ev t)

@@ -24,6 +24,9 @@ enum cz_ev {
 	CZ_EV_SKIP,             /* a stage passes on a partition of an ended job; arg = stage */
 	CZ_EV_SCHED,            /* the thread waited on a run queue: arg = us since its last sample */
 	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/pipeline/warmup.c) */
+	/* A fleet node's claims (engine/control/fleet_node.c, docs/trace.md): */
+	CZ_EV_FLEET_CLAIM,      /* a partition claimed: job = the fleet's seq, part; arg = the claim's latency, us */
+	CZ_EV_FLEET_EMPTY,      /* a claim for free consumers found no claimable work: part = how many it asked, arg = us */
 	CZ_EV__COUNT
 };
 
