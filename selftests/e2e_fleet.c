@@ -64,7 +64,7 @@ static int node_start(int i, const char *name, const char *backend, const char *
 	const char *extra[] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
 				"--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
 				fmt("k=%s/k.zkey", dir), "--fleet", conn, "--fleet-lease-ms", "1500",
-				"--fleet-timeout-ms", "1000", NULL };
+				"--fleet-timeout-ms", "2000", NULL };
 	if (daemon_start(&nd[i], name, extra))
 		return -1;
 	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
@@ -82,6 +82,33 @@ static void nodes_stop(void)
 			daemon_stop(&nd[i]);
 			nd[i].pid = 0;
 		}
+}
+
+/* The first line a command prints (a buffer of fmt's). */
+static const char *cmd_out(const char *cmd)
+{
+	static char buf[1 << 16];
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+	buf[n] = 0;
+	if (p)
+		pclose(p);
+	return buf;
+}
+
+/* A node's device 0 idle time since start for cause (status). */
+static double idle_ms(struct daemon *d, const char *cause)
+{
+	json_object *r = daemon_req(d, "{\"op\":\"status\"}", NULL, 0), *devs, *v;
+	double ms = 0;
+	if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0) {
+		json_object *ss = json_object_object_get(json_object_array_get_idx(devs, 0), "since_start");
+		json_object *by = json_object_object_get(ss, "idle_by_cause_ms");
+		if (json_object_object_get_ex(by, cause, &v))
+			ms = json_object_get_double(v);
+	}
+	json_object_put(r);
+	return ms;
 }
 
 /* ---- phase 1: clients, mixed priorities, order, proofs ---- */
@@ -248,6 +275,24 @@ static void phase1(void)
 	ct_ok(json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "nodes", &nodes) &&
 	      json_object_array_length(nodes) == NODES, "status's fleet section lists the %d live nodes", NODES);
 	json_object_put(r);
+	int rows = system(fmt("%s/cuzkctl --socket %s status --fleet > %s/fleet-status.txt", bindir, nd[1].sock, dir)) ? -1 :
+		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
+	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
+	double empty = 0, claim = 0;
+	for (int i = 0; i < NODES; i++) {
+		empty += idle_ms(&nd[i], "no claimable work");
+		claim += idle_ms(&nd[i], "claim latency");
+	}
+	ct_ok(empty > 0 && claim > 0, "status names the fleet's idle causes: no claimable work %.1f ms, claim latency %.1f ms",
+	      empty, claim);
+	const char *rep = cmd_out(fmt("%s/tools/cuzk-trace-report --json %s/fleet-trace-0.jsonl", root, dir));
+	json_object *j = json_tokener_parse(rep), *jby;
+	ct_ok(j && json_object_object_get_ex(j, "idle_by_cause_ms", &jby) &&
+	      (json_object_object_get_ex(jby, "claim latency", NULL) ||
+	       json_object_object_get_ex(jby, "no claimable work", NULL)) &&
+	      !json_object_object_get_ex(jby, "nothing submitted", NULL),
+	      "cuzk-trace-report names a fleet node's empty pipeline by the fleet's causes, never 'nothing submitted'");
+	json_object_put(j);
 }
 
 /* ---- phase 2: kill -9 and SIGSTOP past the lease ---- */
@@ -355,7 +400,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(18);
+	ct_plan(21);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -363,7 +408,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(18, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(21, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -380,7 +425,7 @@ int main(int argc, char **argv)
 	if (up == NODES)
 		phase1();
 	else
-		skip_n(6, "the nodes did not start");
+		skip_n(9, "the nodes did not start");
 	nodes_stop();
 	phase2();
 	phase3();

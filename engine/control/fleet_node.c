@@ -570,7 +570,11 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 	struct cz_fleet_job_spec spec = { .owner = owner < 0 ? 0 : (uint32_t)owner, .id = id, .prio = prio,
 					  .circuit = circ, .nparts = np, .parts = parts };
 	uint64_t seq = 0;
-	int rc = cz_fleet_submit(n->fc, &spec, &seq);
+	/* A retry of the same id by the same owner returns the first seq: safe
+	 * after a timeout whose statement may have committed. */
+	int rc = -ETIMEDOUT;
+	for (int tries = 0; tries < 3 && (rc == -ETIMEDOUT || rc == -ENOTCONN) && !e->stopping; tries++)
+		rc = cz_fleet_submit(n->fc, &spec, &seq);
 	if (rc)
 		r = fleet_err(n->fc, rc, "submit", id);
 	else {
