@@ -394,6 +394,46 @@ static void phase3(void)
 	      "the table: all %d partitions done", n * np);
 }
 
+/* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
+ * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
+ * partitions submitted through node 0, makespan from the first submit to
+ * the last await (docs/BENCHMARKS.md "Fleet: the daemon"); diagnostics
+ * only, no test points. */
+static void bench(void)
+{
+	for (int k = 1; k <= NODES; k++) {
+		int up = 0;
+		for (int i = 0; i < k; i++)
+			up += node_start(i, fmt("b%d%d", k, i), "null", "100") == 0;
+		if (up != k) {
+			ct_diag("bench: %d of %d nodes started", up, k);
+			nodes_stop();
+			return;
+		}
+		char tag[8];
+		snprintf(tag, sizeof tag, "b%d", k);
+		int64_t t0 = mono();
+		int sub = submit_batch(tag, 20, 4);
+		int done = await_batch(&nd[0], tag, 20);
+		double s = (double)(mono() - t0) / 1e9;
+		double empty = 0, claim = 0, nothing = 0;
+		for (int i = 0; i < k; i++) {
+			empty += idle_ms(&nd[i], "no claimable work");
+			claim += idle_ms(&nd[i], "claim latency");
+			nothing += idle_ms(&nd[i], "nothing submitted");
+		}
+		ct_diag("bench: %d node(s): %d/%d jobs done, 80 partitions in %.2f s = %.1f partitions/s (ideal %d); "
+			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms",
+			k, done, sub, s, 80 / s, 10 * k, empty, claim, nothing);
+		json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
+		if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
+			ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
+				json_object_array_get_idx(devs, 0), "since_start")));
+		json_object_put(r);
+		nodes_stop();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -427,6 +467,8 @@ int main(int argc, char **argv)
 	else
 		skip_n(9, "the nodes did not start");
 	nodes_stop();
+	if (getenv("CZ_FLEET_BENCH"))
+		bench();
 	phase2();
 	phase3();
 	nodes_stop();
