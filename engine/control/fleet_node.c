@@ -44,7 +44,8 @@
  *   absolute path on a directory every node shares, and travels as that
  *   path and its SHA-256 (checked by the claimer, cz_fleet_payload_load).
  *   A claimed input is written to STATE/fleet-in/ for the local job and
- *   removed when the partition ends.  await writes a done job's proofs to
+ *   removed when the partition ends, as is the local job's proof directory
+ *   once the database has the proof.  await writes a done job's proofs to
  *   STATE/fleet-proofs/ID/K.proof.json and K.public.json (the layout of
  *   a local job's directory) and answers with that "dir".
  *
@@ -208,6 +209,8 @@ static bool held_check(struct cz_fnode *n, struct fheld *h)
 			atomic_fetch_add(&n->errors, 1);
 			return false;   /* the database is away: again next round (first proof wins) */
 		}
+		if (rc >= 0 || rc == -ECANCELED)
+			cz_job_rmdir(dir);      /* the database holds the proof now: no local copy kept */
 		if (rc == 0)
 			atomic_fetch_add(&n->finished, 1);
 		else if (rc == 1)
