@@ -455,6 +455,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_vk vk;
 	if (fixtures_make(&key) || (cz_groth16_vk_from_key(&vk, &key), cz_groth16_vk_json_write(fmt("%s/vk.json", dir), &vk, err))) {
 		ct_diag("fixtures: %s", err);
+		pg_stop(&pg, 0);
 		return ct_exit();
 	}
 	int up = 0;
