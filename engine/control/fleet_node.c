@@ -105,6 +105,15 @@ struct cz_fnode {
 	char in_dir[PATH_MAX], out_dir[PATH_MAX];
 };
 
+/* e->stopping, read under the lock that writes it. */
+static bool engine_stopping(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	bool st = e->stopping;
+	pthread_mutex_unlock(&e->lock);
+	return st;
+}
+
 static int64_t mono_ns(void)
 {
 	return cz_clock_ns(CLOCK_MONOTONIC);
@@ -157,7 +166,7 @@ static int local_state(struct cz_engine *e, const char *id, char *dir, size_t dc
 		rc = 1;
 		snprintf(dir, dcap, "%s", json_object_object_get_ex(r, "dir", &v) ? json_object_get_string(v) : "");
 	} else {
-		rc = e->stopping ? 0 : -1;     /* shutting down: left to the lease */
+		rc = engine_stopping(e) ? 0 : -1;     /* shutting down: left to the lease */
 		snprintf(why, wcap, "%s", json_object_object_get_ex(r, "error", &v) ? json_object_get_string(v) : "?");
 	}
 	json_object_put(r);
@@ -272,7 +281,7 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 	}
 	unlink(h->input);
 	atomic_fetch_sub(&n->nheld, 1);
-	if (atomic_load(&n->stop))
+	if (atomic_load(&n->stop) || engine_stopping(n->e))
 		return -1;      /* shutting down: the lease returns it */
 	atomic_fetch_add(&n->failed, 1);
 	fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u not started here: %s\n", c->key.seq, c->key.part,
@@ -285,8 +294,8 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 static int claim_some(struct cz_fnode *n)
 {
 	unsigned held = atomic_load(&n->nheld);
-	if (held >= n->capacity || (held && !cz_fleet_leases_live(n->f)))
-		return 0;       /* full, or cut off: finish what is held first */
+	if (held >= n->capacity || (held && !cz_fleet_leases_live(n->f)) || engine_stopping(n->e))
+		return 0;       /* full, or cut off: finish what is held first; or stopping */
 	uint32_t want = n->capacity - held;
 	struct cz_fleet_claim cl[CZ_FNODE_MAX_HELD];
 	int64_t t0 = mono_ns();
@@ -576,7 +585,7 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 	/* A retry of the same id by the same owner returns the first seq: safe
 	 * after a timeout whose statement may have committed. */
 	int rc = -ETIMEDOUT;
-	for (int tries = 0; tries < 3 && (rc == -ETIMEDOUT || rc == -ENOTCONN) && !e->stopping; tries++)
+	for (int tries = 0; tries < 3 && (rc == -ETIMEDOUT || rc == -ENOTCONN) && !engine_stopping(e); tries++)
 		rc = cz_fleet_submit(n->fc, &spec, &seq);
 	if (rc)
 		r = fleet_err(n->fc, rc, "submit", id);
@@ -652,11 +661,11 @@ json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl
 		rc = cz_fleet_await(f, seq, slice, &st);
 		if (rc != -ETIMEDOUT)
 			break;
-		if (mono_ns() >= end || e->stopping || (peer && atomic_load(&peer->gone)))
+		if (mono_ns() >= end || engine_stopping(e) || (peer && atomic_load(&peer->gone)))
 			break;
 		rc = 0;
 	}
-	if (rc == -ETIMEDOUT && e->stopping)
+	if (rc == -ETIMEDOUT && engine_stopping(e))
 		r = cz_ctl_err("job %s: the daemon is shutting down", id);
 	else if (rc == -ETIMEDOUT && peer && atomic_load(&peer->gone))
 		r = cz_ctl_err("job %s: the client hung up", id);
