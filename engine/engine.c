@@ -363,6 +363,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	if (!e)
 		return;
 	cz_engine_stop(e);
+	cz_fnode_stop(e);       /* no more claims, before the pipeline stops */
 	if (e->dispatcher)
 		pthread_join(e->dispatcher, NULL);
 	for (unsigned i = 0; e->synth && i < e->nsynth; i++)

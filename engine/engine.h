@@ -91,6 +91,18 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
  * server's hangup hook). */
 void cz_engine_wake(struct cz_engine *e);
 
+/* engine/control/fleet_node.c (docs/deploy.md "A fleet"): joins the fleet
+ * on the PostgreSQL database url (cuzkd --fleet): registers this node,
+ * then claims partitions for its free consumers, proves them and finishes
+ * them to the database; submit, await, status and cancel go to the
+ * database from here on.  0, or a negative errno with err. */
+struct cz_engine_fleet {
+	const char *url;                /* libpq conninfo or postgresql:// URL */
+	int lease_ms;                   /* 0: CZ_FLEET_LEASE_MS (30 s) */
+	int timeout_ms;                 /* each database call's bound; 0: 5 s */
+};
+int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *f, char *err, size_t cap);
+
 /* engine/evidence/metrics.c (docs/metrics.md): the Prometheus text exposition
  * (malloc'd, *len bytes; NULL when out of memory), and readiness: 1, or 0
  * with why naming what is missing.  cuzkd sets its phase ("loading keys",

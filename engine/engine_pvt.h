@@ -269,6 +269,7 @@ struct cz_engine {
 	struct cz_journal *jn;          /* the job journal (engine/durable/journal.c) */
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
 	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/durable/statelock.c) */
+	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
@@ -484,6 +485,14 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e, long view);     /* view: a uid's jobs only, -1 all */
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			  struct cz_ctl_peer *peer);
+/* engine/control/fleet_node.c: in fleet mode (e->fleet) the job requests go
+ * to the database; a witness travels inline up to CZ_FNODE_INLINE_MAX bytes. */
+#define CZ_FNODE_INLINE_MAX (16u << 20)
+json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
+json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
+json_object *cz_fnode_cancel(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
+void cz_fnode_status(struct cz_engine *e, json_object *r);
+void cz_fnode_stop(struct cz_engine *e);
 /* engine/control/tracesel.c: trace with "job", "since" or "follow"; owns fd. */
 json_object *cz_req_trace_select(struct cz_engine *e, json_object *req, int fd, struct cz_ctl_peer *peer);
 

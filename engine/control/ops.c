@@ -41,6 +41,8 @@ static json_object *op_circuits(struct cz_engine *e, json_object *req, int *fds,
 static json_object *op_submit(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			      struct cz_ctl_peer *peer)
 {
+	if (e->fleet)
+		return cz_fnode_submit(e, req, fds, nfds, cz_access_owner(peer));
 	return cz_req_submit(e, req, fds, nfds, cz_access_owner(peer));
 }
 
@@ -48,13 +50,17 @@ static json_object *op_await(struct cz_engine *e, json_object *req, int *fds, in
 			     struct cz_ctl_peer *peer)
 {
 	(void)fds, (void)nfds;
+	if (e->fleet)
+		return cz_fnode_await(e, req, peer);
 	return cz_req_await(e, req, peer);
 }
 
 static json_object *op_cancel(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			      struct cz_ctl_peer *peer)
 {
-	(void)fds, (void)nfds, (void)peer;
+	(void)fds, (void)nfds;
+	if (e->fleet)
+		return cz_fnode_cancel(e, req, peer);
 	return cz_req_cancel(e, req);
 }
 
@@ -62,7 +68,10 @@ static json_object *op_status(struct cz_engine *e, json_object *req, int *fds, i
 			      struct cz_ctl_peer *peer)
 {
 	(void)req, (void)fds, (void)nfds;
-	return cz_req_status(e, cz_access_view(peer));
+	json_object *r = cz_req_status(e, cz_access_view(peer));
+	if (e->fleet)
+		cz_fnode_status(e, r);
+	return r;
 }
 
 static json_object *op_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_STAT_NCAUSE 13       /* engine/evidence/stat.c's causes, unattributed last */
+#define CZ_STAT_NCAUSE 15       /* engine/evidence/stat.c's causes, unattributed last */
 
 struct cz_metrics;
 

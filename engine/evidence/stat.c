@@ -46,7 +46,8 @@
 
 enum cause {
 	C_HANDOFF, C_ORDER, C_ELSEWHERE, C_NOTHING, C_FINAL_BP, C_BUDGET, C_WORKER,
-	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_SCHED, C_WARMUP, C_UNATTRIBUTED, C__COUNT
+	C_INFLIGHT, C_SYNTH, C_DISPATCH, C_SCHED, C_WARMUP, C_FLEET_EMPTY, C_FLEET_CLAIM, C_UNATTRIBUTED,
+	C__COUNT
 };
 
 /* The report's names, in the report's order of precedence. */
@@ -54,7 +55,7 @@ static const char *const cause_names[C__COUNT] = {
 	"hand-off latency", "order latency", "ready on another device", "nothing submitted",
 	"finalizer backpressure", "waiting for budget", "waiting for a synthesis worker",
 	"in-flight limit", "waiting for synthesis", "dispatch latency", "scheduler delay", "device warm-up",
-	"unattributed",
+	"no claimable work", "claim latency", "unattributed",
 };
 _Static_assert(C__COUNT == CZ_STAT_NCAUSE, "engine/evidence/metrics.h counts the causes");
 
@@ -99,6 +100,8 @@ struct cz_stat {
 	int64_t queued, synth, free, backlog;
 	enum disp disp;
 	bool assigns;           /* the trace has assign events */
+	int fleet;              /* a fleet node (engine/control/fleet_node.c): 0 none seen, 1 its last
+				 * claim found no claimable work, 2 its last claim took partitions */
 	int *held;              /* per consumer: assigned or taken, not started */
 	struct stat_dev *dev;
 	/* Scheduler evidence: the peek cursor, per trace buffer what its thread
@@ -164,8 +167,8 @@ static enum cause cause_of(const struct cz_stat *s, unsigned d)
 		}
 		return in_rq(s, e->ncons) || starved ? C_SCHED : C_ELSEWHERE;
 	}
-	if (s->queued <= 0 && s->synth <= 0)
-		return C_NOTHING;
+	if (s->queued <= 0 && s->synth <= 0)   /* a fleet node: the database has none, or not yet here */
+		return s->fleet == 1 ? C_FLEET_EMPTY : s->fleet == 2 ? C_FLEET_CLAIM : C_NOTHING;
 	switch (s->disp) {
 	case D_BUDGET: return s->backlog > 0 ? C_FINAL_BP : C_BUDGET;
 	case D_WORKER: return C_WORKER;
@@ -334,6 +337,8 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 		s->backlog++;
 		break;
 	case CZ_EV_FINAL_START: s->backlog--; break;
+	case CZ_EV_FLEET_EMPTY: s->fleet = 1; break;
+	case CZ_EV_FLEET_CLAIM: s->fleet = 2; break;
 	case CZ_EV_WARMUP:
 		if (kind_of(s, ev->thread) == K_CONSUMER)
 			s->dev[e->cons[s->actor[ev->thread]].dev].warm = ev->arg == 1;

@@ -26,6 +26,9 @@ enum cz_ev {
 	CZ_EV_WARMUP,           /* a device's warm-up proof: arg 1 starts, 0 ends (engine/pipeline/warmup.c) */
 	CZ_EV_WITGEN_START,     /* synthesis worker: an input's witness generation (inside synth) */
 	CZ_EV_WITGEN_END,
+	/* A fleet node's claims (engine/control/fleet_node.c, docs/trace.md): */
+	CZ_EV_FLEET_CLAIM,      /* a partition claimed: job = the fleet's seq, part; arg = the claim's latency, us */
+	CZ_EV_FLEET_EMPTY,      /* a claim for free consumers found no claimable work: part = how many it asked, arg = us */
 	CZ_EV__COUNT
 };
 

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
+		"  status --fleet                    a fleet member's view: this node, the live nodes, the queue\n"
 		"  device N enable|disable|restart   --isolation process: drain and stop, or (re)start device N\n"
 		"  top [--once]                      jobs and devices live, each 0.5 s (q quits)\n"
 		"  trace [--out FILE] [--chrome] [--job ID] [--since S] [--follow]\n"
@@ -172,6 +173,39 @@ out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	return rc;
+}
+
+static long long jint(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) ? (long long)json_object_get_int64(v) : 0;
+}
+
+/* status --fleet: this node, the live nodes and the queue by priority (the database's view). */
+static void print_fleet(json_object *f)
+{
+	json_object *me = json_object_object_get(f, "this"), *nodes = json_object_object_get(f, "nodes");
+	json_object *qd = json_object_object_get(f, "queued"), *cl = json_object_object_get(f, "claimed");
+	printf("this node %lld: holds %lld of %lld consumers, leases %s; claims %lld (%lld empty: no claimable "
+	       "work; %.1f ms in all: claim latency), claimed %lld, finished %lld, duplicates %lld, failed %lld, "
+	       "lost %lld, errors %lld\n", jint(me, "node"), jint(me, "held"), jint(me, "capacity"),
+	       json_object_get_boolean(json_object_object_get(me, "leases_live")) ? "live" : "lapsed",
+	       jint(me, "claims"), jint(me, "empty_claims"), json_object_get_double(json_object_object_get(me, "claim_ms")),
+	       jint(me, "claimed"), jint(me, "finished"), jint(me, "duplicates"), jint(me, "failed"), jint(me, "lost"),
+	       jint(me, "errors"));
+	if (json_object_object_get(f, "error"))
+		printf("the database: %s\n", json_object_get_string(json_object_object_get(f, "error")));
+	printf("%-6s %-24s %-8s %-8s %-9s %-5s %s\n", "node", "host", "pid", "devices", "consumers", "held", "heartbeat");
+	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
+		json_object *x = json_object_array_get_idx(nodes, i);
+		printf("%-6lld %-24s %-8lld %-8lld %-9lld %-5lld %lld ms ago\n", jint(x, "node"),
+		       json_object_get_string(json_object_object_get(x, "host")), jint(x, "pid"), jint(x, "devices"),
+		       jint(x, "capacity"), jint(x, "held"), jint(x, "heartbeat_age_ms"));
+	}
+	static const char *const pr[] = { "critical", "high", "normal", "low" };
+	printf("queue:");
+	for (int p = 0; p < 4; p++)
+		printf(" %s %lld queued %lld claimed%s", pr[p], jint(qd, pr[p]), jint(cl, pr[p]), p < 3 ? ";" : "\n");
 }
 
 /* load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB] */
@@ -423,6 +457,17 @@ static int run(int sock, int argc, char **argv)
 		json_object_object_add(q, "device", json_object_new_int((int)n));
 		json_object_object_add(q, "action", json_object_new_string(argv[2]));
 		return finish(call(sock, q, NULL, 0), 0);
+	}
+	if (!strcmp(c, "status") && argc == 2 && !strcmp(argv[1], "--fleet")) {
+		json_object *r = call(sock, req_new("status"), NULL, 0), *f;
+		if (r && ok_of(r) && !json_object_object_get_ex(r, "fleet", &f)) {
+			fprintf(stderr, "cuzkctl status --fleet: this cuzkd is not a fleet member (started without --fleet)\n");
+			json_object_put(r);
+			return 1;
+		}
+		if (r && ok_of(r))
+			print_fleet(f);
+		return finish(r, 0);
 	}
 	if (!strcmp(c, "status") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json")))) {
 		json_object *r = call(sock, req_new("status"), NULL, 0);

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH]\n"
+		"             [--fleet URL] [--fleet-lease-ms N] [--fleet-timeout-ms N]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -72,7 +73,9 @@ static void usage(FILE *f)
 		"    their id this long; at most %llus\n"
 		"  --witness-timeout %.0f (seconds, above 0, at most 86400): one input's witness generation\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
-		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
+		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n"
+		"  --fleet off (a PostgreSQL URL: this cuzkd joins the fleet on that job table);\n"
+		"    --fleet-lease-ms 30000 (a claimed partition's lease), --fleet-timeout-ms 5000\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
@@ -222,6 +225,7 @@ struct opts {
 	const char *loads[MAX_LOADS];
 	int nloads;
 	int print_placement;    /* --print-placement: print the plan, exit */
+	struct cz_engine_fleet fleet;   /* --fleet URL, --fleet-lease-ms, --fleet-timeout-ms */
 	char **owned;           /* strings copied from the config file, freed at exit */
 	size_t nowned;
 };
@@ -243,7 +247,36 @@ static const char *keep(struct opts *o, const char *s, int copy)
 	return dup;
 }
 
+/* --fleet URL, --fleet-lease-ms N, --fleet-timeout-ms N: 1 when bad. */
+static int set_fleet_opt(struct opts *o, const char *name, const char *val, int copy)
+{
+	unsigned v = 0;
+	if (!strcmp(name, "fleet"))
+		return !(o->fleet.url = keep(o, val, copy)) || !*val;
+	if (!strcmp(name, "fleet-lease-ms"))
+		return parse_uint(val, &v) || v < 300 || v > 3600000 || !(o->fleet.lease_ms = (int)v);
+	if (!strcmp(name, "fleet-timeout-ms"))
+		return parse_uint(val, &v) || v < 100 || v > 600000 || !(o->fleet.timeout_ms = (int)v);
+	return 1;
+}
+
 /* One option, from the command line or the config file. */
+/* What a bad value of --name should have been, for its message. */
+static const char *opt_want(const char *name)
+{
+	return !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
+	       : !strcmp(name, "fleet-timeout-ms") ? "milliseconds, 100 to 600000"
+	       : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
+	       : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
+	       : strstr(name, "group") ? "a group name or number that exists"
+	       : !strcmp(name, "socket-mode") ? "an octal mode with owner read and write, such as 0660"
+	       : !strcmp(name, "max-queued-partitions") ? "a whole number above 0"
+	       : !strcmp(name, "fleet") ? "a PostgreSQL URL (postgresql://host/db) or conninfo"
+	       : !strcmp(name, "fleet-lease-ms") ? "milliseconds, 300 to 3600000"
+	       : !strcmp(name, "retain") ? "a duration above 0 such as 3600, 90m, 12h or 7d, at most 3650d"
+	       : "a whole number in range (see cuzkd --help)";
+}
+
 static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 {
 	struct cz_engine_config *c = &o->cfg;
@@ -318,7 +351,9 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 	else if (!strcmp(name, "max-conns-per-uid")) {
 		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
 		o->srv.max_conns_per_uid_default = false;
-	} else if (!strcmp(name, "load")) {
+	} else if (!strncmp(name, "fleet", 5))
+		bad = set_fleet_opt(o, name, val, copy);
+	else if (!strcmp(name, "load")) {
 		if (o->nloads == MAX_LOADS) {
 			fprintf(stderr, "cuzkd: --load %s: at most %d keys at start\n", val, MAX_LOADS);
 			return -1;
@@ -329,14 +364,7 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		return -1;
 	}
 	if (bad) {
-		const char *want = !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
-				 : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
-				 : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
-				 : strstr(name, "group") ? "a group name or number that exists"
-				 : !strcmp(name, "socket-mode") ? "an octal mode with owner read and write, such as 0660"
-				 : !strcmp(name, "max-queued-partitions") ? "a whole number above 0"
-				 : !strcmp(name, "retain") ? "a duration above 0 such as 3600, 90m, 12h or 7d, at most 3650d"
-				 : "a whole number in range (see cuzkd --help)";
+		const char *want = opt_want(name);
 		fprintf(stderr, "cuzkd: bad value for --%s: '%s' (expected %s)\n", name, val, want);
 	}
 	return bad ? -1 : 0;
@@ -377,7 +405,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "witness-timeout", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
 		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
-		{ "socket-mode", 1, 0, 0 },
+		{ "socket-mode", 1, 0, 0 }, { "fleet", 1, 0, 0 }, { "fleet-lease-ms", 1, 0, 0 },
+		{ "fleet-timeout-ms", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -442,6 +471,20 @@ static int preload(struct cz_engine *e, struct opts *o)
 		json_object_put(r);
 		if (!good)
 			return -1;
+	}
+	return 0;
+}
+
+/* --fleet: after the keys load, so the node registers the circuits it has. */
+static int fleet_join(struct cz_engine *e, struct opts *o)
+{
+	char err[512];
+	if (!o->fleet.url)
+		return 0;
+	cz_engine_set_phase(e, "joining the fleet");
+	if (cz_engine_fleet_join(e, &o->fleet, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: --fleet: %s\n", err);
+		return -1;
 	}
 	return 0;
 }
@@ -523,7 +566,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuzkd: metrics on %s (/metrics, /status, /healthz, /readyz, /)\n",
 			o.metrics_listen);
 	}
-	if (preload(e, &o)) {
+	if (preload(e, &o) || fleet_join(e, &o)) {
 		cz_http_stop(http);
 		cz_engine_destroy(e);
 		return 1;

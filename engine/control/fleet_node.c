@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/control/fleet_node.c — cuzkd as a node of a fleet (issue #27,
+ * `cuzkd --fleet URL`): the daemon's side of engine/fleet/.
+ *
+ * WHAT
+ *   With --fleet, the database is the source of truth for jobs: the
+ *   control plane's submit, await, status and cancel go to the database
+ *   (engine/control/ops.c routes them here), and a claim thread takes
+ *   partitions from it and feeds each into the local pipeline exactly as
+ *   a local submit is fed: a one-partition local job named
+ *   "fleet-SEQ.PART.ATTEMPT" (cz_req_submit: spooled, journalled,
+ *   dispatched, proved, verified by the finalizer), at the claim's
+ *   priority.  When that local job is done its verified proof
+ *   ({"proof":…,"public":…}, the two files the job wrote) is finished to
+ *   the database (the first verified proof wins); when it fails the
+ *   partition is failed there (requeued until its attempts run out).
+ *
+ * CLAIMS
+ *   The node claims no more than it can start: its consumers (e->ncons)
+ *   less the fleet partitions it holds (claimed, not yet finished), so
+ *   the fleet-wide order bound is the fleet's total consumer count.  The
+ *   claim thread wakes every CZ_FNODE_POLL_MS (sooner when a partition of
+ *   its own ends), looks at the local jobs it feeds (a zero-timeout
+ *   await), finishes or fails those that ended, then claims for the free
+ *   consumers.  Every claim is a trace event ("fleet_claim": job = the
+ *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
+ *   claim for free consumers that found no claimable work), so a device's
+ *   idle can be named "no claimable work" versus "claim latency".
+ *
+ * LEASES
+ *   A renew thread calls cz_fleet_renew every lease/3 (heartbeat, leases
+ *   extended, expired ones fleet-wide reaped).  Once cz_fleet_leases_live
+ *   turns false (cut off from the database for a lease) the node stops
+ *   claiming; it still finishes what it holds when the database is back
+ *   (first proof wins; a partition proved elsewhere meanwhile is a
+ *   duplicate).  A node that stops (SIGTERM) or dies leaves its partitions
+ *   to the lease: they return to the queue after it and are proved
+ *   elsewhere.
+ *
+ * PAYLOADS
+ *   A submit's witnesses travel through the database up to
+ *   CZ_FNODE_INLINE_MAX bytes each; a larger one must be named by an
+ *   absolute path on a directory every node shares, and travels as that
+ *   path and its SHA-256 (checked by the claimer, cz_fleet_payload_load).
+ *   A claimed input is written to STATE/fleet-in/ for the local job and
+ *   removed when the partition ends, as is the local job's proof directory
+ *   once the database has the proof.  await writes a done job's proofs to
+ *   STATE/fleet-proofs/ID/K.proof.json and K.public.json (the layout of
+ *   a local job's directory) and answers with that "dir".
+ *
+ * BOUNDS
+ *   Every database call is bounded by the handle's timeout (engine/fleet);
+ *   none is made under the engine lock.  The claim thread's handle is its
+ *   own (renew shares it: the held set is the handle's); the control
+ *   plane's requests share a second one, and each await opens its own so
+ *   a long wait never holds another request's handle.
+ */
+#include "ctl/ctl.h"
+#include "engine/engine_pvt.h"
+#include "engine/fleet/fleet.h"
+#include "lib/clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CZ_FNODE_POLL_MS   10          /* the claim thread's longest sleep while it holds work */
+#define CZ_FNODE_IDLE_MS   25          /* ... and while the queue is empty */
+#define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
+
+struct fheld {
+	struct cz_key key;
+	char local[64];                 /* the local job's id */
+	char input[PATH_MAX];           /* STATE/fleet-in/... */
+	bool live;
+};
+
+struct cz_fnode {
+	struct cz_engine *e;
+	struct cz_engine_fleet opts;
+	char conninfo[1024];
+	struct cz_fleet *f;             /* claim, renew, finish, fail */
+	struct cz_fleet *fc;            /* the control plane's submit, status, cancel */
+	int64_t node_id;
+	unsigned capacity;
+	pthread_t claimer, renewer;
+	bool claimer_up, renewer_up;
+	_Atomic bool stop;
+	pthread_mutex_t mu;             /* the stop flag's sleep; never held over a call */
+	pthread_cond_t cv;
+	struct fheld held[CZ_FNODE_MAX_HELD];
+	_Atomic unsigned nheld;
+	_Atomic uint64_t next_auto;     /* auto ids: @fN-K */
+	/* counters (status "fleet") */
+	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
+	_Atomic uint64_t renew_errors;
+	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
+	char in_dir[PATH_MAX], out_dir[PATH_MAX];
+};
+
+/* e->stopping, read under the lock that writes it. */
+static bool engine_stopping(struct cz_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	bool st = e->stopping;
+	pthread_mutex_unlock(&e->lock);
+	return st;
+}
+
+static int64_t mono_ns(void)
+{
+	return cz_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* Sleeps up to ms, or until stop. */
+static void nap(struct cz_fnode *n, int ms)
+{
+	struct timespec until = cz_deadline(CLOCK_MONOTONIC, (int64_t)ms * 1000000);
+	pthread_mutex_lock(&n->mu);
+	if (!atomic_load(&n->stop))
+		pthread_cond_timedwait(&n->cv, &n->mu, &until);
+	pthread_mutex_unlock(&n->mu);
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	const char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int rc = w < 0 ? -errno : -EIO;
+			close(fd);
+			return rc;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/* The local job's state: 0 running, 1 done (dir set), -1 ended otherwise (why set). */
+static int local_state(struct cz_engine *e, const char *id, char *dir, size_t dcap, char *why, size_t wcap)
+{
+	json_object *q = json_object_new_object(), *v;
+	json_object_object_add(q, "job", json_object_new_string(id));
+	json_object_object_add(q, "timeout", json_object_new_int(0));
+	json_object *r = cz_req_await(e, q, NULL);
+	json_object_put(q);
+	const char *st = json_object_object_get_ex(r, "state", &v) ? json_object_get_string(v) : "";
+	int rc;
+	if (!strcmp(st, "active"))
+		rc = 0;
+	else if (!strcmp(st, "done")) {
+		rc = 1;
+		snprintf(dir, dcap, "%s", json_object_object_get_ex(r, "dir", &v) ? json_object_get_string(v) : "");
+	} else {
+		rc = engine_stopping(e) ? 0 : -1;     /* shutting down: left to the lease */
+		snprintf(why, wcap, "%s", json_object_object_get_ex(r, "error", &v) ? json_object_get_string(v) : "?");
+	}
+	json_object_put(r);
+	return rc;
+}
+
+/* The proof a local job wrote, as the fleet stores it: {"proof":…,"public":…}. */
+static char *proof_payload(const char *dir, size_t *len)
+{
+	char p[PATH_MAX + 32], q[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/0.proof.json", dir);
+	snprintf(q, sizeof q, "%s/0.public.json", dir);
+	json_object *pr = json_object_from_file(p), *pub = json_object_from_file(q);
+	if (!pr || !pub) {
+		json_object_put(pr);
+		json_object_put(pub);
+		return NULL;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "proof", pr);
+	json_object_object_add(o, "public", pub);
+	char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (s)
+		*len = strlen(s);
+	return s;
+}
+
+static void held_end(struct cz_fnode *n, struct fheld *h)
+{
+	unlink(h->input);
+	h->live = false;
+	atomic_fetch_sub(&n->nheld, 1);
+}
+
+/* One held partition looked at: finished or failed to the database when its local job ended. */
+static bool held_check(struct cz_fnode *n, struct fheld *h)
+{
+	char dir[PATH_MAX + 80] = "", why[400] = "";
+	int st = local_state(n->e, h->local, dir, sizeof dir, why, sizeof why);
+	if (st == 0)
+		return false;
+	if (st == 1) {
+		size_t len = 0;
+		char *pl = proof_payload(dir, &len);
+		int rc = pl ? cz_fleet_finish(n->f, h->key, pl, len) : -EIO;
+		free(pl);
+		if (rc == -ENOTCONN || rc == -ETIMEDOUT) {
+			atomic_fetch_add(&n->errors, 1);
+			return false;   /* the database is away: again next round (first proof wins) */
+		}
+		if (rc >= 0 || rc == -ECANCELED)
+			cz_job_rmdir(dir);      /* the database holds the proof now: no local copy kept */
+		if (rc == 0)
+			atomic_fetch_add(&n->finished, 1);
+		else if (rc == 1)
+			atomic_fetch_add(&n->duplicates, 1);
+		else if (rc != -ECANCELED) {
+			atomic_fetch_add(&n->errors, 1);
+			fprintf(stderr, "cuzkd: fleet: finishing %" PRIu64 ".%u: %s\n", h->key.seq, h->key.part,
+				pl ? cz_fleet_error(n->f) : "its proof files cannot be read");
+		}
+	} else {
+		int rc = cz_fleet_fail(n->f, h->key, why);
+		if (rc == -ENOTCONN || rc == -ETIMEDOUT)
+			return false;
+		atomic_fetch_add(&n->failed, 1);
+		fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u failed here: %s\n", h->key.seq, h->key.part,
+			why);
+	}
+	held_end(n, h);
+	return true;
+}
+
+/* Feeds one claim into the local pipeline; 0, or -1 with the claim failed to the database. */
+static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
+{
+	void *buf = NULL;
+	size_t len = 0;
+	char why[512] = "";
+	h->key = c->key;
+	snprintf(h->local, sizeof h->local, "fleet-%" PRIu64 ".%u.%u", c->key.seq, c->key.part, c->attempt);
+	snprintf(h->input, sizeof h->input, "%.3900s/%" PRIu64 ".%u.%u.wtns", n->in_dir, c->key.seq, c->key.part,
+		 c->attempt);
+	int rc = cz_fleet_payload_load(c, CZ_FLEET_INLINE_MAX, &buf, &len);
+	if (rc)
+		snprintf(why, sizeof why, "its input: %s", rc == -EBADMSG ? "the shared file's digest does not match" :
+			 strerror(-rc));
+	else if ((rc = write_file(h->input, buf, len)))
+		snprintf(why, sizeof why, "writing %.300s: %s", h->input, strerror(-rc));
+	free(buf);
+	if (!rc) {
+		json_object *q = json_object_new_object(), *w = json_object_new_array(), *v;
+		json_object_array_add(w, json_object_new_string(h->input));
+		json_object_object_add(q, "circuit", json_object_new_string(c->circuit));
+		json_object_object_add(q, "id", json_object_new_string(h->local));
+		json_object_object_add(q, "priority", json_object_new_string(cz_prio_name(c->key.prio) ?
+						cz_prio_name(c->key.prio) : "low"));
+		json_object_object_add(q, "witnesses", w);
+		json_object *r = cz_req_submit(n->e, q, NULL, 0, (long)c->owner);
+		json_object_put(q);
+		if (!(json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v))) {
+			rc = -1;
+			snprintf(why, sizeof why, "%s", json_object_object_get_ex(r, "error", &v) ?
+				 json_object_get_string(v) : "?");
+		}
+		json_object_put(r);
+	}
+	if (!rc) {
+		h->live = true;
+		return 0;
+	}
+	unlink(h->input);
+	atomic_fetch_sub(&n->nheld, 1);
+	if (atomic_load(&n->stop) || engine_stopping(n->e))
+		return -1;      /* shutting down: the lease returns it */
+	atomic_fetch_add(&n->failed, 1);
+	fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u not started here: %s\n", c->key.seq, c->key.part,
+		why);
+	cz_fleet_fail(n->f, c->key, why);
+	return -1;
+}
+
+/* Claims for the free consumers; how many were claimed. */
+static int claim_some(struct cz_fnode *n)
+{
+	unsigned held = atomic_load(&n->nheld);
+	if (held >= n->capacity || (held && !cz_fleet_leases_live(n->f)) || engine_stopping(n->e))
+		return 0;       /* full, or cut off: finish what is held first; or stopping */
+	uint32_t want = n->capacity - held;
+	struct cz_fleet_claim cl[CZ_FNODE_MAX_HELD];
+	int64_t t0 = mono_ns();
+	atomic_fetch_add(&n->nheld, want);      /* reserved before the claim: status never under-counts */
+	int got = cz_fleet_claim(n->f, want, cl);
+	uint32_t us = (uint32_t)((mono_ns() - t0) / 1000);
+	atomic_fetch_sub(&n->nheld, want - (got > 0 ? (uint32_t)got : 0));
+	atomic_fetch_add(&n->claims, 1);
+	atomic_fetch_add(&n->claim_us, us);
+	if (got <= 0) {
+		if (got < 0)
+			atomic_fetch_add(&n->errors, 1);
+		else
+			atomic_fetch_add(&n->empty_claims, 1);
+		if (!n->was_empty)      /* the first of a run of empty claims: the run lasts until the next claim */
+			cz_trace_arg(CZ_EV_FLEET_EMPTY, 0, want, us);
+		n->was_empty = true;
+		return 0;
+	}
+	n->was_empty = false;
+	atomic_fetch_add(&n->claimed, (uint64_t)got);
+	for (int i = 0; i < got; i++)   /* all at the claim's answer, before any is fed */
+		cz_trace_arg(CZ_EV_FLEET_CLAIM, cl[i].key.seq, cl[i].key.part, us);
+	for (int i = 0; i < got; i++) {
+		struct fheld *h = NULL;
+		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD && !h; k++)
+			if (!n->held[k].live)
+				h = &n->held[k];
+		if (h)
+			feed(n, &cl[i], h);
+		cz_fleet_claim_free(&cl[i]);
+	}
+	return got;
+}
+
+static void *claimer_main(void *arg)
+{
+	struct cz_fnode *n = arg;
+	cz_trace_thread("fleet", 0);
+	while (!atomic_load(&n->stop)) {
+		bool ended = false;
+		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++)
+			if (n->held[k].live)
+				ended |= held_check(n, &n->held[k]);
+		int got = claim_some(n);
+		if (!got && !ended)
+			nap(n, atomic_load(&n->nheld) ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS);
+	}
+	return NULL;
+}
+
+static void *renewer_main(void *arg)
+{
+	struct cz_fnode *n = arg;
+	int every = n->opts.lease_ms / 3;
+	cz_trace_thread("fleet-renew", 0);
+	while (!atomic_load(&n->stop)) {
+		if (cz_fleet_renew(n->f) < 0)
+			atomic_fetch_add(&n->renew_errors, 1);
+		nap(n, every);
+	}
+	return NULL;
+}
+
+static int mkdir_p(const char *p)
+{
+	return mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+static void circuits_list(struct cz_engine *e, char *buf, size_t cap)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_circuit *c = e->circuits; c && at < cap; c = c->next)
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s", at ? "," : "", c->name);
+	pthread_mutex_unlock(&e->lock);
+}
+
+int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, char *err, size_t cap)
+{
+	struct cz_fnode *n = calloc(1, sizeof *n);
+	char host[256] = "?", circ[256];
+	if (!n) {
+		snprintf(err, cap, "fleet: out of memory");
+		return -ENOMEM;
+	}
+	n->e = e;
+	n->opts = *o;
+	snprintf(n->conninfo, sizeof n->conninfo, "%s", o->url);
+	n->opts.url = n->conninfo;
+	if (!n->opts.lease_ms)
+		n->opts.lease_ms = CZ_FLEET_LEASE_MS;
+	if (!n->opts.timeout_ms)
+		n->opts.timeout_ms = CZ_FLEET_TIMEOUT_MS;
+	n->capacity = e->ncons < CZ_FNODE_MAX_HELD ? e->ncons : CZ_FNODE_MAX_HELD;
+	pthread_condattr_t ca;
+	pthread_mutex_init(&n->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	snprintf(n->in_dir, sizeof n->in_dir, "%.3800s/fleet-in", e->state_dir);
+	snprintf(n->out_dir, sizeof n->out_dir, "%.3800s/fleet-proofs", e->state_dir);
+	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
+				    .lease_ms = n->opts.lease_ms };
+	int rc;
+	if ((rc = mkdir_p(n->in_dir)) || (rc = mkdir_p(n->out_dir))) {
+		snprintf(err, cap, "fleet: %s: %s", n->in_dir, strerror(-rc));
+		goto fail;
+	}
+	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)))
+		goto fail;
+	gethostname(host, sizeof host - 1);
+	circuits_list(e, circ, sizeof circ);
+	struct cz_fleet_node_info info = { .host = host, .devices = e->ndev, .capacity = n->capacity,
+					   .circuits = circ };
+	if ((rc = cz_fleet_node_register(n->f, &info, &n->node_id))) {
+		snprintf(err, cap, "fleet: registering this node: %s", cz_fleet_error(n->f));
+		goto fail;
+	}
+	e->fleet = n;
+	if (pthread_create(&n->renewer, NULL, renewer_main, n) == 0)
+		n->renewer_up = true;
+	if (pthread_create(&n->claimer, NULL, claimer_main, n) == 0)
+		n->claimer_up = true;
+	if (!n->renewer_up || !n->claimer_up) {
+		snprintf(err, cap, "fleet: cannot start its threads");
+		cz_fnode_stop(e);
+		return -EAGAIN;
+	}
+	fprintf(stderr, "cuzkd: fleet: node %" PRId64 " (%s, %u consumers, lease %d ms) on the database\n",
+		n->node_id, host, n->capacity, n->opts.lease_ms);
+	return 0;
+fail:
+	cz_fleet_close(n->f);
+	cz_fleet_close(n->fc);
+	free(n);
+	return rc < 0 ? rc : -EIO;
+}
+
+void cz_fnode_stop(struct cz_engine *e)
+{
+	struct cz_fnode *n = e->fleet;
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->mu);
+	atomic_store(&n->stop, true);
+	pthread_cond_broadcast(&n->cv);
+	pthread_mutex_unlock(&n->mu);
+	if (n->claimer_up)
+		pthread_join(n->claimer, NULL);
+	if (n->renewer_up)
+		pthread_join(n->renewer, NULL);
+	e->fleet = NULL;
+	cz_fleet_close(n->f);
+	cz_fleet_close(n->fc);
+	pthread_mutex_destroy(&n->mu);
+	pthread_cond_destroy(&n->cv);
+	free(n);
+}
+
+/* ---- the control plane in fleet mode ---- */
+
+static json_object *fleet_err(struct cz_fleet *f, int rc, const char *what, const char *id)
+{
+	switch (rc) {
+	case -ENOENT: return cz_ctl_err("unknown job '%s'", id);
+	case -EPERM: return cz_ctl_err("%s: job '%s' belongs to another user: permission denied", what, id);
+	case -EEXIST: return cz_ctl_err("%s: id '%s' is in use by another user's job: permission denied", what, id);
+	case -EALREADY: return cz_ctl_err("job %s already ended", id);
+	default: return cz_ctl_err("%s %s: the fleet's database: %s", what, id, cz_fleet_error(f));
+	}
+}
+
+/* Reads witness i (an open descriptor) whole when it fits inline, else by
+ * its path (absolute) and SHA-256. */
+static json_object *payload_take(int fd, const char *path, uint32_t i, struct cz_fleet_payload *p)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return cz_ctl_err("witness %u%s%s: not a regular file", i, path ? " " : "", path ? path : "");
+	bool inl = (uint64_t)st.st_size <= CZ_FNODE_INLINE_MAX;
+	if (!inl && (!path || path[0] != '/'))
+		return cz_ctl_err("witness %u: %lld bytes, over the fleet's inline limit of %u: name it by an "
+				  "absolute path on a directory every node shares", i, (long long)st.st_size,
+				  CZ_FNODE_INLINE_MAX);
+	unsigned char *buf = malloc(inl && st.st_size ? (size_t)st.st_size : 1 << 20);
+	EVP_MD_CTX *md = inl ? NULL : EVP_MD_CTX_new();
+	if (!buf || (!inl && (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)))) {
+		free(buf);
+		EVP_MD_CTX_free(md);
+		return cz_ctl_err("out of memory");
+	}
+	size_t at = 0;
+	for (;;) {
+		size_t room = inl ? (size_t)st.st_size - at : 1 << 20;
+		if (inl && !room)
+			break;
+		ssize_t r = pread(fd, inl ? buf + at : buf, room, (off_t)at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			EVP_MD_CTX_free(md);
+			return cz_ctl_err("witness %u: reading it: %s", i, strerror(errno));
+		}
+		if (r == 0)
+			break;
+		if (!inl)
+			EVP_DigestUpdate(md, buf, (size_t)r);
+		at += (size_t)r;
+	}
+	if (inl) {
+		p->bytes = buf;
+		p->len = at;
+	} else {
+		EVP_DigestFinal_ex(md, p->sha256, NULL);
+		EVP_MD_CTX_free(md);
+		free(buf);
+		p->path = path;
+	}
+	return NULL;
+}
+
+json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
+{
+	struct cz_fnode *n = e->fleet;
+	const char *circ = NULL, *pr = NULL, *id = NULL;
+	enum cz_prio prio = CZ_PRIO_NORMAL;
+	json_object *r, *paths = NULL;
+	struct cz_fleet_payload parts[CZ_ENGINE_MAX_PARTS] = { 0 };
+	uint32_t np = 0;
+	char auto_id[64];
+
+	if ((r = cz_field_str(req, "circuit", true, &circ)) || (r = cz_field_str(req, "priority", false, &pr)) ||
+	    (r = cz_field_str(req, "id", false, &id)))
+		goto out;
+	if (pr && cz_prio_parse(pr, &prio)) {
+		r = cz_ctl_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
+		goto out;
+	}
+	if (id && (!*id || strlen(id) >= 64 || strchr(id, '/') || id[0] == '.' || id[0] == '@')) {
+		r = cz_ctl_err("job id '%s': 1 to 63 characters, no '/', not starting with '.' or '@'", id);
+		goto out;
+	}
+	bool have_paths = json_object_object_get_ex(req, "witnesses", &paths);
+	if (have_paths && (!json_object_is_type(paths, json_type_array) || nfds)) {
+		r = cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
+		goto out;
+	}
+	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
+	if (count == 0 || count > CZ_ENGINE_MAX_PARTS) {
+		r = cz_ctl_err("a job has 1 to %d witnesses (got %zu)", CZ_ENGINE_MAX_PARTS, count);
+		goto out;
+	}
+	for (np = 0; np < count && !r; np++) {
+		const char *path = NULL;
+		int fd = -1;
+		if (have_paths) {
+			json_object *pv = json_object_array_get_idx(paths, np);
+			if (!json_object_is_type(pv, json_type_string)) {
+				r = cz_ctl_err("witness %u: not a path string", np);
+				break;
+			}
+			path = json_object_get_string(pv);
+			if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+				r = cz_ctl_err("witness %u %s: %s", np, path, strerror(errno));
+				break;
+			}
+		} else
+			fd = fds[np];
+		r = payload_take(fd, path, np, &parts[np]);
+		if (have_paths)
+			close(fd);
+	}
+	if (r)
+		goto out;
+	if (!id) {
+		snprintf(auto_id, sizeof auto_id, "@f%" PRId64 "-%" PRIu64, n->node_id,
+			 atomic_fetch_add(&n->next_auto, 1) + 1);
+		id = auto_id;
+	}
+	struct cz_fleet_job_spec spec = { .owner = owner < 0 ? 0 : (uint32_t)owner, .id = id, .prio = prio,
+					  .circuit = circ, .nparts = np, .parts = parts };
+	uint64_t seq = 0;
+	/* A retry of the same id by the same owner returns the first seq: safe
+	 * after a timeout whose statement may have committed. */
+	int rc = -ETIMEDOUT;
+	for (int tries = 0; tries < 3 && (rc == -ETIMEDOUT || rc == -ENOTCONN) && !engine_stopping(e); tries++)
+		rc = cz_fleet_submit(n->fc, &spec, &seq);
+	if (rc)
+		r = fleet_err(n->fc, rc, "submit", id);
+	else {
+		r = cz_ctl_ok();
+		json_object_object_add(r, "job", json_object_new_string(id));
+		json_object_object_add(r, "seq", json_object_new_int64((int64_t)seq));
+		json_object_object_add(r, "partitions", json_object_new_int((int)np));
+		json_object_object_add(r, "fleet", json_object_new_boolean(1));
+	}
+out:
+	for (uint32_t i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
+		free((void *)parts[i].bytes);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	return r;
+}
+
+/* A done job's proofs into STATE/fleet-proofs/ID/: the layout of a local job's directory. */
+static json_object *proofs_write(struct cz_fnode *n, struct cz_fleet *f, const char *id,
+				 const struct cz_fleet_status *st, char *dir, size_t cap)
+{
+	snprintf(dir, cap, "%s/%s", n->out_dir, id);
+	if (mkdir_p(dir))
+		return cz_ctl_err("job %s: cannot make %s: %s", id, dir, strerror(errno));
+	for (uint32_t k = 0; k < st->nparts; k++) {
+		void *buf = NULL;
+		size_t len = 0;
+		struct cz_key key = { .prio = st->prio, .seq = st->seq, .part = k };
+		if (cz_fleet_proof(f, key, &buf, &len))
+			return cz_ctl_err("job %s: partition %u's proof: %s", id, k, cz_fleet_error(f));
+		json_tokener *tok = json_tokener_new();
+		json_object *o = tok && len <= INT32_MAX ? json_tokener_parse_ex(tok, buf, (int)len) : NULL, *pr, *pub;
+		json_tokener_free(tok);
+		free(buf);
+		char p[PATH_MAX + 128], q[PATH_MAX + 128];
+		snprintf(p, sizeof p, "%s/%u.proof.json", dir, k);
+		snprintf(q, sizeof q, "%s/%u.public.json", dir, k);
+		bool ok = o && json_object_object_get_ex(o, "proof", &pr) && json_object_object_get_ex(o, "public", &pub) &&
+			  !json_object_to_file_ext(p, pr, JSON_C_TO_STRING_PRETTY) &&
+			  !json_object_to_file_ext(q, pub, JSON_C_TO_STRING_PRETTY);
+		json_object_put(o);
+		if (!ok)
+			return cz_ctl_err("job %s: partition %u's proof cannot be written to %s", id, k, dir);
+	}
+	return NULL;
+}
+
+#define AWAIT_SLICE_MS 2000
+
+json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
+{
+	struct cz_fnode *n = e->fleet;
+	const char *id = NULL;
+	double timeout = -1;
+	json_object *r;
+	struct cz_fleet *f = NULL;
+	char err[512], dir[PATH_MAX + 80];
+
+	if ((r = cz_field_str(req, "job", true, &id)) || (r = cz_field_seconds(req, "timeout", 366.0 * 86400, &timeout)))
+		return r;
+	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
+				    .lease_ms = n->opts.lease_ms };
+	if (cz_fleet_open(&fo, &f, err, sizeof err))
+		return cz_ctl_err("await %s: the fleet's database: %s", id, err);
+	uint64_t seq = 0;
+	struct cz_fleet_status st = { 0 };
+	int rc = cz_fleet_find(f, id, &seq);
+	int64_t end = timeout >= 0 ? mono_ns() + (int64_t)(timeout * 1e9) : INT64_MAX;
+	while (!rc) {
+		int64_t left = end - mono_ns();
+		int slice = left < (int64_t)AWAIT_SLICE_MS * 1000000 ? (int)(left > 0 ? left / 1000000 : 0) : AWAIT_SLICE_MS;
+		rc = cz_fleet_await(f, seq, slice, &st);
+		if (rc != -ETIMEDOUT)
+			break;
+		if (mono_ns() >= end || engine_stopping(e) || (peer && atomic_load(&peer->gone)))
+			break;
+		rc = 0;
+	}
+	if (rc == -ETIMEDOUT && engine_stopping(e))
+		r = cz_ctl_err("job %s: the daemon is shutting down", id);
+	else if (rc == -ETIMEDOUT && peer && atomic_load(&peer->gone))
+		r = cz_ctl_err("job %s: the client hung up", id);
+	else if (rc == -ETIMEDOUT) {
+		r = cz_ctl_err("job %s: still running after %.1f s", id, timeout);
+		json_object_object_add(r, "state", json_object_new_string("active"));
+		json_object_object_add(r, "timeout", json_object_new_boolean(1));
+	} else if (rc)
+		r = fleet_err(f, rc, "await", id);
+	else if (st.state == CZ_FLEET_JOB_DONE && !(r = proofs_write(n, f, id, &st, dir, sizeof dir))) {
+		r = cz_ctl_ok();
+		json_object_object_add(r, "state", json_object_new_string("done"));
+		json_object_object_add(r, "dir", json_object_new_string(dir));
+	} else if (!r)
+		r = cz_ctl_err("job %s %s", id, cz_fleet_job_state_name(st.state));
+	if (!rc) {
+		json_object_object_add(r, "job", json_object_new_string(id));
+		json_object_object_add(r, "seq", json_object_new_int64((int64_t)st.seq));
+		if (st.state != CZ_FLEET_JOB_DONE)
+			json_object_object_add(r, "state", json_object_new_string(cz_fleet_job_state_name(st.state)));
+		json_object_object_add(r, "partitions", json_object_new_int((int)st.nparts));
+		json_object_object_add(r, "duplicates", json_object_new_int64((int64_t)st.duplicates));
+	}
+	cz_fleet_close(f);
+	return r;
+}
+
+json_object *cz_fnode_cancel(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
+{
+	struct cz_fnode *n = e->fleet;
+	const char *id = NULL;
+	json_object *r;
+	uint64_t seq;
+
+	if ((r = cz_field_str(req, "job", true, &id)))
+		return r;
+	long view = cz_access_view(peer);
+	int rc = cz_fleet_find(n->fc, id, &seq);
+	if (!rc)
+		rc = cz_fleet_cancel(n->fc, seq, view < 0 ? 0 : (uint32_t)view, view < 0);
+	if (rc)
+		return fleet_err(n->fc, rc, "cancel", id);
+	r = cz_ctl_ok();
+	json_object_object_add(r, "job", json_object_new_string(id));
+	json_object_object_add(r, "fleet", json_object_new_boolean(1));
+	return r;
+}
+
+/* status's "fleet" object: this node's counters, the nodes and the queue from the database. */
+void cz_fnode_status(struct cz_engine *e, json_object *r)
+{
+	struct cz_fnode *n = e->fleet;
+	json_object *o = json_object_new_object(), *me = json_object_new_object();
+	struct cz_fleet_stats fs;
+	cz_fleet_stats_get(n->f, &fs);
+	json_object_object_add(me, "node", json_object_new_int64(n->node_id));
+	json_object_object_add(me, "capacity", json_object_new_int((int)n->capacity));
+	json_object_object_add(me, "held", json_object_new_int((int)atomic_load(&n->nheld)));
+	json_object_object_add(me, "leases_live", json_object_new_boolean(cz_fleet_leases_live(n->f)));
+	json_object_object_add(me, "claims", json_object_new_int64((int64_t)atomic_load(&n->claims)));
+	json_object_object_add(me, "claimed", json_object_new_int64((int64_t)atomic_load(&n->claimed)));
+	json_object_object_add(me, "empty_claims", json_object_new_int64((int64_t)atomic_load(&n->empty_claims)));
+	json_object_object_add(me, "claim_ms", json_object_new_double((double)atomic_load(&n->claim_us) / 1e3));
+	json_object_object_add(me, "finished", json_object_new_int64((int64_t)atomic_load(&n->finished)));
+	json_object_object_add(me, "duplicates", json_object_new_int64((int64_t)atomic_load(&n->duplicates)));
+	json_object_object_add(me, "failed", json_object_new_int64((int64_t)atomic_load(&n->failed)));
+	json_object_object_add(me, "errors", json_object_new_int64((int64_t)atomic_load(&n->errors)));
+	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
+	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
+	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
+	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));
+	json_object_object_add(o, "this", me);
+	struct cz_fleet_node_row rows[64];
+	int nn = cz_fleet_nodes(n->fc, n->opts.lease_ms, rows, 64);
+	if (nn >= 0) {
+		json_object *a = json_object_new_array();
+		for (int i = 0; i < nn; i++) {
+			json_object *x = json_object_new_object();
+			json_object_object_add(x, "node", json_object_new_int64(rows[i].id));
+			json_object_object_add(x, "host", json_object_new_string(rows[i].host));
+			json_object_object_add(x, "pid", json_object_new_int(rows[i].pid));
+			json_object_object_add(x, "devices", json_object_new_int((int)rows[i].devices));
+			json_object_object_add(x, "capacity", json_object_new_int((int)rows[i].capacity));
+			json_object_object_add(x, "circuits", json_object_new_string(rows[i].circuits));
+			json_object_object_add(x, "heartbeat_age_ms", json_object_new_int64(rows[i].heartbeat_age_ms));
+			json_object_object_add(x, "held", json_object_new_int((int)rows[i].held));
+			json_object_array_add(a, x);
+		}
+		json_object_object_add(o, "nodes", a);
+	} else
+		json_object_object_add(o, "error", json_object_new_string(cz_fleet_error(n->fc)));
+	struct cz_fleet_queue q;
+	if (cz_fleet_queue_get(n->fc, &q) == 0) {
+		json_object *qq = json_object_new_object(), *cl = json_object_new_object();
+		for (unsigned p = 0; p < CZ_PRIO__COUNT; p++) {
+			json_object_object_add(qq, cz_prio_name(p), json_object_new_int64((int64_t)q.queued[p]));
+			json_object_object_add(cl, cz_prio_name(p), json_object_new_int64((int64_t)q.claimed[p]));
+		}
+		json_object_object_add(o, "queued", qq);
+		json_object_object_add(o, "claimed", cl);
+	}
+	json_object_object_add(r, "fleet", o);
+}

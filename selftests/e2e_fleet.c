@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: a fleet of three real cuzkd (`--fleet`) on one PostgreSQL
+ * job table (selftests/cz_pg.h starts the server): jobs of mixed
+ * priorities from several clients, submitted to and awaited through
+ * different members, every partition done exactly once (a plain SELECT on
+ * the test's own connection) and every proof verifying (`cuzk verify`
+ * against the fixtures' key); the fleet-wide claim order from the nodes'
+ * merged traces within the bound (the fleet's consumers); one node
+ * kill -9'ed and one SIGSTOPped past its lease mid-run: nothing lost, done
+ * once; the database restarted mid-run; status's "fleet" section.
+ * Skips when the server binaries or libpq are missing.
+ */
+#define NWTNS 8
+#include "selftests/cz_daemon.h"
+
+#ifndef CZ_HAVE_LIBPQ
+int main(void)
+{
+	ct_plan(1);
+	ct_skip("built without libpq (libpq-dev)", "fleet");
+	return ct_exit();
+}
+#else
+
+#include "selftests/cz_pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+
+#define NODES 3
+#define CONS_PER_NODE 2         /* --consumers-per-device, one device a node */
+#define LEASE_MS 1500
+
+static struct cz_pg pg;
+static char conn[PATH_MAX + 64];
+static PGconn *oracle;
+static struct daemon nd[NODES];
+static int64_t node_id[NODES];
+
+static long long ask(const char *sql)
+{
+	PGresult *r = PQexec(oracle, sql);
+	long long v = -1;
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+		v = atoll(PQgetvalue(r, 0, 0));
+	else if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		ct_diag("%s: %s", sql, PQerrorMessage(oracle));
+	PQclear(r);
+	return v;
+}
+
+static int64_t mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int node_start(int i, const char *name, const char *backend, const char *delay)
+{
+	const char *extra[] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
+				"--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
+				fmt("k=%s/k.zkey", dir), "--fleet", conn, "--fleet-lease-ms", "1500",
+				"--fleet-timeout-ms", "2000", NULL };
+	if (daemon_start(&nd[i], name, extra))
+		return -1;
+	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
+	node_id[i] = json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me) ?
+		     int_of(me, "node") : -1;
+	json_object_put(r);
+	return node_id[i] > 0 ? 0 : -1;
+}
+
+static void nodes_stop(void)
+{
+	for (int i = 0; i < NODES; i++)
+		if (nd[i].pid > 0) {
+			kill(nd[i].pid, SIGCONT);
+			daemon_stop(&nd[i]);
+			nd[i].pid = 0;
+		}
+}
+
+/* The first line a command prints (a buffer of fmt's). */
+static const char *cmd_out(const char *cmd)
+{
+	static char buf[1 << 16];
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+	buf[n] = 0;
+	if (p)
+		pclose(p);
+	return buf;
+}
+
+/* A node's device 0 idle time since start for cause (status). */
+static double idle_ms(struct daemon *d, const char *cause)
+{
+	json_object *r = daemon_req(d, "{\"op\":\"status\"}", NULL, 0), *devs, *v;
+	double ms = 0;
+	if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0) {
+		json_object *ss = json_object_object_get(json_object_array_get_idx(devs, 0), "since_start");
+		json_object *by = json_object_object_get(ss, "idle_by_cause_ms");
+		if (json_object_object_get_ex(by, cause, &v))
+			ms = json_object_get_double(v);
+	}
+	json_object_put(r);
+	return ms;
+}
+
+/* ---- phase 1: clients, mixed priorities, order, proofs ---- */
+
+#define CLIENTS 3
+#define JOBS_PER_CLIENT 6
+#define NJOBS (CLIENTS * JOBS_PER_CLIENT)
+
+struct job {
+	char id[32];
+	int nparts, prio;
+	uint64_t seq;
+	int64_t acked;          /* CLOCK_MONOTONIC when submit answered */
+	int ok;
+};
+static struct job jobs[NJOBS];
+static const char *const prios[] = { "critical", "high", "normal", "low" };
+
+static void *client(void *arg)
+{
+	int c = (int)(intptr_t)arg;
+	for (int k = 0; k < JOBS_PER_CLIENT; k++) {
+		struct job *j = &jobs[c * JOBS_PER_CLIENT + k];
+		snprintf(j->id, sizeof j->id, "%s-c%d-j%d", (const char *)"p1", c, k);
+		j->nparts = 1 + (c + k) % 4;
+		j->prio = (c * 7 + k * 3) % 4;
+		char q[8192];
+		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":%s}",
+			 j->id, prios[j->prio], wlist_at(k, j->nparts));
+		json_object *r = daemon_req(&nd[(c + k) % NODES], q, NULL, 0);
+		j->acked = mono();
+		j->ok = ok_of(r);
+		j->seq = (uint64_t)int_of(r, "seq");
+		if (!j->ok)
+			ct_diag("submit %s: %s", j->id, err_of(r));
+		json_object_put(r);
+	}
+	return NULL;
+}
+
+struct claim {
+	int64_t ns, sent;
+	uint64_t seq;
+	uint32_t part;
+};
+
+static int claims_read(struct daemon *d, const char *name, struct claim *out, int max, int *n)
+{
+	FILE *f = daemon_trace_file(d, name);
+	char line[1024];
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, "\"fleet_claim\""))
+			continue;
+		json_object *o = json_tokener_parse(line);
+		if (o && *n < max) {
+			out[*n].ns = int_of(o, "ns");
+			out[*n].sent = out[*n].ns - int_of(o, "arg") * 1000;
+			out[*n].seq = (uint64_t)int_of(o, "job");
+			out[*n].part = (uint32_t)int_of(o, "part");
+			(*n)++;
+		}
+		json_object_put(o);
+	}
+	fclose(f);
+	return 0;
+}
+
+static struct job *job_of(uint64_t seq)
+{
+	for (int i = 0; i < NJOBS; i++)
+		if (jobs[i].seq == seq)
+			return &jobs[i];
+	return NULL;
+}
+
+static int key_less(const struct claim *a, const struct claim *b)
+{
+	const struct job *ja = job_of(a->seq), *jb = job_of(b->seq);
+	if (ja->prio != jb->prio)
+		return ja->prio < jb->prio;
+	if (a->seq != b->seq)
+		return a->seq < b->seq;
+	return a->part < b->part;
+}
+
+/* For each claim, the lower keys already submitted when it was sent and
+ * claimed only after it: at most the fleet's consumers. */
+static int order_check(void)
+{
+	static struct claim cl[1024];
+	int n = 0, worst = 0, total = 0;
+	for (int i = 0; i < NODES; i++)
+		if (claims_read(&nd[i], fmt("fleet-trace-%d.jsonl", i), cl, 1024, &n))
+			return -1;
+	for (int b = 0; b < n; b++) {
+		if (!job_of(cl[b].seq))
+			continue;
+		int inv = 0;
+		for (int a = 0; a < n; a++) {
+			struct job *ja = job_of(cl[a].seq);
+			if (ja && cl[a].ns > cl[b].ns && ja->acked < cl[b].sent && key_less(&cl[a], &cl[b]))
+				inv++;
+		}
+		worst = inv > worst ? inv : worst;
+		total += inv;
+	}
+	ct_diag("order: %d claims in the merged traces, worst inversion %d, total %d (bound %d)", n, worst, total,
+		NODES * CONS_PER_NODE);
+	int want = 0;
+	for (int i = 0; i < NJOBS; i++)
+		want += jobs[i].nparts;
+	if (n < want)
+		ct_diag("only %d claims for %d partitions", n, want);
+	return n >= want && worst <= NODES * CONS_PER_NODE ? 0 : -1;
+}
+
+static int proofs_check(void)
+{
+	int bad = 0;
+	for (int i = 0; i < NJOBS; i++) {
+		/* awaited through another member than the one it was submitted to */
+		json_object *r = daemon_await(&nd[(i + 1) % NODES], jobs[i].id, 60);
+		if (!ok_of(r) || strcmp(str_of(r, "state"), "done")) {
+			ct_diag("await %s: %s", jobs[i].id, err_of(r));
+			bad++;
+		}
+		for (int k = 0; ok_of(r) && k < jobs[i].nparts; k++) {
+			const char *out = str_of(r, "dir");
+			if (system(fmt("%s/cuzk verify %s/vk.json %s/%d.public.json %s/%d.proof.json | grep -qx OK", bindir,
+				       dir, out, k, out, k))) {
+				ct_diag("%s partition %d: cuzk verify refused it", jobs[i].id, k);
+				bad++;
+			}
+		}
+		json_object_put(r);
+	}
+	return bad ? -1 : 0;
+}
+
+static void phase1(void)
+{
+	pthread_t t[CLIENTS];
+	for (int c = 0; c < CLIENTS; c++)
+		pthread_create(&t[c], NULL, client, (void *)(intptr_t)c);
+	for (int c = 0; c < CLIENTS; c++)
+		pthread_join(t[c], NULL);
+	int sub = 0, parts = 0;
+	for (int i = 0; i < NJOBS; i++) {
+		sub += jobs[i].ok;
+		parts += jobs[i].nparts;
+	}
+	ct_ok(sub == NJOBS, "%d jobs from %d clients submitted through the three members (got %d)", NJOBS, CLIENTS, sub);
+	ct_ok(proofs_check() == 0, "every job awaited through another member, every proof verifies with cuzk verify");
+	ct_ok(ask("SELECT count(*) FROM cz_fleet_part WHERE state = 2 AND proof IS NOT NULL") == parts &&
+	      ask("SELECT count(*) FROM cz_fleet_part") == parts && ask("SELECT count(*) FROM cz_fleet_job") == NJOBS,
+	      "the table: %d partitions of %d jobs, each done once with its proof", parts, NJOBS);
+	long long by = ask("SELECT count(DISTINCT proved_by) FROM cz_fleet_part");
+	ct_ok(by >= 2, "proved by %lld nodes", by);
+	ct_ok(order_check() == 0, "fleet-wide claim order within the fleet's %d consumers (merged traces)",
+	      NODES * CONS_PER_NODE);
+	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *nodes;
+	ct_ok(json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "nodes", &nodes) &&
+	      json_object_array_length(nodes) == NODES, "status's fleet section lists the %d live nodes", NODES);
+	json_object_put(r);
+	int rows = system(fmt("%s/cuzkctl --socket %s status --fleet > %s/fleet-status.txt", bindir, nd[1].sock, dir)) ? -1 :
+		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
+	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
+	double empty = 0, claim = 0;
+	for (int i = 0; i < NODES; i++) {
+		empty += idle_ms(&nd[i], "no claimable work");
+		claim += idle_ms(&nd[i], "claim latency");
+	}
+	ct_ok(empty > 0 && claim > 0, "status names the fleet's idle causes: no claimable work %.1f ms, claim latency %.1f ms",
+	      empty, claim);
+	const char *rep = cmd_out(fmt("%s/tools/cuzk-trace-report --json %s/fleet-trace-0.jsonl", root, dir));
+	json_object *j = json_tokener_parse(rep), *jby;
+	ct_ok(j && json_object_object_get_ex(j, "idle_by_cause_ms", &jby) &&
+	      (json_object_object_get_ex(jby, "claim latency", NULL) ||
+	       json_object_object_get_ex(jby, "no claimable work", NULL)) &&
+	      !json_object_object_get_ex(jby, "nothing submitted", NULL),
+	      "cuzk-trace-report names a fleet node's empty pipeline by the fleet's causes, never 'nothing submitted'");
+	json_object_put(j);
+}
+
+/* ---- phase 2: kill -9 and SIGSTOP past the lease ---- */
+
+static int submit_batch(const char *tag, int n, int nparts)
+{
+	int ok = 0;
+	for (int i = 0; i < n; i++) {
+		char q[8192];
+		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s-%d\",\"priority\":\"%s\",\"witnesses\":%s}",
+			 tag, i, prios[i % 4], wlist_at(i, nparts));
+		for (int k = 0; k < NODES; k++) {       /* any member that is up */
+			struct daemon *d = &nd[(i + k) % NODES];
+			json_object *r = d->pid > 0 ? daemon_req(d, q, NULL, 0) : NULL;
+			int good = ok_of(r);
+			json_object_put(r);
+			if (good) {
+				ok++;
+				break;
+			}
+		}
+	}
+	return ok;
+}
+
+static int await_batch(struct daemon *d, const char *tag, int n)
+{
+	int done = 0;
+	for (int i = 0; i < n; i++) {
+		json_object *r = daemon_await(d, fmt("%s-%d", tag, i), 60);
+		done += ok_of(r) && !strcmp(str_of(r, "state"), "done");
+		if (!ok_of(r))
+			ct_diag("await %s-%d: %s", tag, i, err_of(r));
+		json_object_put(r);
+	}
+	return done;
+}
+
+/* Waits until node i holds a claimed partition (the table says so). */
+static int wait_held(int i)
+{
+	for (int k = 0; k < 500; k++) {
+		if (ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64, node_id[i])) > 0)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void phase2(void)
+{
+	for (int i = 0; i < NODES; i++)
+		if (node_start(i, fmt("m%d", i), "null", "250")) {
+			ct_diag("node %d (null) did not start", i);
+			return;
+		}
+	int n = 8, np = 4;
+	ct_ok(submit_batch("p2", n, np) == n, "%d jobs of %d partitions submitted to the null fleet", n, np);
+	ct_ok(wait_held(0) == 0, "node %" PRId64 " holds partitions", node_id[0]);
+	kill(nd[0].pid, SIGKILL);
+	/* what it held when it died: the oracle's own record */
+	ask(fmt("CREATE TEMP TABLE killed AS SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
+		"; SELECT 1", node_id[0]));
+	long long nkilled = ask("SELECT count(*) FROM killed");
+	waitpid(nd[0].pid, NULL, 0);
+	nd[0].pid = 0;
+	ct_ok(wait_held(1) == 0, "node %" PRId64 " holds partitions", node_id[1]);
+	kill(nd[1].pid, SIGSTOP);
+	usleep((LEASE_MS + 1200) * 1000);       /* past its lease, and a renew of node 2 to reap it */
+	kill(nd[1].pid, SIGCONT);
+	int done = await_batch(&nd[2], "p2", n);
+	ct_ok(done == n, "every job done after a kill -9 and a SIGSTOP past the lease (%d of %d)", done, n);
+	ct_ok(ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p2-%' AND p.state = 2") == n * np &&
+	      ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p2-%' AND p.state <> 2") == 0,
+	      "the table: all %d partitions done, each recorded once", n * np);
+	long long again = ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p2-%' AND p.attempts > 1");
+	long long dups = ask("SELECT coalesce(sum(duplicates), 0) FROM cz_fleet_part");
+	ct_ok(again >= 1, "%lld partitions claimed again after their node's lease ran out (duplicates ignored: %lld)",
+	      again, dups);
+	ct_ok(nkilled > 0 && ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN killed USING (seq, part) WHERE p.state = 2 "
+				     "AND p.proved_by <> %" PRId64, node_id[0])) == nkilled,
+	      "the %lld partitions the killed node held were proved elsewhere", nkilled);
+}
+
+/* ---- phase 3: the database restarted mid-run ---- */
+
+static void phase3(void)
+{
+	int n = 8, np = 4;
+	ct_ok(submit_batch("p3", n, np) == n, "%d more jobs", n);
+	for (int k = 0; k < 300 && ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p3-%' AND p.state = 2") < 4; k++)
+		usleep(10000);
+	PQfinish(oracle);
+	ct_ok(pg_restart(&pg) == 0, "the database restarted mid-run");
+	oracle = PQconnectdb(conn);
+	int done = await_batch(&nd[2], "p3", n);
+	ct_ok(done == n, "every job done across the restart (%d of %d)", done, n);
+	ct_ok(ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p3-%' AND p.state = 2") == n * np,
+	      "the table: all %d partitions done", n * np);
+}
+
+/* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
+ * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
+ * partitions submitted through node 0, makespan from the first submit to
+ * the last await (docs/BENCHMARKS.md "Fleet: the daemon"); diagnostics
+ * only, no test points. */
+static void bench(void)
+{
+	for (int k = 1; k <= NODES; k++) {
+		int up = 0;
+		for (int i = 0; i < k; i++)
+			up += node_start(i, fmt("b%d%d", k, i), "null", "100") == 0;
+		if (up != k) {
+			ct_diag("bench: %d of %d nodes started", up, k);
+			nodes_stop();
+			return;
+		}
+		char tag[8];
+		snprintf(tag, sizeof tag, "b%d", k);
+		int64_t t0 = mono();
+		int sub = submit_batch(tag, 20, 4);
+		int done = await_batch(&nd[0], tag, 20);
+		double s = (double)(mono() - t0) / 1e9;
+		double empty = 0, claim = 0, nothing = 0;
+		for (int i = 0; i < k; i++) {
+			empty += idle_ms(&nd[i], "no claimable work");
+			claim += idle_ms(&nd[i], "claim latency");
+			nothing += idle_ms(&nd[i], "nothing submitted");
+		}
+		ct_diag("bench: %d node(s): %d/%d jobs done, 80 partitions in %.2f s = %.1f partitions/s (ideal %d); "
+			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms",
+			k, done, sub, s, 80 / s, 10 * k, empty, claim, nothing);
+		json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
+		if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
+			ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
+				json_object_array_get_idx(devs, 0), "since_start")));
+		json_object_put(r);
+		nodes_stop();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	struct cz_groth16_key key;
+	char err[256];
+
+	ct_plan(21);
+	if (e2e_begin(argv[0], "e2e_fleet"))
+		return ct_exit();
+	if (!mkdtemp(dir)) {
+		ct_diag("mkdtemp: %s", strerror(errno));
+		return ct_exit();
+	}
+	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
+		skip_n(21, pg.why[0] ? pg.why : "no PostgreSQL");
+		return ct_exit();
+	}
+	oracle = PQconnectdb(conn);
+	struct cz_groth16_vk vk;
+	if (fixtures_make(&key) || (cz_groth16_vk_from_key(&vk, &key), cz_groth16_vk_json_write(fmt("%s/vk.json", dir), &vk, err))) {
+		ct_diag("fixtures: %s", err);
+		pg_stop(&pg, 0);
+		return ct_exit();
+	}
+	int up = 0;
+	for (int i = 0; i < NODES; i++)
+		up += node_start(i, fmt("n%d", i), "cpu", "0") == 0;
+	ct_ok(up == NODES, "three cuzkd --fleet (cpu) registered: nodes %" PRId64 ", %" PRId64 ", %" PRId64, node_id[0],
+	      node_id[1], node_id[2]);
+	if (up == NODES)
+		phase1();
+	else
+		skip_n(9, "the nodes did not start");
+	nodes_stop();
+	if (getenv("CZ_FLEET_BENCH"))
+		bench();
+	phase2();
+	phase3();
+	nodes_stop();
+	PQfinish(oracle);
+	cz_groth16_key_free(&key);
+	pg_stop(&pg, ct_fail);
+	return e2e_end();
+}
+#endif
