@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"             [--max-conns-per-uid N] [--isolation process|thread]\n"
 		"             [--max-queued-partitions N] [--admin-group GROUP]\n"
 		"             [--socket-group GROUP] [--socket-mode MODE]\n"
-		"             [--retain DURATION]\n"
+		"             [--retain DURATION] [--watchdog-factor K] [--watchdog-floor-ms MS]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH]\n"
@@ -69,6 +69,8 @@ static void usage(FILE *f)
 		"    threads of cuzkd, for debugging and sanitizer runs)\n"
 		"  --retain %llus (7d; takes s, m, h, d suffixes): finished jobs answer await and hold\n"
 		"    their id this long; at most %llus\n"
+		"  --watchdog-factor %u (0: off), --watchdog-floor-ms %u: a device stage running over\n"
+		"    max(K x its circuit's p99, MS) marks the device hung; its process is restarted\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
@@ -78,7 +80,7 @@ static void usage(FILE *f)
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
 		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
 		d.isolation == CZ_ISOLATION_PROCESS ? "process" : "thread", (unsigned long long)d.retain_s,
-		CZ_ENGINE_RETAIN_MAX_S,
+		CZ_ENGINE_RETAIN_MAX_S, d.watchdog_factor, d.watchdog_floor_ms,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
 #ifdef CZ_HAVE_MICROHTTPD
 		""
@@ -299,6 +301,10 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		o->srv.socket_group = !bad;
 	} else if (!strcmp(name, "socket-mode"))
 		bad = parse_mode(val, &o->srv.socket_mode);
+	else if (!strcmp(name, "watchdog-factor"))
+		bad = parse_uint(val, &c->watchdog_factor);
+	else if (!strcmp(name, "watchdog-floor-ms"))
+		bad = parse_uint(val, &c->watchdog_floor_ms);
 	else if (!strcmp(name, "retain"))
 		bad = parse_duration(val, &c->retain_s);
 	else if (!strcmp(name, "max-conns-per-uid"))
@@ -362,7 +368,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
 		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
-		{ "socket-mode", 1, 0, 0 },
+		{ "socket-mode", 1, 0, 0 }, { "watchdog-factor", 1, 0, 0 }, { "watchdog-floor-ms", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
