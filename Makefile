@@ -37,6 +37,11 @@ TESTS    += tools/check-functions
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
+# No loop of zk/ files calling each other (nm over $(B)/obj/zk: selftests/zk_calls.sh).
+TESTS    += selftests/zk_calls.sh
+# The generated x86-64 assembly (zk/field/field_x86*.h) regenerated and compared with the
+# committed headers byte for byte (selftests/zk_x86_gen.sh).
+TESTS    += selftests/zk_x86_gen.sh
 # The Groth16 and snarkjs interop suites once more with the AVX-512 IFMA path forced off
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it; the BN254 MSM and
 # interop suites likewise; and on the four-lane flush (CZ_IFMA_LANES=4).

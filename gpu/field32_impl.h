@@ -14,7 +14,7 @@
  * R = 2^(64·N/2), so a zk/ element and its F32 twin are the same bytes on a
  * little-endian host: converting is a reinterpretation, never arithmetic.
  *
- * Invariants, as in zk/field/field_impl.h: elements are fully reduced (< m); the
+ * Invariants, as in zk/field/field_tmpl_pvt.h: elements are fully reduced (< m); the
  * modulus leaves the top bit clear, so CIOS's result is < 2m and one
  * conditional subtraction reduces it.  Every function is branch-free in the
  * values (selects by mask), so warps do not diverge inside the arithmetic.

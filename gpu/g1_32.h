@@ -5,7 +5,7 @@
  * instance each): what the MSM kernels need (XYZZ bucket accumulators, mixed
  * addition from affine bases, doubling) and Jacobian mixed add/double.
  *
- * The formulas are zk/curve/curve_impl.h's (EFD names below), so a kernel's result
+ * The formulas are zk/curve/curve_tmpl_pvt.h's (EFD names below), so a kernel's result
  * can be checked against cz_g1_* on the host point for point.  Layouts match
  * zk/: cz_g1a32 is cz_g1_affine ((0, 0) is infinity), cz_g1xyzz32 is
  * cz_g1_xyzz (ZZ = 0 is infinity), cz_g1jac32 is cz_g1_jac (Z = 0), and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * selftests/zk_curve_test.h — the curve-group tests shared by zk_g1.c and
- * zk_g2.c, written once over the coordinate field like zk/curve/curve_impl.h.
+ * zk_g2.c, written once over the coordinate field like zk/curve/curve_tmpl_pvt.h.
  *
  * The oracle is a separate, deliberately naive implementation written here:
  * affine points with an explicit infinity flag, the textbook chord-and-

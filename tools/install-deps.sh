@@ -14,21 +14,22 @@
 # selftests/e2e_metrics); chromium (the dashboard's headless test there); tmux
 # (cuzkctl top's test there); clang and libclang-rt-14-dev (the fuzzers);
 # xfsprogs (the reflink spool test, selftests/engine_spool, and
-# tools/bench-journal.sh reflink); wabt (wasm2c and wat2wasm: cuzk witness
-# translates a circuit's .wasm with it, synth/witness/, and its tests); libpq-dev
+# tools/bench-journal.sh reflink); libpq-dev
 # (cuzkd --fleet, engine/fleet/; without it the room builds a stub that says so)
 # and postgresql (the real server selftests/engine_fleet starts: initdb, pg_ctl);
 # python3 and time; node, npm and the pinned
 # snarkjs/circom2 (tools/fixtures/package-lock.json) for the interop tests.
 # Build libraries: libssl-dev (SHA-256 of spooled witnesses, engine/durable/spool.c),
 # libmicrohttpd-dev (cuzkd's --metrics-listen), libsystemd-dev (sd_notify),
-# liburing-dev, libnuma-dev, libjson-c-dev, libhwloc-dev (+ hwloc-nox's tools).
+# liburing-dev, libnuma-dev, libjson-c-dev, libhwloc-dev (+ hwloc-nox's tools);
+# wabt (wasm2c and its runtime header wasm-rt.h: cuzk witness translates a
+# circuit's .wasm with it, synth/witness/; wat2wasm for its tests).
 #
 # Already-installed packages are skipped, so a second run only checks.
 set -e
 what=${1:-check}
-BUILD="build-essential pkg-config liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev libmicrohttpd-dev libsystemd-dev"
-CHECK="libgmp-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static prometheus chromium tmux clang libclang-rt-14-dev python3 time xfsprogs wabt libpq-dev postgresql"
+BUILD="build-essential pkg-config liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev libmicrohttpd-dev libsystemd-dev wabt"
+CHECK="libgmp-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static prometheus chromium tmux clang libclang-rt-14-dev python3 time xfsprogs libpq-dev postgresql"
 case "$what" in
 build) PKGS="$BUILD" ;;
 check) PKGS="$BUILD $CHECK"
@@ -54,6 +55,8 @@ fi
 # snarkjs and circom2, pinned by tools/fixtures/package-lock.json: the snarkjs interop tests
 # (selftests/e2e_cli.c) and the fixture generator need them.
 fixtures="$(cd "$(dirname "$0")" && pwd)/fixtures"
-if [ ! -d "$fixtures/node_modules/snarkjs" ]; then
+# Installed again whenever the lock file changed since the last install.
+if ! cmp -s "$fixtures/package-lock.json" "$fixtures/node_modules/.cuzk-package-lock.json"; then
 	npm ci --prefix "$fixtures" --no-audit --no-fund
+	cp "$fixtures/package-lock.json" "$fixtures/node_modules/.cuzk-package-lock.json"
 fi

@@ -412,30 +412,99 @@ static void rm_dir(const char *dir)
 	rmdir(dir);
 }
 
-int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,
-	      char *sha_hex, char *err, size_t cap)
+/* The module's bytes and their SHA-256 (hex); the magic checked. */
+static int read_wasm(const char *wasm_path, uint8_t **wasm, size_t *len, char *sha_hex, char *err,
+		     size_t cap)
 {
-	uint8_t *wasm = NULL, md[32];
-	size_t len;
+	uint8_t md[32];
 	unsigned mdlen = 0;
-	char dir[4096], tmp[4200], p1[4300], p2[4300], p3[4300], e2[1024];
-	FILE *pr = o ? o->progress : NULL;
-	int ret = -1;
 
-	if (read_all(wasm_path, &wasm, &len, err, cap))
+	if (read_all(wasm_path, wasm, len, err, cap))
 		return -1;
-	if (len < 8 || memcmp(wasm, "\0asm", 4)) {
+	if (*len < 8 || memcmp(*wasm, "\0asm", 4)) {
 		bfmt(err, cap, "%s: not a WebAssembly module (no \\0asm magic)", wasm_path);
-		free(wasm);
+		free(*wasm);
 		return -1;
 	}
-	if (!EVP_Digest(wasm, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+	if (!EVP_Digest(*wasm, *len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
 		bfmt(err, cap, "%s: SHA-256 failed", wasm_path);
-		free(wasm);
+		free(*wasm);
 		return -1;
 	}
 	for (int i = 0; i < 32; i++)
 		sprintf(sha_hex + 2 * i, "%02x", md[i]);
+	return 0;
+}
+
+/* Translate, glue and compile in the private directory tmp, then rename the
+ * library onto lib; progress and where the time went on pr. */
+static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm, size_t len,
+		    const char *sha_hex, const char *lib, FILE *pr, char *err, size_t cap)
+{
+	char p1[4300], p2[4300], p3[4300], e2[1024];
+
+	bfmt(p1, sizeof(p1), "%s/c.wasm", tmp);
+	if (write_file(p1, wasm, len, err, cap))
+		return -1;
+	if (pr)
+		fprintf(pr, "witness: building %s (%zu KiB, sha256 %.16s...) into %s\n", wasm_path,
+			len >> 10, sha_hex, lib);
+	double t0 = now_s();
+	bfmt(p2, sizeof(p2), "%s/c.c", tmp);
+	bfmt(p3, sizeof(p3), "%s/wasm2c.log", tmp);
+	{
+		char *argv[] = { "wasm2c", "-n", "cz", p1, "-o", p2, NULL };
+		if (run(argv, p3, e2, sizeof(e2))) {
+			bfmt(err, cap, "%s: %s", wasm_path, e2);
+			return -1;
+		}
+	}
+	double t1 = now_s();
+	struct stat st;
+	if (pr && !stat(p2, &st))
+		fprintf(pr, "witness: translate (wasm2c): %.2f s, %lld KiB of C\n", t1 - t0,
+			(long long)st.st_size >> 10);
+	if (write_glue(tmp, sha_hex, e2, sizeof(e2)) || fix_import_params(tmp, e2, sizeof(e2))) {
+		bfmt(err, cap, "%s: %s", wasm_path, e2);
+		return -1;
+	}
+	const char *cc = getenv("CC");
+	char g[4300], so[4300], lg[4300];
+	bfmt(g, sizeof(g), "%s/glue.c", tmp);
+	bfmt(so, sizeof(so), "%s/lib.so", tmp);
+	bfmt(lg, sizeof(lg), "%s/cc.log", tmp);
+	char *argv[] = { (char *)(cc && *cc ? cc : "cc"), "-std=gnu17", "-O1", "-fPIC",
+			 "-shared", "-w", "-fno-strict-aliasing", "-I", (char *)tmp, "-o", so, p2, g,
+			 NULL };
+	if (pr) {
+		fprintf(pr, "witness: compile (%s -O1): ...\n", argv[0]);
+		fflush(pr);
+	}
+	if (run(argv, lg, e2, sizeof(e2))) {
+		bfmt(err, cap, "%s: %s", wasm_path, e2);
+		return -1;
+	}
+	double t2 = now_s();
+	if (pr)
+		fprintf(pr, "witness: compile (%s -O1): %.2f s; total %.2f s\n", argv[0], t2 - t1,
+			t2 - t0);
+	if (rename(so, lib)) {
+		bfmt(err, cap, "%s: rename onto %s: %s", so, lib, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,
+	      char *sha_hex, char *err, size_t cap)
+{
+	uint8_t *wasm = NULL;
+	size_t len;
+	char dir[4096], tmp[4200];
+	FILE *pr = o ? o->progress : NULL;
+
+	if (read_wasm(wasm_path, &wasm, &len, sha_hex, err, cap))
+		return -1;
 	cache_dir(o, dir, sizeof(dir));
 	if (o && o->out_lib)
 		bfmt(lib, libcap, "%s", o->out_lib);
@@ -467,59 +536,7 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 		free(wasm);
 		return -1;
 	}
-	bfmt(p1, sizeof(p1), "%s/c.wasm", tmp);
-	if (write_file(p1, wasm, len, err, cap))
-		goto out;
-	if (pr)
-		fprintf(pr, "witness: building %s (%zu KiB, sha256 %.16s...) into %s\n", wasm_path,
-			len >> 10, sha_hex, lib);
-	double t0 = now_s();
-	bfmt(p2, sizeof(p2), "%s/c.c", tmp);
-	bfmt(p3, sizeof(p3), "%s/wasm2c.log", tmp);
-	{
-		char *argv[] = { "wasm2c", "-n", "cz", p1, "-o", p2, NULL };
-		if (run(argv, p3, e2, sizeof(e2))) {
-			bfmt(err, cap, "%s: %s", wasm_path, e2);
-			goto out;
-		}
-	}
-	double t1 = now_s();
-	struct stat st;
-	if (pr && !stat(p2, &st))
-		fprintf(pr, "witness: translate (wasm2c): %.2f s, %lld KiB of C\n", t1 - t0,
-			(long long)st.st_size >> 10);
-	if (write_glue(tmp, sha_hex, e2, sizeof(e2)) || fix_import_params(tmp, e2, sizeof(e2))) {
-		bfmt(err, cap, "%s: %s", wasm_path, e2);
-		goto out;
-	}
-	{
-		const char *cc = getenv("CC");
-		char g[4300], so[4300], lg[4300];
-		bfmt(g, sizeof(g), "%s/glue.c", tmp);
-		bfmt(so, sizeof(so), "%s/lib.so", tmp);
-		bfmt(lg, sizeof(lg), "%s/cc.log", tmp);
-		char *argv[] = { (char *)(cc && *cc ? cc : "cc"), "-std=gnu17", "-O1", "-fPIC",
-				 "-shared", "-w", "-fno-strict-aliasing", "-I", tmp, "-o", so, p2, g,
-				 NULL };
-		if (pr) {
-			fprintf(pr, "witness: compile (%s -O1): ...\n", argv[0]);
-			fflush(pr);
-		}
-		if (run(argv, lg, e2, sizeof(e2))) {
-			bfmt(err, cap, "%s: %s", wasm_path, e2);
-			goto out;
-		}
-		double t2 = now_s();
-		if (pr)
-			fprintf(pr, "witness: compile (%s -O1): %.2f s; total %.2f s\n", argv[0], t2 - t1,
-				t2 - t0);
-		if (rename(so, lib)) {
-			bfmt(err, cap, "%s: rename onto %s: %s", so, lib, strerror(errno));
-			goto out;
-		}
-	}
-	ret = 0;
-out:
+	int ret = build_in(tmp, wasm_path, wasm, len, sha_hex, lib, pr, err, cap);
 	rm_dir(tmp);
 	free(wasm);
 	return ret;

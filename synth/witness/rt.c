@@ -66,7 +66,7 @@ void cz_wrt_throw(struct cz_witness_inst *in, int code)
 	unwind(in, code);
 }
 
-static __attribute__((noreturn)) void host_trap(wasm_rt_trap_t code)
+__attribute__((noreturn)) void cz_wrt_trap(wasm_rt_trap_t code)
 {
 	struct cz_witness_inst *in = cz_wrt_cur;
 	if (!in || !in->running)
@@ -75,7 +75,7 @@ static __attribute__((noreturn)) void host_trap(wasm_rt_trap_t code)
 }
 
 /* The instance being instantiated takes its memory from its reservation. */
-static void host_mem_alloc(wasm_rt_memory_t *m, uint32_t initial, uint32_t max)
+void cz_wrt_mem_alloc(wasm_rt_memory_t *m, uint32_t initial, uint32_t max)
 {
 	struct cz_witness_inst *in = cz_wrt_cur;
 	if (!in || initial > 65535 || (uint64_t)initial * WASM_PAGE > RESERVE / 2 ||
@@ -87,7 +87,7 @@ static void host_mem_alloc(wasm_rt_memory_t *m, uint32_t initial, uint32_t max)
 	m->size = initial * WASM_PAGE;
 }
 
-static uint32_t host_mem_grow(wasm_rt_memory_t *m, uint32_t delta)
+uint32_t cz_wrt_mem_grow(wasm_rt_memory_t *m, uint32_t delta)
 {
 	uint32_t old = m->pages;
 	uint64_t np = (uint64_t)old + delta;
@@ -101,24 +101,9 @@ static uint32_t host_mem_grow(wasm_rt_memory_t *m, uint32_t delta)
 	return old;
 }
 
-static void host_mem_free(wasm_rt_memory_t *m)
+void cz_wrt_mem_free(wasm_rt_memory_t *m)
 {
 	(void)m;        /* the reservation is the instance's: cz_wrt_inst_unmap */
-}
-
-void cz_wimp_dispatch(void *host, int which, uint32_t arg);   /* witness.c */
-
-static const struct cz_wglue_host host = {
-	.trap = host_trap,
-	.mem_alloc = host_mem_alloc,
-	.mem_grow = host_mem_grow,
-	.mem_free = host_mem_free,
-	.imp = cz_wimp_dispatch,
-};
-
-const struct cz_wglue_host *cz_wrt_host(void)
-{
-	return &host;
 }
 
 static void chain(int sig, siginfo_t *si, void *uc, const struct sigaction *old)

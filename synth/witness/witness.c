@@ -221,7 +221,7 @@ static void msg_read(struct cz_witness_inst *in, char *buf, size_t *len, size_t 
 	buf[*len] = 0;
 }
 
-void cz_wimp_dispatch(void *host, int which, uint32_t arg)
+static void imp_dispatch(void *host, int which, uint32_t arg)
 {
 	struct cz_witness_inst *in = host;
 	const struct cz_wexports *x = &in->p->x;
@@ -275,6 +275,14 @@ void cz_wimp_dispatch(void *host, int which, uint32_t arg)
 		cz_wrt_throw(in, WASM_RT_TRAP_UNREACHABLE + 1);
 	}
 }
+
+static const struct cz_wglue_host host_table = {
+	.trap = cz_wrt_trap,
+	.mem_alloc = cz_wrt_mem_alloc,
+	.mem_grow = cz_wrt_mem_grow,
+	.mem_free = cz_wrt_mem_free,
+	.imp = imp_dispatch,
+};
 
 /* ---- the program ---- */
 
@@ -332,11 +340,122 @@ void cz_witness_prog_free(struct cz_witness_prog *p)
 	free(p);
 }
 
+/* dlopen the library (a cached one of another glue version is built again,
+ * once) and take its glue table. */
+static int open_lib(struct cz_witness_prog *p, const char *path, const struct cz_witness_opts *o,
+		    int prebuilt, char *err, size_t cap)
+{
+	for (int attempt = 0;; attempt++) {
+		p->dl = dlopen(p->lib, RTLD_NOW | RTLD_LOCAL);
+		p->g = p->dl ? dlsym(p->dl, CZ_WGLUE_SYMBOL) : NULL;
+		if (p->g && p->g->abi == CZ_WGLUE_ABI)
+			break;
+		const char *why = p->dl ? (p->g ? "built by another version of cuzk"
+						 : "not a cuzk witness library (no " CZ_WGLUE_SYMBOL ")")
+					: dlerror();
+		if (p->dl)
+			dlclose(p->dl);
+		p->dl = NULL;
+		if (prebuilt || attempt) {
+			errf(err, cap, "%s: %s", p->lib, why);
+			return -1;
+		}
+		/* a cached library of another glue version: build it again */
+		struct cz_witness_opts o2 = o ? *o : (struct cz_witness_opts){ 0 };
+		o2.rebuild = 1;
+		if (cz_wbuild(path, &o2, p->lib, sizeof(p->lib), p->sha, err, cap)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The imports are circom 2.x's runtime's, the exports its protocol's, each
+ * with circom's prototype. */
+static int bind_exports(struct cz_witness_prog *p, const char *path, char *err, size_t cap)
+{
+	for (const char *const *i = p->g->imports; *i; i++)
+		if (strcmp(*i, "runtime.exceptionHandler") && strcmp(*i, "runtime.printErrorMessage") &&
+		    strcmp(*i, "runtime.writeBufferMessage") && strcmp(*i, "runtime.showSharedRWMemory")) {
+			errf(err, cap, "%s: imports %s, which circom 2.x's runtime does not provide: "
+				       "not a circom 2 witness program", path, *i);
+			return -1;
+		}
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		const struct cz_wglue_export *e = find_export(p->g, wanted[i].name);
+		if (!e) {
+			if (wanted[i].optional)
+				continue;
+			if (find_export(p->g, "getFrLen") || find_export(p->g, "getPWitness"))
+				errf(err, cap, "%s: a circom 0.5-era wasm (exports getFrLen/getPWitness, "
+					       "no %s): only circom 2.x's protocol is supported; "
+					       "recompile with circom 2", path, wanted[i].name);
+			else
+				errf(err, cap, "%s: no export '%s': not a circom 2.x witness program",
+				     path, wanted[i].name);
+			return -1;
+		}
+		if (strcmp(e->proto, wanted[i].proto)) {
+			errf(err, cap, "%s: export '%s' is %s, circom's is %s", path, e->name, e->proto,
+			     wanted[i].proto);
+			return -1;
+		}
+		memcpy((char *)&p->x + wanted[i].off, &e->fn, sizeof(e->fn));
+	}
+	return 0;
+}
+
+/* The glue's init, then a probe run that reads the field: its prime picks
+ * the curve. */
+static int probe_field(struct cz_witness_prog *p, const char *path, char *err, size_t cap)
+{
+	char e2[1024];
+
+	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&init_lock);   /* the glue's type registry is written here only */
+	p->g->init(&host_table);
+	pthread_mutex_unlock(&init_lock);
+
+	struct cz_witness_inst *in = cz_witness_inst_create(p, e2, sizeof(e2));
+	if (!in) {
+		errf(err, cap, "%s: %s", path, e2);
+		return -1;
+	}
+	in->err = e2;
+	in->cap = sizeof(e2);
+	int t = cz_wrt_run(in, probe_run, 10000);
+	int rc = in->rc;
+	cz_witness_inst_free(in);
+	if (t || rc) {
+		errf(err, cap, "%s: reading the field: %s", path,
+		     t ? cz_wrt_trap_name(t) : "getFieldNumLen32 is 0 or over 16 words");
+		return -1;
+	}
+	if (p->n32 == 8 && !cmp(p->prime, bn254_r, 8))
+		p->curve = CZ_CURVE_BN254;
+	else if (p->n32 == 8 && !cmp(p->prime, bls_r, 8))
+		p->curve = CZ_CURVE_BLS12_381;
+	else {
+		uint32_t v[16];
+		char d[200];
+		memcpy(v, p->prime, p->n32 * 4);
+		to_dec(v, p->n32, d, sizeof(d));
+		errf(err, cap, "%s: the circuit's prime %s is neither BN254's nor BLS12-381's r "
+			       "(circom --prime bn128 or bls12381)", path, d);
+		return -1;
+	}
+	if (p->nvars == 0) {
+		errf(err, cap, "%s: getWitnessSize is 0", path);
+		return -1;
+	}
+	return 0;
+}
+
 struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_witness_opts *o,
 					     char *err, size_t cap)
 {
 	struct cz_witness_prog *p = calloc(1, sizeof(*p));
-	char magic[4] = { 0 }, e2[1024];
+	char magic[4] = { 0 };
 	if (!p) {
 		errf(err, cap, "witness: out of memory");
 		return NULL;
@@ -358,101 +477,17 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 		free(p);
 		return NULL;
 	}
-	for (int attempt = 0;; attempt++) {
-		p->dl = dlopen(p->lib, RTLD_NOW | RTLD_LOCAL);
-		p->g = p->dl ? dlsym(p->dl, CZ_WGLUE_SYMBOL) : NULL;
-		if (p->g && p->g->abi == CZ_WGLUE_ABI)
-			break;
-		const char *why = p->dl ? (p->g ? "built by another version of cuzk"
-						 : "not a cuzk witness library (no " CZ_WGLUE_SYMBOL ")")
-					: dlerror();
-		if (p->dl)
-			dlclose(p->dl);
-		p->dl = NULL;
-		if (prebuilt || attempt) {
-			errf(err, cap, "%s: %s", p->lib, why);
-			free(p);
-			return NULL;
-		}
-		/* a cached library of another glue version: build it again */
-		struct cz_witness_opts o2 = o ? *o : (struct cz_witness_opts){ 0 };
-		o2.rebuild = 1;
-		if (cz_wbuild(path, &o2, p->lib, sizeof(p->lib), p->sha, err, cap)) {
-			free(p);
-			return NULL;
-		}
+	if (open_lib(p, path, o, prebuilt, err, cap)) {
+		free(p);
+		return NULL;
 	}
 	if (prebuilt)
 		snprintf(p->sha, sizeof(p->sha), "%s", p->g->sha256);
-	for (const char *const *i = p->g->imports; *i; i++)
-		if (strcmp(*i, "runtime.exceptionHandler") && strcmp(*i, "runtime.printErrorMessage") &&
-		    strcmp(*i, "runtime.writeBufferMessage") && strcmp(*i, "runtime.showSharedRWMemory")) {
-			errf(err, cap, "%s: imports %s, which circom 2.x's runtime does not provide: "
-				       "not a circom 2 witness program", path, *i);
-			goto fail;
-		}
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		const struct cz_wglue_export *e = find_export(p->g, wanted[i].name);
-		if (!e) {
-			if (wanted[i].optional)
-				continue;
-			if (find_export(p->g, "getFrLen") || find_export(p->g, "getPWitness"))
-				errf(err, cap, "%s: a circom 0.5-era wasm (exports getFrLen/getPWitness, "
-					       "no %s): only circom 2.x's protocol is supported; "
-					       "recompile with circom 2", path, wanted[i].name);
-			else
-				errf(err, cap, "%s: no export '%s': not a circom 2.x witness program",
-				     path, wanted[i].name);
-			goto fail;
-		}
-		if (strcmp(e->proto, wanted[i].proto)) {
-			errf(err, cap, "%s: export '%s' is %s, circom's is %s", path, e->name, e->proto,
-			     wanted[i].proto);
-			goto fail;
-		}
-		memcpy((char *)&p->x + wanted[i].off, &e->fn, sizeof(e->fn));
-	}
-	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_lock(&init_lock);   /* the glue's type registry is written here only */
-	p->g->init(cz_wrt_host());
-	pthread_mutex_unlock(&init_lock);
-
-	struct cz_witness_inst *in = cz_witness_inst_create(p, e2, sizeof(e2));
-	if (!in) {
-		errf(err, cap, "%s: %s", path, e2);
-		goto fail;
-	}
-	in->err = e2;
-	in->cap = sizeof(e2);
-	int t = cz_wrt_run(in, probe_run, 10000);
-	int rc = in->rc;
-	cz_witness_inst_free(in);
-	if (t || rc) {
-		errf(err, cap, "%s: reading the field: %s", path,
-		     t ? cz_wrt_trap_name(t) : "getFieldNumLen32 is 0 or over 16 words");
-		goto fail;
-	}
-	if (p->n32 == 8 && !cmp(p->prime, bn254_r, 8))
-		p->curve = CZ_CURVE_BN254;
-	else if (p->n32 == 8 && !cmp(p->prime, bls_r, 8))
-		p->curve = CZ_CURVE_BLS12_381;
-	else {
-		uint32_t v[16];
-		char d[200];
-		memcpy(v, p->prime, p->n32 * 4);
-		to_dec(v, p->n32, d, sizeof(d));
-		errf(err, cap, "%s: the circuit's prime %s is neither BN254's nor BLS12-381's r "
-			       "(circom --prime bn128 or bls12381)", path, d);
-		goto fail;
-	}
-	if (p->nvars == 0) {
-		errf(err, cap, "%s: getWitnessSize is 0", path);
-		goto fail;
+	if (bind_exports(p, path, err, cap) || probe_field(p, path, err, cap)) {
+		cz_witness_prog_free(p);
+		return NULL;
 	}
 	return p;
-fail:
-	cz_witness_prog_free(p);
-	return NULL;
 }
 
 enum cz_curve cz_witness_prog_curve(const struct cz_witness_prog *p) { return p->curve; }

@@ -130,7 +130,12 @@ struct cz_witness_inst {
 #define CZ_WTRAP_TIMEOUT  (CZ_WTRAP_BASE + 2)   /* the time limit's signal */
 
 /* rt.c */
-const struct cz_wglue_host *cz_wrt_host(void);
+/* The host side of the glue, whose table witness.c builds (with its own
+ * import dispatcher, so the runtime never calls back into witness.c). */
+__attribute__((noreturn)) void cz_wrt_trap(wasm_rt_trap_t code);
+void cz_wrt_mem_alloc(wasm_rt_memory_t *m, uint32_t initial, uint32_t max);
+uint32_t cz_wrt_mem_grow(wasm_rt_memory_t *m, uint32_t delta);
+void cz_wrt_mem_free(wasm_rt_memory_t *m);
 int cz_wrt_inst_map(struct cz_witness_inst *in, char *err, size_t cap);
 void cz_wrt_inst_unmap(struct cz_witness_inst *in);
 /* Runs fn(in) on in's stack with traps, faults and the time limit caught:

@@ -143,6 +143,23 @@ static struct cz_fleet *open_node(const char *ci, const char *host)
 	return f;
 }
 
+/* count jobs of PARTS partitions each, ids "r<round>-<tag><j>". */
+static int submit_jobs(struct cz_fleet *sub, int round, const char *tag, int count,
+		       const struct cz_fleet_payload *pl)
+{
+	char id[64];
+	uint64_t seq;
+
+	for (int j = 0; j < count; j++) {
+		snprintf(id, sizeof id, "r%d-%s%d", round, tag, j);
+		struct cz_fleet_job_spec s = { .owner = 1, .id = id, .prio = CZ_PRIO_NORMAL, .circuit = "bench",
+					       .nparts = PARTS, .parts = pl };
+		if (cz_fleet_submit(sub, &s, &seq) != 0)
+			return fprintf(stderr, "cuzk bench fleet: %s\n", cz_fleet_error(sub)), 1;
+	}
+	return 0;
+}
+
 static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int held, int jobs, int round)
 {
 	struct cz_fleet *sub = open_node(ci, "submitter");
@@ -155,16 +172,9 @@ static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int hel
 	memset(input, 7, sizeof input);
 	for (int i = 0; i < PARTS; i++)
 		pl[i] = (struct cz_fleet_payload){ .bytes = input, .len = sizeof input };
-	char id[64];
-	uint64_t seq;
 	struct cz_fleet_stats ss0, ss1;
-	for (int j = 0; j < held / PARTS; j++) {
-		snprintf(id, sizeof id, "r%d-held-%d", round, j);
-		struct cz_fleet_job_spec s = { .owner = 1, .id = id, .prio = CZ_PRIO_NORMAL, .circuit = "bench",
-					       .nparts = PARTS, .parts = pl };
-		if (cz_fleet_submit(sub, &s, &seq) != 0)
-			return fprintf(stderr, "cuzk bench fleet: %s\n", cz_fleet_error(sub)), 1;
-	}
+	if (submit_jobs(sub, round, "held-", held / PARTS, pl))
+		return 1;
 	if (held) {
 		holder = open_node(ci, "holder");
 		struct cz_fleet_claim *c = calloc((size_t)held, sizeof *c);
@@ -177,13 +187,8 @@ static int run(const struct cz_bench_opts *o, const char *ci, int nodes, int hel
 	}
 	cz_fleet_stats_get(sub, &ss0);
 	int64_t ts0 = cz_clock_ns(CLOCK_MONOTONIC);
-	for (int j = 0; j < jobs; j++) {
-		snprintf(id, sizeof id, "r%d-%d", round, j);
-		struct cz_fleet_job_spec s = { .owner = 1, .id = id, .prio = CZ_PRIO_NORMAL, .circuit = "bench",
-					       .nparts = PARTS, .parts = pl };
-		if (cz_fleet_submit(sub, &s, &seq) != 0)
-			return fprintf(stderr, "cuzk bench fleet: %s\n", cz_fleet_error(sub)), 1;
-	}
+	if (submit_jobs(sub, round, "", jobs, pl))
+		return 1;
 	int64_t ts1 = cz_clock_ns(CLOCK_MONOTONIC);
 	cz_fleet_stats_get(sub, &ss1);
 	int total = jobs * PARTS;

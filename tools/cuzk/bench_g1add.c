@@ -6,7 +6,7 @@
  * Each operation runs as a dependent chain (acc = acc + Q), so the figures
  * are latencies, timed in thread CPU time.  Alongside ns_per_op it prints mul_equiv, the cost in
  * multiplications of the coordinate field measured in the same run, which
- * is the figure to compare with the formula counts in zk/curve/curve_impl.h and
+ * is the figure to compare with the formula counts in zk/curve/curve_tmpl_pvt.h and
  * with other libraries (it cancels most of the machine's speed).
  * --iters N sets the chain length for additions (default 200000, run as the
  * best of 5 rounds of N/5); scalar multiplications and subgroup checks run

@@ -8,7 +8,7 @@
  * polynomials in x (zk/curve/pairing.c).
  *
  * The Frobenius coefficients are derived from the field on first use
- * (zk/field/fp12_impl.h); selftests/zk_fp12.c checks the maps against a^(p^k).
+ * (zk/field/fp12_tmpl_pvt.h); selftests/zk_fp12.c checks the maps against a^(p^k).
  */
 #include "zk/field/fp12.h"
 #include "zk/curve/pairing.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/curve/bn254_g2.c — BN254 G2, y^2 = x^3 + 3/(9 + u) over Fp2 (D-type twist):
- * zk/curve/curve_impl.h over cz_bn254_fp2, plus psi, the subgroup check and
+ * zk/curve/curve_tmpl_pvt.h over cz_bn254_fp2, plus psi, the subgroup check and
  * cofactor clearing.
  *
  * Subgroup check (El Housni, Guillevic, Piellard, "Co-factor clearing and
@@ -15,30 +15,14 @@
 #include "zk/curve/bn254_g2.h"
 
 #include "zk/curve/bn254_curve.h"
-#include "zk/field/field_inline.h"
 
-#define CI_F cz_bn254_fp2
-#define CI_F_ADD cz_bn254_fp2_add_inl
-#define CI_F_SUB cz_bn254_fp2_sub_inl
-#define CI_F_DBL cz_bn254_fp2_dbl_inl
-#define CI_F_NEG cz_bn254_fp2_neg_inl
-#define CI_F_MUL cz_bn254_fp2_mul
-#define CI_F_SQR cz_bn254_fp2_sqr
-#define CI_F_INV cz_bn254_fp2_inv
-#define CI_F_IS_ZERO cz_bn254_fp2_is_zero
-#define CI_F_EQ cz_bn254_fp2_eq
-#define CI_F_ZERO (&cz_bn254_fp2_zero)
-#define CI_F_ONE (&cz_bn254_fp2_one)
-#define CI_B (&cz_bn254_g2_b)
-#define CI_B3 (&cz_bn254_g2_b3)
-#define CI_AFF cz_bn254_g2_affine
-#define CI_JAC cz_bn254_g2_jac
-#define CI_XYZZ cz_bn254_g2_xyzz
-#define CI_NAME(n) cz_bn254_g2_##n
-#define CI_S cz_bn254_fr
-#define CI_S_LIMBS CZ_BN254_FR_LIMBS
-#define CI_S_FROM_MONT cz_bn254_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#define CG_F cz_bn254_fp2
+#define CG_FP2
+#define CG_GROUP cz_bn254_g2
+#define CG_CONST cz_bn254_g2
+#define CG_S cz_bn254_fr
+#define CG_S_LIMBS CZ_BN254_FR_LIMBS
+#include "zk/curve/curve_inst_tmpl_pvt.h"
 
 /* psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in Jacobian coordinates
  * (Frobenius commutes with the Z scaling, the constants are affine). */

@@ -2,14 +2,14 @@
 /*
  * zk/curve/bn254_g2.h — BN254 G2: y^2 = x^3 + 3/(9 + u) over Fp2 (the D-type
  * sextic twist; snarkjs' bn128 G2), cofactor 2p - r.  The API of every
- * group (zk/curve/curve_decl.h), and psi.
+ * group (zk/curve/curve_decl_tmpl_pvt.h), and psi.
  */
 #ifndef CZ_BN254_G2_H
 #define CZ_BN254_G2_H
 
 #include "zk/field/bn254_fp2.h"
 #include "zk/field/bn254_fr.h"
-#include "zk/curve/curve_decl.h"
+#include "zk/curve/curve_decl_tmpl_pvt.h"
 
 CZ_CURVE_DECLARE(cz_bn254_g2, cz_bn254_fp2, cz_bn254_fr);
 

@@ -3,7 +3,7 @@
  * zk/curve/bn254_pairing.c — the optimal ate pairing of BN254 (x = 0x44e992b44a6909f1
  * > 0, D-type twist).
  *
- * Miller loop (zk/curve/pairing_impl.h): f_{6x+2,Q}(P) over the NAF of 6x + 2
+ * Miller loop (zk/curve/pairing_tmpl_pvt.h): f_{6x+2,Q}(P) over the NAF of 6x + 2
  * (66 digits, 22 of them non-zero), lines l4 + l1 w + l0 w^3
  * (cz_bn254_fp12_mul_by_034), 3b' = 9/xi by one Fp2 multiplication; then
  * the two lines of the optimal ate pairing, through T = (6x+2)Q and
@@ -69,7 +69,7 @@ static void psi_affine(cz_bn254_g2_affine *r, const cz_bn254_g2_affine *q)
 #define PI_MULTI cz_bn254_multi_pairing
 #define PI_PAIRING cz_bn254_pairing
 #define PI_CHECK cz_bn254_pairing_check
-#include "zk/curve/pairing_impl.h"
+#include "zk/curve/pairing_tmpl_pvt.h"
 
 /* r = a^x for a in the cyclotomic subgroup (x > 0, 63 bits, plain binary). */
 static void cyc_pow_x(cz_bn254_fp12 *r, const cz_bn254_fp12 *a)

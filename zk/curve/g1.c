@@ -2,7 +2,7 @@
 /*
  * zk/curve/g1.c — BLS12-381 G1, y^2 = x^3 + 4 over Fp.
  *
- * The formulas are zk/curve/curve_impl.h instantiated over Fp; this file adds what
+ * The formulas are zk/curve/curve_tmpl_pvt.h instantiated over Fp; this file adds what
  * is special to G1: the subgroup check and cofactor clearing.
  *
  * Subgroup check (Scott, "A note on group membership tests for G1, G2 and
@@ -16,32 +16,14 @@
 #include "zk/curve/g1.h"
 
 #include "zk/curve/bls12_381_curve.h"
-#include "zk/field/field_inline.h"
 
-#define CI_F cz_fp
-#define CI_F_ADD cz_fp_add_inl
-#define CI_F_SUB cz_fp_sub_inl
-#define CI_F_DBL cz_fp_dbl_inl
-#define CI_F_NEG cz_fp_neg_inl
-#define CI_F_MUL cz_fp_mul_inl
-#define CI_F_SQR cz_fp_sqr_inl
-#define CI_F_MUL_LAZY cz_fp_mul_lazy
-#define CI_F_SQR_LAZY cz_fp_sqr_lazy
-#define CI_F_INV cz_fp_inv
-#define CI_F_IS_ZERO cz_fp_is_zero
-#define CI_F_EQ cz_fp_eq
-#define CI_F_ZERO (&cz_fp_zero)
-#define CI_F_ONE (&cz_fp_one)
-#define CI_B (&cz_bls12_381_g1_b)
-#define CI_B3 (&cz_bls12_381_g1_b3)
-#define CI_AFF cz_g1_affine
-#define CI_JAC cz_g1_jac
-#define CI_XYZZ cz_g1_xyzz
-#define CI_NAME(n) cz_g1_##n
-#define CI_S cz_fr
-#define CI_S_LIMBS CZ_FR_LIMBS
-#define CI_S_FROM_MONT cz_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#define CG_F cz_fp
+#define CG_LAZY
+#define CG_GROUP cz_g1
+#define CG_CONST cz_bls12_381_g1
+#define CG_S cz_fr
+#define CG_S_LIMBS CZ_FR_LIMBS
+#include "zk/curve/curve_inst_tmpl_pvt.h"
 
 bool cz_g1_affine_in_subgroup(const cz_g1_affine *p)
 {

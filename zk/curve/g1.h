@@ -12,7 +12,7 @@
 
 #include "zk/field/fp.h"
 #include "zk/field/fr.h"
-#include "zk/curve/curve_decl.h"
+#include "zk/curve/curve_decl_tmpl_pvt.h"
 
 CZ_CURVE_DECLARE(cz_g1, cz_fp, cz_fr);
 

@@ -2,7 +2,7 @@
 /*
  * zk/curve/g2.c — BLS12-381 G2, y^2 = x^3 + 4(1 + u) over Fp2 (M-type twist).
  *
- * The formulas are zk/curve/curve_impl.h instantiated over Fp2; this file adds what
+ * The formulas are zk/curve/curve_tmpl_pvt.h instantiated over Fp2; this file adds what
  * is special to G2: the psi endomorphism, the subgroup check and cofactor
  * clearing.
  *
@@ -15,30 +15,14 @@
 #include "zk/curve/g2.h"
 
 #include "zk/curve/bls12_381_curve.h"
-#include "zk/field/field_inline.h"
 
-#define CI_F cz_fp2
-#define CI_F_ADD cz_fp2_add_inl
-#define CI_F_SUB cz_fp2_sub_inl
-#define CI_F_DBL cz_fp2_dbl_inl
-#define CI_F_NEG cz_fp2_neg_inl
-#define CI_F_MUL cz_fp2_mul
-#define CI_F_SQR cz_fp2_sqr
-#define CI_F_INV cz_fp2_inv
-#define CI_F_IS_ZERO cz_fp2_is_zero
-#define CI_F_EQ cz_fp2_eq
-#define CI_F_ZERO (&cz_fp2_zero)
-#define CI_F_ONE (&cz_fp2_one)
-#define CI_B (&cz_bls12_381_g2_b)
-#define CI_B3 (&cz_bls12_381_g2_b3)
-#define CI_AFF cz_g2_affine
-#define CI_JAC cz_g2_jac
-#define CI_XYZZ cz_g2_xyzz
-#define CI_NAME(n) cz_g2_##n
-#define CI_S cz_fr
-#define CI_S_LIMBS CZ_FR_LIMBS
-#define CI_S_FROM_MONT cz_fr_from_mont
-#include "zk/curve/curve_impl.h"
+#define CG_F cz_fp2
+#define CG_FP2
+#define CG_GROUP cz_g2
+#define CG_CONST cz_bls12_381_g2
+#define CG_S cz_fr
+#define CG_S_LIMBS CZ_FR_LIMBS
+#include "zk/curve/curve_inst_tmpl_pvt.h"
 
 /* psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in Jacobian coordinates
  * (Frobenius commutes with the Z scaling, the constants are affine). */

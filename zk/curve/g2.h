@@ -12,7 +12,7 @@
 
 #include "zk/field/fp2.h"
 #include "zk/field/fr.h"
-#include "zk/curve/curve_decl.h"
+#include "zk/curve/curve_decl_tmpl_pvt.h"
 #include "zk/curve/g1.h" /* CZ_EPOINT_* */
 
 CZ_CURVE_DECLARE(cz_g2, cz_fp2, cz_fr);

@@ -74,7 +74,7 @@
 #define PI_MULTI cz_multi_pairing
 #define PI_PAIRING cz_pairing
 #define PI_CHECK cz_pairing_check
-#include "zk/curve/pairing_impl.h"
+#include "zk/curve/pairing_tmpl_pvt.h"
 
 /* r = a^|x| for a in the cyclotomic subgroup (|x| sparse: plain binary). */
 static void cyc_pow_x_abs(cz_fp12 *r, const cz_fp12 *a)

@@ -4,7 +4,7 @@
  *
  * Every constant that belongs to this curve's fields lives here, so a second
  * curve (BN254) adds its own header instead of editing the generic code in
- * zk/field/field_impl.h.  Limbs are 64-bit, least significant first.  R = 2^(64·N)
+ * zk/field/field_tmpl_pvt.h.  Limbs are 64-bit, least significant first.  R = 2^(64·N)
  * for the field's limb count N; "INV" is -m^-1 mod 2^64 (Montgomery's n').
  * Exponents (m-2, (m+1)/4, (m-1)/2^S, ...) are derived from the modulus by
  * the generic code, so they are not repeated here.

@@ -6,7 +6,7 @@
  * curve of parameter x = 0x44e992b44a6909f1, p = 36x^4 + 36x^3 + 24x^2 +
  * 6x + 1, r = 36x^4 + 36x^3 + 18x^2 + 6x + 1, both 254 bits.  Every
  * constant of its fields lives here, as zk/field/bls12_381.h holds BLS12-381's;
- * the code (zk/field/field_impl.h) is the same.  Limbs are 64-bit, least
+ * the code (zk/field/field_tmpl_pvt.h) is the same.  Limbs are 64-bit, least
  * significant first; R = 2^256; "INV" is -m^-1 mod 2^64.  The values were
  * computed from p and r with Python integers; selftests/zk_bn254_fp.c and
  * zk_bn254_fr.c check every field operation against GMP, which uses only

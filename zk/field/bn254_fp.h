@@ -3,8 +3,8 @@
  * zk/field/bn254_fp.h — the BN254 base field Fp (254-bit p), Montgomery form, four
  * 64-bit limbs, little-endian limb order.
  *
- * The same generic code as BLS12-381's fields (zk/field/field_impl.h, declared
- * by zk/field/field_decl.h), instantiated with the constants of zk/field/bn254.h.
+ * The same generic code as BLS12-381's fields (zk/field/field_tmpl_pvt.h, declared
+ * by zk/field/field_decl_tmpl_pvt.h), instantiated with the constants of zk/field/bn254.h.
  * "mont" bytes are the Montgomery representation a·R mod m (snarkjs .zkey);
  * plain bytes are the standard representative.
  */
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zk/field/field_decl.h"
+#include "zk/field/field_decl_tmpl_pvt.h"
 
 #define CZ_BN254_FP_LIMBS 4
 #define CZ_BN254_FP_BYTES 32

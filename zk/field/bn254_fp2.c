@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/bn254_fp2.c — BN254 Fp2 = Fp[u]/(u^2 + 1): zk/field/fp2_impl.h over
+ * zk/field/bn254_fp2.c — BN254 Fp2 = Fp[u]/(u^2 + 1): zk/field/fp2_tmpl_pvt.h over
  * cz_bn254_fp, with the tower's non-residue xi = 9 + u.
  */
 #include "zk/field/bn254_fp2.h"
@@ -12,4 +12,4 @@
 #define E2_N CZ_BN254_FP_LIMBS
 #define E2_ONE CZ_BN254_P_ONE
 #define E2_XI_A 9
-#include "zk/field/fp2_impl.h"
+#include "zk/field/fp2_tmpl_pvt.h"

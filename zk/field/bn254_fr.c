@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/bn254_fr.c — the BN254 scalar field Fr (254-bit r): zk/field/field_impl.h
+ * zk/field/bn254_fr.c — the BN254 scalar field Fr (254-bit r): zk/field/field_tmpl_pvt.h
  * instantiated for four limbs with the constants of zk/field/bn254.h and the
  * same 4-limb x86-64 kernels as BLS12-381's Fr.
  */
 #include "zk/field/bn254_fr.h"
 #include "zk/field/bn254.h"
-#include "zk/field/field_x86.h"
-#include "zk/field/field_x86_add.h"
 
 #define FIELD_N CZ_BN254_FR_LIMBS
 #define FIELD_PFX cz_bn254_fr
@@ -20,20 +18,8 @@
 #define FIELD_R3 CZ_BN254_R_R3
 #define FIELD_INV CZ_BN254_R_INV
 #define FIELD_NQR CZ_BN254_R_NQR
-#ifdef CZ_X86_MUL4
-#define FIELD_ADX_MUL CZ_X86_MUL4
-#define FIELD_ADX_SQR CZ_X86_SQR4
-#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE4
-#define FIELD_ADX_REDC CZ_X86_REDC4
-#endif
-#ifdef CZ_X86_ADD4
-#define FIELD_X86_ADD CZ_X86_ADD4
-#define FIELD_X86_DBL CZ_X86_DBL4
-#define FIELD_X86_SUB CZ_X86_SUB4
-#define FIELD_X86_NEG CZ_X86_NEG4
-#endif
 #define FIELD_OMEGA CZ_BN254_R_OMEGA28
 #define FIELD_TWO_ADICITY CZ_BN254_R_TWO_ADICITY
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"
 
 _Static_assert(CZ_BN254_FR_TWO_ADICITY == CZ_BN254_R_TWO_ADICITY, "Fr two-adicity");

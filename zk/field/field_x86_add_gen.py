@@ -3,6 +3,9 @@
 # zk/field/field_x86_add_gen.py N... — prints the add/sub/dbl/neg kernels for the
 # given limb counts, as pasted into zk/field/field_x86_add.h (the algorithm and the
 # register budget are described there).
+# zk/field/field_x86_add_gen.py --header prints all of zk/field/field_x86_add.h:
+# HEAD, the kernels for 4 and 6 limbs, TAIL (selftests/zk_x86_gen.sh compares it
+# with the committed file).
 import sys
 
 
@@ -103,6 +106,64 @@ def gen_neg(N):
     args = "uint64_t r[%d], const uint64_t *a, const uint64_t *m" % N
     return fn("neg", N, args, b, outs, ins, ["t"])
 
+
+HEAD = r'''/* SPDX-License-Identifier: MIT */
+/*
+ * zk/field/field_x86_add.h — x86-64 add/sub/dbl/neg kernels for the Montgomery
+ * fields (4 and 6 limbs).  Private to the field code: included by
+ * zk/field/field_tmpl_pvt.h (which picks these kernels for its limb count) and by
+ * zk/field/field_inline.h.  This file is generated, all of it, by
+ * `zk/field/field_x86_add_gen.py --header > zk/field/field_x86_add.h` (edit that,
+ * not this; selftests/zk_x86_gen.sh, in make check, fails when they differ).
+ *
+ * Why assembly: GCC 12 compiles the C carry chains (_addcarry_u64) into
+ * adc/sbb, but interleaves the mask ANDs of a conditional correction with
+ * the second chain, so it saves and restores CF with setb/add $0xff per limb
+ * (3 instructions and a partial-register dependency per limb).  Here each
+ * step is one straight chain:
+ *   add: s = a + b (no carry out: m < 2^(64N-1)); d = s - m; keep s if that
+ *        borrows (cmovae picks d), 12 registers, ~2N+2 cycles
+ *   sub: d = a - b; mask = -borrow; d += m & mask (all masks made before the
+ *        add chain, so CF is never saved), ~2N+3 cycles
+ *   neg: (m - a) & -(a != 0)
+ * Only base x86-64 instructions (no BMI2/ADX): they serve the portable path
+ * too.  Register budget: N + 4 temporaries plus the a and b pointer
+ * registers, reused as temporaries once the operands are loaded, so N = 6
+ * needs 12 registers and still fits with a frame pointer (ASan builds).
+ * The modulus limbs are memory operands (RIP-relative for a constant).
+ * Outputs go through C stores after the asm, so r may alias a or b.
+ * Inputs must be fully reduced (< m).
+ */
+#ifndef CZ_FIELD_X86_ADD_H
+#define CZ_FIELD_X86_ADD_H
+
+#include <stdint.h>
+
+#if defined(__x86_64__)
+
+'''
+
+TAIL = r'''#define CZ_X86_ADD4 cz_x86_add4
+#define CZ_X86_DBL4 cz_x86_dbl4
+#define CZ_X86_SUB4 cz_x86_sub4
+#define CZ_X86_NEG4 cz_x86_neg4
+#define CZ_X86_ADD6 cz_x86_add6
+#define CZ_X86_DBL6 cz_x86_dbl6
+#define CZ_X86_SUB6 cz_x86_sub6
+#define CZ_X86_NEG6 cz_x86_neg6
+
+#endif /* __x86_64__ */
+#endif
+'''
+
+if sys.argv[1:] == ["--header"]:
+    sys.stdout.write(HEAD)
+    for n in (4, 6):
+        for g in (gen_add, gen_dbl, gen_sub, gen_neg):
+            print(g(n))
+            print()
+    sys.stdout.write(TAIL)
+    sys.exit(0)
 
 for n in map(int, sys.argv[1:]):
     for g in (gen_add, gen_dbl, gen_sub, gen_neg):

@@ -6,6 +6,9 @@
 # Montgomery reduction of a 2N-limb value (lazy reduction, Fp2).
 # zk/field/field_x86_gen.py --lazy N... prints the unreduced multiplication
 # (output < 2m), pasted after them.
+# zk/field/field_x86_gen.py --header prints all of zk/field/field_x86.h: HEAD, the
+# kernels for 4 and 6 limbs, the lazy one for 6, TAIL (selftests/zk_x86_gen.sh
+# compares it with the committed file).
 import sys
 
 
@@ -189,6 +192,82 @@ cz_x86_redc{N}(uint64_t r[{N}], const uint64_t t[{2 * N}], const uint64_t *m)
 }}
 '''
 
+
+HEAD = r'''/* SPDX-License-Identifier: MIT */
+/*
+ * zk/field/field_x86.h — the x86-64 Montgomery kernels (mulx/adcx/adox) and the
+ * switch that picks them.  Private to the field code.
+ *
+ * cz_field_adx_on is set once at start-up (a constructor in zk/field/field_x86.c)
+ * when the CPU has BMI2 and ADX, and cleared by cz_field_force_portable().
+ * Callers test it with a well-predicted branch rather than an indirect call.
+ *
+ * This file is generated, all of it, by `zk/field/field_x86_gen.py --header >
+ * zk/field/field_x86.h` (edit that, not this; selftests/zk_x86_gen.sh, in make
+ * check, fails when they differ).
+ * Algorithm: operand scanning, one row per limb b[i] of b.  Accumulator
+ * t[0..N] lives in N+1 registers whose roles rotate by one each row (so the
+ * division by 2^64 after a reduction is free).  Row i:
+ *   t += a·b[i]      mulx gives lo/hi; lo goes into the adox (OF) carry
+ *                    chain, hi into the adcx (CF) chain: two chains at once
+ *   q = t[0]·(-m^-1) mod 2^64;  t += q·m   (the same two chains; t[0] -> 0)
+ * Bounds: with m < 2^(64N-1), t stays < 2m after each row and the partial
+ * sums fit N+1 limbs, so the last carry of each chain folds into t[N]
+ * without overflow.  Last, t - m replaces t unless it borrows (cmovc), and
+ * the result goes straight to r (read a and b first, so r may alias them).
+ * m points to the modulus limbs followed by -m^-1 mod 2^64.
+ * Cost: 2N^2 mulx and ~4N^2 adds; N = 6: ~120 cycles in a dependent chain,
+ * ~100 per multiplication when independent ones overlap (the adcx/adox
+ * ports, p0 and p6 on recent Intel cores, are the bound).
+ *
+ * For lazy reduction (Fp2 multiplication: three products, two reductions)
+ * there are also the plain 2N-limb product (the same product rows, storing
+ * the finished low limb after each) and the Montgomery reduction of a
+ * 2N-limb t < m·R: the reduction rows on t's low half give
+ * s = (t_lo + q·m)/R <= m, then s + t_hi < 2m and one subtraction.
+ *
+ * mont_mul_lazy6 is mont_mul6 without the final subtraction (output < 2m),
+ * for zk/field/field_inline.h's cz_fp_mul_lazy: with a, b < 2m and m < R/4 the
+ * result a·b/R + q·m/R < 4m·(m/R) + m < 2m, and the partial sums still fit
+ * N+1 limbs (t < 3m + 2^64·3m < 2^(64(N+1))).
+ */
+#ifndef CZ_FIELD_X86_H
+#define CZ_FIELD_X86_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+extern bool cz_field_adx_on;
+/* inv_vartime results that needed the Fermat fallback (tests expect 0). */
+extern _Atomic unsigned long cz_field_inv_fallbacks;
+
+#if defined(__x86_64__)
+
+'''
+
+TAIL = r'''#define CZ_X86_MUL4 cz_x86_mont_mul4
+#define CZ_X86_SQR4(r, a, m) cz_x86_mont_mul4(r, a, a, m)
+#define CZ_X86_MUL6 cz_x86_mont_mul6
+#define CZ_X86_MUL_LAZY6 cz_x86_mont_mul_lazy6
+#define CZ_X86_SQR6(r, a, m) cz_x86_mont_mul6(r, a, a, m)
+#define CZ_X86_MUL_WIDE4 cz_x86_mul_wide4
+#define CZ_X86_REDC4 cz_x86_redc4
+#define CZ_X86_MUL_WIDE6 cz_x86_mul_wide6
+#define CZ_X86_REDC6 cz_x86_redc6
+
+#endif /* __x86_64__ */
+#endif
+'''
+
+if sys.argv[1:] == ["--header"]:
+    sys.stdout.write(HEAD)
+    for n in (4, 6):
+        print(mont_mul(n))
+        print(mul_wide(n))
+        print(redc(n))
+    print(mont_mul_lazy(6))
+    sys.stdout.write(TAIL)
+    sys.exit(0)
 
 if sys.argv[1:2] == ["--lazy"]:
     for n in sys.argv[2:]:

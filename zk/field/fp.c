@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp.c — the BLS12-381 base field Fp: zk/field/field_impl.h instantiated for
+ * zk/field/fp.c — the BLS12-381 base field Fp: zk/field/field_tmpl_pvt.h instantiated for
  * six limbs with the constants of zk/field/bls12_381.h.  p ≡ 3 (mod 4), so
  * cz_fp_sqrt is one exponentiation a^((p+1)/4) and a check.
  */
 #include "zk/field/fp.h"
 #include "zk/field/bls12_381.h"
-#include "zk/field/field_x86.h"
-#include "zk/field/field_x86_add.h"
 
 #define FIELD_N CZ_FP_LIMBS
 #define FIELD_PFX cz_fp
@@ -20,16 +18,4 @@
 #define FIELD_R3 CZ_BLS12_381_P_R3
 #define FIELD_INV CZ_BLS12_381_P_INV
 #define FIELD_NQR CZ_BLS12_381_P_NQR
-#ifdef CZ_X86_MUL6
-#define FIELD_ADX_MUL CZ_X86_MUL6
-#define FIELD_ADX_SQR CZ_X86_SQR6
-#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE6
-#define FIELD_ADX_REDC CZ_X86_REDC6
-#endif
-#ifdef CZ_X86_ADD6
-#define FIELD_X86_ADD CZ_X86_ADD6
-#define FIELD_X86_DBL CZ_X86_DBL6
-#define FIELD_X86_SUB CZ_X86_SUB6
-#define FIELD_X86_NEG CZ_X86_NEG6
-#endif
-#include "zk/field/field_impl.h"
+#include "zk/field/field_tmpl_pvt.h"

@@ -3,7 +3,7 @@
  * zk/field/fp.h — the BLS12-381 base field Fp (381-bit p), Montgomery form,
  * six 64-bit limbs, little-endian limb order.
  *
- * The code is generic over the limb count (zk/field/field_impl.h); this header is
+ * The code is generic over the limb count (zk/field/field_tmpl_pvt.h); this header is
  * the BLS12-381 instance.  Values are always fully reduced (< p).
  * "mont" bytes are the Montgomery representation a·R mod p (snarkjs .zkey);
  * plain bytes are the standard representative.
@@ -15,12 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zk/field/field_decl.h"
+#include "zk/field/field_decl_tmpl_pvt.h"
 
 #define CZ_FP_LIMBS 6
 #define CZ_FP_BYTES 48
 
-/* The API every field has (zk/field/field_decl.h lists and explains it). */
+/* The API every field has (zk/field/field_decl_tmpl_pvt.h lists and explains it). */
 CZ_FIELD_DECLARE(cz_fp, cz_fp, cz_fp_wide, CZ_FP_LIMBS, CZ_FP_BYTES);
 
 /* The multiplication path: the mulx/adcx/adox one is chosen at start-up when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp2.c — BLS12-381 Fp2 = Fp[u]/(u^2 + 1): zk/field/fp2_impl.h over cz_fp,
+ * zk/field/fp2.c — BLS12-381 Fp2 = Fp[u]/(u^2 + 1): zk/field/fp2_tmpl_pvt.h over cz_fp,
  * with the tower's non-residue xi = 1 + u.
  */
 #include "zk/field/fp2.h"
@@ -12,4 +12,4 @@
 #define E2_N CZ_FP_LIMBS
 #define E2_ONE CZ_BLS12_381_P_ONE
 #define E2_XI_A 1
-#include "zk/field/fp2_impl.h"
+#include "zk/field/fp2_tmpl_pvt.h"

@@ -143,37 +143,45 @@ enum {
 
 CZ_GROTH16_DECLARE(cz_groth16, cz_fr, cz_g1, cz_g2, cz_ntt_domain);
 
-/* A proof; zk/io/snarkjs_json.h reads and writes its proof.json form,
- * zk/io/groth16_io.h its 192-byte compressed form. */
-struct cz_groth16_proof {
-	cz_g1_affine a;   /* pi_a */
-	cz_g2_affine b;   /* pi_b */
-	cz_g1_affine c;   /* pi_c */
-};
+/* The proof, the verification key, the verifier and the development setup,
+ * for either curve: P the prefix, FR FP the scalar and base fields, G1 G2
+ * the group prefixes, CS the constraint system's struct tag.
+ *
+ * struct P_proof: pi_a, pi_b, pi_c; zk/io/snarkjs_json.h reads and writes
+ * its proof.json form, zk/io/groth16_io.h (BLS12-381) its 192-byte
+ * compressed form.
+ * struct P_vk: the verification key; zk/io/snarkjs_json.h reads and writes
+ * vk.json (P_vk_free, P_vk_set_alphabeta are there too).  n_public: public
+ * inputs, not counting the constant 1; ic: n_public + 1 points, malloc'd
+ * (P_vk_free); alphabeta: snarkjs's power of e(alpha1, beta2) (e^3 for
+ * BLS12-381, e^lambda for BN254, zk/curve/bn254_pairing.h) in its Fp12
+ * order (c0.c0.c0, c0.c0.c1, c0.c1.c0, ... c1.c2.c1), written only if
+ * have_alphabeta.
+ * verify: pub holds vk->n_public values (Montgomery form).  True iff the
+ * proof verifies; points must already be known on the curve and in the
+ * subgroup.
+ * devsetup: INSECURE single-party setup: the toxic waste comes from seed
+ * and is known to whoever knows the seed.  For development and benchmarks
+ * only. */
+#define CZ_GROTH16_PROOF_DECLARE(P, FR, FP, G1, G2, CS)                                \
+	struct P##_proof {                                                            \
+		G1##_affine a;   /* pi_a */                                           \
+		G2##_affine b;   /* pi_b */                                           \
+		G1##_affine c;   /* pi_c */                                           \
+	};                                                                            \
+	struct P##_vk {                                                               \
+		uint32_t n_public;                                                    \
+		G1##_affine alpha1;                                                   \
+		G2##_affine beta2, gamma2, delta2;                                    \
+		G1##_affine *ic;                                                      \
+		bool have_alphabeta;                                                  \
+		FP alphabeta[12];                                                     \
+	};                                                                            \
+	bool P##_verify(const struct P##_vk *vk, const FR *pub, const struct P##_proof *p); \
+	struct CS;                                                                    \
+	int P##_devsetup(const struct CS *cs, uint64_t seed, struct P##_key *k,       \
+			 struct cz_pool *pool)
 
-/* The verification key; zk/io/snarkjs_json.h reads and writes vk.json
- * (cz_groth16_vk_free, cz_groth16_vk_set_alphabeta are there too). */
-struct cz_groth16_vk {
-	uint32_t n_public;        /* public inputs, not counting the constant 1 */
-	cz_g1_affine alpha1;
-	cz_g2_affine beta2, gamma2, delta2;
-	cz_g1_affine *ic;         /* n_public + 1 points, malloc'd (cz_groth16_vk_free) */
-	/* snarkjs's e(alpha1, beta2)^3 in its Fp12 order (c0.c0.c0, c0.c0.c1,
-	 * c0.c1.c0, ... c1.c2.c1); written only if have_alphabeta. */
-	bool have_alphabeta;
-	cz_fp alphabeta[12];
-};
-
-
-/* pub: npub values (Montgomery form).  True iff the proof verifies; points
- * must already be known on the curve and in the subgroup. */
-bool cz_groth16_verify(const struct cz_groth16_vk *vk, const cz_fr *pub,
-		       const struct cz_groth16_proof *p);
-
-struct cz_cs;
-/* INSECURE single-party setup: the toxic waste comes from seed and is known
- * to whoever knows the seed.  For development and benchmarks only. */
-int cz_groth16_devsetup(const struct cz_cs *cs, uint64_t seed, struct cz_groth16_key *k,
-			struct cz_pool *pool);
+CZ_GROTH16_PROOF_DECLARE(cz_groth16, cz_fr, cz_fp, cz_g1, cz_g2, cz_cs);
 
 #endif

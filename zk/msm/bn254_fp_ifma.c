@@ -3,7 +3,7 @@
  * zk/msm/bn254_fp_ifma.c — the BN254 instance of the vector field and MSM flush
  * (zk/msm/fp_ifma.h), eight lanes on zmm: 5 limbs of 52 bits for the 254-bit p
  * (260 bits, S = 4), the constants of zk/field/bn254.h.  The code is
- * zk/msm/fpv_inst_pvt.h's, the same as BLS12-381's.
+ * zk/msm/fpv_inst_tmpl_pvt.h's, the same as BLS12-381's.
  */
 #include "zk/field/bn254.h"
 #include "zk/field/bn254_fp.h"
@@ -21,4 +21,4 @@
 #define FV_SINV cz_bn254_fp_inv_vartime
 #define FV_OPS cz_fpv_bn254_8
 #define FV_CURVE "bn254"
-#include "zk/msm/fpv_inst_pvt.h"
+#include "zk/msm/fpv_inst_tmpl_pvt.h"

@@ -2,7 +2,7 @@
 /*
  * zk/msm/fp_ifma.c — the BLS12-381 instance of the vector field and MSM flush
  * (zk/msm/fp_ifma.h), eight lanes on zmm: 8 limbs of 52 bits for the 381-bit p,
- * the constants of zk/field/bls12_381.h.  The code is zk/msm/fpv_inst_pvt.h's.
+ * the constants of zk/field/bls12_381.h.  The code is zk/msm/fpv_inst_tmpl_pvt.h's.
  */
 #include "zk/field/bls12_381.h"
 #include "zk/field/fp.h"
@@ -20,4 +20,4 @@
 #define FV_SINV cz_fp_inv_vartime
 #define FV_OPS cz_fpv_bls12_381_8
 #define FV_CURVE "bls12-381"
-#include "zk/msm/fpv_inst_pvt.h"
+#include "zk/msm/fpv_inst_tmpl_pvt.h"

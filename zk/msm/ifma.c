@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/msm/ifma.c — whether the AVX-512 IFMA vector path runs, and on how many
- * lanes (zk/msm/fp_ifma.h): decided once at start-up from CPUID (via the
- * compiler's cpu-model support, which also checks that the OS saves the
- * zmm state) and the environment (CZ_NO_IFMA set to anything but "0" forces
+ * lanes (zk/msm/fp_ifma.h): decided once at start-up from what the CPU can
+ * run (zk/msm/ifma_cpu.c) and the environment (CZ_NO_IFMA set to anything but "0" forces
  * the scalar path; CZ_IFMA_LANES=4 or 8 picks the lane count).  Shared by
  * every curve's vector instances: each sets up its own constants when
  * cz_ifma_have_lanes() says yes, and the MSM instances call the flushes
@@ -18,34 +17,6 @@
 
 bool cz_ifma_on;
 unsigned cz_ifma_lanes = 8;
-static int have8 = -1, have4 = -1; /* unknown until the first call */
-
-/* Constructors of the instance files may call this before ours runs:
- * it decides on first use (start-up is single-threaded). */
-static void ifma_probe(void)
-{
-	if (have8 >= 0)
-		return;
-#if defined(__x86_64__) && defined(__GNUC__)
-	__builtin_cpu_init();
-	have8 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-	have4 = have8 && __builtin_cpu_supports("avx512vl");
-#else
-	have8 = have4 = 0;
-#endif
-}
-
-bool cz_ifma_have(void)
-{
-	ifma_probe();
-	return have8;
-}
-
-bool cz_ifma_have_lanes(unsigned lanes)
-{
-	ifma_probe();
-	return lanes == 8 ? have8 : lanes == 4 ? have4 : false;
-}
 
 /*
  * The default is 8 lanes: on the machine this was measured on (Intel Xeon,

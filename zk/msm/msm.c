@@ -52,7 +52,7 @@
  * so it does not pay at Filecoin sizes.
  *
  * Vector flush: on a CPU with AVX-512 IFMA (zk/msm/fp_ifma.h, unless CZ_NO_IFMA)
- * a batch of 16 or more adds runs eight at a time (zk/msm/msm_ifma_impl.h;
+ * a batch of 16 or more adds runs eight at a time (zk/msm/msm_ifma_tmpl_pvt.h;
  * four with CZ_IFMA_LANES=4): lane k of group g is entry 8g + k, the prefix
  * products are eight chains that meet in one scalar inversion, points are
  * gathered from the buckets and bases and scattered back in canonical form,

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/msm/msm_tmpl_pvt.h — internal to zk/msm/msm_g1.c, zk/msm/msm_g2.c and their BN254
- * twins zk/msm/bn254_msm_g1.c, bn254_msm_g2.c; do not include directly.  The bucket code, written once over a group; the
+ * twins zk/msm/bn254_msm_g1.c, bn254_msm_g2.c (through zk/msm/msm_inst_tmpl_pvt.h); do not include directly.  The bucket code, written once over a group; the
  * includer defines:
  *   F, F_ADD, F_SUB, F_DBL, F_NEG, F_MUL, F_SQR, F_INV      the coordinate field
  *   AFF, XYZZ, JAC, XYZZ_ADD_AFF, XYZZ_ADD, XYZZ_DBL, XYZZ_TO_JAC, JAC_BATCH_TO_AFF,
  *   JAC_SET_INF, JAC_IS_INF, JAC_ADD, JAC_DBL                the group
  *   MSM_FN, MSM_TUNED_FN                                     the public names
  * and optionally, to batch-invert in a subfield (G2: norms in Fp, see
- * zk/msm/msm_g2.c), N, N_MUL, N_INV, DEN_NORM(n, d), DEN_INV(t, d, ninv):
+ * zk/msm/msm_inst_tmpl_pvt.h), N, N_MUL, N_INV, DEN_NORM(n, d), DEN_INV(t, d, ninv):
  * n = N(d) in the subfield, t = 1/d from d and 1/N(d).
  * Optional lazy products (default: the reduced ones): F_MUL_LAZY, N_MUL_LAZY
  * may leave their result unreduced (Fp: < 2p, zk/field/field_inline.h); they are
@@ -391,7 +391,7 @@ static void acc_finish(struct acc *a)
 	acc_merge_side(a);
 }
 
-/* The curve code allows results to alias inputs (zk/curve/curve_impl.h). */
+/* The curve code allows results to alias inputs (zk/curve/curve_tmpl_pvt.h). */
 static inline void xyzz_acc_aff(XYZZ *r, const AFF *p)
 {
 	XYZZ_ADD_AFF(r, r, p);

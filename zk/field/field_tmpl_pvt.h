@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/field_impl.h — a prime field in Montgomery form, generic over the limb
+ * zk/field/field_tmpl_pvt.h — a prime field in Montgomery form, generic over the limb
  * count.  Private to the field instance files; do not include elsewhere.
  *
  * An instance file (zk/field/fp.c, zk/field/fr.c) defines, then includes this header:
@@ -12,13 +12,14 @@
  *   FIELD_INV    -m^-1 mod 2^64
  *   FIELD_NQR    a small quadratic non-residue (Tonelli–Shanks)
  *   FIELD_ADX_MUL, FIELD_ADX_SQR, FIELD_ADX_MUL_WIDE, FIELD_ADX_REDC
- *                optional: the x86-64 mulx/adx kernels for this limb count
- *                (zk/field/field_x86.h)
+ *                the x86-64 mulx/adx kernels (zk/field/field_x86.h), and
  *   FIELD_X86_ADD, FIELD_X86_DBL, FIELD_X86_SUB, FIELD_X86_NEG
- *                optional: the x86-64 add/sub kernels (zk/field/field_x86_add.h)
+ *                the x86-64 add/sub kernels (zk/field/field_x86_add.h): chosen
+ *                here for FIELD_N (4 or 6 limbs) where those headers have
+ *                them; an instance may define its own first
  *   FIELD_OMEGA, FIELD_TWO_ADICITY
  *                optional (scalar fields): omega_{2^S} in standard form and
- *                S; defines root_of_unity (zk/field/field_decl.h)
+ *                S; defines root_of_unity (zk/field/field_decl_tmpl_pvt.h)
  *
  * Invariants: every element is the fully reduced Montgomery residue a·R mod m
  * (so equality is limb equality and zero is all-zero limbs).  The modulus must
@@ -51,6 +52,37 @@
 #include <string.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
+#endif
+
+/* The x86-64 kernels of this limb count (none elsewhere, or for another N). */
+#include "zk/field/field_x86.h"
+#include "zk/field/field_x86_add.h"
+#if FIELD_N == 4
+#if defined(CZ_X86_MUL4) && !defined(FIELD_ADX_MUL)
+#define FIELD_ADX_MUL CZ_X86_MUL4
+#define FIELD_ADX_SQR CZ_X86_SQR4
+#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE4
+#define FIELD_ADX_REDC CZ_X86_REDC4
+#endif
+#if defined(CZ_X86_ADD4) && !defined(FIELD_X86_ADD)
+#define FIELD_X86_ADD CZ_X86_ADD4
+#define FIELD_X86_DBL CZ_X86_DBL4
+#define FIELD_X86_SUB CZ_X86_SUB4
+#define FIELD_X86_NEG CZ_X86_NEG4
+#endif
+#elif FIELD_N == 6
+#if defined(CZ_X86_MUL6) && !defined(FIELD_ADX_MUL)
+#define FIELD_ADX_MUL CZ_X86_MUL6
+#define FIELD_ADX_SQR CZ_X86_SQR6
+#define FIELD_ADX_MUL_WIDE CZ_X86_MUL_WIDE6
+#define FIELD_ADX_REDC CZ_X86_REDC6
+#endif
+#if defined(CZ_X86_ADD6) && !defined(FIELD_X86_ADD)
+#define FIELD_X86_ADD CZ_X86_ADD6
+#define FIELD_X86_DBL CZ_X86_DBL6
+#define FIELD_X86_SUB CZ_X86_SUB6
+#define FIELD_X86_NEG CZ_X86_NEG6
+#endif
 #endif
 
 /* The limb selects (t & keep) | (d & ~keep) are latency-critical; GCC's SLP

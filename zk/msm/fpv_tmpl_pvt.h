@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/msm/fpv_impl.h — a prime field FV_L elements at a time on AVX-512 IFMA
+ * zk/msm/fpv_tmpl_pvt.h — a prime field FV_L elements at a time on AVX-512 IFMA
  * (vpmadd52luq / vpmadd52huq: FV_L 52×52-bit products per instruction),
  * eight lanes in zmm registers or four in ymm ones (AVX-512VL).
- * Private to the vector instance files (zk/msm/fpv_inst_pvt.h); do not include
+ * Private to the vector instance files (zk/msm/fpv_inst_tmpl_pvt.h); do not include
  * elsewhere.  Compile only between #pragma GCC target("avx512f,avx512ifma")
  * (and "avx512vl" for four lanes) and its pop: the caller checks the CPU
  * (zk/msm/ifma.c) before any call.
@@ -12,7 +12,7 @@
  *   FV_L    lanes: 8 (zmm) or 4 (ymm); everything below is written once over
  *           the lane vector fvw and its fvw_* operations
  *   FV_N    52-bit limbs per element (52·FV_N >= 64·FV_SN)
- *   FV_SN   64-bit limbs of the scalar field (zk/field/field_impl.h) it mirrors
+ *   FV_SN   64-bit limbs of the scalar field (zk/field/field_tmpl_pvt.h) it mirrors
  *   FV_MOD  the modulus, FV_ONE R mod m, FV_INV -m^-1 mod 2^64: the scalar
  *           instance's own constants (zk/field/bls12_381.h, zk/field/bn254.h), nothing
  *           derived by hand

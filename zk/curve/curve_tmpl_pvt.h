@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/curve/curve_impl.h — short-Weierstrass point arithmetic for y^2 = x^3 + b,
+ * zk/curve/curve_tmpl_pvt.h — short-Weierstrass point arithmetic for y^2 = x^3 + b,
  * written once and instantiated per curve group.  Private: included only by
- * the group's .c file (zk/curve/g1.c, zk/curve/g2.c), never by callers.
+ * the group's .c file (zk/curve/g1.c, g2.c, bn254_g1.c, bn254_g2.c, through
+ * zk/curve/curve_inst_tmpl_pvt.h, which names the parameters below from the
+ * group's prefixes), never by callers.
  *
  * Why macros: G1 (over Fp) and G2 (over Fp2) share every formula, and so
  * will BN254's groups; the including file names the coordinate field's
@@ -38,7 +40,7 @@
  *                   limb count (at most 4) and standard-form conversion
  */
 #ifndef CI_NAME
-#error "zk/curve/curve_impl.h is private to zk/curve/g1.c and zk/curve/g2.c"
+#error "zk/curve/curve_tmpl_pvt.h is private to zk/curve/g1.c and zk/curve/g2.c"
 #endif
 
 #include <stdint.h>

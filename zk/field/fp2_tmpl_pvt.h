@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp2_impl.h — Fp2 = Fp[u]/(u^2 + 1) over any of the prime fields,
+ * zk/field/fp2_tmpl_pvt.h — Fp2 = Fp[u]/(u^2 + 1) over any of the prime fields,
  * written once.  Private to the instance files (zk/field/fp2.c for BLS12-381,
- * zk/field/bn254_fp2.c for BN254); zk/field/field_decl.h's CZ_FP2_DECLARE declares it.
+ * zk/field/bn254_fp2.c for BN254); zk/field/field_decl_tmpl_pvt.h's CZ_FP2_DECLARE declares it.
  *
  * u^2 + 1 is irreducible because p ≡ 3 (mod 4) (true of both curves), which
  * also gives the cheap square root below.  Multiplication is Karatsuba with
  * lazy reduction (three 2N-limb products, two reductions: ~2.5 Fp mul, in
- * zk/field/field_impl.h's ext2_mul so the kernels inline), squaring the complex
+ * zk/field/field_tmpl_pvt.h's ext2_mul so the kernels inline), squaring the complex
  * method (2 Fp mul), inversion goes through the norm a0^2 + a1^2 (one Fp
  * inversion, constant time).  sqrt is variable time (public data).
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/field_decl.h — the API of one prime field, declared once for every
+ * zk/field/field_decl_tmpl_pvt.h — the API of one prime field, declared once for every
  * instance (BLS12-381 Fp and Fr in zk/field/fp.h, zk/field/fr.h; BN254 Fp and Fr in
- * zk/field/bn254_fp.h, zk/field/bn254_fr.h).  zk/field/field_impl.h defines what this
+ * zk/field/bn254_fp.h, zk/field/bn254_fr.h).  zk/field/field_tmpl_pvt.h defines what this
  * declares; a field header is its types, CZ_FIELD_DECLARE and what is
  * special to that field.
  *
@@ -91,7 +91,7 @@
  * omega_{2^S}^(2^(S-k)), 0 <= k <= S (a larger k is clamped to S). */
 #define CZ_FIELD_DECLARE_ROOTS(PFX, T) void PFX##_root_of_unity(T *r, unsigned k)
 
-/* Fp2 = Fp[u]/(u^2 + 1) over the field BPFX (zk/field/fp2_impl.h defines it):
+/* Fp2 = Fp[u]/(u^2 + 1) over the field BPFX (zk/field/fp2_tmpl_pvt.h defines it):
  * c0 + c1·u, always fully reduced; every function allows r to alias its
  * inputs.  mul_nonres multiplies by the curve's sextic non-residue xi;
  * inv(0) = 0; sqrt is false for a non-square; frobenius is a^p = conj(a);

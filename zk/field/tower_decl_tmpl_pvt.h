@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/tower_decl.h — the API of the pairing tower Fp2 -> Fp6 -> Fp12,
+ * zk/field/tower_decl_tmpl_pvt.h — the API of the pairing tower Fp2 -> Fp6 -> Fp12,
  * declared once for both curves (BLS12-381 in zk/field/fp6.h, zk/field/fp12.h; BN254
- * in zk/field/bn254_fp12.h).  zk/field/fp6_impl.h and zk/field/fp12_impl.h define it.
+ * in zk/field/bn254_fp12.h).  zk/field/fp6_tmpl_pvt.h and zk/field/fp12_tmpl_pvt.h define it.
  *
  * Fp6 = Fp2[v]/(v^3 - xi), element c0 + c1·v + c2·v^2; Fp12 = Fp6[w]/
  * (w^2 - v), element c0 + c1·w.  Since w^6 = v^3 = xi, an Fp12 element is
@@ -21,7 +21,7 @@
  * cyclotomic_sqr: squaring in the cyclotomic subgroup {a : a^(p^4 - p^2 +
  * 1) = 1}, where every value lands after the final exponentiation's easy
  * part (Granger–Scott, 9 Fp2 sqr instead of 12 Fp2 mul; garbage for other
- * elements).  FROB(k) returns the curve's gamma_k[i] = xi^(i·(p^k - 1)/6),
+ * elements).  FROB(k) (declared with Fp6, its first user) returns the curve's gamma_k[i] = xi^(i·(p^k - 1)/6),
  * i < 6, k = 1, 2, 3 (computed once, on first use):
  * (g·w^i)^(p^k) = frob^k(g)·gamma_k[i]·w^i.
  */
@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_FP6_DECLARE(P6, P2)                                                        \
+#define CZ_FP6_DECLARE(P6, P2, FROB)                                                      \
 	typedef struct { P2 c0, c1, c2; } P6;                                         \
 	extern const P6 P6##_zero;                                                    \
 	void P6##_set_one(P6 *r);                                                     \
@@ -48,9 +48,10 @@
 	void P6##_inv(P6 *r, const P6 *a);                                            \
 	void P6##_frobenius(P6 *r, const P6 *a, unsigned k);                          \
 	bool P6##_is_zero(const P6 *a);                                               \
-	bool P6##_eq(const P6 *a, const P6 *b)
+	bool P6##_eq(const P6 *a, const P6 *b);                                       \
+	const P2 *FROB(unsigned k)
 
-#define CZ_FP12_DECLARE(P12, P6, P2, FROB)                                            \
+#define CZ_FP12_DECLARE(P12, P6, P2)                                                  \
 	typedef struct { P6 c0, c1; } P12;                                            \
 	extern const P12 P12##_zero;                                                  \
 	void P12##_set_one(P12 *r);                                                   \
@@ -69,7 +70,6 @@
 	void P12##_cyclotomic_sqr(P12 *r, const P12 *a);                              \
 	bool P12##_is_zero(const P12 *a);                                             \
 	bool P12##_is_one(const P12 *a);                                              \
-	bool P12##_eq(const P12 *a, const P12 *b);                                    \
-	const P2 *FROB(unsigned k)
+	bool P12##_eq(const P12 *a, const P12 *b)
 
 #endif

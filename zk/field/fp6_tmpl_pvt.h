@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp6_impl.h — Fp6 = Fp2[v]/(v^3 - xi) over either curve's Fp2, written
+ * zk/field/fp6_tmpl_pvt.h — Fp6 = Fp2[v]/(v^3 - xi) over either curve's Fp2, written
  * once.  Private to the instance files (zk/field/fp6.c, zk/field/bn254_fp6.c), which
- * define TW_FP2, TW_FP6, TW_FP12 (the type names, also the prefixes) and
- * TW_FROB_COEFFS (the curve's Frobenius coefficients, zk/field/fp12_impl.h), then
+ * define TW_FP2, TW_FP6 (the type names, also the prefixes), TW_FP (the base
+ * field's prefix), TW_FP_LIMBS and TW_FROB_COEFFS (the public name of the
+ * tower's Frobenius coefficient table, defined here: Fp6's Frobenius is
+ * its first user, and zk/field/fp12_tmpl_pvt.h uses it from here), then
  * include this file.  xi is the Fp2's mul_nonres (1 + u for BLS12-381,
  * 9 + u for BN254).
  *
@@ -11,15 +13,64 @@
  * 3 sqr), and the two sparse products the Miller loop needs.  Reduction by
  * v^3 = xi is a multiplication by xi (mul_nonres: Fp additions only).
  * Every function computes into temporaries first, so r may alias an input.
+ *
+ * The Frobenius coefficients gamma_k[i] = xi^(i (p^k - 1)/6) are not typed
+ * in: they are derived on first use from the field itself (p - 1 is the
+ * standard form of -1), so they cannot disagree with the field's Montgomery
+ * representation.  gamma_1 needs one exponentiation in Fp2; then
+ * gamma_2[i] = gamma_1[i]^(1 + p) = gamma_1[i]·conj(gamma_1[i]) and
+ * gamma_3[i] = gamma_2[i]·gamma_1[i], because (p^k - 1)/6 =
+ * (p - 1)/6 · (1 + p + ... + p^(k-1)) and gamma^p = conj(gamma).
+ * (p ≡ 1 mod 6 for both curves, so (p - 1)/6 is exact.)
  */
+#include <pthread.h>
+
 #define TW_CAT2(a, b) a##_##b
 #define TW_CAT(a, b) TW_CAT2(a, b)
 #define S2(n) TW_CAT(TW_FP2, n)
 #define S6(n) TW_CAT(TW_FP6, n)
-#define S12(n) TW_CAT(TW_FP12, n)
 typedef TW_FP2 s2_t;
 typedef TW_FP6 s6_t;
-typedef TW_FP12 s12_t;
+#define SB(n) TW_CAT(TW_FP, n)
+typedef TW_FP sb_t;
+
+static s2_t tw_frob[3][6];
+static pthread_once_t tw_frob_once = PTHREAD_ONCE_INIT;
+
+static void tw_frob_init(void)
+{
+	uint64_t e[TW_FP_LIMBS];
+	sb_t m1;
+	s2_t xi, g;
+
+	/* e = (p - 1)/6 */
+	SB(neg)(&m1, &SB(one));
+	SB(from_mont)(e, &m1);
+	unsigned __int128 rem = 0;
+	for (size_t i = TW_FP_LIMBS; i-- > 0;) {
+		unsigned __int128 cur = (rem << 64) | e[i];
+		e[i] = (uint64_t)(cur / 6);
+		rem = cur % 6;
+	}
+
+	S2(mul_nonres)(&xi, &S2(one));
+	S2(pow)(&g, &xi, e, TW_FP_LIMBS);
+	tw_frob[0][0] = S2(one);
+	for (int i = 1; i < 6; i++)
+		S2(mul)(&tw_frob[0][i], &tw_frob[0][i - 1], &g);
+	for (int i = 0; i < 6; i++) {
+		s2_t c;
+		S2(conj)(&c, &tw_frob[0][i]);
+		S2(mul)(&tw_frob[1][i], &tw_frob[0][i], &c);
+		S2(mul)(&tw_frob[2][i], &tw_frob[1][i], &tw_frob[0][i]);
+	}
+}
+
+const s2_t *TW_FROB_COEFFS(unsigned k)
+{
+	pthread_once(&tw_frob_once, tw_frob_init);
+	return tw_frob[k - 1];
+}
 
 const s6_t S6(zero);
 
@@ -252,4 +303,4 @@ bool S6(eq)(const s6_t *a, const s6_t *b)
 
 #undef S2
 #undef S6
-#undef S12
+#undef SB

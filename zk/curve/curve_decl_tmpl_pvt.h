@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/curve/curve_decl.h — the API of one curve group, declared once for every
+ * zk/curve/curve_decl_tmpl_pvt.h — the API of one curve group, declared once for every
  * group (BLS12-381 G1 and G2 in zk/curve/g1.h, zk/curve/g2.h; BN254's in zk/curve/bn254_g1.h,
- * zk/curve/bn254_g2.h).  zk/curve/curve_impl.h defines the formulas; each group's .c
+ * zk/curve/bn254_g2.h).  zk/curve/curve_tmpl_pvt.h defines the formulas; each group's .c
  * file adds what is special to it (the subgroup check, cofactor clearing).
  *
  * CZ_CURVE_DECLARE(G, F, S) declares, over the coordinate field F and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/curve/pairing_impl.h — the Miller loop of an optimal ate pairing over a
+ * zk/curve/pairing_tmpl_pvt.h — the Miller loop of an optimal ate pairing over a
  * sextic twist, written once for BLS12-381 (zk/curve/pairing.c) and BN254
  * (zk/curve/bn254_pairing.c).  Private to those files.
  *

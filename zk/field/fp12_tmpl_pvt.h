@@ -1,29 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/field/fp12_impl.h — Fp12 = Fp6[w]/(w^2 - v), the pairing target field, over
+ * zk/field/fp12_tmpl_pvt.h — Fp12 = Fp6[w]/(w^2 - v), the pairing target field, over
  * either curve's tower, written once.  Private to the instance files
- * (zk/field/fp12.c, zk/field/bn254_fp12.c), which define TW_FP2, TW_FP6, TW_FP12,
- * TW_FP (the base field's prefix), TW_FP_LIMBS and TW_FROB_COEFFS (the
- * public name of the Frobenius coefficient table, defined here), then
- * include this file.
+ * (zk/field/fp12.c, zk/field/bn254_fp12.c), which define TW_FP2, TW_FP6, TW_FP12
+ * and TW_FROB_COEFFS (the public name of the Frobenius coefficient table,
+ * which zk/field/fp6_tmpl_pvt.h defines), then include this file.
  *
  * Costs in Fp2 multiplications (M) and squarings (S): mul 18M (Karatsuba
  * over Fp6), sqr 12M (complex method), the line products mul_by_014
  * (M-type twist, BLS12-381) and mul_by_034 (D-type, BN254) 13M, cyclotomic
  * squaring 9S.  Inversion is one Fp2 inversion plus ~40M.
  * Every function computes into temporaries first, so r may alias an input.
- *
- * The Frobenius coefficients gamma_k[i] = xi^(i (p^k - 1)/6) are not typed
- * in: they are derived on first use from the field itself (p - 1 is the
- * standard form of -1), so they cannot disagree with the field's Montgomery
- * representation.  gamma_1 needs one exponentiation in Fp2; then
- * gamma_2[i] = gamma_1[i]^(1 + p) = gamma_1[i]·conj(gamma_1[i]) and
- * gamma_3[i] = gamma_2[i]·gamma_1[i], because (p^k - 1)/6 =
- * (p - 1)/6 · (1 + p + ... + p^(k-1)) and gamma^p = conj(gamma).
- * (p ≡ 1 mod 6 for both curves, so (p - 1)/6 is exact.)
  */
-#include <pthread.h>
-
 #define TW_CAT2(a, b) a##_##b
 #define TW_CAT(a, b) TW_CAT2(a, b)
 #define S2(n) TW_CAT(TW_FP2, n)
@@ -32,46 +20,6 @@
 typedef TW_FP2 s2_t;
 typedef TW_FP6 s6_t;
 typedef TW_FP12 s12_t;
-#define SB(n) TW_CAT(TW_FP, n)
-typedef TW_FP sb_t;
-
-static s2_t tw_frob[3][6];
-static pthread_once_t tw_frob_once = PTHREAD_ONCE_INIT;
-
-static void tw_frob_init(void)
-{
-	uint64_t e[TW_FP_LIMBS];
-	sb_t m1;
-	s2_t xi, g;
-
-	/* e = (p - 1)/6 */
-	SB(neg)(&m1, &SB(one));
-	SB(from_mont)(e, &m1);
-	unsigned __int128 rem = 0;
-	for (size_t i = TW_FP_LIMBS; i-- > 0;) {
-		unsigned __int128 cur = (rem << 64) | e[i];
-		e[i] = (uint64_t)(cur / 6);
-		rem = cur % 6;
-	}
-
-	S2(mul_nonres)(&xi, &S2(one));
-	S2(pow)(&g, &xi, e, TW_FP_LIMBS);
-	tw_frob[0][0] = S2(one);
-	for (int i = 1; i < 6; i++)
-		S2(mul)(&tw_frob[0][i], &tw_frob[0][i - 1], &g);
-	for (int i = 0; i < 6; i++) {
-		s2_t c;
-		S2(conj)(&c, &tw_frob[0][i]);
-		S2(mul)(&tw_frob[1][i], &tw_frob[0][i], &c);
-		S2(mul)(&tw_frob[2][i], &tw_frob[1][i], &tw_frob[0][i]);
-	}
-}
-
-const s2_t *TW_FROB_COEFFS(unsigned k)
-{
-	pthread_once(&tw_frob_once, tw_frob_init);
-	return tw_frob[k - 1];
-}
 
 const s12_t S12(zero);
 
@@ -311,4 +259,3 @@ bool S12(eq)(const s12_t *a, const s12_t *b)
 #undef S2
 #undef S6
 #undef S12
-#undef SB
