@@ -16,6 +16,8 @@
 #define CZ_CTL_MAX_REPLY (64u << 20)  /* bytes of JSON in one response (status grows with keys) */
 #define CZ_CTL_MAX_FDS 200            /* descriptors with one message (< SCM_MAX_FD) */
 #define CZ_CTL_MAX_CONN 64            /* connections the server serves at once */
+#define CZ_CTL_ADMIN_SLOTS 8          /* of them, kept for admins (root, cuzkd's uid, --admin-group) */
+#define CZ_CTL_UID_CONNS 16           /* a non-admin uid's, without --max-conns-per-uid */
 
 /* The default socket: $XDG_RUNTIME_DIR/cuzk.sock, else /run/cuzk/cuzk.sock. */
 const char *cz_ctl_default_path(char *buf, size_t cap);
@@ -67,6 +69,7 @@ struct cz_ctl_server_opts {
 	double idle_timeout_s;  /* a connection with no request this long is closed (0: 300) */
 	double read_timeout_s;  /* a started request must be complete this soon (0: 10) */
 	unsigned max_conns_per_uid;  /* connections one uid may hold (0 or >= CZ_CTL_MAX_CONN: no cap) */
+	bool max_conns_per_uid_default;  /* none given: CZ_CTL_UID_CONNS for each non-admin uid */
 	bool admin_group;       /* --admin-group given: members of admin_gid are admins */
 	unsigned admin_gid;
 	bool socket_group;      /* --socket-group given: the socket's group is socket_gid */

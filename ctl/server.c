@@ -13,7 +13,11 @@
  *   connection closes the one idle the longest (it is told why) instead of
  *   being refused, so idle clients can never lock everyone out.  With a
  *   per-uid cap, a uid at its cap recycles its own idle connection the
- *   same way, or is refused: one user cannot take every slot.
+ *   same way, or is refused: one user cannot take every slot.  Without
+ *   --max-conns-per-uid a non-admin uid's cap is CZ_CTL_UID_CONNS, and
+ *   CZ_CTL_ADMIN_SLOTS slots are never given to a non-admin: whatever other
+ *   uids hold (awaits, half frames, replies they never read), root and the
+ *   admins are served.
  * - READING: the whole frame must arrive within the read timeout of its
  *   first byte (ctl/msg.c); a frame cut off mid-way is answered with an
  *   error and the connection closed.
@@ -46,6 +50,7 @@
 #include <unistd.h>
 
 #define MAX_CONN CZ_CTL_MAX_CONN
+#define EVICT_NONADMIN (-2)     /* evict_idle_locked: any non-admin uid's */
 
 enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY };
 
@@ -72,6 +77,7 @@ struct cz_ctl_server {
 	void (*hangup)(void *ctx);
 	int idle_ms, read_ms;
 	int max_per_uid;        /* 0: no cap below MAX_CONN */
+	bool uid_default;       /* no --max-conns-per-uid: CZ_CTL_UID_CONNS for non-admins */
 	bool admin_group;       /* members of admin_gid are admins */
 	gid_t admin_gid;
 	pthread_t tid;
@@ -267,7 +273,8 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const c
 	struct conn *old = NULL;
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
-		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (uid >= 0 && c->uid != uid))
+		if (!c->used || c->fd < 0 || c->state != CONN_IDLE || (uid >= 0 && c->uid != uid) ||
+		    (uid == EVICT_NONADMIN && c->peer.admin))
 			continue;
 		/* Idle means nothing sent: bytes waiting are a request its
 		 * thread has not got to yet.  The end of the stream is a client
@@ -312,6 +319,31 @@ static int evict_join_locked(struct cz_ctl_server *s, long uid, const char *why)
 	pthread_mutex_lock(&s->lock);
 	old->used = 0;
 	return 0;
+}
+
+/* Fairness by default (issue 24): slots no non-admin may take, so that
+ * root, cuzkd's own uid and --admin-group are always served whatever other
+ * uids hold (awaits, half-sent frames, replies they never read).  0 when a
+ * non-admin newcomer may have a slot (the longest idle non-admin one
+ * closed to make room if need be), else -1 with the refusal in why. */
+static int admin_reserve_locked(struct cz_ctl_server *s, char *why, size_t cap)
+{
+	for (;;) {
+		int n = 0;
+		for (int i = 0; i < MAX_CONN; i++)
+			n += s->conns[i].used && s->conns[i].fd >= 0 && !s->conns[i].peer.admin;
+		if (n < MAX_CONN - CZ_CTL_ADMIN_SLOTS)
+			return 0;
+		snprintf(why, cap, "closing the connection: the %d connection slots open to non-admin uids are taken "
+			 "(%d are kept for admins) and this one was idle the longest", MAX_CONN - CZ_CTL_ADMIN_SLOTS,
+			 CZ_CTL_ADMIN_SLOTS);
+		if (evict_join_locked(s, EVICT_NONADMIN, why)) {
+			snprintf(why, cap, "too many connections: the %d slots open to non-admin uids are running "
+				 "requests (%d are kept for root, cuzkd's own uid and --admin-group)",
+				 MAX_CONN - CZ_CTL_ADMIN_SLOTS, CZ_CTL_ADMIN_SLOTS);
+			return -1;
+		}
+	}
 }
 
 /* A free slot (reaping finished threads on the way), or NULL. */
@@ -377,18 +409,21 @@ static void accept_one(struct cz_ctl_server *s)
 
 	pthread_mutex_lock(&s->lock);
 	struct conn *c = NULL;
-	bool over = false;
-	if (s->max_per_uid && uid >= 0) {
+	bool over = false, reserved = false;
+	/* --max-conns-per-uid for every uid; without it CZ_CTL_UID_CONNS for
+	 * a non-admin one (0 given: no cap at all) */
+	int ucap = s->max_per_uid ? s->max_per_uid : s->uid_default && !admin ? CZ_CTL_UID_CONNS : 0;
+	if (ucap && uid >= 0) {
 		/* A uid at its cap recycles its own idle connection, or is
 		 * refused.  Connections whose clients have already left go
 		 * first, and do not count once gone: hence the loop. */
 		snprintf(why, sizeof(why), "closing the connection: uid %ld has its %d connections (--max-conns-per-uid) "
-			 "and this one was idle the longest", uid, s->max_per_uid);
+			 "and this one was idle the longest", uid, ucap);
 		for (;;) {
 			int mine = 0;
 			for (int i = 0; i < MAX_CONN; i++)
 				mine += s->conns[i].used && s->conns[i].fd >= 0 && s->conns[i].uid == uid;
-			if (mine < s->max_per_uid)
+			if (mine < ucap)
 				break;
 			if (evict_join_locked(s, uid, why)) {
 				over = true;
@@ -396,6 +431,8 @@ static void accept_one(struct cz_ctl_server *s)
 			}
 		}
 	}
+	if (!over && !admin && admin_reserve_locked(s, why, sizeof(why)))
+		over = reserved = true;
 	if (!over) {
 		c = slot_find_locked(s);
 		snprintf(why, sizeof(why), "closing the connection: all %d connection slots are taken and this one "
@@ -427,9 +464,11 @@ static void accept_one(struct cz_ctl_server *s)
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!c) {
-		if (over)
+		if (over && !reserved)
 			snprintf(why, sizeof(why), "too many connections from uid %ld: all %d it may have "
-				 "(--max-conns-per-uid) are running requests", uid, s->max_per_uid);
+				 "(--max-conns-per-uid) are running requests", uid, ucap);
+		else if (reserved)
+			;       /* admin_reserve_locked's */
 		else
 			snprintf(why, sizeof(why), "too many connections: all %d slots are running requests", MAX_CONN);
 		reply_err(s, fd, why);
@@ -522,6 +561,7 @@ struct cz_ctl_server *cz_ctl_server_start(const char *path, cz_ctl_fn fn, void *
 	s->idle_ms = ms_of(o ? o->idle_timeout_s : 0, 300);
 	s->read_ms = ms_of(o ? o->read_timeout_s : 0, 10);
 	s->max_per_uid = o && o->max_conns_per_uid < MAX_CONN ? (int)o->max_conns_per_uid : 0;
+	s->uid_default = o && o->max_conns_per_uid_default;
 	s->admin_group = o && o->admin_group;
 	s->admin_gid = o ? (gid_t)o->admin_gid : 0;
 	s->stopfd[0] = s->stopfd[1] = s->wakefd[0] = s->wakefd[1] = -1;

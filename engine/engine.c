@@ -325,7 +325,7 @@ struct cz_engine *cz_engine_create(const struct cz_engine_config *c, char *err, 
 	cz_trace_thread("control", 0);
 	/* The journal before any thread: the jobs it resumes are there when
 	 * the first request comes (engine/control/recover.c). */
-	e->spoolfd = -1;
+	e->spoolfd = e->statelock = -1;
 	pthread_mutex_init(&e->spool_mu, NULL);         /* spool space (engine/pipeline/admit.c) */
 	if (cz_recover_start(e, err, cap)) {
 		cz_engine_destroy(e);
@@ -391,6 +391,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_output_stop(e);      /* writes the jobs the finalizer queued, then joins */
 	cz_journal_close(e->jn);        /* what is pending, then its writer */
 	e->jn = NULL;
+	cz_statelock_release(e->statelock);     /* after the journal's last write */
 	cz_pipe_destroy(&e->pipe);
 	cz_watchdog_free(e);
 	cz_stat_stop(e);
@@ -434,6 +435,8 @@ json_object *cz_engine_request(struct cz_engine *e, json_object *req, int *fds, 
 		r = cz_ctl_err("request has no \"op\" string");
 	else if (!od)
 		r = cz_op_unknown(op);
+	else if ((r = cz_fields_nul_scan(req)))
+		;       /* a string a C reader would cut short (engine/control/fields.c) */
 	else if ((r = cz_access_request(e, od, req, peer)))
 		;       /* an unknown field, or not this caller's to ask */
 	else if (od->owns_fds)

@@ -260,6 +260,7 @@ struct cz_engine {
 	struct cz_metrics *metrics;     /* made and freed with stat (engine/evidence/metrics.c) */
 	struct cz_journal *jn;          /* the job journal (engine/durable/journal.c) */
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
+	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/durable/statelock.c) */
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
@@ -415,6 +416,23 @@ const char *cz_part_state_name(int s);
  * again (waiting for their circuit), the spool and proofs/ are cleaned;
  * once a circuit is loaded its resumed jobs are queued. */
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap);
+/* engine/fields.c: an error naming the first string field of req with a
+ * NUL inside (json-c keeps it; every C reader would cut it short), or NULL. */
+json_object *cz_fields_nul_scan(json_object *req);
+/* engine/control/idcheck.c: NULL when id is a valid job id (docs/protocol.md, Job
+ * ids), else why not; s (n bytes) printable, every other byte escaped. */
+const char *cz_id_check(const char *id);
+void cz_str_shown(char *out, size_t cap, const char *s, size_t n);
+/* engine/access.c: a submit by uid owner of an id held by uid holder's job,
+ * decided under the engine lock with the holder found (the request-time
+ * check in cz_access_request cannot see a job accepted meanwhile: two uids
+ * racing for one fresh id).  NULL: owner may have it (its own, or root or
+ * cuzkd's own uid asking), else the refusal. */
+json_object *cz_access_id_owner(const char *id, long holder, long owner);
+/* engine/durable/statelock.c: DIR/cuzkd.lock taken (its descriptor), or -1 with
+ * err naming the directory and the holder's pid; released by closing. */
+int cz_statelock_take(const char *state_dir, char *err, size_t cap);
+void cz_statelock_release(int fd);
 void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 /* await's answer for a job only the journal still holds, or NULL (with
  * *pending when its end is not durable yet: wait for the next commit). */

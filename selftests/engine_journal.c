@@ -5,6 +5,7 @@
 #include "engine/durable/journal.h"
 #include "selftests/cz_test.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <pthread.h>
@@ -122,6 +123,164 @@ static long largest(const char *t)
 		off += 8 + len;
 	}
 	return best;
+}
+
+/* Folders damaged-* under d holding a journal (copies of a damaged one). */
+static int damaged_copies(const char *d)
+{
+	DIR *dd = opendir(d);
+	struct dirent *de;
+	int n = 0;
+	char p[2 * PATH_MAX];
+	while (dd && (de = readdir(dd))) {
+		snprintf(p, sizeof(p), "%s/%s/journal", d, de->d_name);
+		n += !strncmp(de->d_name, "damaged-", 8) && access(p, F_OK) == 0;
+	}
+	if (dd)
+		closedir(dd);
+	return n;
+}
+
+/* The whole of file p into b (cap bytes); its size, or 0. */
+static size_t slurp(const char *p, uint8_t *b, size_t cap)
+{
+	FILE *f = fopen(p, "rb");
+	size_t n = f ? fread(b, 1, cap, f) : 0;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The record offsets of a journal's bytes (the documented framing). */
+static int offsets(const uint8_t *b, size_t n, long *off, int max)
+{
+	int k = 0;
+	for (size_t o = 8; o + 8 <= n && k < max;) {
+		uint32_t len = (uint32_t)b[o] | (uint32_t)b[o + 1] << 8 | (uint32_t)b[o + 2] << 16 |
+			       (uint32_t)b[o + 3] << 24;
+		off[k++] = (long)o;
+		o += 8 + len;
+	}
+	return k;
+}
+
+/* The documented DIR/seq.hwm, read independently: its number, or 0. */
+static uint64_t hwm_of(const char *d)
+{
+	char p[PATH_MAX + 16], num[32];
+	unsigned crc;
+	snprintf(p, sizeof(p), "%s/seq.hwm", d);
+	FILE *f = fopen(p, "r");
+	int ok = f && fscanf(f, "CZSEQ1 %31[0-9] %x", num, &crc) == 2 &&
+		 crc_ref((const uint8_t *)num, strlen(num)) == crc;
+	if (f)
+		fclose(f);
+	return ok ? strtoull(num, NULL, 10) : 0;
+}
+
+/* Issue 24, item 1: one damaged record (at the start, in the middle, at
+ * the end of 16) loses only that record.  Jobs 1..10 submitted, 1..5
+ * ended done; the records: hdr, sub 1..10, end 1..5. */
+static void test_damage(void)
+{
+	static const struct {
+		const char *where;
+		int rec;                /* the record damaged (0: the hdr) */
+		int lost_job;           /* a job gone (its submit lost), or 0 */
+		int reopened;           /* a done job unfinished again (its end lost), or 0 */
+	} cases[] = {
+		{ "start", 1, 1, 0 },           /* job 1's submit */
+		{ "middle", 7, 7, 0 },          /* job 7's submit (unfinished) */
+		{ "middle, an end", 13, 0, 3 }, /* job 3's end */
+		{ "end", 15, 0, 5 },            /* the last record: job 5's end */
+	};
+	char err[256], old[PATH_MAX];
+	snprintf(old, sizeof(old), "%s", dir);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		if (snprintf(dir, sizeof(dir), "%.*s/damage%zu", PATH_MAX - 32, old, c) >= (int)sizeof(dir))
+			continue;
+		mkdir(dir, 0750);
+		struct cz_journal *j = jo(7 * 86400);
+		int ok = j != NULL;
+		uint64_t t = 0;
+		for (int i = 1; ok && i <= 10; i++)
+			ok = (t = sub(j, (uint64_t)i, i == 4 ? "@4" : (char[]){ (char)('a' + i - 1), 0 })) != 0;
+		for (int i = 1; ok && i <= 5; i++)
+			ok = (t = cz_journal_end(j, (uint64_t)i, CZ_JOB_DONE, "", 1.0)) != 0;
+		ok = ok && !cz_journal_wait(j, t, err, sizeof(err));
+		cz_journal_close(j);
+
+		char p[PATH_MAX + 16];
+		snprintf(p, sizeof(p), "%s/journal", dir);
+		static uint8_t b[1 << 16], kept[1 << 16];
+		long off[32];
+		size_t n = slurp(p, b, sizeof(b));
+		int nrec = offsets(b, n, off, 32);
+		ok = ok && nrec == 16;
+		/* a byte inside the record's JSON flipped */
+		long at = ok ? off[cases[c].rec] + 8 + 12 : 0;
+		b[at] ^= 0x04;
+		FILE *f = ok ? fopen(p, "wb") : NULL;
+		ok = ok && f && fwrite(b, 1, n, f) == n;
+		if (f)
+			fclose(f);
+
+		j = ok ? jo(7 * 86400) : NULL;
+		struct cz_journal_stat st = { 0 };
+		if (j)
+			cz_journal_stat(j, &st);
+		int exact = j != NULL;
+		for (int i = 1; j && i <= 10; i++) {
+			struct cz_jent fe;
+			char id[8];
+			snprintf(id, sizeof(id), i == 4 ? "@4" : "%c", 'a' + i - 1);
+			int found = cz_journal_find(j, id, &fe, NULL);
+			int want_end = i <= 5 && i != cases[c].reopened ? CZ_JOB_DONE : -1;
+			if (i == cases[c].lost_job)
+				exact &= !found;
+			else
+				exact &= found && fe.seq == (uint64_t)i && fe.end == want_end && fe.nparts == 2 &&
+					 fe.digest[0] == (uint8_t)i;
+		}
+		size_t nu = 0;
+		struct cz_jent *u = j ? cz_journal_unfinished(j, &nu) : NULL;
+		size_t want_nu = 5 - (cases[c].lost_job > 5) + (cases[c].reopened != 0);
+		free(u);
+		uint64_t next = j ? cz_journal_next_seq(j) : 0, hwm = hwm_of(dir);
+		/* the kept copy is the damaged file, byte for byte */
+		DIR *dd = opendir(dir);
+		struct dirent *de;
+		int same = 0;
+		while (dd && (de = readdir(dd)))
+			if (!strncmp(de->d_name, "damaged-", 8)) {
+				char kp[2 * PATH_MAX];
+				snprintf(kp, sizeof(kp), "%s/%s/journal", dir, de->d_name);
+				same = slurp(kp, kept, sizeof(kept)) == n && !memcmp(kept, b, n);
+			}
+		if (dd)
+			closedir(dd);
+		int tail = cases[c].rec == nrec - 1;
+		ct_ok(ok && exact && nu == want_nu && next > 10 && hwm > 10 && next >= hwm && same &&
+		      damaged_copies(dir) == 1 && (tail ? st.torn_bytes > 0 : st.damaged_ranges == 1 && st.corrupt_bytes > 0),
+		      "damage at the %s (record %d of %d): every other job survives exactly (%s), %zu unfinished "
+		      "(want %zu), the next sequence number %llu is at the high-water mark %llu (above all 10 "
+		      "used), the damaged journal kept byte for byte (%d)",
+		      cases[c].where, cases[c].rec, nrec, exact ? "yes" : "no", nu, want_nu,
+		      (unsigned long long)next, (unsigned long long)hwm, same);
+		/* The rewritten journal is clean and a new job takes a fresh number. */
+		ok = j && (t = sub(j, next, "new")) && !cz_journal_wait(j, t, err, sizeof(err));
+		cz_journal_close(j);
+		int h, s, e;
+		long last;
+		j = jo(7 * 86400);
+		struct cz_jent fe;
+		ct_ok(ok && j && cz_journal_find(j, "new", &fe, NULL) && fe.seq == next && cz_journal_next_seq(j) == next + 1 &&
+		      read_file(&h, &s, &e, &last) == 0 && damaged_copies(dir) == 1,
+		      "damage at the %s: the journal written in its place reads cleanly, a new job took %llu, "
+		      "and the next open finds no damage", cases[c].where, (unsigned long long)next);
+		cz_journal_close(j);
+	}
+	snprintf(dir, sizeof(dir), "%s", old);
 }
 
 /* A job's accounting at the extremes of every field the journal keeps. */
@@ -264,7 +423,7 @@ static void *gmain(void *v)
 int main(void)
 {
 	char err[256];
-	ct_plan(8 + 3);
+	ct_plan(8 + 3 + 8);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-journal-XXXXXX");
 	if (!ct_ok(mkdtemp(dir) != NULL, "a scratch state directory"))
 		return ct_exit();
@@ -298,7 +457,9 @@ int main(void)
 	     !cz_journal_wait(j, t, err, sizeof(err));
 	cz_journal_close(j);
 
-	/* One byte of the last record flipped: the journal ends before it. */
+	/* One byte of the last record flipped: the journal ends before it,
+	 * but a whole record that fails may have been acknowledged: the file
+	 * is kept and numbering resumes at the high-water mark (above 3). */
 	char p[PATH_MAX + 16];
 	snprintf(p, sizeof(p), "%s/journal", dir);
 	ok = ok && read_file(&h, &s, &e, &last) == 0;
@@ -313,9 +474,12 @@ int main(void)
 	if (j)
 		cz_journal_stat(j, &st);
 	u = j ? cz_journal_unfinished(j, &nu) : NULL;
-	ct_ok(ok && j && st.torn_bytes > 0 && nu == 2 && cz_journal_find(j, "a", &f, NULL) && f.end == CZ_JOB_DONE,
-	      "a record whose CRC fails ends the journal there (%llu bytes dropped): job 3's end is gone, "
-	      "it is unfinished again; the records before it stand", j ? (unsigned long long)st.torn_bytes : 0ull);
+	uint64_t resumed = j ? cz_journal_next_seq(j) : 0;
+	ct_ok(ok && j && st.torn_bytes > 0 && nu == 2 && cz_journal_find(j, "a", &f, NULL) && f.end == CZ_JOB_DONE &&
+	      resumed > 4 && damaged_copies(dir) == 1,
+	      "a last record whose CRC fails ends the journal there (%llu bytes dropped): job 3's end is gone, "
+	      "it is unfinished again; the records before it stand; the damaged file is kept and numbering "
+	      "resumes at %llu (> 4)", j ? (unsigned long long)st.torn_bytes : 0ull, (unsigned long long)resumed);
 	free(u);
 	ok = j && (t = cz_journal_end(j, 3, CZ_JOB_FAILED, "partition 1: \"bad\"\n", 7.0)) &&
 	     !cz_journal_wait(j, t, err, sizeof(err));
@@ -336,9 +500,10 @@ int main(void)
 	j = jo(1);
 	if (j)
 		cz_journal_stat(j, &st);
-	ct_ok(gone && j && st.live == 0 && st.compactions == 1 && cz_journal_next_seq(j) == 4,
+	ct_ok(gone && j && st.live == 0 && st.compactions == 1 && cz_journal_next_seq(j) == resumed,
 	      "with --retain 1 ended jobs are forgotten after 2 s; the reopen compacts them away (%llu jobs "
-	      "left) and the next sequence number is still 4", j ? (unsigned long long)st.live : 0ull);
+	      "left) and the next sequence number is still %llu", j ? (unsigned long long)st.live : 0ull,
+	      (unsigned long long)resumed);
 	cz_journal_close(j);
 	ct_ok(read_file(&h, &s, &e, &last) == 0 && h == 1 && s == 0 && e == 0,
 	      "the compacted file holds the header only");
@@ -366,6 +531,7 @@ int main(void)
 	cz_journal_close(gj);
 	pthread_barrier_destroy(&bar);
 	test_owner_acct();
+	test_damage();
 	char rm[PATH_MAX + 16];
 	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
 	if (!ct_fail && system(rm))

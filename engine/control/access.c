@@ -116,6 +116,18 @@ json_object *cz_access_request(struct cz_engine *e, const struct cz_op *opd, jso
 	return NULL;
 }
 
+json_object *cz_access_id_owner(const char *id, long holder, long owner)
+{
+	long self = (long)geteuid();
+	if (holder < 0)
+		holder = self;  /* a record from before owners were journaled */
+	if (holder == owner || owner == 0 || owner == self)
+		return NULL;
+	return cz_ctl_err("submit: id '%.63s' is in use by another user's job: permission denied: only its "
+			   "owner, root or cuzkd's own user (uid %ld) may submit it again; you are uid %ld", id,
+			   self, owner);
+}
+
 long cz_access_owner(const struct cz_ctl_peer *peer)
 {
 	return peer ? peer->uid : (long)geteuid();

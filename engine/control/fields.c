@@ -5,6 +5,8 @@
  * one is an error that names it: json-c's own getters convert silently
  * ("seven" → 0, 2.9 → 2, a number where a string belongs → ignored), which
  * is how a mistyped request used to do something other than what was asked.
+ * A string with a NUL inside (JSON's \u0000) is refused, never cut short:
+ * cz_fields_nul_scan checks a whole request before it is served.
  * Each getter returns NULL when the field is absent or good (absent leaves
  * *out alone: the caller's default), else the error response.
  */
@@ -13,6 +15,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *type_name(json_object *v)
 {
@@ -35,6 +38,8 @@ json_object *cz_field_str(json_object *req, const char *k, bool required, const 
 		return required ? cz_ctl_err("\"%s\" is required (a string)", k) : NULL;
 	if (!json_object_is_type(v, json_type_string))
 		return cz_ctl_err("\"%s\" must be a string, not %s", k, type_name(v));
+	if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
+		return cz_ctl_err("\"%s\" contains a NUL character (\\u0000): refused, not cut short", k);
 	*out = json_object_get_string(v);
 	return NULL;
 }
@@ -88,4 +93,37 @@ json_object *cz_field_seconds(json_object *req, const char *k, double max, doubl
 				   num ? json_object_to_json_string(v) : type_name(v));
 	*out = d;
 	return NULL;
+}
+
+/* A string value holding a NUL, anywhere in v (to depth 8): its field's
+ * name, dotted ("witnesses[2]"), into path; true. */
+static bool nul_in(json_object *v, char *path, size_t cap, int depth)
+{
+	size_t at = strlen(path);
+	if (json_object_is_type(v, json_type_string))
+		return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+	if (depth >= 8)
+		return false;
+	if (json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			snprintf(path + at, cap - at, "[%zu]", i);
+			if (nul_in(json_object_array_get_idx(v, i), path, cap, depth + 1))
+				return true;
+		}
+	} else if (json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, k, c) {
+			snprintf(path + at, cap - at, "%s%s", at ? "." : "", k);
+			if (nul_in(c, path, cap, depth + 1))
+				return true;
+		}
+	}
+	path[at] = 0;
+	return false;
+}
+
+json_object *cz_fields_nul_scan(json_object *req)
+{
+	char path[256] = "";
+	return nul_in(req, path, sizeof(path), 0)
+	       ? cz_ctl_err("\"%s\" contains a NUL character (\\u0000): refused, not cut short", path) : NULL;
 }

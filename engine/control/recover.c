@@ -11,6 +11,8 @@
  *     their original order (the queue's key is priority, then sequence);
  *   - the spool keeps only unfinished jobs' witnesses (a crash between a
  *     copy and its journal record leaves an orphan: never acknowledged);
+ *     after journal damage a file of a job the journal has no record of is
+ *     moved next to the damaged journal instead (cz_journal_spool_lost);
  *   - proofs/ keeps only published directories: a temporary directory
  *     (proofs/.<seq>.tmp) of a job whose end record says done is renamed
  *     into place (its files were fsynced before that record was written),
@@ -70,6 +72,8 @@ static unsigned clean_spool(struct cz_engine *e, const struct cz_jent *u, size_t
 			uint64_t *hit = seqs ? bsearch(&key, seqs, nu, sizeof(*seqs), cmp_u64) : NULL;
 			keep = hit && k < u[hit - seqs].nparts;
 		}
+		if (!keep && cz_journal_spool_lost(e->jn, dirfd(d), de->d_name))
+			continue;       /* after damage: not provably unreferenced */
 		if (!keep && !unlinkat(dirfd(d), de->d_name, 0))
 			removed++;
 	}
@@ -138,6 +142,8 @@ static void clean_proofs(struct cz_engine *e, unsigned *rolled, unsigned *remove
 
 int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 {
+	if ((e->statelock = cz_statelock_take(e->state_dir, err, cap)) < 0)
+		return -1;      /* another cuzkd's: nothing of it read or written */
 	e->jn = cz_journal_open(e->state_dir, e->cfg.retain_s, cz_recover_on_commit, e, err, cap);
 	if (!e->jn)
 		return -1;

@@ -161,7 +161,14 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 		return cz_ctl_err("id '%s' is in use by a different job (seq %llu, circuit %s, other "
 				   "witnesses); ids stay taken for --retain after a job ends", id,
 				   (unsigned long long)hseq, hcirc);
-	json_object *r = cz_ctl_ok();
+	/* A retry of a job that failed or was cancelled is not its success:
+	 * said with ok false (a non-zero exit from cuzkctl), never run again
+	 * under the same id (issue 24). */
+	json_object *r = hstate == CZ_JOB_FAILED || hstate == CZ_JOB_CANCELLED
+			 ? cz_ctl_err("id '%s' names a job that already ended %s (seq %llu): a retry does not "
+				      "start it again; submit under a new id (ids stay taken for --retain)", id,
+				      job_state_name(hstate), (unsigned long long)hseq)
+			 : cz_ctl_ok();
 	json_object_object_add(r, "job", json_object_new_string(id));
 	json_object_object_add(r, "seq", json_object_new_int64((int64_t)hseq));
 	json_object_object_add(r, "partitions", json_object_new_int((int)hn));
@@ -173,22 +180,27 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 /* Under the lock: NULL when id is free, else id_held()'s answer; *wait
  * when its holder is still being accepted (the caller waits and asks again). */
 static json_object *id_check_locked(struct cz_engine *e, const char *id, const char *circ,
-				    const uint8_t *dg, bool *wait)
+				    const uint8_t *dg, bool *wait, long owner)
 {
 	struct cz_job *h = job_find_locked(e, id);
+	json_object *r;
 	*wait = false;
 	if (h && h->accepting) {
 		*wait = true;
 		return NULL;
 	}
+	/* Owner and id together, under the lock (issue 24): the request-time
+	 * check could not see a job another uid got accepted meanwhile. */
 	if (h && atomic_load(&h->state) == CZ_JOB_ACTIVE)
-		return id_held(id, circ, dg, h->seq, h->circ_name, h->has_digest, h->digest, h->nparts,
-			       CZ_JOB_ACTIVE);
+		return (r = cz_access_id_owner(id, h->owner, owner)) ? r
+		       : id_held(id, circ, dg, h->seq, h->circ_name, h->has_digest, h->digest, h->nparts,
+				 CZ_JOB_ACTIVE);
 	struct cz_jent je;
 	if (!cz_journal_find(e->jn, id, &je, NULL))
 		return NULL;    /* never used, or its retention ended */
-	return id_held(id, circ, dg, je.seq, je.circuit, je.has_digest, je.digest, je.nparts,
-		       je.end < 0 ? CZ_JOB_ACTIVE : je.end);
+	return (r = cz_access_id_owner(id, je.owner, owner)) ? r
+	       : id_held(id, circ, dg, je.seq, je.circuit, je.has_digest, je.digest, je.nparts,
+			 je.end < 0 ? CZ_JOB_ACTIVE : je.end);
 }
 
 /*
@@ -237,8 +249,12 @@ static json_object *submit_parse(struct submit *s, json_object *req)
 	id = s->id;
 	if (pr && cz_prio_parse(pr, &s->prio))
 		return cz_ctl_err("unknown priority '%s' (" CZ_PRIO_NAMES ")", pr);
-	if (id && (!*id || strlen(id) >= sizeof(((struct cz_job *)0)->id) || strchr(id, '/') || id[0] == '.'))
-		return cz_ctl_err("job id '%s': 1 to 63 characters, no '/', not starting with '.'", id);
+	const char *why = id ? cz_id_check(id) : NULL;
+	if (why) {
+		char shown[4 * 64 + 8];
+		cz_str_shown(shown, sizeof(shown), id, strlen(id));
+		return cz_ctl_err("job id '%s': %s", shown, why);
+	}
 	if (id && id[0] == '@')
 		return cz_ctl_err("job id '%s': ids starting with '@' are the daemon's own (a job without "
 				  "--id is named @<sequence number>)", id);
@@ -309,7 +325,7 @@ static json_object *submit_id_locked(struct submit *s, bool recheck_circuit)
 			}
 		}
 		if (s->id)
-			r = id_check_locked(e, s->id, s->name, s->jdg, &wait);
+			r = id_check_locked(e, s->id, s->name, s->jdg, &wait, s->owner);
 		if (!wait)
 			break;
 		pthread_cond_wait(&e->job_cv, &e->lock);        /* its holder's submit answers first */
@@ -791,6 +807,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object_object_add(jo, "jobs", json_object_new_int64((int64_t)js.live));
 	json_object_object_add(jo, "replayed", json_object_new_int64((int64_t)js.replayed));
 	json_object_object_add(jo, "torn_bytes", json_object_new_int64((int64_t)js.torn_bytes));
+	cz_journal_damage_json(e->jn, jo);
 	json_object_object_add(jo, "open_ms", json_object_new_double(js.open_ms));
 	if (js.error)
 		json_object_object_add(jo, "error", json_object_new_string(strerror(-js.error)));

@@ -20,7 +20,10 @@
  * ended: a cancel).  docs/formats.md has every field.  JSON
  * because it is small next to a witness and can grow fields without a new
  * version; the CRC because a crash mid-append leaves a torn tail, and a
- * record that does not check is where the journal ends (dropped, logged).
+ * record that does not check at the end is that tail (dropped, logged).
+ * One with records that check after it is corruption: skipped, every later
+ * record kept, the damaged file kept, numbering resumed at DIR/seq.hwm
+ * (engine/durable/jrecover.c has the rules).
  * Replay is idempotent (a repeated submit is ignored, the first end wins),
  * which is what lets compaction run while records keep being appended.
  * Fields a version added are optional to the next: a submit without "uid"
@@ -53,6 +56,7 @@
  */
 #include "engine/durable/journal.h"
 #include "engine/engine_pvt.h"
+#include "engine/durable/jrecover.h"
 #include "lib/clock.h"
 #include "lib/thread.h"
 
@@ -115,31 +119,19 @@ struct cz_journal {
 	uint64_t compacted_bytes;
 	uint64_t live_bytes;            /* at open: the records replay applied (what compaction keeps) */
 	int64_t last_compact;           /* CLOCK_REALTIME ns */
+	/* damage (engine/durable/jrecover.c) */
+	uint64_t pend_seq_hi;           /* the highest sequence number a submit appended */
+	uint64_t hwm;                   /* DIR/seq.hwm: no number >= it handed out (the writer's) */
+	bool damaged;                   /* replay met corruption (not a torn tail) */
+	bool tail_whole;                /* the bad last record is whole: maybe corruption */
+	char damaged_dir[PATH_MAX + 64];        /* where the damaged journal was kept, or "" */
+	char state_dir[PATH_MAX];
+	struct { uint64_t before, after; } lost[16];    /* the damaged stretches' neighbours */
+	size_t nlost;
 };
 
-/* ---- CRC32C (Castagnoli), table-driven: a few hundred bytes a record ---- */
-
-static uint32_t crc_tab[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-		crc_tab[i] = c;
-	}
-}
-
-static uint32_t crc32c(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint32_t c = ~0u;
-	while (n--)
-		c = crc_tab[(c ^ *b++) & 0xff] ^ (c >> 8);
-	return ~c;
-}
+/* CRC32C of the record framing: engine/durable/jrecover.c (cz_journal_crc32c). */
+#define crc32c cz_journal_crc32c
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -572,6 +564,77 @@ static int replay_one(struct cz_journal *j, json_object *o, size_t n)
 	return 0;               /* a kind from a later version: ignored */
 }
 
+/* The sequence number a record that checks names (0: none). */
+static uint64_t rec_seq(const uint8_t *b, size_t off)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = tok ? json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)get32(b + off)) : NULL;
+	int64_t s = o && json_object_is_type(o, json_type_object) ? jint(o, "seq", 0) : 0;
+	json_object_put(o);
+	if (tok)
+		json_tokener_free(tok);
+	return s > 0 ? (uint64_t)s : 0;
+}
+
+/* The record at *off does not check.  A damaged stretch with records that
+ * check after it (engine/durable/jrecover.c): logged, *off moved to the next one,
+ * true.  Else the tail: false (a whole bad record is handled as damage). */
+static bool replay_damage(struct cz_journal *j, const uint8_t *b, size_t *off, size_t got)
+{
+	size_t nx = cz_jrec_resync(b, *off, got);
+	if (!nx) {
+		if (!cz_jrec_torn(b, *off, got))
+			j->damaged = j->tail_whole = true;
+		return false;
+	}
+	uint64_t before = j->next_seq - 1, after = rec_seq(b, nx);
+	j->damaged = true;
+	j->st.corrupt_bytes += nx - *off;
+	j->st.damaged_ranges++;
+	if (j->nlost < sizeof(j->lost) / sizeof(*j->lost))
+		j->lost[j->nlost++] = (typeof(j->lost[0])){ before, after };
+	fprintf(stderr, "cuzkd: journal %s: %zu bytes at offset %zu do not check, and a record that checks "
+		"follows at offset %zu: corruption, not a torn tail (records there were acknowledged); skipped, "
+		"every record after them kept (damaged between the records of sequence numbers %llu and %llu)\n",
+		j->path, nx - *off, *off, nx, (unsigned long long)before, (unsigned long long)after);
+	*off = nx;
+	return true;
+}
+
+/* After a replay that met damage: the file kept for the operator, and
+ * which jobs have no record left. */
+static void replay_keep(struct cz_journal *j, const uint8_t *b, size_t got, size_t good)
+{
+	int rc = cz_jrec_keep(j->dirfd, j->state_dir, b, got, j->damaged_dir, sizeof(j->damaged_dir));
+	if (rc) {
+		j->damaged_dir[0] = 0;
+		fprintf(stderr, "cuzkd: journal %s: cannot keep a copy of the damaged journal: %s\n", j->path,
+			strerror(-rc));
+	} else {
+		fprintf(stderr, "cuzkd: journal %s: the damaged journal (%zu bytes, %zu of them after the last "
+			"good record) is kept as %s/journal; a clean one is written in its place\n", j->path, got,
+			got - good, j->damaged_dir);
+	}
+	for (size_t k = 0; k < j->nlost; k++) {
+		/* up to the number the first record after the stretch names
+		 * (its submit, if that is what it is, was replayed since) */
+		uint64_t lo = j->lost[k].before + 1, hi = j->lost[k].after ? j->lost[k].after : j->next_seq - 1;
+		unsigned missing = 0;
+		uint64_t first = 0, last = 0;
+		for (uint64_t s = lo; s <= hi && s - lo < 1000000; s++)
+			if (!find_seq(j, s)) {
+				if (!missing++)
+					first = s;
+				last = s;
+			}
+		if (missing)
+			fprintf(stderr, "cuzkd: journal %s: %u job(s) with sequence numbers from %llu to %llu have no "
+				"submit record left (lost to the damage): they are unknown now; their spooled "
+				"witnesses are kept in %s\n", j->path, missing, (unsigned long long)first,
+				(unsigned long long)last, *j->damaged_dir ? j->damaged_dir : "spool/");
+	}
+}
+
 static int replay(struct cz_journal *j, char *err, size_t cap)
 {
 	struct stat st;
@@ -605,8 +668,11 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 	json_tokener *tok = json_tokener_new();        /* one for every record (reset between) */
 	while (tok && off + 8 <= got) {
 		uint32_t n = get32(b + off), crc = get32(b + off + 4);
-		if (n > REC_MAX || off + 8 + n > got || crc32c(b + off + 8, n) != crc)
-			break;
+		if (n < 2 || n > REC_MAX || off + 8 + n > got || crc32c(b + off + 8, n) != crc) {
+			if (replay_damage(j, b, &off, got))
+				continue;       /* corruption: resynchronised on the next record */
+			break;                  /* the tail */
+		}
 		json_tokener_reset(tok);
 		json_object *o = json_tokener_parse_ex(tok, (const char *)b + off + 8, (int)n);
 		int rc = o && json_object_is_type(o, json_type_object) ? replay_one(j, o, n) : -1;
@@ -624,11 +690,19 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 		good = off;
 	}
 	json_tokener_free(tok);
+	if (j->damaged)
+		replay_keep(j, b, got, good);
 	free(b);
 	if (bad)
-		fprintf(stderr, "cuzkd: journal %s: %zu records checked but made no sense: skipped\n", j->path, bad);
+		fprintf(stderr, "cuzkd: journal %s: %zu records checked but made no sense "
+			"(or name a job whose submit record was lost): skipped\n", j->path, bad);
 	j->st.bytes = good;
-	if (good < got) {
+	if (good < got && j->tail_whole) {
+		j->st.torn_bytes = got - good;
+		fprintf(stderr, "cuzkd: journal %s: its last record (%zu bytes at offset %zu) is whole but "
+			"fails its check: a torn append or a corrupt acknowledged record, which cannot be told "
+			"apart; dropped, handled as damage\n", j->path, got - good, good);
+	} else if (good < got) {
 		j->st.torn_bytes = got - good;
 		fprintf(stderr, "cuzkd: journal %s: dropped a torn tail of %zu bytes at offset %zu "
 			"(a crash during an append: those records were never acknowledged)\n", j->path,
@@ -789,6 +863,38 @@ static int compact(struct cz_journal *j)
 
 /* ---- the writer ---- */
 
+/* On the writer (or open, before it starts): DIR/seq.hwm above seq_hi
+ * before a batch with submits up to seq_hi is written (engine/durable/jrecover.c). */
+static int hwm_reserve(struct cz_journal *j, uint64_t seq_hi)
+{
+	if (seq_hi < j->hwm)
+		return 0;
+	uint64_t m = seq_hi + 1 + CZ_JREC_HWM_STEP;
+	int rc = cz_jrec_hwm_write(j->dirfd, m);
+	if (!rc)
+		j->hwm = m;
+	return rc;
+}
+
+/* At open, after replay: the mark read; after damage, a dropped tail or
+ * with no journal left (moved away) numbering resumes at it, so no number an acknowledged job had (whose
+ * record may be what was lost) is handed out again. */
+static void hwm_settle(struct cz_journal *j, bool fresh)
+{
+	uint64_t m = 0;
+	int rc = cz_jrec_hwm_read(j->dirfd, &m);
+	if (rc)
+		fprintf(stderr, "cuzkd: journal %s: %s/seq.hwm: %s (numbering goes on from the journal alone)\n",
+			j->path, j->state_dir, rc == -EINVAL ? "does not check" : strerror(-rc));
+	j->hwm = m;
+	if ((fresh || j->damaged || j->st.torn_bytes) && m > j->next_seq) {
+		fprintf(stderr, "cuzkd: journal %s: after the damage sequence numbers resume at the high-water "
+			"mark %llu (the journal's records reach %llu): none is handed out twice\n", j->path,
+			(unsigned long long)m, (unsigned long long)(j->next_seq - 1));
+		j->next_seq = m;
+	}
+}
+
 static bool any_expired_locked(struct cz_journal *j)
 {
 	int64_t now = cz_clock_ns(CLOCK_REALTIME);
@@ -827,11 +933,13 @@ static void *writer_main(void *v)
 		j->unl_spare = NULL, j->cap_unl_spare = 0;
 		bool sub = j->pend_sub;
 		j->pend_sub = false;
-		uint64_t hi = j->ticket;
+		uint64_t hi = j->ticket, seq_hi = j->pend_seq_hi;
 		int failed = j->st.error;
 		pthread_mutex_unlock(&j->lock);
 
 		int rc = failed;
+		if (!rc && sub)
+			rc = hwm_reserve(j, seq_hi);    /* the numbers before the records using them */
 		/* The spool files' names before the record that names them (the
 		 * files' data each submitter fsynced itself). */
 		if (!rc && sub && fsync(j->spoolfd))
@@ -891,6 +999,8 @@ uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e)
 	struct cz_jent *n = j->st.error ? NULL : ent_add(j, e);
 	if (n && (t = append_locked(j, rec_sub(n))))
 		j->pend_sub = true;
+	if (n && e->seq > j->pend_seq_hi)
+		j->pend_seq_hi = e->seq;
 	if (n) {
 		j->st.live = j->nents;
 	}
@@ -1039,6 +1149,38 @@ int cz_journal_done(struct cz_journal *j, uint64_t seq, char *id, size_t cap)
 	return done;
 }
 
+int cz_journal_spool_lost(struct cz_journal *j, int spoolfd, const char *name)
+{
+	unsigned long long seq;
+	char to[PATH_MAX + 400];
+	if (!j->damaged || !*j->damaged_dir || sscanf(name, "%llu.", &seq) != 1)
+		return 0;
+	pthread_mutex_lock(&j->lock);
+	bool known = find_seq(j, seq) != NULL;
+	pthread_mutex_unlock(&j->lock);
+	if (known)
+		return 0;       /* the journal has its record: it ended, or owns it */
+	snprintf(to, sizeof(to), "%s/%s", j->damaged_dir, name);
+	if (renameat(spoolfd, name, AT_FDCWD, to))
+		return 1;       /* left where it is: still not removed */
+	pthread_mutex_lock(&j->lock);
+	j->st.witnesses_kept++;
+	pthread_mutex_unlock(&j->lock);
+	return 1;
+}
+
+void cz_journal_damage_json(struct cz_journal *j, json_object *jo)
+{
+	pthread_mutex_lock(&j->lock);
+	struct cz_journal_stat st = j->st;
+	pthread_mutex_unlock(&j->lock);
+	json_object_object_add(jo, "corrupt_bytes", json_object_new_int64((int64_t)st.corrupt_bytes));
+	json_object_object_add(jo, "damaged_ranges", json_object_new_int64((int64_t)st.damaged_ranges));
+	json_object_object_add(jo, "witnesses_kept", json_object_new_int64((int64_t)st.witnesses_kept));
+	if (*j->damaged_dir)    /* set at open only */
+		json_object_object_add(jo, "damaged", json_object_new_string(j->damaged_dir));
+}
+
 /* ---- open and close ---- */
 
 struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
@@ -1051,7 +1193,6 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 		snprintf(err, cap, "out of memory for the journal");
 		return NULL;
 	}
-	pthread_once(&crc_once, crc_init);
 	j->fd = j->dirfd = j->spoolfd = -1;
 	j->retain_ns = retain_s > (uint64_t)INT64_MAX / 1000000000 ? (uint64_t)INT64_MAX : retain_s * 1000000000ull;
 	j->on_commit = on_commit;
@@ -1067,6 +1208,7 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&j->done_cv, NULL);
 	snprintf(j->path, sizeof(j->path), "%s/journal", state_dir);
+	snprintf(j->state_dir, sizeof(j->state_dir), "%s", state_dir);
 	snprintf(j->tmp, sizeof(j->tmp), "%s/journal.tmp", state_dir);
 	snprintf(sp, sizeof(sp), "%s/spool", state_dir);
 	/* Both pending buffers and spool-removal lists up front: appending
@@ -1104,12 +1246,13 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 		close(j->fd);
 		j->fd = -1;
 	}
+	hwm_settle(j, fresh);
 	/* A new journal, or one with expired jobs or grown past four times
 	 * its live set, is written afresh (compaction); else appends go on
 	 * from the last whole record (a torn tail cut off first), so a
 	 * restart costs the replay only. */
 	int rc = 0;
-	if (fresh || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 64 + j->live_bytes)) {
+	if (fresh || j->damaged || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 64 + j->live_bytes)) {
 		rc = compact(j);
 	} else {
 		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -48,14 +48,19 @@ struct cz_journal_stat {
 	uint64_t compactions;
 	uint64_t live;          /* jobs it holds (unfinished + retained) */
 	uint64_t replayed, torn_bytes;  /* at open: records read, bytes of a torn tail dropped */
+	uint64_t corrupt_bytes;         /* at open: bytes of damaged stretches skipped (engine/durable/jrecover.c) */
+	uint64_t damaged_ranges;        /* at open: such stretches (records after each kept) */
+	uint64_t witnesses_kept;        /* at open: spool files no record accounts for, kept after damage */
 	double open_ms;         /* replay + compaction at open */
 	int error;              /* the writer's first I/O error (-errno), or 0 */
 };
 
 struct cz_journal;
 
-/* Opens (or creates) DIR/journal, replays it (a torn or corrupt tail is
- * dropped and logged), forgets jobs that ended more than retain_s ago,
+/* Opens (or creates) DIR/journal, replays it (a torn tail is dropped and
+ * logged; a damaged stretch with records after it is skipped, every later
+ * record kept, the damaged file kept in DIR/damaged-<time>/, numbering
+ * resumed at DIR/seq.hwm: engine/durable/jrecover.c), forgets jobs that ended more than retain_s ago,
  * writes it again compacted, and starts its writer thread.  on_commit(ctx)
  * runs on the writer after each group commit, with no journal lock held.
  * NULL with err naming the file and the cause. */
@@ -68,6 +73,14 @@ void cz_journal_close(struct cz_journal *j);
  * spool files once its end is durable. */
 int cz_journal_spool_fd(struct cz_journal *j);
 
+/* After damage only: a spool file (name under spoolfd) of a job the
+ * journal has no record of is moved next to the damaged journal, not
+ * removed (nothing proves it unreferenced).  1 when it is to be kept. */
+int cz_journal_spool_lost(struct cz_journal *j, int spoolfd, const char *name);
+/* status's journal fields about damage at open: corrupt_bytes,
+ * damaged_ranges, witnesses_kept, damaged (the kept copy's folder). */
+struct json_object;
+void cz_journal_damage_json(struct cz_journal *j, struct json_object *jo);
 /* The first sequence number no journaled job has (numbers never repeat). */
 uint64_t cz_journal_next_seq(struct cz_journal *j);
 /* The unfinished jobs in sequence order: a malloc'd array of copies (err

@@ -61,7 +61,8 @@ static void usage(FILE *f)
 		"  --mem-budget %llu (3/4 of RAM)\n"
 		"  --null-delay-ms %u, --null-synth-ms %u\n"
 		"  --idle-timeout 300, --read-timeout 10 (seconds, above 0, at most 86400)\n"
-		"  --max-conns-per-uid 0 (no cap below the %d connections), at most %d\n"
+		"  --max-conns-per-uid: %d for each non-admin uid (0: no cap below the %d connections),\n"
+		"    at most %d; %d of the connections are kept for admins whatever is given\n"
 		"  --max-queued-partitions: derived from RLIMIT_NOFILE and RAM (logged at start)\n"
 		"  --admin-group: none (admins: root and cuzkd's own uid)\n"
 		"  --socket-group: cuzkd's group; --socket-mode 0660\n"
@@ -78,7 +79,7 @@ static void usage(FILE *f)
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
 		d.device_threads,
 		CZ_ENGINE_MAX_DEVICE_THREADS, (unsigned long long)d.mem_budget, d.null_delay_ms,
-		d.null_synth_ms, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN,
+		d.null_synth_ms, CZ_CTL_UID_CONNS, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN, CZ_CTL_ADMIN_SLOTS,
 		d.isolation == CZ_ISOLATION_PROCESS ? "process" : "thread", (unsigned long long)d.retain_s,
 		CZ_ENGINE_RETAIN_MAX_S, d.watchdog_factor, d.watchdog_floor_ms,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
@@ -307,9 +308,10 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->watchdog_floor_ms);
 	else if (!strcmp(name, "retain"))
 		bad = parse_duration(val, &c->retain_s);
-	else if (!strcmp(name, "max-conns-per-uid"))
+	else if (!strcmp(name, "max-conns-per-uid")) {
 		bad = parse_uint(val, &o->srv.max_conns_per_uid) || o->srv.max_conns_per_uid > CZ_CTL_MAX_CONN;
-	else if (!strcmp(name, "load")) {
+		o->srv.max_conns_per_uid_default = false;
+	} else if (!strcmp(name, "load")) {
 		if (o->nloads == MAX_LOADS) {
 			fprintf(stderr, "cuzkd: --load %s: at most %d keys at start\n", val, MAX_LOADS);
 			return -1;
@@ -437,6 +439,33 @@ static int preload(struct cz_engine *e, struct opts *o)
 	return 0;
 }
 
+/* --print-placement: the plan only: no device opened, no memory reserved, no socket. */
+static int print_plan(struct opts *o)
+{
+	char err[512] = "";
+	struct cz_place *p = cz_engine_place_plan(&o->cfg, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return 1;
+	}
+	json_object *j = cz_place_json(p);
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	cz_place_free(p);
+	return 0;
+}
+
+/* The descriptors we are allowed: the soft limit up to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -448,26 +477,15 @@ int main(int argc, char **argv)
 		return cz_devproc_child_main(argc, argv);
 	cuzkd_defaults(&o.cfg);
 	o.srv.hangup = hangup;
+	o.srv.max_conns_per_uid_default = true;         /* fair unless --max-conns-per-uid says */
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
 		return 2;
 	}
 	if (!o.socket)
 		o.socket = cz_ctl_default_path(path, sizeof(path));
-	if (o.print_placement) {
-		/* The plan only: no device opened, no memory reserved, no socket. */
-		struct cz_place *p = cz_engine_place_plan(&o.cfg, err, sizeof(err));
-		if (!p) {
-			fprintf(stderr, "cuzkd: %s\n", err);
-			return 1;
-		}
-		json_object *j = cz_place_json(p);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
-		cz_place_free(p);
-		return 0;
-	}
+	if (o.print_placement)
+		return print_plan(&o);
 
 	/* Signals go to this thread only, by sigwait; every other thread blocks them. */
 	sigemptyset(&sigs);
@@ -480,11 +498,7 @@ int main(int argc, char **argv)
 	 * read: take the descriptors we are allowed (the soft limit up to the
 	 * hard one; cuzkd uses poll, never select), before the engine derives
 	 * --max-queued-partitions from them (engine/pipeline/admit.c). */
-	struct rlimit rl;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_nofile();
 	struct cz_engine *e = cz_engine_create(&o.cfg, err, sizeof(err));
 	if (!e) {
 		fprintf(stderr, "cuzkd: %s\n", err);
