@@ -75,6 +75,8 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.null_synth_ms = 0,
 		.retain_s = 7 * 86400,
 		.witness_timeout_ms = 60000,
+		.watchdog_factor = 10,
+		.watchdog_floor_ms = 30000,
 	};
 }
 
@@ -102,6 +104,10 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		bad = "--finalizers", v = c->finalizers, hi = CZ_ENGINE_MAX_FINALIZERS;
 	else if (c->device_threads > CZ_ENGINE_MAX_DEVICE_THREADS)
 		bad = "--device-threads", v = c->device_threads, lo = 0, hi = CZ_ENGINE_MAX_DEVICE_THREADS;
+	else if (c->watchdog_factor > 1000)
+		bad = "--watchdog-factor", v = c->watchdog_factor, lo = 0, hi = 1000;
+	else if (!c->watchdog_floor_ms || c->watchdog_floor_ms > 86400000)
+		bad = "--watchdog-floor-ms", v = c->watchdog_floor_ms, hi = 86400000;
 	if (bad) {
 		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
 		return -EINVAL;
@@ -222,7 +228,7 @@ static int start_threads(struct cz_engine *e)
 		e->cons[i].trace_fd = cz_trace_shared(role, i, &fd) ? -1 : fd;
 	}
 	/* Before any pipeline thread, so it sees all of their events. */
-	if (cz_stat_start(e))
+	if (cz_stat_start(e) || cz_watchdog_start(e))
 		return -ENOMEM;
 	/* The devices' warm-up key, while keys load (engine/pipeline/warmup.c). */
 	e->warmup_started = !cz_warmup_prepare(&e->warmup);
@@ -372,6 +378,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	/* Synthesis has stopped: consumers finish the partition they run (what
 	 * waits in the rings is dropped with its job), then the finalizer
 	 * drains the done ring. */
+	cz_watchdog_stop(e);    /* no kill while the children finish */
 	cz_pipe_stop(&e->pipe);
 	cz_devproc_stop(e);     /* children end like consumer threads: their partition first */
 	for (unsigned i = 0; e->cons && i < e->ncons; i++)
@@ -388,6 +395,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	e->jn = NULL;
 	cz_statelock_release(e->statelock);     /* after the journal's last write */
 	cz_pipe_destroy(&e->pipe);
+	cz_watchdog_free(e);
 	cz_stat_stop(e);
 	/* the trace buffers stay: a dump after destroy (tests) still reads
 	 * them, and they are one mapping for the process's life */

@@ -46,6 +46,11 @@ struct cz_engine_config {
 	uint64_t max_queued;            /* --max-queued-partitions: accepted, unfinished (0: derived, engine/pipeline/admit.c) */
 	uint64_t retain_s;              /* finished jobs answer await, and hold their id, this long */
 	uint64_t witness_timeout_ms;    /* --witness-timeout: one input's witness generation, at most */
+	/* The device watchdog (engine/device/watchdog.c): a device stage
+	 * running longer than max(factor x its circuit's p99, floor) is a hung
+	 * device; factor 0 turns it off. */
+	unsigned watchdog_factor;       /* 0, or 1..1000 */
+	unsigned watchdog_floor_ms;     /* 1..86400000 */
 };
 
 #define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */

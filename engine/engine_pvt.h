@@ -260,6 +260,7 @@ struct cz_engine {
 	pthread_t dp_super;
 	bool dp_super_up;
 	_Atomic int dp_stop;
+	struct cz_watchdog *wd;         /* the device watchdog (engine/device/watchdog.c), or NULL */
 	/* Placement (engine/place/numa.c): the plan, partitions finished per arena
 	 * node by its devices, and those synthesized on another node. */
 	struct cz_place *place;
@@ -299,6 +300,12 @@ _Static_assert(CZ_ENGINE_MAX_SYNTH_WORKERS < CZ_OWNER_CONSUMER,
 _Static_assert(CZ_OWNER_CONSUMER + CZ_ENGINE_MAX_DEVICES * CZ_ENGINE_MAX_CONSUMERS_PER_DEV - 1 <=
 	       CZ_RING_OWNER_MAX, "consumer ids fit the ring's owner field");
 
+/* engine/device/watchdog.c: started before any pipeline thread (the
+ * stage samples first), stopped before the pipe; freed after the
+ * finalizers are joined.  0 or -errno. */
+int cz_watchdog_start(struct cz_engine *e);
+void cz_watchdog_stop(struct cz_engine *e);
+void cz_watchdog_free(struct cz_engine *e);
 /* engine/control/ops.c: the control protocol's ops, one row each (the
  * access rules, the routing and the known ops' list all read it). */
 #define CZ_OP_MAX 32

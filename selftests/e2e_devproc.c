@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend (merkle 2^12, 6 jobs x 3 partitions) loses no job (every proof verifies with cuzk's verifier, three with snarkjs, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices 5 kills of cz-dev1 within 2 s during 10 jobs lose nothing (the 3rd death in 60 s marks it failed, logged once; cuzkctl enables it again), status and trace count the kills, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete; a child killed (CZ_TEST_DEVKILL) right after a ring hands it a descriptor, or after it records it but before the ring lets go, loses nothing; a child stopped and killed in take_lower holding a peer's partition: it comes back at its own key and is proved once; 24 kills at random moments leave no job unended. */
+/* Description: --isolation process: kill -9 of cz-dev0 mid-run on the cpu backend (merkle 2^12, 6 jobs x 3 partitions) loses no job (every proof verifies with cuzk's verifier, three with snarkjs, same cuzkd, restarts >= 1, order bound from the trace); on 2 null devices 5 kills of cz-dev1 within 2 s during 10 jobs lose nothing (the 3rd death in 60 s marks it failed, logged once; cuzkctl enables it again), status and trace count the kills, cuzkd's fd count comes back; no child outlives cuzkd, by SIGTERM or SIGKILL; a device that segfaults on purpose has its partition proved on the other device; a partition that segfaults every device fails its job after 2 attempts while the others complete; a child killed (CZ_TEST_DEVKILL) right after a ring hands it a descriptor, or after it records it but before the ring lets go, loses nothing; a child stopped and killed in take_lower holding a peer's partition: it comes back at its own key and is proved once; 24 kills at random moments leave no job unended; the watchdog (issue 24): the only child SIGSTOPped mid-stage is found hung within its bound (status, /readyz not 200, the log), killed and restarted, its partition proved again, every proof verified; device 0 restart answers at once while the child is stopped; a failed device accrues no busy time and an await on it says no device is in service; in thread isolation a hang is reported and clears. */
 #include "ctl/ctl.h"
 #include "zk/groth16/builtin.h"
 #include "zk/io/groth16_io.h"
@@ -1155,17 +1155,294 @@ static void multinode(void)
 	ct_ok(daemon_stop(&d) == 0, "cuzkd (2-node plan, process isolation) stops with status 0");
 }
 
+/* ---- issue 24: the device watchdog ---- */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* GET path from 127.0.0.1:port: the HTTP status, or -1. */
+static int http_code(int port, const char *path)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), code = -1;
+	char b[512];
+	if (fd < 0)
+		return -1;
+	int n = snprintf(b, sizeof(b), "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n", path);
+	if (!connect(fd, (struct sockaddr *)&a, sizeof(a)) && write(fd, b, (size_t)n) == n) {
+		ssize_t k = read(fd, b, sizeof(b) - 1);
+		b[k > 0 ? k : 0] = 0;
+		if (sscanf(b, "HTTP/1.%*d %d", &code) != 1)
+			code = -1;
+	}
+	close(fd);
+	return code;
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* Stops device dev's process pid while one of its consumers is in the
+ * device stage, as status (its lines, frozen with it) says: 1, or 0. */
+static int stop_busy(struct daemon *d, unsigned dev, int pid)
+{
+	for (int i = 0; i < 50; i++) {
+		if (!wait_busy(d, dev) || kill(pid, SIGSTOP))
+			return 0;
+		usleep(20000);          /* the stop has landed */
+		if (wait_busy(d, dev) && proc_state(pid) == 'T')
+			return 1;
+		kill(pid, SIGCONT);     /* stopped between two stages: again */
+	}
+	return 0;
+}
+
+/* Sum of the "accounting"."attempts" of job id's await answer, or -1. */
+static int64_t attempts_of(struct daemon *d, const char *id)
+{
+	json_object *r = daemon_await(d, id, 60), *a;
+	int64_t v = ok_of(r) && json_object_object_get_ex(r, "accounting", &a) ? int_of(a, "attempts") : -1;
+	json_object_put(r);
+	return v;
+}
+
+/* The only device child SIGSTOPped mid-stage (a stuck kernel or driver
+ * call): the watchdog finds it within its bound (status and /metrics say
+ * hung, /readyz is not 200, one log line names the device and the stage),
+ * kills it; the supervisor restarts it, the partitions it held are proved
+ * again, every job completes and every proof verifies. */
+static void hang_stop(void)
+{
+	struct daemon d;
+	int port = free_port();
+	char listen[32], q[3 * PATH_MAX];
+	const char *floor = SANITIZED ? "6000" : "1500";
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	const char *args[] = { "--backend", "cpu", "--device-threads", "1", "--synth-workers", "2",
+			       "--isolation", "process", "--watchdog-factor", "4", "--watchdog-floor-ms", floor,
+			       "--metrics-listen", listen, NULL };
+	snprintf(q, sizeof(q), "{\"op\":\"load\",\"name\":\"k12\",\"zkey\":\"%s/k12.zkey\"}", dir);
+	json_object *r = NULL;
+	int up = port > 0 && daemon_start(&d, "hang", args) == 0 && (r = req(&d, q)) && ok_of(r);
+	json_object_put(r);
+	int pid0 = up ? wait_ready(&d, 0, 0) : -1;
+	if (!ct_ok(up && pid0 > 0 && wait_warm(&d, 0), "cuzkd, cpu backend, 1 device, --watchdog-factor 4 "
+		   "--watchdog-floor-ms %s: started, 2^%d key loaded, warm", floor, LOG2_CPU)) {
+		skip_n(4, "no daemon");
+		if (up)
+			daemon_stop(&d);
+		return;
+	}
+	/* 8 stages measured: the circuit's bound is max(4 x p99, floor) */
+	char out[3][PATH_MAX];
+	int ok = submit12(&d, "h0", 8) && await_done(&d, "h0", out[0], sizeof(out[0]));
+	ok &= submit12(&d, "h1", 4) && submit12(&d, "h2", 4);
+	int stopped = ok && stop_busy(&d, 0, pid0);
+	int64_t hangs = -1, age = -1, bound = -1;
+	int seen_hung = 0, rz = -1, rz_hung = 0;
+	char st[32] = "";
+	for (int i = 0; stopped && i < 6000; i++) {     /* 60 s: the bound is far less */
+		json_object *s = status(&d), *devs;
+		if (s && json_object_object_get_ex(s, "devices", &devs) && json_object_array_length(devs) > 0) {
+			json_object *o = json_object_array_get_idx(devs, 0);
+			hangs = int_of(o, "hangs");
+			age = int_of(o, "hung_age_ms");
+			bound = int_of(o, "hung_bound_ms");
+			snprintf(st, sizeof(st), "%s", str_of(o, "state"));
+		}
+		json_object_put(s);
+		if (hangs >= 1) {
+			seen_hung = !strcmp(st, "hung");
+			rz = http_code(port, "/readyz");
+			rz_hung = seen_hung;
+			break;
+		}
+		usleep(10000);
+	}
+	if (stopped && hangs < 1)
+		kill(pid0, SIGCONT);    /* never found: let the jobs end */
+	int logged = log_count(&d, "cuzkd: device 0 hung: consumer") >= 1 && log_count(&d, "in the device stage of job") >= 1;
+	/* found within bound + the watchdog's 50 ms tick, with 1 s for a
+	 * loaded machine's scheduling of its thread */
+	ct_ok(stopped && hangs == 1 && bound >= atoi(floor) && age > bound && age <= bound + 1000 && logged,
+	      "cz-dev0 stopped mid-stage: the watchdog found it (hangs %lld) after %lld ms, its bound %lld ms "
+	      "(>= the floor %s; found within bound + 1 s), logged naming the device and the stage",
+	      (long long)hangs, (long long)age, (long long)bound, floor);
+	ct_ok(rz >= 0 && rz != 200, "while it is hung (status state %s%s) /readyz answers %d, not 200",
+	      st, rz_hung ? "" : ", already restarting", rz);
+	int pid1 = wait_ready(&d, 0, pid0);
+	ok &= await_done(&d, "h1", out[1], sizeof(out[1])) && await_done(&d, "h2", out[2], sizeof(out[2]));
+	int64_t tries = attempts_of(&d, "h1") + attempts_of(&d, "h2");
+	int verified = ok && proofs_verify(&key12, out[0], 8) && proofs_verify(&key12, out[1], 4) &&
+		       proofs_verify(&key12, out[2], 4);
+	ct_ok(pid1 > 0 && pid1 != pid0 && gone(pid0) && ok && verified && tries > 8,
+	      "it was killed (pid %d gone) and restarted (pid %d); the partition it held was proved again "
+	      "(%lld hand-outs for 8 partitions); all 3 jobs done, all 16 proofs verify", pid0, pid1,
+	      (long long)tries);
+	int rz2 = -1;
+	for (int i = 0; i < 3000 && (rz2 = http_code(port, "/readyz")) != 200; i++)
+		usleep(10000);
+	int64_t hung_after = dev_field(&d, 0, "hung", NULL, 0);
+	ct_ok(rz2 == 200 && hung_after == 0 && daemon_stop(&d) == 0,
+	      "once its new process is warm: /readyz 200 again, status hung false; cuzkd stops with 0");
+}
+
+/* `cuzkctl device 0 restart` while cz-dev0 is stopped mid-stage (no
+ * watchdog): the request answers at once, "restarting", and status says
+ * so until the new process is ready; nothing is lost. */
+static void restart_stopped(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "null", "--null-delay-ms", "200", "--isolation", "process",
+			       "--watchdog-factor", "0", NULL };
+	int up = daemon_start(&d, "rstop", args) == 0 && load_key(&d);
+	int pid0 = up ? wait_ready(&d, 0, 0) : -1;
+	if (!ct_ok(up && pid0 > 0, "cuzkd, null backend, 1 device, --watchdog-factor 0: started")) {
+		skip_n(1, "no daemon");
+		if (up)
+			daemon_stop(&d);
+		return;
+	}
+	int ok = submit(&d, "r0", "normal", 4) && submit(&d, "r1", "normal", 4);
+	int stopped = ok && stop_busy(&d, 0, pid0);
+	json_object *r = stopped ? req(&d, "{\"op\":\"device\",\"device\":0,\"action\":\"restart\"}") : NULL;
+	char ans[32], st[32];
+	snprintf(ans, sizeof(ans), "%s", str_of(r, "state"));
+	int rok = ok_of(r);
+	json_object_put(r);
+	dev_field(&d, 0, "pid", st, sizeof(st));
+	int still = proc_state(pid0) == 'T';
+	kill(pid0, SIGCONT);
+	int pid1 = wait_ready(&d, 0, pid0);
+	char out[2][PATH_MAX];
+	ok &= await_done(&d, "r0", out[0], sizeof(out[0])) && await_done(&d, "r1", out[1], sizeof(out[1]));
+	ok &= null_proofs_ok(out[0], 4) && null_proofs_ok(out[1], 4);
+	int stop = daemon_stop(&d);
+	ct_ok(stopped && rok && !strcmp(ans, "restarting") && !strcmp(st, "restarting") && still && pid1 > 0 &&
+	      pid1 != pid0 && ok && stop == 0,
+	      "device 0 restart with cz-dev0 stopped: answered \"%s\" while it was still stopped, status \"%s\"; "
+	      "once let go, drained and restarted (pid %d -> %d); both jobs complete", ans, st, pid0, pid1);
+}
+
+/* The only device fails (3 deaths in 60 s, each mid-stage): from then on
+ * its since_start busy time stays as it was while its window grows. */
+static void failed_busy(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "null", "--null-delay-ms", "400", "--isolation", "process", NULL };
+	int up = daemon_start(&d, "fbusy", args) == 0 && load_key(&d);
+	int pid = up ? wait_ready(&d, 0, 0) : -1;
+	if (!ct_ok(up && pid > 0, "cuzkd, null backend, 1 device: started")) {
+		skip_n(2, "no daemon");
+		if (up)
+			daemon_stop(&d);
+		return;
+	}
+	/* some busy time first; then jobs apart: a partition on a process
+	 * that died twice fails its job */
+	int ok = submit(&d, "fw", "normal", 2) && await_done(&d, "fw", NULL, 0);
+	ok &= submit(&d, "f0", "normal", 10) && submit(&d, "f1", "normal", 10) && submit(&d, "f2", "normal", 10) &&
+		 submit(&d, "f3", "normal", 10);
+	for (int k = 0; ok && k < 3; k++) {
+		ok = wait_busy(&d, 0) && kill(pid, SIGKILL) == 0;
+		if (ok && k < 2)
+			ok = (pid = wait_ready(&d, 0, pid)) > 0;
+	}
+	char st[32] = "";
+	for (int i = 0; ok && i < 1000 && strcmp(st, "failed"); i++) {
+		dev_field(&d, 0, "pid", st, sizeof(st));
+		usleep(10000);
+	}
+	double b[2] = { -1, -1 }, w[2] = { -1, -1 };
+	for (int k = 0; ok && k < 2; k++) {
+		if (k)
+			usleep(1500000);        /* the daemon's own window says how long */
+		json_object *s = status(&d), *devs, *o, *ss, *v;
+		if (s && json_object_object_get_ex(s, "devices", &devs) && json_object_array_length(devs) > 0 &&
+		    (o = json_object_array_get_idx(devs, 0)) && json_object_object_get_ex(o, "since_start", &ss)) {
+			if (json_object_object_get_ex(ss, "busy_ms", &v))
+				b[k] = json_object_get_double(v);
+			if (json_object_object_get_ex(ss, "window_ms", &v))
+				w[k] = json_object_get_double(v);
+		}
+		json_object_put(s);
+	}
+	if (!ok)
+		ct_diag("3 deaths mid-stage: not reached (state %s)", st);
+	ct_ok(ok && !strcmp(st, "failed") && w[1] - w[0] >= 1000 && b[0] >= 700 && b[1] - b[0] < 1,
+	      "a failed device (3 deaths mid-stage) accrues no busy time: busy %.1f -> %.1f ms while its window "
+	      "grew %.0f ms", b[0], b[1], w[1] - w[0]);
+	/* a client waiting on the only device, failed, is told so */
+	json_object *r = ok ? daemon_await(&d, "f3", 1) : NULL;
+	char ns[256];
+	snprintf(ns, sizeof(ns), "%s", str_of(r, "not_serving"));
+	int told = r && !ok_of(r) && !strcmp(str_of(r, "state"), "active") && strstr(ns, "no device in service") &&
+		   strstr(str_of(r, "error"), ns);
+	json_object_put(r);
+	ct_ok(told, "await of a job with the only device failed: timed out saying \"%s\"", ns);
+	daemon_stop(&d);
+}
+
+/* Thread isolation: a stage over its bound is found and reported (status
+ * hung, the log says it cannot be killed), and clears when it returns. */
+static void thread_hang(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "null", "--null-delay-ms", SANITIZED ? "8000" : "3000",
+			       "--isolation", "thread", "--watchdog-factor", "4", "--watchdog-floor-ms",
+			       SANITIZED ? "1000" : "400", NULL };
+	int up = daemon_start(&d, "thang", args) == 0 && load_key(&d);
+	int ok = up && submit(&d, "t0", "normal", 1);
+	char st[32] = "";
+	int hung = 0;
+	for (int i = 0; ok && i < 3000 && !hung; i++) {
+		dev_field(&d, 0, "pid", st, sizeof(st));
+		hung = !strcmp(st, "hung");
+		usleep(10000);
+	}
+	char out[PATH_MAX];
+	int done = ok && await_done(&d, "t0", out, sizeof(out));
+	int64_t after = dev_field(&d, 0, "hung", NULL, 0);
+	for (int i = 0; done && after != 0 && i < 1000; i++) {    /* the watchdog's next look (50 ms) */
+		usleep(10000);
+		after = dev_field(&d, 0, "hung", NULL, 0);
+	}
+	int l1 = log_count(&d, "cannot be killed"), l2 = log_count(&d, "no longer hung");
+	int stop = up ? daemon_stop(&d) : -1;
+	ct_diag("thread hang: up %d ok %d hung %d (state %s) done %d hung after %lld, log lines %d %d, stop %d", up,
+		ok, hung, st, done, (long long)after, l1, l2, stop);
+	ct_ok(hung && done && after == 0 && l1 >= 1 && l2 >= 1 && stop == 0,
+	      "--isolation thread: a stage over its bound (unmeasured: 4 x floor) shows \"hung\" and is logged "
+	      "as not killable; when it returns the device is not hung and the job is done");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-devproc"))
 		return 1;
-	ct_plan(30);
+	ct_plan(41);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
 	}
 	cpu_kill();
+	hang_stop();
+	restart_stopped();
+	failed_busy();
+	thread_hang();
 	null_kills();
 	faults();
 	claim_kills();

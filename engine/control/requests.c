@@ -699,7 +699,14 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 		int rc = timeout < 0 ? pthread_cond_wait(&e->job_cv, &e->lock)
 				     : pthread_cond_timedwait(&e->job_cv, &e->lock, &until);
 		if (rc == ETIMEDOUT) {
-			r = cz_ctl_err("job %s: still running after %.1f s", id, timeout);
+			/* A job that waits on no device says so (an only device
+			 * failed or hung: docs/cuzkd.8.md, Hung devices). */
+			char why[256];
+			bool serving = cz_engine_serving(e, why, sizeof(why));
+			r = cz_ctl_err("job %s: still running after %.1f s%s%s", id, timeout, serving ? "" : "; ",
+				       serving ? "" : why);
+			if (!serving)
+				json_object_object_add(r, "not_serving", json_object_new_string(why));
 			json_object_object_add(r, "state", json_object_new_string("active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;

@@ -35,7 +35,18 @@
  * anywhere (a partition that was on a device that died twice fails its job
  * with that reason instead); its trace buffers become adoptable; it
  * restarts after 100 ms, doubling to 5 s; the third death within 60 s
- * marks the device failed, logged once, and its work goes to the others.
+ * marks the device failed, logged, and its work goes to the others; a
+ * failed device is tried again after 60 s, doubling to 15 min (an only
+ * device would otherwise stay down for good with its clients waiting).
+ * A device whose stage hangs is found by the watchdog (engine/device/watchdog.c),
+ * which kills its process: from here on it is a death like any other.
+ *
+ * AN OPERATOR'S RESTART (cuzkctl device N restart, or enable) answers at
+ * once: the request marks the device restarting and takes it off the
+ * order thread; the supervisor waits for its consumers to finish what
+ * they run (up to 60 s; not at all when it is hung), kills the process,
+ * and starts a new one at once, with no death counted.  Status says
+ * "restarting" until it is ready.
  *
  * STALE CHILDREN.  A child dies with cuzkd (PR_SET_PDEATHSIG, and it
  * checks its parent is still the one that started it), but one can
@@ -100,6 +111,9 @@ struct dp_msg {
 #define DEATHS_MAX 3
 #define DEATHS_WINDOW_NS (60ull * 1000000000ull)
 #define POISON 2                /* deaths with a partition before it fails */
+#define FAILED_RETRY_MIN_MS 60000
+#define FAILED_RETRY_MAX_MS (15 * 60000)
+#define DRAIN_NS (60ull * 1000000000ull)        /* an operator's restart waits this long */
 
 static int msg_send(int sock, uint32_t type, uint32_t id, int fd, const char *text)
 {
@@ -480,12 +494,20 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 	cz_pipe_dev_down(&e->pipe, d->dev, true);
 	unsigned n = cz_pipe_recover_dev(&e->pipe, d->dev, POISON, why);
 	for (unsigned c = d->dev; c < e->ncons; c += e->ndev) {
+		/* its stages ended with it (the watchdog times none of them) */
+		atomic_store(&e->pipe.cons[c].stage_ns, 0);
+		atomic_store(&e->pipe.cons[c].proving, 0);
 		char role[32];
 		snprintf(role, sizeof(role), "consumer %u.%u", d->dev, c / e->ndev);
 		cz_trace_shared_orphan(role, c);
 	}
 	uint64_t t = (uint64_t)cz_now_ns();
 	d->t_death = t;
+	if (atomic_load(&d->restart_req)) {
+		fprintf(stderr, "cuzkd: device %u: process %d ended (%s) for a restart, %u partition(s) handed "
+			"out again\n", d->dev, pid, why, n);
+		return;         /* super_main starts the new one: no death counted */
+	}
 	unsigned recent = 1;
 	for (unsigned i = 0; i < DEATHS_MAX - 1; i++)
 		recent += d->deaths[i] && t - d->deaths[i] < DEATHS_WINDOW_NS;
@@ -496,14 +518,66 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		fprintf(stderr, "cuzkd: device %u: process %d ended (%s), device disabled\n", d->dev, pid, why);
 	} else if (recent >= DEATHS_MAX) {
 		atomic_store(&d->state, CZ_DEVP_FAILED);
+		if (!d->fail_backoff_ms)
+			d->fail_backoff_ms = FAILED_RETRY_MIN_MS;
+		d->restart_at = t + d->fail_backoff_ms * 1000000ull;
 		fprintf(stderr, "cuzkd: device %u failed: its process died %u times within 60 s "
-			"(last: pid %d, %s); its work goes to the other devices\n", d->dev, recent, pid, why);
+			"(last: pid %d, %s); its work goes to the other devices; tried again in %llu s\n",
+			d->dev, recent, pid, why, (unsigned long long)d->fail_backoff_ms / 1000);
+		d->fail_backoff_ms = d->fail_backoff_ms * 2 > FAILED_RETRY_MAX_MS ? FAILED_RETRY_MAX_MS
+										 : d->fail_backoff_ms * 2;
 	} else {
 		atomic_store(&d->state, CZ_DEVP_STARTING);
 		d->restart_at = t + d->backoff_ms * 1000000ull;
 		fprintf(stderr, "cuzkd: device %u: process %d died (%s), %u partition(s) handed out "
 			"again; restart in %llu ms\n", d->dev, pid, why, n, (unsigned long long)d->backoff_ms);
 		d->backoff_ms = d->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : d->backoff_ms * 2;
+	}
+}
+
+/* An operator's restart, one step a pass of the supervisor: drain (what
+ * its consumers run ends, up to DRAIN_NS; a hung device is not waited
+ * for), kill, then start again once the old process is reaped. */
+static void restart_step(struct cz_engine *e, struct cz_devproc *d, uint64_t t, int *timeout)
+{
+	pid_t pid = atomic_load(&d->pid);
+	if (pid) {
+		bool busy = false;
+		for (unsigned c = d->dev; c < e->ncons; c += e->ndev)
+			busy |= atomic_load(&e->pipe.cons[c].holds[0]) != 0;
+		if (!d->restart_killed && (!busy || atomic_load(&e->pipe.devs[d->dev].hung) ||
+					   t >= d->restart_deadline)) {
+			d->restart_killed = true;
+			kill(pid, SIGKILL);     /* reaped through its pidfd */
+		} else if (!d->restart_killed && *timeout > 10) {
+			*timeout = 10;
+		}
+		return;
+	}
+	memset(d->deaths, 0, sizeof(d->deaths));
+	d->backoff_ms = BACKOFF_MIN_MS;
+	d->fail_backoff_ms = 0;
+	d->restart_at = 0;
+	d->restart_killed = false;
+	atomic_store(&d->state, CZ_DEVP_STARTING);
+	atomic_store(&d->restart_req, 0);
+	*timeout = 0;
+}
+
+/* A failed device is tried again after its long backoff. */
+static void failed_retry(struct cz_devproc *d, uint64_t t, int *timeout)
+{
+	if (!d->restart_at)
+		return;
+	if (t >= d->restart_at) {
+		fprintf(stderr, "cuzkd: device %u: trying its failed process again\n", d->dev);
+		memset(d->deaths, 0, sizeof(d->deaths));
+		d->backoff_ms = BACKOFF_MIN_MS;
+		d->restart_at = 0;
+		atomic_store(&d->state, CZ_DEVP_STARTING);
+		*timeout = 0;
+	} else if ((d->restart_at - t) / 1000000 < (uint64_t)*timeout) {
+		*timeout = (int)((d->restart_at - t) / 1000000) + 1;
 	}
 }
 
@@ -521,6 +595,10 @@ static void *super_main(void *v)
 		pf[n++] = (struct pollfd){ .fd = e->dp_wake[0], .events = POLLIN };
 		for (unsigned i = 0; i < e->ndev; i++) {
 			struct cz_devproc *d = &e->dp[i];
+			if (atomic_load(&d->restart_req))
+				restart_step(e, d, t, &timeout);
+			if (atomic_load(&d->state) == CZ_DEVP_FAILED && !atomic_load(&d->pid))
+				failed_retry(d, t, &timeout);
 			if (atomic_load(&d->pid)) {
 				who[n] = d;
 				pf[n++] = (struct pollfd){ .fd = d->pidfd, .events = POLLIN };
@@ -559,6 +637,7 @@ static void *super_main(void *v)
 					m.text[sizeof(m.text) - 1] = 0;
 					if (atomic_load(&d->state) == CZ_DEVP_STARTING) {
 						atomic_store(&d->state, CZ_DEVP_READY);
+						atomic_store(&e->pipe.devs[d->dev].hung, 0);
 						cz_pipe_dev_down(&e->pipe, d->dev, false);
 					}
 					uint64_t t = (uint64_t)cz_now_ns();
@@ -768,8 +847,8 @@ static void drain_kill(struct cz_engine *e, struct cz_devproc *d)
 		bool busy = false;
 		for (unsigned c = d->dev; c < e->ncons; c += e->ndev)
 			busy |= atomic_load(&e->pipe.cons[c].holds[0]) != 0;
-		if (!busy)
-			break;
+		if (!busy || atomic_load(&e->pipe.devs[d->dev].hung))
+			break;          /* a hung device finishes nothing */
 		usleep(1000);
 	}
 	pid_t pid = atomic_load(&d->pid);
@@ -791,15 +870,14 @@ json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *a
 		int st = atomic_load(&d->state);
 		if (!strcmp(action, "enable") && st != CZ_DEVP_DISABLED && st != CZ_DEVP_FAILED)
 			return cz_ctl_err("device %u is %s, not disabled or failed", dev, cz_devproc_state_name(st));
-		/* an operator's restart: no death counted, no backoff */
-		atomic_store(&d->state, CZ_DEVP_DISABLED);
-		drain_kill(e, d);
-		for (int i = 0; i < 5000 && atomic_load(&d->pid); i++)
-			usleep(1000);   /* the supervisor reaps it */
-		memset(d->deaths, 0, sizeof(d->deaths));
-		d->backoff_ms = BACKOFF_MIN_MS;
-		d->restart_at = 0;
-		atomic_store(&d->state, CZ_DEVP_STARTING);
+		/* an operator's restart: no death counted, no backoff; carried
+		 * out by the supervisor (restart_step), so this answers now */
+		if (!atomic_load(&d->restart_req)) {
+			cz_pipe_dev_down(&e->pipe, d->dev, true);
+			d->restart_deadline = (uint64_t)cz_now_ns() + DRAIN_NS;
+			d->restart_killed = false;
+			atomic_store(&d->restart_req, 1);       /* after the fields it reads */
+		}
 		if (write(e->dp_wake[1], "x", 1) < 0)
 			(void)0;
 	} else {
@@ -808,27 +886,45 @@ json_object *cz_devproc_request(struct cz_engine *e, unsigned dev, const char *a
 	fprintf(stderr, "cuzkd: device %u: %s by request\n", dev, action);
 	json_object *r = cz_ctl_ok();
 	json_object_object_add(r, "device", json_object_new_int((int)dev));
-	json_object_object_add(r, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
+	cz_devproc_json(e, dev, r);     /* pid, state ("restarting"), ... as status shows them */
 	return r;
+}
+
+/* The watchdog's fields (engine/device/watchdog.c), either isolation. */
+static void hang_json(struct cz_engine *e, unsigned dev, json_object *o)
+{
+	const struct cz_pipe_dev *pd = &e->pipe.devs[dev];
+	bool hung = atomic_load(&pd->hung);
+	json_object_object_add(o, "hung", json_object_new_boolean(hung));
+	json_object_object_add(o, "hangs", json_object_new_int64((int64_t)atomic_load(&pd->hangs)));
+	json_object_object_add(o, "hung_bound_ms", atomic_load(&pd->hangs) ?
+			       json_object_new_int64((int64_t)atomic_load(&pd->hung_bound_ms)) : NULL);
+	json_object_object_add(o, "hung_age_ms", atomic_load(&pd->hangs) ?
+			       json_object_new_int64((int64_t)atomic_load(&pd->hung_age_ms)) : NULL);
 }
 
 void cz_devproc_json(struct cz_engine *e, unsigned dev, json_object *o)
 {
+	bool hung = atomic_load(&e->pipe.devs[dev].hung);
 	if (!e->dp) {
 		json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
-		json_object_object_add(o, "state", json_object_new_string("ready"));
+		json_object_object_add(o, "state", json_object_new_string(hung ? "hung" : "ready"));
 		json_object_object_add(o, "restarts", json_object_new_int(0));
 		json_object_object_add(o, "last_exit", NULL);
 		json_object_object_add(o, "restart_ms", NULL);
+		hang_json(e, dev, o);
 		return;
 	}
 	struct cz_devproc *d = &e->dp[dev];
+	const char *state = hung ? "hung" : atomic_load(&d->restart_req) ? "restarting"
+					 : cz_devproc_state_name(atomic_load(&d->state));
 	pthread_mutex_lock(&d->send_lock);
 	json_object_object_add(o, "pid", json_object_new_int((int)atomic_load(&d->pid)));
-	json_object_object_add(o, "state", json_object_new_string(cz_devproc_state_name(atomic_load(&d->state))));
+	json_object_object_add(o, "state", json_object_new_string(state));
 	json_object_object_add(o, "restarts", json_object_new_int((int)atomic_load(&d->restarts)));
 	json_object_object_add(o, "last_exit", *d->last_exit ? json_object_new_string(d->last_exit) : NULL);
 	int64_t rms = atomic_load(&d->restart_ms);
 	json_object_object_add(o, "restart_ms", rms >= 0 ? json_object_new_int64(rms) : NULL);
 	pthread_mutex_unlock(&d->send_lock);
+	hang_json(e, dev, o);
 }

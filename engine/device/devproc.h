@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,6 +33,14 @@ struct cz_devproc {
 	uint64_t backoff_ms, restart_at, t_start;
 	uint64_t t_death;               /* when the last death was seen (0: none since start) */
 	_Atomic int64_t restart_ms;     /* that death to the next READY, or -1 */
+	/* An operator's restart or enable (cz_devproc_request), carried out
+	 * by the supervisor so the request answers at once: 1 from the
+	 * request until the new process is started; the drain's deadline
+	 * and whether the old process was killed are the supervisor's. */
+	_Atomic int restart_req;
+	uint64_t restart_deadline;
+	bool restart_killed;
+	uint64_t fail_backoff_ms;       /* a failed device's next retry (FAILED_RETRY_*) */
 	pthread_mutex_t send_lock;      /* the socket, last_exit; never a consumer's */
 };
 

@@ -501,7 +501,7 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 	}
 	/* Every device proved and verified its warm-up partition
 	 * (engine/pipeline/warmup.c), in this process or its device process. */
-	unsigned usable = 0;
+	unsigned usable = 0, hung = 0;
 	for (unsigned d = 0; d < e->ndev; d++) {
 		const struct cz_pipe_dev *pd = &e->pipe.devs[d];
 		/* A device process that failed for good or was disabled is out of
@@ -510,6 +510,12 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 		int ps = e->dp ? atomic_load_explicit(&e->dp[d].state, memory_order_relaxed) : CZ_DEVP_READY;
 		if (ps == CZ_DEVP_FAILED || ps == CZ_DEVP_DISABLED)
 			continue;
+		/* Hung (engine/device/watchdog.c): out of service until its new
+		 * process is ready; the others serve meanwhile. */
+		if (atomic_load_explicit(&pd->hung, memory_order_relaxed)) {
+			hung++;
+			continue;
+		}
 		usable++;
 		if (ps == CZ_DEVP_STARTING) {
 			snprintf(why, cap, "device %u: its process is starting", d);
@@ -525,7 +531,8 @@ static int ready(struct cz_engine *e, bool need_key, char *why, size_t cap)
 		return 0;
 	}
 	if (!usable) {
-		snprintf(why, cap, "no device in service (every device failed or is disabled)");
+		snprintf(why, cap, "no device in service (every device failed, is disabled%s)",
+			 hung ? " or is hung" : "");
 		return 0;
 	}
 	snprintf(why, cap, "ready: %d key(s) loaded, %u device(s) open, each with a verified warm-up proof",
@@ -724,6 +731,17 @@ static void devices_put(struct buf *bp, struct cz_engine *e)
 			put(bp, "cuzk_device_state{device=\"%u\",state=\"%s\"} %d\n", d, cz_devproc_state_name(k),
 			    st == k);
 	}
+	/* The watchdog's (engine/device/watchdog.c), in the device's line. */
+	head(bp, "cuzk_device_hung", "gauge",
+	     "1 while the device is hung: a device stage ran over its watchdog bound (until its process "
+	     "is ready again; thread isolation: until the stage returns).");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(bp, "cuzk_device_hung{device=\"%u\"} %u\n", d,
+		    atomic_load_explicit(&e->pipe.devs[d].hung, memory_order_relaxed));
+	head(bp, "cuzk_device_hangs_total", "counter", "Hangs the device watchdog found on each device.");
+	for (unsigned d = 0; d < e->ndev; d++)
+		put(bp, "cuzk_device_hangs_total{device=\"%u\"} %llu\n", d,
+		    (unsigned long long)atomic_load_explicit(&e->pipe.devs[d].hangs, memory_order_relaxed));
 	head(bp, "cuzk_device_warm_up_verified", "gauge",
 	     "1 once the device's warm-up proof verified (engine/pipeline/warmup.c; /readyz waits for it).");
 	for (unsigned d = 0; d < e->ndev; d++)

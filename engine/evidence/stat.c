@@ -73,7 +73,8 @@ struct bucket {
 struct stat_dev {
 	struct acct total;
 	struct bucket b[NBUCKET];
-	int busy;               /* consumers computing */
+	int busy;               /* consumers computing: the bits of comp */
+	uint64_t comp;          /* which (bit c / ndev): a start counts once, an end only after one */
 	bool warm;              /* proving its warm-up partition (engine/pipeline/warmup.c) */
 };
 
@@ -210,6 +211,17 @@ static uint64_t rq_edge(struct cz_stat *s)
 	return next;
 }
 
+/* Device d has no process (its process died and is starting again, or
+ * it failed: engine/device/devproc.c): a stage it had started ended with
+ * it, so it is not busy, whatever start its trace left unmatched. */
+static bool no_process(const struct cz_engine *e, unsigned d)
+{
+	if (!e->dp)
+		return false;
+	int st = atomic_load_explicit(&e->dp[d].state, memory_order_relaxed);
+	return st == CZ_DEVP_FAILED || st == CZ_DEVP_STARTING;
+}
+
 /* Accounts [s->t_now, t) under the current state, split at second edges
  * and run-queue edges. */
 static void advance(struct cz_stat *s, uint64_t t)
@@ -222,6 +234,8 @@ static void advance(struct cz_stat *s, uint64_t t)
 		uint64_t to = t < edge ? t : edge, ns = to - s->t_now;
 		for (unsigned d = 0; d < s->e->ndev; d++) {
 			struct stat_dev *sd = &s->dev[d];
+			if (no_process(s->e, d))
+				sd->busy = 0, sd->comp = 0;
 			bool busy = sd->busy > 0;
 			enum cause c = busy ? C_UNATTRIBUTED : cause_of(s, d);
 			struct bucket *b = &sd->b[sec % NBUCKET];
@@ -320,13 +334,20 @@ static void apply(void *v, const struct cz_trace_ev *ev)
 		break;
 	case CZ_EV_COMPUTE_START:
 		if (c < e->ncons) {
+			struct stat_dev *sd = &s->dev[e->cons[c].dev];
 			s->held[c]--;
-			s->dev[e->cons[c].dev].busy++;
+			if (!(sd->comp & 1ull << (c / e->ndev)))
+				sd->busy++;
+			sd->comp |= 1ull << (c / e->ndev);
 		}
 		break;
 	case CZ_EV_COMPUTE_END:
-		if (c < e->ncons)
-			s->dev[e->cons[c].dev].busy--;
+		if (c < e->ncons) {
+			struct stat_dev *sd = &s->dev[e->cons[c].dev];
+			if (sd->comp & 1ull << (c / e->ndev))
+				sd->busy--;
+			sd->comp &= ~(1ull << (c / e->ndev));
+		}
 		s->backlog++;
 		break;
 	case CZ_EV_SKIP:

@@ -1136,6 +1136,13 @@ static struct cz_part *slot_take(struct cz_pipe *p, const struct cz_ring_desc *d
 		atomic_store(&part->consumer, (int)sl->cons);
 		part->device_ns = sl->device_ns;
 		part->device_cpu_ns = sl->device_cpu_ns;
+		if (p->stage_hist && sl->key_id < CZ_PIPE_KEYS) {
+			struct cz_pipe_stage_hist *h = &p->stage_hist[sl->key_id];
+			uint64_t us = sl->device_ns / 1000;
+			uint32_t i = atomic_fetch_add_explicit(&h->n, 1, memory_order_relaxed);
+			atomic_store_explicit(&h->us[i % CZ_PIPE_STAGE_SAMPLES], us > UINT32_MAX ? UINT32_MAX : (uint32_t)us,
+					      memory_order_relaxed);
+		}
 	}
 	/* No one names the slot any more: the consumer is done with it (the
 	 * done ring's W1), the order thread gave it out for the last time. */

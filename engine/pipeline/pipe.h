@@ -70,6 +70,10 @@ struct cz_pipe_cons {
 	 * consumer's name (cz_ring_mc_dequeue_hold), so no descriptor is ever
 	 * in neither. */
 	_Atomic uint64_t holds[CZ_PIPE_HOLDS];  /* attempt << 32 | slot + 1 */
+	/* The device stage's start (cz_trace_now) while one runs, else 0, and
+	 * its key id: what the watchdog (engine/device/watchdog.c) times. */
+	_Atomic uint64_t stage_ns;
+	_Atomic uint32_t stage_key;
 };
 
 /* One device's line: who runs it (engine/pipeline/consume.c).  `held` is 1 while a
@@ -88,6 +92,11 @@ struct cz_pipe_dev {
 	 * CZ_WARM_*, stored (release) after warm_why is written. */
 	_Atomic uint32_t warm;
 	char warm_why[160];
+	/* The watchdog's (engine/device/watchdog.c): 1 from a stage found over
+	 * its bound until its process is ready again (thread isolation: until
+	 * the stage ends); hangs found; the bound and the stage's age then. */
+	_Atomic uint32_t hung;
+	_Atomic uint64_t hangs, hung_bound_ms, hung_age_ms;
 };
 enum { CZ_WARM_PENDING, CZ_WARM_OK, CZ_WARM_FAILED };
 
@@ -124,6 +133,12 @@ struct cz_pipe_slot {
 
 /* The in-process view of a resident key: what the consumers of this
  * process compute with (cuzkd's own copy, or a child's mapping of it). */
+#define CZ_PIPE_STAGE_SAMPLES 64
+struct cz_pipe_stage_hist {
+	_Atomic uint32_t n;                             /* samples ever */
+	_Atomic uint32_t us[CZ_PIPE_STAGE_SAMPLES];     /* the last ones, us (ring) */
+};
+
 struct cz_pipe_key {
 	enum cz_curve curve;            /* which member of each union */
 	union {
@@ -149,6 +164,10 @@ struct cz_pipe {
 	unsigned nout, ndev;            /* consumer c drives device c % ndev */
 	/* This process's own: */
 	struct cz_pipe_key keys[CZ_PIPE_KEYS];
+	/* The device stage's last durations per key id (the finalizer's, from
+	 * each slot), for the watchdog's bound; NULL: none kept.  Set before
+	 * any pipeline thread starts (engine/device/watchdog.c owns it). */
+	struct cz_pipe_stage_hist *stage_hist;
 	struct cz_part **slot_part;     /* cuzkd: the partition in each slot */
 	/* The order thread's own: */
 	struct cz_ring_desc *held;      /* held[c]: what it last gave out[c] (valid while nonempty) */
