@@ -13,6 +13,7 @@
  * points are skipped with that reason.
  */
 #include "selftests/cz_test.h"
+#include "selftests/cz_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,68 +27,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define OUTCAP 65536
 
 static const char *data_dir = "selftests/data";
 static const char *snarkjs_cli = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *no_snarkjs = "snarkjs not installed (tools/install-deps.sh runs npm ci in tools/fixtures)";
 static char cuzk[PATH_MAX], tmp[PATH_MAX];
 static int have_snarkjs;
-static char out[OUTCAP];         /* the last command's stdout and stderr */
 
 static const char *P_HEX =
 	"1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
 static const char *R_HEX = "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
 
-/* Runs argv (NULL-terminated), its stdout and stderr into out; returns the
- * exit status, or 128 + signal. */
-static int run(const char *const *argv)
-{
-	int fd[2], st;
-	size_t len = 0;
-	pid_t pid;
-
-	out[0] = 0;
-	if (pipe(fd))
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		char buf[4096];
-		ssize_t k = read(fd[0], buf, sizeof(buf));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		size_t c = (size_t)k < OUTCAP - 1 - len ? (size_t)k : OUTCAP - 1 - len;
-		memcpy(out + len, buf, c);
-		len += c;
-	}
-	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
-		len--;
-	out[len] = 0;
-	for (char *c = out; (c = strchr(c, '\n')); )
-		*c = ' ';               /* so messages print on one TAP line */
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
 
 static const char *path(const char *dir, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

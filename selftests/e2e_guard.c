@@ -92,7 +92,7 @@ static void test_fields(struct daemon *d)
 		const char *req, *want;
 	} bad[] = {
 		{ "{\"op\":\"submit\",\"circuit\":\"k\",\"priorty\":\"critical\",\"witnesses\":W}",
-		  "unknown field \"priorty\" in a submit request (known: circuit, witnesses, priority, id)" },
+		  "unknown field \"priorty\" in a submit request (known: circuit, witnesses, inputs, priority, id)" },
 		{ "{\"op\":\"await\",\"job\":\"x\",\"timout\":5}", "unknown field \"timout\" in a await request" },
 		{ "{\"op\":\"status\",\"verbose\":true}", "unknown field \"verbose\" in a status request (it takes none)" },
 		{ "{\"op\":\"load\",\"name\":\"k2\",\"zkey\":\"Z\",\"partition\":4}", "unknown field \"partition\" in a load request" },

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "selftests/cz_test.h"
+#include "selftests/cz_run.h"
 #include "synth/witness/witness.h"
 
 #include <errno.h>
@@ -24,61 +25,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define OUTCAP 65536
 #define NPOINTS 41
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
 static char cuzk[PATH_MAX], tmp[256], cache[PATH_MAX];
-static char out[OUTCAP];
 
-static int run(const char *const *argv)
-{
-	int fd[2], st;
-	size_t len = 0;
-	pid_t pid;
-
-	out[0] = 0;
-	if (pipe(fd))
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		char buf[4096];
-		ssize_t k = read(fd[0], buf, sizeof(buf));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		size_t c = (size_t)k < OUTCAP - 1 - len ? (size_t)k : OUTCAP - 1 - len;
-		memcpy(out + len, buf, c);
-		len += c;
-	}
-	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
-		len--;
-	out[len] = 0;
-	for (char *c = out; (c = strchr(c, '\n'));)
-		*c = ' ';
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
 
 static char pbuf[64][PATH_MAX];
 static int pnext;
