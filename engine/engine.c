@@ -13,7 +13,7 @@
  *                 ▼                                       by key, feeds depth-1
  *            cancel drops                                 rings, one per consumer,
  *                                                         only to consumers that
- *                                                         hold nothing (pipe.c)
+ *                                                         hold nothing (order.c)
  *                                                                       │
  *                         finalizers ◄──mc── done ring ◄──mp── consumers (≥ 2 per
  *                         (assemble, verify, render,         device; who holds the

@@ -99,7 +99,7 @@ struct cz_part {
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
-	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
+	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (precover.c) */
 };
 
 /* A partition's state: the one store every stage makes (status reads it
