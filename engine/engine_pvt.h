@@ -418,7 +418,7 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_queue_locked(struct cz_engine *e, struct cz_job *j);
 /* Every waiter on a job's end (await) looks again: takes the lock. */
 void cz_job_wake(struct cz_engine *e);
-void cz_job_compact_locked(struct cz_job *j);
+void cz_job_compact_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);
