@@ -25,7 +25,8 @@
  * the slot table, the free slots; each ring 64-byte aligned.  The region
  * is fresh memory, so every line starts zeroed.  A device child attaches
  * to cuzkd's region and checks its size against the same layout (-EPROTO
- * if it differs); the heap is the order thread's alone, so a child has none.
+ * if the region is smaller, or a ring does not attach); the heap is the
+ * order thread's alone, so a child has none.
  *
  * FULL RINGS.  The inbox, heap and done ring each hold CZ_PIPE_INFLIGHT
  * descriptors, and the dispatcher never has more partitions in flight, so

@@ -12,8 +12,8 @@
  *                         can kill a consumer at each instruction that
  *                         matters for recovery (precover.c).
  *
- * Off, each costs one relaxed load per descriptor or claim; nothing here
- * runs in a product path unless a test asked for it.
+ * Off, each costs one load per descriptor (relaxed) or per claim; nothing
+ * here runs in a product path unless a test asked for it.
  */
 #include "engine/pipeline/pipe_pvt.h"
 #include "engine/engine_pvt.h"
