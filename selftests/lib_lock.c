@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Description: the held-lock assertion (lib/lock.h): cz_mutex_assert_held passes for the thread holding the mutex and aborts, in a forked child, for one that does not (never locked, unlocked, held by another thread); a fork's child that locks passes (its own thread id); a real _locked function (cz_job_compact_locked) aborts when called without the engine lock. */
+#define _GNU_SOURCE
 #include "engine/engine_pvt.h"
 #include "lib/lock.h"
 #include "selftests/cz_test.h"
@@ -7,38 +8,31 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Runs fn in a forked child with stderr captured; its wait status, and
- * what it wrote in err. */
+/* Runs fn in a forked child, its stderr into a memfd; its wait status,
+ * and what it wrote in err. */
 static int in_child(void (*fn)(void), char *err, size_t cap)
 {
-	int pfd[2];
-	if (pipe(pfd))
+	int fd = memfd_create("lib_lock", MFD_CLOEXEC), st = -1;
+	if (fd < 0)
 		return -1;
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
 	if (!pid) {
-		close(pfd[0]);
-		dup2(pfd[1], 2);
+		dup2(fd, 2);
 		fn();
 		_exit(0);
 	}
-	close(pfd[1]);
-	size_t n = 0;
-	ssize_t r;
-	while (n + 1 < cap && (r = read(pfd[0], err + n, cap - 1 - n)) > 0)
-		n += (size_t)r;
-	err[n] = 0;
-	close(pfd[0]);
-	int st;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;
+	ssize_t n = pread(fd, err, cap - 1, 0);
+	err[n > 0 ? n : 0] = 0;
+	close(fd);
 	return st;
 }
 
