@@ -20,10 +20,11 @@
 # runs this, outside the repository); THREADS, when given, is cuzk's --threads and the
 # peer's OMP_NUM_THREADS.  gnark proves circuits written in Go, not .zkey + .wtns, so it has
 # no place in this script.
-# Needs build/bin/cuzk (make) and tools/fixtures/node_modules (tools/install-deps.sh).
+# CUZK names another cuzk binary to measure (default build/bin/cuzk: an older build, for before
+# and after).  Needs build/bin/cuzk (make) and tools/fixtures/node_modules (tools/install-deps.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cuzk=$root/build/bin/cuzk
+cuzk=${CUZK:-$root/build/bin/cuzk}
 snarkjs="node $root/tools/fixtures/node_modules/snarkjs/build/cli.cjs"
 circom="node $root/tools/fixtures/node_modules/circom2/cli.js"
 rounds=5 dir=/tmp/cuzk-peers threads=0
