@@ -18,7 +18,8 @@
  * the out-of-line portable function.  Other targets call the functions.
  *
  * Lazy reduction: cz_fp_add_lazy gives a + b < 2p and cz_fp_mul_lazy a·b
- * (cz_fp_sqr_lazy a^2) < 2p WITHOUT the final subtraction, valid only as operands of
+ * (cz_fp_sqr_lazy a^2) < 2p WITHOUT the final subtraction (cz_bn254_fp_mul_lazy,
+ * _sqr_lazy the same for BN254's Fp, p/R = 0.189), valid only as operands of
  * cz_fp_mul/sqr/mul_lazy (either path, and the _inl forms); never of
  * add/sub/eq or an encoder.  Bound: the Montgomery product of a, b < 2p is
  * a·b/R + q·p/R < 4p·(p/R) + p < 1.41p < 2p (p/R < 0.102 for BLS12-381), so
@@ -45,7 +46,8 @@
 #endif
 
 #if defined(__x86_64__) && defined(CZ_X86_ADD6) && defined(CZ_X86_MUL6) && \
-	defined(CZ_X86_ADD4) && defined(CZ_X86_MUL4) && defined(CZ_X86_MUL_LAZY6)
+	defined(CZ_X86_ADD4) && defined(CZ_X86_MUL4) && defined(CZ_X86_MUL_LAZY6) && \
+	defined(CZ_X86_MUL_LAZY4)
 #define CZ_FIELD_INLINE_X86 1
 
 /* The modulus followed by -m^-1 mod 2^64 (the mul kernels read both). */
@@ -125,6 +127,21 @@ static inline void cz_fp_sqr_lazy(cz_fp *r, const cz_fp *a)
 	cz_fp_mul_lazy(r, a, a);
 }
 
+/* BN254's Fp the same way: p/R = 0.189 < 1/4 for its 4 limbs, so the bound
+ * above holds (a·b/R + q·p/R < 4p·0.189 + p < 1.76p < 2p). */
+static inline void cz_bn254_fp_mul_lazy(cz_bn254_fp *r, const cz_bn254_fp *a, const cz_bn254_fp *b)
+{
+	if (__builtin_expect(cz_field_adx_on, 1))
+		CZ_X86_MUL_LAZY4(r->l, a->l, b->l, cz_bn254_fp_inl_m.p);
+	else
+		cz_bn254_fp_mul(r, a, b);
+}
+
+static inline void cz_bn254_fp_sqr_lazy(cz_bn254_fp *r, const cz_bn254_fp *a)
+{
+	cz_bn254_fp_mul_lazy(r, a, a);
+}
+
 /* r = a + b < 2p, unreduced: an operand for mul/sqr only (see above). */
 static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 {
@@ -159,6 +176,16 @@ static inline void cz_fp_mul_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)
 static inline void cz_fp_sqr_lazy(cz_fp *r, const cz_fp *a)
 {
 	cz_fp_sqr(r, a);
+}
+
+static inline void cz_bn254_fp_mul_lazy(cz_bn254_fp *r, const cz_bn254_fp *a, const cz_bn254_fp *b)
+{
+	cz_bn254_fp_mul(r, a, b);
+}
+
+static inline void cz_bn254_fp_sqr_lazy(cz_bn254_fp *r, const cz_bn254_fp *a)
+{
+	cz_bn254_fp_sqr(r, a);
 }
 
 static inline void cz_fp_add_lazy(cz_fp *r, const cz_fp *a, const cz_fp *b)

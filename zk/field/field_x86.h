@@ -31,8 +31,9 @@
  * 2N-limb t < m·R: the reduction rows on t's low half give
  * s = (t_lo + q·m)/R <= m, then s + t_hi < 2m and one subtraction.
  *
- * mont_mul_lazy6 is mont_mul6 without the final subtraction (output < 2m),
- * for zk/field/field_inline.h's cz_fp_mul_lazy: with a, b < 2m and m < R/4 the
+ * mont_mul_lazy6 and mont_mul_lazy4 are mont_mul6 and mont_mul4 without the final
+ * subtraction (output < 2m), for zk/field/field_inline.h's cz_fp_mul_lazy and
+ * cz_bn254_fp_mul_lazy: with a, b < 2m and m < R/4 the
  * result a·b/R + q·m/R < 4m·(m/R) + m < 2m, and the partial sums still fit
  * N+1 limbs (t < 3m + 2^64·3m < 2^(64(N+1))).
  */
@@ -1297,10 +1298,154 @@ cz_x86_mont_mul_lazy6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], c
 		: "rdx", "cc", "memory"); /* reads a, b, m; writes r */
 }
 
+/* r = a·b·2^(-64·4) mod m, NOT reduced: r < 2m when a, b < 2m and
+ * m < 2^(64·4)/4 (an operand for mul only); r may alias a or b. */
+static inline __attribute__((always_inline)) void
+cz_x86_mont_mul_lazy4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t *m)
+{
+	uint64_t t0, t1, t2, t3, t4, lo, hi;
+	__asm__ volatile(
+		"movq 0(%[b]), %%rdx\n\t"
+		"mulxq 0(%[a]), %[t0], %[t1]\n\t"
+		"mulxq 8(%[a]), %[lo], %[t2]\n\t"
+		"addq %[lo], %[t1]\n\t"
+		"mulxq 16(%[a]), %[lo], %[t3]\n\t"
+		"adcq %[lo], %[t2]\n\t"
+		"mulxq 24(%[a]), %[lo], %[t4]\n\t"
+		"adcq %[lo], %[t3]\n\t"
+		"adcq $0, %[t4]\n\t"
+		"movq %[t0], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"movq 8(%[b]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq %[t1], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"movq 16(%[b]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq %[t2], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"adcxq %[hi], %[t3]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"movq 24(%[b]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[a]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"movq %[t3], %%rdx\n\t"
+		"imulq 32(%[m]), %%rdx\n\t"
+		"xorl %k[lo], %k[lo]\n\t"
+		"mulxq 0(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 8(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t0]\n\t"
+		"mulxq 16(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t0]\n\t"
+		"adcxq %[hi], %[t1]\n\t"
+		"mulxq 24(%[m]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t1]\n\t"
+		"adcxq %[hi], %[t2]\n\t"
+		"movq $0, %[lo]\n\t"
+		"adoxq %[lo], %[t2]\n\t"
+		"movq %[rp], %[b]\n\t"
+		"movq %[t4], 0(%[b])\n\t"
+		"movq %[t0], 8(%[b])\n\t"
+		"movq %[t1], 16(%[b])\n\t"
+		"movq %[t2], 24(%[b])\n\t"
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+		  [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+&r"(a), [b] "+&r"(b)
+		: [m] "r"(m), [rp] "m"(r)
+		: "rdx", "cc", "memory"); /* reads a, b, m; writes r */
+}
+
 #define CZ_X86_MUL4 cz_x86_mont_mul4
 #define CZ_X86_SQR4(r, a, m) cz_x86_mont_mul4(r, a, a, m)
 #define CZ_X86_MUL6 cz_x86_mont_mul6
 #define CZ_X86_MUL_LAZY6 cz_x86_mont_mul_lazy6
+#define CZ_X86_MUL_LAZY4 cz_x86_mont_mul_lazy4
 #define CZ_X86_SQR6(r, a, m) cz_x86_mont_mul6(r, a, a, m)
 #define CZ_X86_MUL_WIDE4 cz_x86_mul_wide4
 #define CZ_X86_REDC4 cz_x86_redc4

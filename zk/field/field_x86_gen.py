@@ -7,7 +7,7 @@
 # zk/field/field_x86_gen.py --lazy N... prints the unreduced multiplication
 # (output < 2m), pasted after them.
 # zk/field/field_x86_gen.py --header prints all of zk/field/field_x86.h: HEAD, the
-# kernels for 4 and 6 limbs, the lazy one for 6, TAIL (selftests/zk_x86_gen.sh
+# kernels for 4 and 6 limbs, the lazy ones for 6 and 4, TAIL (selftests/zk_x86_gen.sh
 # compares it with the committed file).
 import sys
 
@@ -226,8 +226,9 @@ HEAD = r'''/* SPDX-License-Identifier: MIT */
  * 2N-limb t < m·R: the reduction rows on t's low half give
  * s = (t_lo + q·m)/R <= m, then s + t_hi < 2m and one subtraction.
  *
- * mont_mul_lazy6 is mont_mul6 without the final subtraction (output < 2m),
- * for zk/field/field_inline.h's cz_fp_mul_lazy: with a, b < 2m and m < R/4 the
+ * mont_mul_lazy6 and mont_mul_lazy4 are mont_mul6 and mont_mul4 without the final
+ * subtraction (output < 2m), for zk/field/field_inline.h's cz_fp_mul_lazy and
+ * cz_bn254_fp_mul_lazy: with a, b < 2m and m < R/4 the
  * result a·b/R + q·m/R < 4m·(m/R) + m < 2m, and the partial sums still fit
  * N+1 limbs (t < 3m + 2^64·3m < 2^(64(N+1))).
  */
@@ -249,6 +250,7 @@ TAIL = r'''#define CZ_X86_MUL4 cz_x86_mont_mul4
 #define CZ_X86_SQR4(r, a, m) cz_x86_mont_mul4(r, a, a, m)
 #define CZ_X86_MUL6 cz_x86_mont_mul6
 #define CZ_X86_MUL_LAZY6 cz_x86_mont_mul_lazy6
+#define CZ_X86_MUL_LAZY4 cz_x86_mont_mul_lazy4
 #define CZ_X86_SQR6(r, a, m) cz_x86_mont_mul6(r, a, a, m)
 #define CZ_X86_MUL_WIDE4 cz_x86_mul_wide4
 #define CZ_X86_REDC4 cz_x86_redc4
@@ -266,6 +268,7 @@ if sys.argv[1:] == ["--header"]:
         print(mul_wide(n))
         print(redc(n))
     print(mont_mul_lazy(6))
+    print(mont_mul_lazy(4))
     sys.stdout.write(TAIL)
     sys.exit(0)
 

@@ -6,4 +6,5 @@
 #define MI_FP cz_bn254_fp
 #define MI_GROUP cz_bn254_g1
 #define MI_MSM cz_bn254_msm_g1
+#define MI_LAZY
 #include "zk/msm/msm_inst_tmpl_pvt.h"

@@ -7,4 +7,5 @@
 #define MI_GROUP cz_bn254_g2
 #define MI_MSM cz_bn254_msm_g2
 #define MI_G2
+#define MI_LAZY
 #include "zk/msm/msm_inst_tmpl_pvt.h"

@@ -11,7 +11,7 @@
  *              and of the vector flush's _flush_ifma, _ifma_bytes (zk/msm/fp_ifma.h)
  *   MI_G2      (optional) the group lies over Fp2 = MI_FP##2, and the
  *              batch inversion runs on norms in Fp (below)
- *   MI_LAZY    (optional) the base field has MI_FP##_mul_lazy (BLS12-381),
+ *   MI_LAZY    (optional) the base field has MI_FP##_mul_lazy (BLS12-381, BN254),
  *              used for the products that feed only further products
  * and includes the group's header (zk/curve/g1.h, zk/msm/bn254_msm.h, ...) first.
  */
