@@ -851,6 +851,19 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	return o;
 }
 
+/* A consumer's current job, to a non-admin viewer: only when it is one of
+ * the viewer's own (another user's sequence numbers tell it how much that
+ * user submits, and name jobs it is not to know of). */
+static bool seq_visible(const struct job_snap *snap, size_t n, long view, uint64_t seq)
+{
+	if (view < 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].j.seq == seq)
+			return true;
+	return false;
+}
+
 json_object *cz_req_status(struct cz_engine *e, long view)
 {
 	json_object *r = cz_ctl_ok(), *jobs = json_object_new_array();
@@ -885,7 +898,6 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	pthread_mutex_unlock(&e->lock);
 	for (size_t i = 0; i < nsnap; i++)
 		json_object_array_add(jobs, status_job(e, &snap[i]));
-	free(snap);
 	struct cz_journal_stat js;
 	cz_journal_stat(e->jn, &js);
 	json_object *jo = json_object_new_object();
@@ -924,8 +936,9 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 		json_object_object_add(o, "consumer", json_object_new_int((int)i));
 		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
 		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
-		if (busy) {
-			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)atomic_load(&l->cur_job)));
+		uint64_t seq = atomic_load(&l->cur_job);
+		if (busy && seq_visible(snap, nsnap, view, seq)) {
+			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)seq));
 			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
 		}
 		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
@@ -939,6 +952,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	/* Each device's process (engine/device/devproc.c): pid, state, restarts, last_exit. */
 	for (size_t i = 0; devs && i < json_object_array_length(devs) && i < e->ndev; i++)
 		cz_devproc_json(e, (unsigned)i, json_object_array_get_idx(devs, i));
+	free(snap);
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
 	json_object_object_add(r, "devices", devs);
 	json_object_object_add(r, "trace_lost", json_object_new_int64((int64_t)lost));
