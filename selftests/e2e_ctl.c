@@ -523,6 +523,12 @@ static void test_types(struct daemon *d)
 		{ "{\"op\":\"cancel\"}", "\"job\" is required" },
 		{ "{\"op\":\"trace\",\"chrome\":\"yes\"}", "\"chrome\" must be true or false" },
 		{ "{\"op\":5}", "request has no \"op\" string" },
+		/* issue 24: what the client sent, not json-c's saturated 2^64-1 */
+		{ "{\"op\":\"load\",\"name\":\"x\",\"zkey\":\"Z\",\"partitions\":99999999999999999999999}",
+		  "\"partitions\" must be an integer from 0 to 200, got 18446744073709551615 or more (a number beyond 64 bits)" },
+		{ "{\"op\":\"await\",\"job\":\"x\",\"timeout\":99999999999999999999999}",
+		  "got 18446744073709551615 or more (a number beyond 64 bits)" },
+		{ "null\n", "malformed request: not a JSON object (null)" },
 	};
 	int all = 1;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -541,7 +547,23 @@ static void test_types(struct daemon *d)
 		all &= ok;
 		json_object_put(r);
 	}
-	ct_ok(all, "13 requests with a field of the wrong type or range: each refused naming the field");
+	ct_ok(all, "16 requests with a field of the wrong type or range, a number beyond 64 bits, or null: "
+		   "each refused naming the field");
+	/* Descriptors the daemon cannot read, passed by SCM_RIGHTS: said so,
+	 * not "Bad file descriptor" (issue 24). */
+	int fp = open(fmt("%s/w0.wtns", dir), O_PATH | O_CLOEXEC), fw = open(fmt("%s/w0.wtns", dir), O_WRONLY | O_CLOEXEC);
+	json_object *rp = req_fds(d, "{\"op\":\"submit\",\"circuit\":\"k\"}", &fp, 1);
+	json_object *rw = req_fds(d, "{\"op\":\"submit\",\"circuit\":\"k\"}", &fw, 1);
+	ct_ok(fp >= 0 && fw >= 0 && refused(rp, "witness 0: the passed descriptor was opened with O_PATH") &&
+	      refused(rw, "witness 0: the passed descriptor is write-only") && !strstr(err_of(rp), "Bad file") &&
+	      !strstr(err_of(rw), "Bad file"),
+	      "a passed O_PATH descriptor and a write-only one are refused saying so: %s; %s", err_of(rp), err_of(rw));
+	json_object_put(rp);
+	json_object_put(rw);
+	if (fp >= 0)
+		close(fp);
+	if (fw >= 0)
+		close(fw);
 	json_object *r = req(d, "{\"op\":\"status\"}");
 	json_object *cnt = json_object_object_get(r, "counters");
 	ct_ok(ok_of(r) && json_object_array_length(json_object_object_get(r, "circuits")) == 2 &&
@@ -561,19 +583,20 @@ static void test_types(struct daemon *d)
 		{ "--mem-budget", "nan" }, { "--mem-budget", "inf" }, { "--mem-budget", "-1G" },
 		{ "--mem-budget", "0x10" }, { "--mem-budget", "1e30" }, { "--idle-timeout", "0" },
 		{ "--idle-timeout", "nan" }, { "--read-timeout", "abc" }, { "--devices", "-1" },
-		{ "--max-conns-per-uid", "65" },
+		{ "--max-conns-per-uid", "65" }, { "--mem-budget", "0.1" },
 	};
 	all = 1;
 	for (size_t i = 0; i < sizeof(dbad) / sizeof(*dbad); i++) {
 		const char *argv[] = { fmt("%s/cuzkd", bindir), "--state-dir", fmt("%s/never", dir), "--socket",
 				       fmt("%s/never.sock", dir), dbad[i][0], dbad[i][1], NULL };
 		st = run_prog(argv, out, sizeof(out));
-		int ok = st == 2 && strstr(out, fmt("bad value for %s: '%s'", dbad[i][0], dbad[i][1]));
+		int ok = st == 2 && strstr(out, fmt("bad value for %s: '%s'", dbad[i][0], dbad[i][1])) &&
+			 (strcmp(dbad[i][1], "0.1") || strstr(out, "at least 1 byte"));     /* not "--mem-budget 0" */
 		if (!ok)
 			ct_diag("cuzkd %s %s: status %d: %s", dbad[i][0], dbad[i][1], st, out);
 		all &= ok;
 	}
-	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1, --max-conns-per-uid 65: each exits 2 naming the option");
+	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1, --max-conns-per-uid 65, --mem-budget 0.1 (at least 1 byte): each exits 2 naming the option");
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	double phys_t = (double)pages * (double)psz / (1024.0 * 1024 * 1024 * 1024);
 	char over[32];
@@ -678,7 +701,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-ctl"))
 		return 1;
-	ct_plan(42);
+	ct_plan(43);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 && fixtures_make_big() == 0, "fixtures: a 2^8 key, 4 witnesses, a 2^12 key"))
 		return ct_exit();
 	struct daemon d;

@@ -106,6 +106,15 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 		if (!S_ISREG(st.st_mode))
 			return cz_ctl_err("witness %u%s%s: %s, not a regular file", i, path[i] ? " " : "",
 					   path[i] ? path[i] : "", file_kind(st.st_mode));
+		/* A passed descriptor the daemon cannot read from: said so here,
+		 * not as the read's "Bad file descriptor" later. */
+		int fl = path[i] ? O_RDONLY : fcntl(out[i], F_GETFL);
+		if (fl >= 0 && (fl & O_PATH))
+			return cz_ctl_err("witness %u: the passed descriptor was opened with O_PATH, which cannot be "
+					   "read: open the file O_RDONLY", i);
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+			return cz_ctl_err("witness %u: the passed descriptor is write-only: open the file for reading "
+					   "(O_RDONLY)", i);
 		/* Our own descriptor reads blocking from here on (a passed one's
 		 * flags are the client's: left alone). */
 		if (path[i] && fcntl(out[i], F_SETFL, 0))

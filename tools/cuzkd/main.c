@@ -128,7 +128,8 @@ static int parse_size(const char *s, uint64_t *out)
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v * (double)mul >= 0x1p63)
+	/* 0.1 (bytes) is no size: refused, not rounded down to 0. */
+	if (*end || v * (double)mul >= 0x1p63 || (v > 0 && v * (double)mul < 1))
 		return -1;
 	*out = (uint64_t)(v * (double)mul);
 	return 0;
@@ -268,7 +269,8 @@ static int set_fleet_opt(struct opts *o, const char *name, const char *val, int 
 /* What a bad value of --name should have been, for its message. */
 static const char *opt_want(const char *name)
 {
-	return !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
+	return !strcmp(name, "mem-budget") ? "a size of at least 1 byte, such as 512M or 1.5G (a number "
+					     "without a suffix is bytes)"
 	       : !strcmp(name, "fleet-timeout-ms") ? "milliseconds, 100 to 600000"
 	       : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
 	       : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
