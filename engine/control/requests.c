@@ -259,6 +259,22 @@ struct submit {
 	char err[400];
 };
 
+/* Each witness of the circuit's size: its header (magic, version, field
+ * size, prime against the key's curve, witness count), read here, outside
+ * the lock and before a sequence number is spent: a zero file of the right
+ * size used to be accepted and fail at its proof.  Another size is
+ * witnesses_check_locked's to refuse. */
+static json_object *witnesses_head(struct submit *s, uint32_t nvars, enum cz_curve curve)
+{
+	char err[256];
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->inp[i] && (uint64_t)s->size[i] == cz_wtns_file_size(nvars) &&
+		    cz_wtns_check_head_fd(s->wfd[i], nvars, curve, err, sizeof(err)))
+			return cz_ctl_err("witness %u%s%s: %s", i, s->path[i] ? " " : "", s->path[i] ? s->path[i] : "",
+					   err);
+	return NULL;
+}
+
 /* parse: the fields, the priority, the id's form. */
 static json_object *submit_parse(struct submit *s, json_object *req)
 {
@@ -354,9 +370,11 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 	struct cz_engine *e = s->e;
 
 	pthread_mutex_lock(&e->lock);
-	bool known = cz_circuit_find(e, s->name) != NULL;
+	const struct cz_circuit *c = cz_circuit_find(e, s->name);
+	uint32_t nvars = c ? c->key.nvars : 0;
+	enum cz_curve curve = c ? c->curve : CZ_CURVE_BLS12_381;
 	pthread_mutex_unlock(&e->lock);
-	if (!known)
+	if (!c)
 		return NULL;
 	bool fd_inp[CZ_CTL_MAX_FDS] = { 0 };
 	uint32_t ninline = 0;
@@ -367,7 +385,7 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 		return r;
 	for (int i = 0; i < nfds && (uint32_t)i < s->n; i++)
 		s->inp[i] = fd_inp[i];
-	return inputs_inline(s, req);
+	return (r = witnesses_head(s, nvars, curve)) ? r : inputs_inline(s, req);
 }
 
 /* admit: under the lock, the circuit, the witnesses' shape, the queue
