@@ -730,10 +730,16 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 			 * failed or hung: docs/cuzkd.8.md, Hung devices). */
 			char why[256];
 			bool serving = cz_engine_serving(e, why, sizeof(why));
-			r = cz_ctl_err("job %s: still running after %.1f s%s%s", id, timeout, serving ? "" : "; ",
-				       serving ? "" : why);
+			/* Resumed after a restart, its circuit not loaded: which. */
+			struct cz_job *wj = job_find_locked(e, id);
+			const char *circ = wj && wj->waiting_key ? wj->circ_name : NULL;
+			r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s", id, timeout, serving ? "" : "; ",
+				       serving ? "" : why, circ ? "; it waits for circuit '" : "", circ ? circ : "",
+				       circ ? "' to be loaded (accepted before the restart)" : "");
 			if (!serving)
 				json_object_object_add(r, "not_serving", json_object_new_string(why));
+			if (circ)
+				json_object_object_add(r, "waiting_for_circuit", json_object_new_string(circ));
 			json_object_object_add(r, "state", json_object_new_string("active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;
@@ -824,6 +830,7 @@ static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, s
 	s->j.nparts = j->nparts;
 	s->j.t_submit = j->t_submit;
 	s->j.acct = j->acct;
+	s->j.waiting_key = j->waiting_key;
 	s->state = atomic_load(&j->state);
 	for (uint32_t i = 0; i < j->nparts && i < CZ_ENGINE_MAX_PARTS; i++) {
 		int st = cz_job_part_state(j, i);
@@ -848,6 +855,10 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	json_object_object_add(o, "state", json_object_new_string(job_state_name(s->state)));
 	if (*j->err)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
+	/* Resumed after a restart, its circuit not loaded yet: which one it
+	 * waits for (the journal names the circuit, not the key file). */
+	if (j->waiting_key && s->state == CZ_JOB_ACTIVE)
+		json_object_object_add(o, "waiting_for_circuit", json_object_new_string(j->circ_name));
 	/* Where its partitions are: counts by state, and for each one that
 	 * reached a consumer (while the job keeps its partition records),
 	 * which consumer and device. */
