@@ -753,6 +753,33 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 	return r;
 }
 
+/* await with a passed descriptor: a done job's files written into it (one
+ * JSON document: engine/durable/output.c, cz_output_bundle), so that a
+ * submitter who may not read the state directory still gets its proofs;
+ * the kernel checked its right to write there at its own open().  r is
+ * await's answer, consumed; the descriptor is the caller's to close. */
+json_object *cz_req_deliver(json_object *r, int fd, struct cz_ctl_peer *peer)
+{
+	const char *dir = r ? json_object_get_string(json_object_object_get(r, "dir")) : NULL;
+	const char *id = r ? json_object_get_string(json_object_object_get(r, "job")) : NULL;
+	json_object *okv;
+	if (!r || !json_object_object_get_ex(r, "ok", &okv) || !json_object_get_boolean(okv) || !dir || !id)
+		return r;       /* not done: nothing to deliver, the answer says why */
+	char err[300] = "";
+	size_t len = 0;
+	char *b = cz_output_bundle(dir, id, &len, err, sizeof(err));
+	if (b && !cz_ctl_peer_write(peer, fd, b, len, err, sizeof(err))) {
+		json_object_object_add(r, "delivered_bytes", json_object_new_int64((int64_t)len));
+		free(b);
+		return r;
+	}
+	free(b);
+	json_object *e = cz_ctl_err("job %s done, but its proofs could not be written to the passed descriptor: %s",
+				    id, err);
+	json_object_put(r);
+	return e;
+}
+
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 {
 	const char *id = NULL;
