@@ -929,6 +929,29 @@ static bool seq_visible(const struct job_snap *snap, size_t n, long view, uint64
 	return false;
 }
 
+/* Each consumer's line; a busy one's job only where the viewer may see it. */
+static void status_consumers(const struct cz_engine *e, json_object *cons, const struct job_snap *snap,
+			     size_t nsnap, long view)
+{
+	for (unsigned i = 0; i < e->ncons; i++) {
+		const struct cz_consumer *c = &e->cons[i];
+		const struct cz_pipe_cons *l = &e->pipe.cons[i];
+		json_object *o = json_object_new_object();
+		int busy = atomic_load(&l->proving);
+		json_object_object_add(o, "consumer", json_object_new_int((int)i));
+		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
+		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
+		uint64_t seq = atomic_load(&l->cur_job);
+		if (busy && seq_visible(snap, nsnap, view, seq)) {
+			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)seq));
+			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
+		}
+		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
+		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&l->busy_ns) / 1e6));
+		json_object_array_add(cons, o);
+	}
+}
+
 json_object *cz_req_status(struct cz_engine *e, long view)
 {
 	json_object *r = cz_ctl_ok(), *jobs = json_object_new_array();
@@ -993,23 +1016,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object *place = cz_numa_status_json(e);
 	if (place)
 		json_object_object_add(r, "placement", place);
-	for (unsigned i = 0; i < e->ncons; i++) {
-		struct cz_consumer *c = &e->cons[i];
-		struct cz_pipe_cons *l = &e->pipe.cons[i];
-		json_object *o = json_object_new_object();
-		int busy = atomic_load(&l->proving);
-		json_object_object_add(o, "consumer", json_object_new_int((int)i));
-		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
-		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
-		uint64_t seq = atomic_load(&l->cur_job);
-		if (busy && seq_visible(snap, nsnap, view, seq)) {
-			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)seq));
-			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
-		}
-		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
-		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&l->busy_ns) / 1e6));
-		json_object_array_add(cons, o);
-	}
+	status_consumers(e, cons, snap, nsnap, view);
 	/* Taken after the engine lock is dropped; the stat lock is the
 	 * control plane's own (engine/evidence/stat.c), never a consumer's. */
 	uint64_t lost;
