@@ -245,8 +245,10 @@ static void *conn_main(void *v)
 		json_object *r;
 		if (!req || !json_object_is_type(req, json_type_object)) {
 			char why[160];
+			/* "null" parses, to NULL with no error: not "success". */
 			snprintf(why, sizeof(why), "malformed request: %s",
-				 req ? "not a JSON object" : json_tokener_error_desc(jerr));
+				 req ? "not a JSON object" : jerr == json_tokener_success
+				 ? "not a JSON object (null)" : json_tokener_error_desc(jerr));
 			r = err_obj(why);
 			for (int i = 0; i < nfds; i++)
 				close(fds[i]);

@@ -125,10 +125,11 @@ int cz_engine_alive(struct cz_engine *e, uint64_t usec, char *why, size_t cap);
 void cz_engine_status_line(struct cz_engine *e, char *line, size_t cap);
 
 /* engine/http.c: the HTTP listener (--metrics-listen): "ADDR:PORT" (IPv4,
- * [IPv6]:PORT) or a Unix socket path starting with '/'.  NULL with err set
- * (also when this build has no libmicrohttpd). */
+ * [IPv6]:PORT) or a Unix socket path starting with '/'; auth: the
+ * --metrics-auth token file or NULL.  NULL with err set (also when this
+ * build has no libmicrohttpd). */
 struct cz_http;
-struct cz_http *cz_http_start(struct cz_engine *e, const char *listen, char *err, size_t cap);
+struct cz_http *cz_http_start(struct cz_engine *e, const char *listen, const char *auth, char *err, size_t cap);
 void cz_http_stop(struct cz_http *h);
 
 #endif

@@ -395,6 +395,9 @@ int cz_output_start(struct cz_engine *e, void (*finished_locked)(struct cz_engin
 		    char *err, size_t cap);
 void cz_output_stop(struct cz_engine *e);       /* writes what is queued, then joins */
 int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output buffer */
+/* A published job directory's files as one JSON document (malloc'd, *len
+ * bytes), for await's passed descriptor; NULL with err.  No lock held. */
+char *cz_output_bundle(const char *dir, const char *id, size_t *len, char *err, size_t cap);
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
 /* npub + 1 scalars of the job's curve (cz_fr or cz_bn254_fr: 32 bytes
@@ -489,6 +492,7 @@ json_object *cz_field_seconds(json_object *req, const char *k, double max, doubl
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
+json_object *cz_req_deliver(json_object *r, int fd, struct cz_ctl_peer *peer);  /* await's passed fd */
 json_object *cz_req_status(struct cz_engine *e, long view);     /* view: a uid's jobs only, -1 all */
 json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			  struct cz_ctl_peer *peer);

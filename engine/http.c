@@ -10,6 +10,20 @@
  * a crowd of clients can cost the daemon.  Handlers take only control-plane
  * locks (engine/evidence/metrics.c, the status request's), never a consumer's.
  * Without libmicrohttpd at build time, cz_http_start says so.
+ *
+ * Who sees what on /status (docs/metrics.md, Who sees /status).  A TCP
+ * port is open to every local user, so by default it serves the aggregate
+ * view: devices, budget, counters and circuits' shapes, but no job (its
+ * id, owner, circuit or error) and no key path.  The whole status is for a
+ * request carrying the --metrics-auth token ("Authorization: Bearer T"),
+ * or, on a Unix-socket listener, for an admin peer (root or cuzkd's own
+ * uid, the kernel's SO_PEERCRED); any other peer there gets the control
+ * socket's per-user view, its own jobs only.  A wrong token is a 401.
+ *
+ * Crowds: at most HTTP_MAX_CONNS connections, HTTP_MAX_PER_ADDR of them
+ * from one address (so that one address's idle sockets cannot take the
+ * scraper's place), each closed after HTTP_IDLE_S idle seconds; epoll,
+ * so the count is not bounded by select()'s FD_SETSIZE.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -24,17 +38,36 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl/ctl.h"
+
 extern const char cz_dashboard_html[];
 extern const unsigned cz_dashboard_html_len;
+
+#define HTTP_MAX_CONNS 1024u    /* in all; cuzkd raises RLIMIT_NOFILE well above it */
+#define HTTP_MAX_PER_ADDR 64u   /* from one IP address */
+#define HTTP_IDLE_S 10u         /* an idle connection is closed after it */
+#define HTTP_TOKEN_MAX 256      /* --metrics-auth: the token's bytes at most */
 
 struct cz_http {
 	struct cz_engine *e;
 	struct MHD_Daemon *d;
 	char unix_path[108];    /* unlinked at stop, when listening on one */
+	char token[HTTP_TOKEN_MAX + 1]; /* --metrics-auth's token, "" without */
 };
+
+/* Equal, in a time that depends on b's length only (the token's). */
+static bool token_eq(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d = la != lb;
+	for (size_t i = 0; i < lb; i++)
+		d |= (unsigned char)(a[i < la ? i : 0] ^ b[i]);
+	return !d;
+}
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, const char *type, char *body,
 				size_t len, enum MHD_ResponseMemoryMode mode)
@@ -61,6 +94,49 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const 
 	return send_buf(c, code, "text/plain; charset=utf-8", s, (size_t)n, MHD_RESPMEM_MUST_FREE);
 }
 
+enum { VIEW_ALL, VIEW_USER, VIEW_AGGREGATE };
+
+/* Which /status a request gets (the rule at the top); -1: a wrong token.
+ * For VIEW_USER and VIEW_AGGREGATE, *peer is the non-admin it is served
+ * as (for the aggregate a uid beyond 32 bits, which owns no job: a
+ * negative one would be status's "all"). */
+static int status_view(const struct cz_http *h, struct MHD_Connection *c, struct cz_ctl_peer *peer)
+{
+	memset(peer, 0, sizeof(*peer));
+	peer->sock = peer->stop_fd = -1;
+	peer->uid = peer->gid = (long)UINT32_MAX + 1;
+	peer->pid = 0;
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (auth && h->token[0])
+		return !strncmp(auth, "Bearer ", 7) && token_eq(auth + 7, h->token) ? VIEW_ALL : -1;
+	if (!h->unix_path[0])
+		return VIEW_AGGREGATE;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct ucred cr;
+	socklen_t sl = sizeof(cr);
+	if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl))
+		return VIEW_AGGREGATE;
+	if (cr.uid == 0 || cr.uid == geteuid())
+		return VIEW_ALL;
+	peer->uid = (long)cr.uid;
+	peer->gid = (long)cr.gid;
+	peer->pid = (long)cr.pid;
+	return VIEW_USER;
+}
+
+/* The aggregate view: no key's path (jobs are gone already: its uid owns
+ * none); "view" says so, for the dashboard and scripts. */
+static void aggregate(json_object *r)
+{
+	json_object *cl = json_object_object_get(r, "circuits");
+	for (size_t i = 0; cl && i < json_object_array_length(cl); i++) {
+		json_object *o = json_object_array_get_idx(cl, i);
+		json_object_object_del(o, "zkey");
+		json_object_object_del(o, "wasm");
+	}
+	json_object_object_add(r, "view", json_object_new_string("aggregate"));
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_len, void **state)
 {
@@ -82,9 +158,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				MHD_RESPMEM_MUST_FREE);
 	}
 	if (!strcmp(url, "/status")) {
+		struct cz_ctl_peer peer;
+		int v = status_view(h, c, &peer);
+		if (v < 0)
+			return send_text(c, MHD_HTTP_UNAUTHORIZED, "%s: wrong --metrics-auth token\n", url);
 		json_object *q = json_object_new_object();
 		json_object_object_add(q, "op", json_object_new_string("status"));
-		json_object *r = cz_engine_request(h->e, q, NULL, 0, NULL);
+		json_object *r = cz_engine_request(h->e, q, NULL, 0, v ? &peer : NULL);
+		if (v == VIEW_AGGREGATE)
+			aggregate(r);
 		size_t len;
 		const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &len);
 		char *body = s ? malloc(len + 1) : NULL;
@@ -176,7 +258,41 @@ static int listen_on(const char *spec, struct cz_http *h, char *err, size_t cap)
 	return fd;
 }
 
-struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, char *err, size_t cap)
+/* --metrics-auth FILE: its first line, the token; a file others may read
+ * would hand the token to the very users it keeps out. */
+static int read_token(const char *path, char *tok, char *err, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	struct stat st;
+	if (!f || fstat(fileno(f), &st)) {
+		snprintf(err, cap, "--metrics-auth %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	size_t n = fread(tok, 1, HTTP_TOKEN_MAX + 1, f);
+	fclose(f);
+	tok[n < HTTP_TOKEN_MAX ? n : HTTP_TOKEN_MAX] = 0;
+	tok[strcspn(tok, "\r\n")] = 0;
+	if (st.st_mode & 077) {
+		snprintf(err, cap, "--metrics-auth %s: readable by others (mode 0%o): make it 0600 or 0400", path,
+			 (unsigned)(st.st_mode & 0777));
+		return -1;
+	}
+	if (strlen(tok) < 16 || n > HTTP_TOKEN_MAX + 1 || strlen(tok) == HTTP_TOKEN_MAX) {
+		snprintf(err, cap, "--metrics-auth %s: the token (its first line) must be 16 to %d bytes", path,
+			 HTTP_TOKEN_MAX - 1);
+		return -1;
+	}
+	for (const char *p = tok; *p; p++)
+		if (*p <= ' ' || *p > '~') {
+			snprintf(err, cap, "--metrics-auth %s: the token must be printable ASCII without spaces", path);
+			return -1;
+		}
+	return 0;
+}
+
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, char *err, size_t cap)
 {
 	struct cz_http *h = calloc(1, sizeof(*h));
 	if (!h) {
@@ -184,14 +300,20 @@ struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, char *err, 
 		return NULL;
 	}
 	h->e = e;
+	if (auth && read_token(auth, h->token, err, cap)) {
+		free(h);
+		return NULL;
+	}
 	int fd = listen_on(spec, h, err, cap);
 	if (fd < 0) {
 		free(h);
 		return NULL;
 	}
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, h,
-				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	/* The per-address cap on TCP only: a Unix socket's peers have no address. */
+	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, h,
+				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNS,
+				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				h->unix_path[0] ? 0u : HTTP_MAX_PER_ADDR, MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, cap, "--metrics-listen %s: libmicrohttpd cannot serve on it", spec);
 		close(fd);
@@ -215,9 +337,10 @@ void cz_http_stop(struct cz_http *h)
 
 #else /* !CZ_HAVE_MICROHTTPD */
 
-struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, char *err, size_t cap)
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, char *err, size_t cap)
 {
 	(void)e;
+	(void)auth;
 	snprintf(err, cap, "--metrics-listen %s: this cuzkd was built without libmicrohttpd "
 		 "(install libmicrohttpd-dev, e.g. by tools/install-deps.sh, and rebuild)", spec);
 	return NULL;

@@ -308,6 +308,74 @@ static void test_fifo(struct daemon *d)
 	ct_ok(good_job(d, "after-fifo", &key, -1), "the daemon still proves a good job");
 }
 
+/* ---- issue 24: a witness's header checked at submit ---- */
+
+/* A copy of w0.wtns with len bytes at off replaced (all of it zero when
+ * len is 0), named name; its path. */
+static const char *wtns_variant(const char *name, size_t off, const void *bytes, size_t len)
+{
+	static char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/%s.wtns", dir, name);
+	FILE *in = fopen(fmt("%s/w0.wtns", dir), "rb"), *out = fopen(path, "wb");
+	static unsigned char b[1 << 20];
+	size_t n = in ? fread(b, 1, sizeof(b), in) : 0;
+	if (!len)
+		memset(b, 0, n);
+	else if (off + len <= n)
+		memcpy(b + off, bytes, len);
+	if (out)
+		fwrite(b, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	return path;
+}
+
+static void test_wtns_head(struct daemon *d)
+{
+	/* BN254's r, little-endian: a witness of the other curve. */
+	static const char bn_r_hex[] = "30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
+	unsigned char bn_r[32];
+	for (int i = 0; i < 32; i++)
+		sscanf(bn_r_hex + 2 * (31 - i), "%2hhx", &bn_r[i]);
+	static const uint32_t v3 = 3, n8 = 48, nw = 7;
+	const struct {
+		const char *name;
+		size_t off, len;
+		const void *bytes;
+		const char *want;
+	} bad[] = {
+		{ "zero", 0, 0, NULL, "field magic: 00 00 00 00, not \"wtns\"" },
+		{ "magic", 0, 4, "wtnz", "field magic: 77 74 6e 7a, not \"wtns\"" },
+		{ "version", 4, 4, &v3, "field version: 3, expected 1 or 2" },
+		{ "n8", 24, 4, &n8, "section 1 (header): field n8: 48, expected 32" },
+		{ "curve", 28, 32, NULL, "section 1 (header): field q: curve bn128/BN254, expected bls12381/BLS12-381" },
+		{ "count", 60, 4, &nw, "section 1 (header): field nWitness: 7, the circuit has nVars" },
+	};
+	int all = 1;
+	json_object *st0 = req(d, "{\"op\":\"status\"}");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *w = wtns_variant(bad[i].name, bad[i].off, bad[i].bytes ? bad[i].bytes : bn_r, bad[i].len);
+		json_object *r = req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"witnesses\":[\"%s\"]}", w));
+		int ok = refused(r, bad[i].want) && strstr(err_of(r), fmt("witness 0 %s: ", w));
+		if (!ok)
+			ct_diag("%s: %s", bad[i].name, err_of(r));
+		all &= ok;
+		json_object_put(r);
+	}
+	json_object *st1 = req(d, "{\"op\":\"status\"}");
+	json_object *c0 = json_object_object_get(st0, "counters"), *c1 = json_object_object_get(st1, "counters");
+	int64_t s0 = json_object_get_int64(json_object_object_get(c0, "jobs_submitted"));
+	int64_t s1 = json_object_get_int64(json_object_object_get(c1, "jobs_submitted"));
+	ct_ok(all && st0 && s0 == s1,
+	      "6 witnesses of the right size with a bad header (all zero, magic, version, n8, the other curve's "
+	      "prime, nWitness) refused at submit naming the file and the field, no job made (%lld -> %lld)",
+	      (long long)s0, (long long)s1);
+	json_object_put(st0);
+	json_object_put(st1);
+}
+
 /* ---- 6: connection slots, idle and read timeouts ---- */
 
 static void test_slots(struct daemon *d, double read_s)
@@ -523,6 +591,12 @@ static void test_types(struct daemon *d)
 		{ "{\"op\":\"cancel\"}", "\"job\" is required" },
 		{ "{\"op\":\"trace\",\"chrome\":\"yes\"}", "\"chrome\" must be true or false" },
 		{ "{\"op\":5}", "request has no \"op\" string" },
+		/* issue 24: what the client sent, not json-c's saturated 2^64-1 */
+		{ "{\"op\":\"load\",\"name\":\"x\",\"zkey\":\"Z\",\"partitions\":99999999999999999999999}",
+		  "\"partitions\" must be an integer from 0 to 200, got 18446744073709551615 or more (a number beyond 64 bits)" },
+		{ "{\"op\":\"await\",\"job\":\"x\",\"timeout\":99999999999999999999999}",
+		  "got 18446744073709551615 or more (a number beyond 64 bits)" },
+		{ "null\n", "malformed request: not a JSON object (null)" },
 	};
 	int all = 1;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -541,7 +615,23 @@ static void test_types(struct daemon *d)
 		all &= ok;
 		json_object_put(r);
 	}
-	ct_ok(all, "13 requests with a field of the wrong type or range: each refused naming the field");
+	ct_ok(all, "16 requests with a field of the wrong type or range, a number beyond 64 bits, or null: "
+		   "each refused naming the field");
+	/* Descriptors the daemon cannot read, passed by SCM_RIGHTS: said so,
+	 * not "Bad file descriptor" (issue 24). */
+	int fp = open(fmt("%s/w0.wtns", dir), O_PATH | O_CLOEXEC), fw = open(fmt("%s/w0.wtns", dir), O_WRONLY | O_CLOEXEC);
+	json_object *rp = req_fds(d, "{\"op\":\"submit\",\"circuit\":\"k\"}", &fp, 1);
+	json_object *rw = req_fds(d, "{\"op\":\"submit\",\"circuit\":\"k\"}", &fw, 1);
+	ct_ok(fp >= 0 && fw >= 0 && refused(rp, "witness 0: the passed descriptor was opened with O_PATH") &&
+	      refused(rw, "witness 0: the passed descriptor is write-only") && !strstr(err_of(rp), "Bad file") &&
+	      !strstr(err_of(rw), "Bad file"),
+	      "a passed O_PATH descriptor and a write-only one are refused saying so: %s; %s", err_of(rp), err_of(rw));
+	json_object_put(rp);
+	json_object_put(rw);
+	if (fp >= 0)
+		close(fp);
+	if (fw >= 0)
+		close(fw);
 	json_object *r = req(d, "{\"op\":\"status\"}");
 	json_object *cnt = json_object_object_get(r, "counters");
 	ct_ok(ok_of(r) && json_object_array_length(json_object_object_get(r, "circuits")) == 2 &&
@@ -561,19 +651,20 @@ static void test_types(struct daemon *d)
 		{ "--mem-budget", "nan" }, { "--mem-budget", "inf" }, { "--mem-budget", "-1G" },
 		{ "--mem-budget", "0x10" }, { "--mem-budget", "1e30" }, { "--idle-timeout", "0" },
 		{ "--idle-timeout", "nan" }, { "--read-timeout", "abc" }, { "--devices", "-1" },
-		{ "--max-conns-per-uid", "65" },
+		{ "--max-conns-per-uid", "65" }, { "--mem-budget", "0.1" },
 	};
 	all = 1;
 	for (size_t i = 0; i < sizeof(dbad) / sizeof(*dbad); i++) {
 		const char *argv[] = { fmt("%s/cuzkd", bindir), "--state-dir", fmt("%s/never", dir), "--socket",
 				       fmt("%s/never.sock", dir), dbad[i][0], dbad[i][1], NULL };
 		st = run_prog(argv, out, sizeof(out));
-		int ok = st == 2 && strstr(out, fmt("bad value for %s: '%s'", dbad[i][0], dbad[i][1]));
+		int ok = st == 2 && strstr(out, fmt("bad value for %s: '%s'", dbad[i][0], dbad[i][1])) &&
+			 (strcmp(dbad[i][1], "0.1") || strstr(out, "at least 1 byte"));     /* not "--mem-budget 0" */
 		if (!ok)
 			ct_diag("cuzkd %s %s: status %d: %s", dbad[i][0], dbad[i][1], st, out);
 		all &= ok;
 	}
-	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1, --max-conns-per-uid 65: each exits 2 naming the option");
+	ct_ok(all, "cuzkd --mem-budget nan, inf, -1G, 0x10, 1e30, --idle-timeout 0, nan, --read-timeout abc, --devices -1, --max-conns-per-uid 65, --mem-budget 0.1 (at least 1 byte): each exits 2 naming the option");
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	double phys_t = (double)pages * (double)psz / (1024.0 * 1024 * 1024 * 1024);
 	char over[32];
@@ -678,7 +769,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-ctl"))
 		return 1;
-	ct_plan(42);
+	ct_plan(44);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 && fixtures_make_big() == 0, "fixtures: a 2^8 key, 4 witnesses, a 2^12 key"))
 		return ct_exit();
 	struct daemon d;
@@ -696,6 +787,7 @@ int main(int argc, char **argv)
 	test_await(&d);
 	test_key_replaced(&d);
 	test_fifo(&d);
+	test_wtns_head(&d);
 	test_slots(&d, read_s);
 	test_idle();
 	test_huge_reply();

@@ -126,6 +126,111 @@ static void test_fields(struct daemon *d)
 	ct_ok(good_job(d, "after-fields", &key, 120), "the daemon still proves a good job");
 }
 
+/* ---- issue 24: a non-admin's proofs, delivered by a descriptor ---- */
+
+/*
+ * As uid 65534: try to open the proof at the path await answers (*direct:
+ * 1 if it could), then await again passing a descriptor of a file of its
+ * own (O_TMPFILE in /tmp) and read back what the daemon wrote into it.
+ * The document (engine/durable/output.c, cz_output_bundle), or NULL.
+ */
+static json_object *await_delivered(struct daemon *d, const char *id, int *direct, char *errbuf, size_t cap)
+{
+	int p[2];
+	if (pipe(p))
+		return NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		gid_t g = NOBODY;
+		if (setgroups(1, &g) || setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(3);
+		char err[256];
+		int s = cz_ctl_connect(d->sock, err, sizeof(err));
+		json_object *q = json_tokener_parse(fmt("{\"op\":\"await\",\"job\":\"%s\",\"timeout\":120}", id));
+		json_object *r = s >= 0 ? cz_ctl_call(s, q, NULL, 0, err, sizeof(err)) : NULL;
+		const char *dir = r ? json_object_get_string(json_object_object_get(r, "dir")) : NULL;
+		int pf = dir ? open(fmt("%s/0.proof.json", dir), O_RDONLY | O_CLOEXEC) : -1;
+		char c = pf >= 0 ? '1' : '0';
+		if (write(p[1], &c, 1) != 1)
+			_exit(5);
+		int t = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		json_object *r2 = t >= 0 ? cz_ctl_call(s, q, &t, 1, err, sizeof(err)) : NULL;
+		const char *e2 = r2 ? json_object_get_string(json_object_object_get(r2, "error")) : err;
+		if (e2 && *e2) {
+			dprintf(p[1], "E%s", e2);
+			_exit(0);
+		}
+		char buf[65536];
+		ssize_t k;
+		off_t at = 0;
+		while ((k = pread(t, buf, sizeof(buf), at)) > 0) {
+			if (write(p[1], buf, (size_t)k) != k)
+				_exit(5);
+			at += k;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	static char out[1 << 22];
+	size_t at = 0;
+	ssize_t k;
+	while (at < sizeof(out) - 1 && (k = read(p[0], out + at, sizeof(out) - 1 - at)) > 0)
+		at += (size_t)k;
+	out[at] = 0;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	*direct = at > 0 && out[0] == '1';
+	snprintf(errbuf, cap, "%.300s", at > 1 && out[1] == 'E' ? out + 2 : "");
+	return at > 1 && out[1] != 'E' ? json_tokener_parse(out + 1) : NULL;
+}
+
+/* The document's files written into dir/sub; how many. */
+static int bundle_write(json_object *b, const char *sub)
+{
+	json_object *files = b ? json_object_object_get(b, "files") : NULL;
+	mkdir(fmt("%s/%s", dir, sub), 0755);
+	int n = 0;
+	for (size_t i = 0; files && i < json_object_array_length(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i), *t;
+		FILE *o = fopen(fmt("%s/%s/%s", dir, sub, str_of(f, "name")), "wb");
+		if (!o)
+			continue;
+		if (json_object_object_get_ex(f, "text", &t))
+			fwrite(json_object_get_string(t), 1, (size_t)json_object_get_string_len(t), o);
+		n++;
+		fclose(o);
+	}
+	return n;
+}
+
+static void test_deliver(struct daemon *d)
+{
+	int direct = 0;
+	char err[512] = "";
+	json_object *b = await_delivered(d, "mine", &direct, err, sizeof(err));
+	int n = bundle_write(b, "mine-out");
+	char out[PATH_MAX + 32];
+	snprintf(out, sizeof(out), "%s/mine-out", dir);
+	ct_ok(b && !strcmp(str_of(b, "job"), "mine") && n == 4 * 2 + 1 && proofs_verify(&key, out, 4),
+	      "uid 65534 gets its job's proofs through a descriptor it opened (await with one passed): %d files, "
+	      "every proof verifies; the answered path itself %s readable to it%s%s", n,
+	      direct ? "is" : "is not", *err ? ": " : "", err);
+	json_object_put(b);
+	/* cuzkctl await --out DIR, as uid 65534: the files are its own. */
+	char od[PATH_MAX + 32];
+	snprintf(od, sizeof(od), "%s/nobody-out", dir);
+	mkdir(od, 0755);
+	int chowned = chown(od, NOBODY, NOBODY) == 0;
+	int rc = system(fmt("setpriv --reuid=%d --regid=%d --clear-groups %s/cuzkctl --socket %s await mine --out %s "
+			    ">/dev/null", NOBODY, NOBODY, bindir, d->sock, od));
+	struct stat sb;
+	int own = stat(fmt("%s/3.proof.json", od), &sb) == 0 && sb.st_uid == NOBODY;
+	ct_ok(chowned && rc == 0 && own && proofs_verify(&key, od, 4),
+	      "cuzkctl await mine --out DIR as uid 65534: exit %d, the files its own (%d), every proof verifies", rc, own);
+}
+
 /* ---- 10: who may do what ---- */
 
 static void test_auth(struct daemon *d)
@@ -186,6 +291,7 @@ static void test_auth(struct daemon *d)
 	      "uid 65534 submits 4 witnesses as descriptors it opened, and awaits its job: %s%s", err_of(r), err_of(r2));
 	json_object_put(r);
 	json_object_put(r2);
+	test_deliver(d);
 
 	/* Another's job: not to await, cancel, trace or see. */
 	r = daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"roots\",\"witnesses\":%s}", wlist(4)), NULL, 0);
@@ -193,12 +299,22 @@ static void test_auth(struct daemon *d)
 	r = as_nobody(d, "{\"op\":\"await\",\"job\":\"roots\",\"timeout\":1}", NULL, 0);
 	r2 = as_nobody(d, "{\"op\":\"cancel\",\"job\":\"roots\"}", NULL, 0);
 	r3 = as_nobody(d, "{\"op\":\"trace\",\"job\":\"roots\"}", (const char *[]){ "/dev/null" }, 1);
-	ct_ok(refused(r, "await: job 'roots' belongs to another user: permission denied") &&
-	      refused(r2, "cancel: job 'roots' belongs to another user") && refused(r3, "belongs to another user"),
-	      "uid 65534: root's job refused to await, cancel and trace: %s", err_of(r));
+	json_object *u = as_nobody(d, "{\"op\":\"await\",\"job\":\"rooty\",\"timeout\":1}", NULL, 0);
+	json_object *u2 = as_nobody(d, "{\"op\":\"cancel\",\"job\":\"rooty\"}", NULL, 0);
+	json_object *u3 = as_nobody(d, "{\"op\":\"trace\",\"job\":\"rooty\"}", (const char *[]){ "/dev/null" }, 1);
+	/* Indistinguishable from a job that does not exist (issue 24): the
+	 * same answer, but for the id. */
+	ct_ok(!strcmp(err_of(r), "unknown job 'roots'") && !strcmp(err_of(u), "unknown job 'rooty'") &&
+	      !strcmp(err_of(r2), "unknown job 'roots'") && !strcmp(err_of(u2), "unknown job 'rooty'") &&
+	      !strcmp(err_of(r3), "trace: unknown job 'roots'") && !strcmp(err_of(u3), "trace: unknown job 'rooty'"),
+	      "uid 65534: root's job refused to await, cancel and trace, answered as for an id never used: "
+	      "%s / %s; %s / %s; %s / %s", err_of(r), err_of(u), err_of(r2), err_of(u2), err_of(r3), err_of(u3));
 	json_object_put(r);
 	json_object_put(r2);
 	json_object_put(r3);
+	json_object_put(u);
+	json_object_put(u2);
+	json_object_put(u3);
 	r = as_nobody(d, "{\"op\":\"status\"}", NULL, 0);
 	json_object *jobs = json_object_object_get(r, "jobs");
 	int mine = 0, others = 0;
@@ -375,6 +491,57 @@ static void test_skip_ahead(const struct sizes *z)
 	ct_ok(daemon_stop(&d) == 0, "cuzkd exits cleanly");
 }
 
+/* ---- issue 24: another user's job sequence numbers are not shown ---- */
+
+/* The job_seq of the first busy consumer in a status answer, 0 when none. */
+static int64_t busy_seq(json_object *st, int *busy)
+{
+	json_object *cons = st ? json_object_object_get(st, "consumers") : NULL;
+	int64_t seq = 0;
+	*busy = 0;
+	for (size_t i = 0; cons && i < json_object_array_length(cons); i++) {
+		json_object *c = json_object_array_get_idx(cons, i), *v;
+		if (strcmp(str_of(c, "state"), "busy"))
+			continue;
+		(*busy)++;
+		if (!seq && json_object_object_get_ex(c, "job_seq", &v))
+			seq = json_object_get_int64(v);
+	}
+	return seq;
+}
+
+static void test_foreign_seq(void)
+{
+	struct daemon d;
+	const char *a[] = { "--backend", "null", "--null-delay-ms", "300", "--consumers-per-device", "1",
+			    "--socket-mode", "0666", NULL };
+	if (!ct_ok(daemon_start(&d, "seq", a) == 0, "cuzkd (null backend, 300 ms a partition) --socket-mode 0666 starts")) {
+		skip_n(1, "no daemon");
+		return;
+	}
+	load_key(&d);
+	int ok = submit(&d, "rootjob", "normal", 4), rbusy = 0, nbusy = 0;
+	int64_t rseq = 0, nseq = -1;
+	/* Root sees a consumer on its job; uid 65534, asked right after
+	 * (a partition takes 300 ms), sees one busy but not on what. */
+	for (int i = 0; ok && i < 200 && !(rseq && nbusy); i++) {
+		json_object *st = daemon_req(&d, "{\"op\":\"status\"}", NULL, 0);
+		rseq = busy_seq(st, &rbusy);
+		json_object_put(st);
+		if (rseq) {
+			st = as_nobody(&d, "{\"op\":\"status\"}", NULL, 0);
+			nseq = busy_seq(st, &nbusy);
+			json_object_put(st);
+		} else {
+			usleep(20000);
+		}
+	}
+	ct_ok(ok && rseq > 0 && nbusy > 0 && nseq == 0,
+	      "uid 65534's status shows the busy consumer (%d busy) but not root's job sequence number "
+	      "(root sees job_seq %lld; uid 65534 %lld)", nbusy, (long long)rseq, (long long)nseq);
+	daemon_stop(&d);
+}
+
 /* ---- admission: --max-queued-partitions, and 12 at a low fd limit ---- */
 
 static void test_queue_full(void)
@@ -512,7 +679,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-guard"))
 		return 1;
-	ct_plan(37);
+	ct_plan(41);
 	/* Readable by uid 65534 (mkdtemp makes it 0700): the socket's mode
 	 * and group are what is tested, not the directory's. */
 	if (!ct_ok(mkdtemp(dir) && chmod(dir, 0755) == 0 && fixtures_make(&key) == 0 && fixtures_make_big() == 0,
@@ -536,6 +703,7 @@ int main(int argc, char **argv)
 		skip_n(10, "no sizes");
 	}
 	test_queue_full();
+	test_foreign_seq();
 	test_fd_limit();
 	cz_groth16_key_free(&key);
 	return e2e_end();

@@ -88,6 +88,14 @@ static void resp_free(struct resp *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* --metrics-auth's token (the daemon "a" runs with it); http_hdr: extra
+ * request header lines ("Authorization: ...\r\n"), "" for none; http_src:
+ * the loopback address a TCP request comes from (127.0.0.X), 0: 127.0.0.1. */
+#define TOKEN "e2e-metrics-token-0123456789abcdef"
+static const char *http_hdr = "";
+static in_addr_t http_src;
+static int http_wait_s;         /* > 0: a reply not begun in that long is a failure */
+
 /* port > 0: 127.0.0.1:port; else the Unix socket upath. */
 static int http(int port, const char *upath, const char *method, const char *path, struct resp *out)
 {
@@ -95,8 +103,14 @@ static int http(int port, const char *upath, const char *method, const char *pat
 	memset(out, 0, sizeof(*out));
 	if (port > 0) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		struct sockaddr_in from = { .sin_family = AF_INET, .sin_addr.s_addr = http_src };
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && http_src && bind(fd, (struct sockaddr *)&from, sizeof(from)))
+			goto fail;
+		struct timeval tv = { .tv_sec = http_wait_s };
+		if (fd >= 0 && http_wait_s && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+			goto fail;
 		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
 			goto fail;
 	} else {
@@ -107,7 +121,7 @@ static int http(int port, const char *upath, const char *method, const char *pat
 			goto fail;
 	}
 	char rq[512];
-	int n = snprintf(rq, sizeof(rq), "%s %s HTTP/1.0\r\nHost: localhost\r\n\r\n", method, path);
+	int n = snprintf(rq, sizeof(rq), "%s %s HTTP/1.0\r\nHost: localhost\r\n%s\r\n", method, path, http_hdr);
 	if (write(fd, rq, (size_t)n) != n)
 		goto fail;
 	size_t cap = 65536, len = 0;
@@ -213,7 +227,7 @@ static char *dashboard(int port, int budget_ms, const char *png)
 	snprintf(cmd, sizeof(cmd),
 		 "timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
 		 "--user-data-dir=%s/chromium --virtual-time-budget=%d --window-size=1000,620 %s%s "
-		 "http://127.0.0.1:%d/ > %s 2>%s/chromium.log",
+		 "'http://127.0.0.1:%d/?token=" TOKEN "' > %s 2>%s/chromium.log",
 		 dir, budget_ms, png ? "--screenshot=" : "--dump-dom", png ? png : "", port, out, dir);
 	if (system(cmd))
 		return NULL;
@@ -302,7 +316,7 @@ int main(int argc, char **argv)
 	snprintf(wt[1], sizeof(wt[1]), "%s/mulchain_2.wtns", data);
 	snprintf(dir, sizeof(dir), "/tmp/cuzk-metrics-XXXXXX");
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(36);
+	ct_plan(38);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -329,8 +343,16 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 #endif
+	char tokfile[PATH_MAX + 16];
+	snprintf(tokfile, sizeof(tokfile), "%s/token", dir);
+	FILE *tf0 = fopen(tokfile, "w");
+	if (tf0) {
+		fputs(TOKEN "\n", tf0);
+		fclose(tf0);
+	}
+	chmod(tokfile, 0600);
 	const char *args_a[] = { "--backend", "null", "--devices", "2", "--null-delay-ms", "100",
-				 "--metrics-listen", spec, NULL };
+				 "--metrics-listen", spec, "--metrics-auth", tokfile, NULL };
 	int rc = daemon_start(&a, "a", args_a);
 	if (!ct_ok(rc == 0, "cuzkd starts with --metrics-listen %s (rc %d; log %s)", spec, rc, a.log)) {
 		ct_exit();
@@ -542,9 +564,29 @@ int main(int argc, char **argv)
 	      "budget_bytes keys %g = load's key_bytes %g, limit %g = status, rss present", kb, key_bytes, lim);
 	free(mt);
 
+	/* Without the token: the aggregate view (issue 24): the same counters,
+	 * no job, no key path; a wrong token: 401. */
+	h = http(port, NULL, "GET", "/status", &r);
+	json_object *ag = r.body ? json_tokener_parse(r.body) : NULL;
+	resp_free(&r);
+	http_hdr = "Authorization: Bearer not-the-token-at-all\r\n";
+	int h401 = http(port, NULL, "GET", "/status", &r);
+	int c401 = r.code;
+	resp_free(&r);
+	int agg = ag && ok_of(ag) && !strcmp(str_of(ag, "view"), "aggregate") &&
+		  json_object_array_length(path_get(ag, "jobs")) == 0 && num(ag, "counters.jobs_done") == num(st, "counters.jobs_done") &&
+		  path_get(st, "circuits.0.zkey") && !path_get(ag, "circuits.0.zkey") && path_get(ag, "circuits.0.name") &&
+		  !strstr(json_object_to_json_string(ag), "mulchain.zkey");
+	if (!agg)
+		ct_diag("aggregate /status: view %s jobs %s circuits %s", str_of(ag, "view"), json_object_to_json_string(path_get(ag, "jobs")), json_object_to_json_string(path_get(ag, "circuits")));
+	ct_ok(agg && !h401 && c401 == 401,
+	      "/status without --metrics-auth's token: the aggregate view (no job of %d, no key path, counters as "
+	      "status); a wrong token: %d", (int)json_object_array_length(path_get(st, "jobs")), c401);
+	json_object_put(ag);
+	http_hdr = "Authorization: Bearer " TOKEN "\r\n";
 	h = http(port, NULL, "GET", "/status", &r);
 	json_object *hs = r.body ? json_tokener_parse(r.body) : NULL;
-	int same = hs && ok_of(hs) && strstr(r.type, "application/json");
+	int same = hs && ok_of(hs) && strstr(r.type, "application/json") && !path_get(hs, "view");
 	static const char *const cnt[] = { "jobs_submitted", "jobs_done", "partitions_done", "queued" };
 	for (int k = 0; k < 4; k++) {
 		char p[64];
@@ -558,9 +600,36 @@ int main(int argc, char **argv)
 				json_object_get_string(path_get(json_object_array_get_idx(sj, i), "job")));
 	same &= path_get(hs, "devices.0.last_60s.busy_pct") &&
 		json_object_array_length(path_get(hs, "devices.0.last_60s.busy_pct")) == 300;
-	ct_ok(same, "/status: the socket's status (counters, jobs) plus 300 lane slots a device");
+	ct_ok(same, "/status with the token: the socket's status (counters, jobs) plus 300 lane slots a device");
 	json_object_put(hs);
 	resp_free(&r);
+	http_hdr = "";
+
+	/* A crowd of idle TCP connections from one address (issue 24: 64 of
+	 * them used to take every slot): a scrape from another address still
+	 * answers. */
+	enum { CROWD = 200 };
+	int crowd[CROWD], held = 0;
+	for (int i = 0; i < CROWD; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		crowd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		held += crowd[i] >= 0 && !connect(crowd[i], (struct sockaddr *)&a, sizeof(a));
+	}
+	usleep(200000);         /* the listener has accepted what it takes */
+	/* Answered at once, not when the idle ones time out (10 s): 5 s. */
+	http_src = inet_addr("127.0.0.2");
+	http_wait_s = 5;
+	h = http(port, NULL, "GET", "/metrics", &r);
+	http_src = 0;
+	http_wait_s = 0;
+	ct_ok(held == CROWD && !h && r.code == 200 && metric(r.body, "cuzk_keys_loaded") == 1,
+	      "%d idle TCP connections from 127.0.0.1: a scrape from 127.0.0.2 answers within 5 s, before the "
+	      "listener's 10-s idle timeout (%d)", held, r.code);
+	resp_free(&r);
+	for (int i = 0; i < CROWD; i++)
+		if (crowd[i] >= 0)
+			close(crowd[i]);
 
 	if (!chrome) {
 		ct_skip("chromium absent", "dashboard after the jobs");

@@ -21,11 +21,15 @@ trap cleanup EXIT
 w=(selftests/data/mulchain_1.wtns selftests/data/mulchain_2.wtns)
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# /status in full needs --metrics-auth's token (docs/metrics.md, Who sees /status)
+token=bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+(umask 077; echo "$token" >"$tmp/token")
+auth="Authorization: Bearer $token"
 start() {   # start NAME DELAY_MS
 	port=$(freeport)
 	sock="$tmp/$1.sock"
 	"$B/bin/cuzkd" --socket "$sock" --state-dir "$tmp/$1" --backend null --devices 2 \
-		--null-delay-ms "$2" --metrics-listen "127.0.0.1:$port" 2>"$tmp/$1.log" &
+		--null-delay-ms "$2" --metrics-listen "127.0.0.1:$port" --metrics-auth "$tmp/token" 2>"$tmp/$1.log" &
 	dpid=$!
 	for _ in $(seq 200); do "$B/bin/cuzkctl" --socket "$sock" status >/dev/null 2>&1 && break; sleep 0.05; done
 	"$B/bin/cuzkctl" --socket "$sock" load m selftests/data/mulchain.zkey
@@ -40,8 +44,8 @@ echo "== 1. scrape time with 1,000 jobs in the daemon"
 start big 1000
 for i in $(seq 1000); do "$B/bin/cuzkctl" --socket "$sock" submit m "${w[i % 2]}" >/dev/null; done
 for _ in $(seq 200); do curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port/metrics"; done >"$tmp/m.txt"
-for _ in $(seq 50); do curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port/status"; done >"$tmp/s.txt"
-jobs=$(curl -s "http://127.0.0.1:$port/status" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')
+for _ in $(seq 50); do curl -s -H "$auth" -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port/status"; done >"$tmp/s.txt"
+jobs=$(curl -s -H "$auth" "http://127.0.0.1:$port/status" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')
 echo "   jobs in status: $jobs"
 echo "   /metrics: $(stats "$tmp/m.txt") (curl's time_total)"
 echo "   /status:  $(stats "$tmp/s.txt") (curl's time_total)"
@@ -71,7 +75,7 @@ run() {   # run NAME OBSERVE(0|1): a job of 2 partitions each 50 ms for SECONDS
 	if [ "$2" = 1 ]; then
 		( while [ "$(date +%s)" -lt "$end" ]; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics"; sleep 1; done ) &
 		obs="$obs $!"
-		( while [ "$(date +%s)" -lt "$end" ]; do curl -s -o /dev/null "http://127.0.0.1:$port/status"; sleep 0.2; done ) &
+		( while [ "$(date +%s)" -lt "$end" ]; do curl -s -H "$auth" -o /dev/null "http://127.0.0.1:$port/status"; sleep 0.2; done ) &
 		obs="$obs $!"
 	fi
 	n=0

@@ -13,9 +13,12 @@ cleanup() { [ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf
 trap cleanup EXIT
 ctl() { "$B/bin/cuzkctl" --socket "$tmp/cuzk.sock" "$@"; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# the dashboard shows jobs only with --metrics-auth's token (docs/metrics.md, Who sees /status)
+token=shot-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+(umask 077; echo "$token" >"$tmp/token")
 "$B/bin/cuzkd" --socket "$tmp/cuzk.sock" --state-dir "$tmp/state" --backend null --devices 2 \
 	--null-delay-ms 60 --null-synth-ms 100 --synth-workers 1 \
-	--metrics-listen "127.0.0.1:$port" 2>"$tmp/cuzkd.log" &
+	--metrics-listen "127.0.0.1:$port" --metrics-auth "$tmp/token" 2>"$tmp/cuzkd.log" &
 dpid=$!
 for _ in $(seq 100); do ctl status >/dev/null 2>&1 && break; sleep 0.05; done
 ctl load m selftests/data/mulchain.zkey >/dev/null
@@ -29,6 +32,6 @@ for i in $(seq 0 7); do
 done
 sleep 1.5
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$tmp/chromium" \
-	--virtual-time-budget=1000 --window-size=1000,560 --screenshot="$out" "http://127.0.0.1:$port/" \
+	--virtual-time-budget=1000 --window-size=1000,560 --screenshot="$out" "http://127.0.0.1:$port/?token=$token" \
 	2>/dev/null
 echo "dashboard-shot: $out"

@@ -16,7 +16,10 @@
  *    caller such as --load or the HTTP listener) may do everything.  Any
  *    other uid may submit jobs, which then belong to it, and await, cancel,
  *    trace and see in status only its own; load, unload, device and the
- *    whole trace are for admins.
+ *    whole trace are for admins.  Another user's job is, to a non-admin,
+ *    an unknown job: the same answer, word for word, and no sequence
+ *    number of it in status (only a submit of its id is refused, as the
+ *    id is taken).
  *
  *    Files: a non-admin names no path for the daemon to open.  Its
  *    witnesses travel as descriptors it opened itself (cuzkctl submit does
@@ -109,9 +112,11 @@ json_object *cz_access_request(struct cz_engine *e, const struct cz_op *opd, jso
 			return cz_ctl_err("submit: id '%.63s' is in use by another user's job: permission denied: "
 					   "only its owner, %s may submit it again; you are uid %ld", id, rule,
 					   peer->uid);
+		/* Word for word what the handler answers for an id it does not
+		 * hold: that another user has a job of that name is not this
+		 * caller's to learn (issue 24). */
 		if (found && owner != peer->uid)
-			return cz_ctl_err("%s: job '%.63s' belongs to another user: permission denied: only its "
-					   "owner, %s may; you are uid %ld", op, id, rule, peer->uid);
+			return cz_ctl_err("%sunknown job '%s'", strcmp(op, "trace") ? "" : "trace: ", id);
 	}
 	return NULL;
 }

@@ -14,6 +14,7 @@
 #include "engine/engine_pvt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,20 @@ static const char *type_name(json_object *v)
 	case json_type_string: return "a string";
 	}
 	return "?";
+}
+
+/* A number as the request wrote it, where that can be known: json-c reads
+ * any integer beyond 64 bits as 2^64-1 (or -2^63), so that value, echoed
+ * bare, would name a number the client never sent. */
+static const char *num_text(json_object *v)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) == INT64_MIN)
+			return "-9223372036854775808 or less (a number beyond 64 bits)";
+		if (json_object_get_int64(v) >= 0 && json_object_get_uint64(v) == UINT64_MAX)
+			return "18446744073709551615 or more (a number beyond 64 bits)";
+	}
+	return json_object_to_json_string(v);
 }
 
 json_object *cz_field_str(json_object *req, const char *k, bool required, const char **out)
@@ -65,7 +80,7 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 		 * negatives to 0, so read the sign first. */
 		if (json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max)
 			return cz_ctl_err("\"%s\" must be an integer from 0 to %llu, got %s", k,
-					   (unsigned long long)max, json_object_to_json_string(v));
+					   (unsigned long long)max, num_text(v));
 		*out = json_object_get_uint64(v);
 		return NULL;
 	}
@@ -78,7 +93,7 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 		}
 	}
 	return cz_ctl_err("\"%s\" must be an integer from 0 to %llu, got %s", k, (unsigned long long)max,
-			   json_object_to_json_string(v));
+			   num_text(v));
 }
 
 json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out)
@@ -90,7 +105,7 @@ json_object *cz_field_seconds(json_object *req, const char *k, double max, doubl
 	bool num = json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
 	if (!num || !isfinite(d) || d < 0 || d > max)
 		return cz_ctl_err("\"%s\" must be a finite number of seconds from 0 to %.0f, got %s", k, max,
-				   num ? json_object_to_json_string(v) : type_name(v));
+				   num ? num_text(v) : type_name(v));
 	*out = d;
 	return NULL;
 }

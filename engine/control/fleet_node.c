@@ -464,7 +464,7 @@ static json_object *fleet_err(struct cz_fleet *f, int rc, const char *what, cons
 {
 	switch (rc) {
 	case -ENOENT: return cz_ctl_err("unknown job '%s'", id);
-	case -EPERM: return cz_ctl_err("%s: job '%s' belongs to another user: permission denied", what, id);
+	case -EPERM: return cz_ctl_err("unknown job '%s'", id);    /* another user's: as unknown (access.c) */
 	case -EEXIST: return cz_ctl_err("%s: id '%s' is in use by another user's job: permission denied", what, id);
 	case -EALREADY: return cz_ctl_err("job %s already ended", id);
 	default: return cz_ctl_err("%s %s: the fleet's database: %s", what, id, cz_fleet_error(f));

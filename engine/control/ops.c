@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static json_object *op_load(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			    struct cz_ctl_peer *peer)
@@ -49,10 +50,22 @@ static json_object *op_submit(struct cz_engine *e, json_object *req, int *fds, i
 static json_object *op_await(struct cz_engine *e, json_object *req, int *fds, int nfds,
 			     struct cz_ctl_peer *peer)
 {
-	(void)fds, (void)nfds;
+	if (nfds > 1 || (nfds && e->fleet)) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		return e->fleet ? cz_ctl_err("await: a passed descriptor (the proofs delivered) is not served in "
+					      "a fleet yet")
+				: cz_ctl_err("await takes at most one passed descriptor (to write the proofs into), "
+					     "got %d", nfds);
+	}
 	if (e->fleet)
 		return cz_fnode_await(e, req, peer);
-	return cz_req_await(e, req, peer);
+	json_object *r = cz_req_await(e, req, peer);
+	if (nfds == 1) {
+		r = cz_req_deliver(r, fds[0], peer);
+		close(fds[0]);
+	}
+	return r;
 }
 
 static json_object *op_cancel(struct cz_engine *e, json_object *req, int *fds, int nfds,
@@ -99,7 +112,7 @@ static const struct cz_op ops[] = {
 	{ "unload", { "name" }, true, false, op_unload },
 	{ "circuits", { 0 }, false, false, op_circuits },
 	{ "submit", { "circuit", "witnesses", "inputs", "priority", "id" }, false, true, op_submit },
-	{ "await", { "job", "timeout" }, false, false, op_await },
+	{ "await", { "job", "timeout" }, false, true, op_await },
 	{ "cancel", { "job" }, false, false, op_cancel },
 	{ "status", { 0 }, false, false, op_status },
 	{ "trace", { "chrome", "job", "since", "follow" }, false, true, op_trace },

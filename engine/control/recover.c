@@ -44,6 +44,30 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One line per circuit the resumed jobs wait for: its name, how many
+ * jobs, the first and last sequence numbers (u is in sequence order). */
+static void log_waiting(const struct cz_jent *u, size_t nu)
+{
+	for (size_t k = 0; k < nu; k++) {
+		bool seen = false;
+		for (size_t m = 0; m < k && !seen; m++)
+			seen = !strcmp(u[m].circuit, u[k].circuit);
+		if (seen)
+			continue;
+		size_t n = 0;
+		uint64_t last = u[k].seq;
+		for (size_t m = k; m < nu; m++)
+			if (!strcmp(u[m].circuit, u[k].circuit)) {
+				n++;
+				last = u[m].seq;
+			}
+		fprintf(stderr, "cuzkd: journal: %zu resumed job(s) (sequence %llu to %llu) wait for circuit '%s' "
+			"to be loaded (--load %s=KEY.zkey or cuzkctl load %s KEY.zkey)\n", n,
+			(unsigned long long)u[k].seq, (unsigned long long)last, u[k].circuit, u[k].circuit,
+			u[k].circuit);
+	}
+}
+
 /* Removes spool files no unfinished job owns. */
 static unsigned clean_spool(struct cz_engine *e, const struct cz_jent *u, size_t nu)
 {
@@ -184,6 +208,7 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 		e->jobs = j;
 		cz_admit_recovered(e, j);       /* its queue places, as a submit's */
 	}
+	log_waiting(u, nu);
 	unsigned orphans = clean_spool(e, u, nu), rolled = 0, removed = 0;
 	free(u);
 	clean_proofs(e, &rolled, &removed);

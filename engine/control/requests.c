@@ -106,6 +106,15 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 		if (!S_ISREG(st.st_mode))
 			return cz_ctl_err("witness %u%s%s: %s, not a regular file", i, path[i] ? " " : "",
 					   path[i] ? path[i] : "", file_kind(st.st_mode));
+		/* A passed descriptor the daemon cannot read from: said so here,
+		 * not as the read's "Bad file descriptor" later. */
+		int fl = path[i] ? O_RDONLY : fcntl(out[i], F_GETFL);
+		if (fl >= 0 && (fl & O_PATH))
+			return cz_ctl_err("witness %u: the passed descriptor was opened with O_PATH, which cannot be "
+					   "read: open the file O_RDONLY", i);
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+			return cz_ctl_err("witness %u: the passed descriptor is write-only: open the file for reading "
+					   "(O_RDONLY)", i);
 		/* Our own descriptor reads blocking from here on (a passed one's
 		 * flags are the client's: left alone). */
 		if (path[i] && fcntl(out[i], F_SETFL, 0))
@@ -252,6 +261,22 @@ struct submit {
 	char err[400];
 };
 
+/* Each witness of the circuit's size: its header (magic, version, field
+ * size, prime against the key's curve, witness count), read here, outside
+ * the lock and before a sequence number is spent: a zero file of the right
+ * size used to be accepted and fail at its proof.  Another size is
+ * witnesses_check_locked's to refuse. */
+static json_object *witnesses_head(struct submit *s, uint32_t nvars, enum cz_curve curve)
+{
+	char err[256];
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->inp[i] && (uint64_t)s->size[i] == cz_wtns_file_size(nvars) &&
+		    cz_wtns_check_head_fd(s->wfd[i], nvars, curve, err, sizeof(err)))
+			return cz_ctl_err("witness %u%s%s: %s", i, s->path[i] ? " " : "", s->path[i] ? s->path[i] : "",
+					   err);
+	return NULL;
+}
+
 /* parse: the fields, the priority, the id's form. */
 static json_object *submit_parse(struct submit *s, json_object *req)
 {
@@ -347,9 +372,11 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 	struct cz_engine *e = s->e;
 
 	pthread_mutex_lock(&e->lock);
-	bool known = cz_circuit_find(e, s->name) != NULL;
+	const struct cz_circuit *c = cz_circuit_find(e, s->name);
+	uint32_t nvars = c ? c->key.nvars : 0;
+	enum cz_curve curve = c ? c->curve : CZ_CURVE_BLS12_381;
 	pthread_mutex_unlock(&e->lock);
-	if (!known)
+	if (!c)
 		return NULL;
 	bool fd_inp[CZ_CTL_MAX_FDS] = { 0 };
 	uint32_t ninline = 0;
@@ -360,7 +387,7 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 		return r;
 	for (int i = 0; i < nfds && (uint32_t)i < s->n; i++)
 		s->inp[i] = fd_inp[i];
-	return inputs_inline(s, req);
+	return (r = witnesses_head(s, nvars, curve)) ? r : inputs_inline(s, req);
 }
 
 /* admit: under the lock, the circuit, the witnesses' shape, the queue
@@ -707,10 +734,16 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 			 * failed or hung: docs/cuzkd.8.md, Hung devices). */
 			char why[256];
 			bool serving = cz_engine_serving(e, why, sizeof(why));
-			r = cz_ctl_err("job %s: still running after %.1f s%s%s", id, timeout, serving ? "" : "; ",
-				       serving ? "" : why);
+			/* Resumed after a restart, its circuit not loaded: which. */
+			struct cz_job *wj = job_find_locked(e, id);
+			const char *circ = wj && wj->waiting_key ? wj->circ_name : NULL;
+			r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s", id, timeout, serving ? "" : "; ",
+				       serving ? "" : why, circ ? "; it waits for circuit '" : "", circ ? circ : "",
+				       circ ? "' to be loaded (accepted before the restart)" : "");
 			if (!serving)
 				json_object_object_add(r, "not_serving", json_object_new_string(why));
+			if (circ)
+				json_object_object_add(r, "waiting_for_circuit", json_object_new_string(circ));
 			json_object_object_add(r, "state", json_object_new_string("active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;
@@ -722,6 +755,33 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 	}
 	pthread_mutex_unlock(&e->lock);
 	return r;
+}
+
+/* await with a passed descriptor: a done job's files written into it (one
+ * JSON document: engine/durable/output.c, cz_output_bundle), so that a
+ * submitter who may not read the state directory still gets its proofs;
+ * the kernel checked its right to write there at its own open().  r is
+ * await's answer, consumed; the descriptor is the caller's to close. */
+json_object *cz_req_deliver(json_object *r, int fd, struct cz_ctl_peer *peer)
+{
+	const char *dir = r ? json_object_get_string(json_object_object_get(r, "dir")) : NULL;
+	const char *id = r ? json_object_get_string(json_object_object_get(r, "job")) : NULL;
+	json_object *okv;
+	if (!r || !json_object_object_get_ex(r, "ok", &okv) || !json_object_get_boolean(okv) || !dir || !id)
+		return r;       /* not done: nothing to deliver, the answer says why */
+	char err[300] = "";
+	size_t len = 0;
+	char *b = cz_output_bundle(dir, id, &len, err, sizeof(err));
+	if (b && !cz_ctl_peer_write(peer, fd, b, len, err, sizeof(err))) {
+		json_object_object_add(r, "delivered_bytes", json_object_new_int64((int64_t)len));
+		free(b);
+		return r;
+	}
+	free(b);
+	json_object *e = cz_ctl_err("job %s done, but its proofs could not be written to the passed descriptor: %s",
+				    id, err);
+	json_object_put(r);
+	return e;
 }
 
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
@@ -802,6 +862,7 @@ static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, s
 	s->j.nparts = j->nparts;
 	s->j.t_submit = j->t_submit;
 	s->j.acct = j->acct;
+	s->j.waiting_key = j->waiting_key;
 	s->state = atomic_load(&j->state);
 	for (uint32_t i = 0; i < j->nparts && i < CZ_ENGINE_MAX_PARTS; i++) {
 		int st = cz_job_part_state(j, i);
@@ -826,6 +887,10 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	json_object_object_add(o, "state", json_object_new_string(job_state_name(s->state)));
 	if (*j->err)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
+	/* Resumed after a restart, its circuit not loaded yet: which one it
+	 * waits for (the journal names the circuit, not the key file). */
+	if (j->waiting_key && s->state == CZ_JOB_ACTIVE)
+		json_object_object_add(o, "waiting_for_circuit", json_object_new_string(j->circ_name));
 	/* Where its partitions are: counts by state, and for each one that
 	 * reached a consumer (while the job keeps its partition records),
 	 * which consumer and device. */
@@ -854,6 +919,42 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	json_object_object_add(o, "placed", where);
 	json_object_object_add(o, "accounting", cz_metrics_acct_json(j));
 	return o;
+}
+
+/* A consumer's current job, to a non-admin viewer: only when it is one of
+ * the viewer's own (another user's sequence numbers tell it how much that
+ * user submits, and name jobs it is not to know of). */
+static bool seq_visible(const struct job_snap *snap, size_t n, long view, uint64_t seq)
+{
+	if (view < 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].j.seq == seq)
+			return true;
+	return false;
+}
+
+/* Each consumer's line; a busy one's job only where the viewer may see it. */
+static void status_consumers(const struct cz_engine *e, json_object *cons, const struct job_snap *snap,
+			     size_t nsnap, long view)
+{
+	for (unsigned i = 0; i < e->ncons; i++) {
+		const struct cz_consumer *c = &e->cons[i];
+		const struct cz_pipe_cons *l = &e->pipe.cons[i];
+		json_object *o = json_object_new_object();
+		int busy = atomic_load(&l->proving);
+		json_object_object_add(o, "consumer", json_object_new_int((int)i));
+		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
+		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
+		uint64_t seq = atomic_load(&l->cur_job);
+		if (busy && seq_visible(snap, nsnap, view, seq)) {
+			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)seq));
+			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
+		}
+		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
+		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&l->busy_ns) / 1e6));
+		json_object_array_add(cons, o);
+	}
 }
 
 json_object *cz_req_status(struct cz_engine *e, long view)
@@ -890,7 +991,6 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	pthread_mutex_unlock(&e->lock);
 	for (size_t i = 0; i < nsnap; i++)
 		json_object_array_add(jobs, status_job(e, &snap[i]));
-	free(snap);
 	struct cz_journal_stat js;
 	cz_journal_stat(e->jn, &js);
 	json_object *jo = json_object_new_object();
@@ -921,22 +1021,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object *place = cz_numa_status_json(e);
 	if (place)
 		json_object_object_add(r, "placement", place);
-	for (unsigned i = 0; i < e->ncons; i++) {
-		struct cz_consumer *c = &e->cons[i];
-		struct cz_pipe_cons *l = &e->pipe.cons[i];
-		json_object *o = json_object_new_object();
-		int busy = atomic_load(&l->proving);
-		json_object_object_add(o, "consumer", json_object_new_int((int)i));
-		json_object_object_add(o, "device", json_object_new_int((int)c->dev));
-		json_object_object_add(o, "state", json_object_new_string(busy ? "busy" : "idle"));
-		if (busy) {
-			json_object_object_add(o, "job_seq", json_object_new_int64((int64_t)atomic_load(&l->cur_job)));
-			json_object_object_add(o, "partition", json_object_new_int((int)atomic_load(&l->cur_part)));
-		}
-		json_object_object_add(o, "proved", json_object_new_int64((int64_t)atomic_load(&l->proved)));
-		json_object_object_add(o, "busy_ms", json_object_new_double((double)atomic_load(&l->busy_ns) / 1e6));
-		json_object_array_add(cons, o);
-	}
+	status_consumers(e, cons, snap, nsnap, view);
 	/* Taken after the engine lock is dropped; the stat lock is the
 	 * control plane's own (engine/evidence/stat.c), never a consumer's. */
 	uint64_t lost;
@@ -944,6 +1029,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	/* Each device's process (engine/device/devproc.c): pid, state, restarts, last_exit. */
 	for (size_t i = 0; devs && i < json_object_array_length(devs) && i < e->ndev; i++)
 		cz_devproc_json(e, (unsigned)i, json_object_array_get_idx(devs, i));
+	free(snap);
 	json_object_object_add(r, "backend", json_object_new_string(e->be->name));
 	json_object_object_add(r, "devices", devs);
 	json_object_object_add(r, "trace_lost", json_object_new_int64((int64_t)lost));

@@ -663,3 +663,80 @@ void cz_output_stop(struct cz_engine *e)
 	free(w);
 	e->output = NULL;
 }
+
+/*
+ * A published job's files as one JSON document, for `await` with a passed
+ * descriptor (engine/control/ops.c): a submitter that may not read the
+ * state directory gets its proofs through a descriptor it opened itself.
+ *   {"job": ID, "files": [{"name": "0.proof.json", "text": "..."},
+ *                         {"name": "proof.bin", "hex": "..."}, ...]}
+ * The .json files as text, any other as hex; regular files only, at most
+ * BUNDLE_MAX bytes in all.  Called with no lock held (it reads the disk).
+ */
+#define BUNDLE_MAX (64u << 20)
+
+static json_object *bundle_file(int dfd, const char *name, size_t *total, char *err, size_t cap)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || (*total += (size_t)st.st_size) > BUNDLE_MAX) {
+		snprintf(err, cap, "%s: %s", name, fd < 0 ? strerror(errno) : "not a regular file of its size");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	char *b = malloc((size_t)st.st_size + 1);
+	ssize_t k = b ? pread(fd, b, (size_t)st.st_size, 0) : -1;
+	close(fd);
+	if (k != st.st_size) {
+		snprintf(err, cap, "%s: %s", name, k < 0 ? strerror(errno) : "short read");
+		free(b);
+		return NULL;
+	}
+	size_t n = (size_t)st.st_size;         /* k == st_size, at most BUNDLE_MAX */
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(name));
+	size_t nl = strlen(name);
+	if (nl > 5 && !strcmp(name + nl - 5, ".json")) {
+		json_object_object_add(o, "text", json_object_new_string_len(b, (int)n));
+	} else {
+		char *h = malloc(2 * n + 1);
+		for (size_t i = 0; h && i < n; i++)
+			snprintf(h + 2 * i, 3, "%02x", (unsigned char)b[i]);
+		if (h)
+			h[2 * n] = 0;
+		json_object_object_add(o, "hex", json_object_new_string(h ? h : ""));
+		free(h);
+	}
+	free(b);
+	return o;
+}
+
+char *cz_output_bundle(const char *dir, const char *id, size_t *len, char *err, size_t cap)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, cap, "%s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	json_object *doc = json_object_new_object(), *files = json_object_new_array();
+	json_object_object_add(doc, "job", json_object_new_string(id));
+	json_object_object_add(doc, "files", files);
+	size_t total = 0;
+	bool bad = false;
+	for (struct dirent *de; !bad && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;       /* ., .., and never a temporary */
+		json_object *f = bundle_file(dirfd(d), de->d_name, &total, err, cap);
+		bad = !f;
+		if (f)
+			json_object_array_add(files, f);
+	}
+	closedir(d);
+	const char *s = bad ? NULL : json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, len);
+	char *out = s ? strdup(s) : NULL;
+	if (!bad && !out)
+		snprintf(err, cap, "out of memory");
+	json_object_put(doc);
+	return out;
+}

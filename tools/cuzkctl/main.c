@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 		"  submit NAME [WTNS...] [--input INPUT.json]... [--priority critical|high|normal|low]\n"
 		"         [--id ID] [--wait]         one partition per witness or input, in the order\n"
 		"                                    given; prints the job id\n"
-		"  await JOB [--timeout S]           wait; prints the output directory (exit 0) or why not\n"
+		"  await JOB [--timeout S] [--out DIR]  wait; prints the output directory (exit 0) or why not;\n"
+		"                                    --out: the proofs delivered into DIR (files of this user)\n"
 		"  cancel JOB                        drop a queued or running job\n"
 		"  status [--json]                   devices (duty, idle by cause), jobs, consumers, budget, keys\n"
 		"  status --fleet                    a fleet member's view: this node, the live nodes, the queue\n"
@@ -97,15 +99,76 @@ static int finish(json_object *r, int print_json)
 	return ok ? 0 : busy ? 75 : 1;
 }
 
-static int await_job(int sock, const char *job, double timeout)
+/* await --out DIR: the daemon wrote the job's files into fd as one JSON
+ * document (docs/protocol.md, await); each one into DIR, as this user. */
+static int unbundle(int fd, const char *dir)
+{
+	struct stat st;
+	char *b = NULL;
+	if (fstat(fd, &st) || !(b = malloc((size_t)st.st_size + 1)) ||
+	    pread(fd, b, (size_t)st.st_size, 0) != st.st_size) {
+		fprintf(stderr, "cuzkctl await: reading the delivered proofs back: %s\n", strerror(errno));
+		free(b);
+		return -1;
+	}
+	b[st.st_size] = 0;
+	json_object *doc = json_tokener_parse(b), *files;
+	free(b);
+	int rc = doc && json_object_object_get_ex(doc, "files", &files) ? 0 : -1;
+	for (size_t i = 0; !rc && i < json_object_array_length(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i), *v;
+		const char *name = str_of(f, "name");
+		if (!*name || strchr(name, '/') || name[0] == '.') {
+			rc = -1;
+			break;
+		}
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		FILE *o = fopen(path, "wbx");
+		if (!o) {
+			fprintf(stderr, "cuzkctl await: %s/%s: %s\n", dir, name, strerror(errno));
+			rc = -1;
+			break;
+		}
+		if (json_object_object_get_ex(f, "text", &v)) {
+			fwrite(json_object_get_string(v), 1, (size_t)json_object_get_string_len(v), o);
+		} else if (json_object_object_get_ex(f, "hex", &v)) {
+			const char *h = json_object_get_string(v);
+			for (size_t k = 0; h[k] && h[k + 1]; k += 2) {
+				unsigned x;
+				if (sscanf(h + k, "%2x", &x) == 1)
+					fputc((int)x, o);
+			}
+		}
+		rc = fclose(o) ? -1 : 0;
+	}
+	if (rc)
+		fprintf(stderr, "cuzkctl await: the delivered proofs are not as expected\n");
+	json_object_put(doc);
+	return rc;
+}
+
+static int await_job(int sock, const char *job, double timeout, const char *out)
 {
 	json_object *q = req_new("await");
 	json_object_object_add(q, "job", json_object_new_string(job));
 	if (timeout >= 0)
 		json_object_object_add(q, "timeout", json_object_new_double(timeout));
-	json_object *r = call(sock, q, NULL, 0);
-	if (r && ok_of(r))
-		printf("%s\n", str_of(r, "dir"));
+	int fd = -1;
+	if (out && (fd = open(out, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0) {
+		fprintf(stderr, "cuzkctl await: --out %s: %s\n", out, strerror(errno));
+		json_object_put(q);
+		return 2;
+	}
+	json_object *r = call(sock, q, &fd, fd >= 0);
+	if (r && ok_of(r) && out && unbundle(fd, out)) {
+		json_object_put(r);
+		r = NULL;
+	} else if (r && ok_of(r)) {
+		printf("%s\n", out ? out : str_of(r, "dir"));
+	}
+	if (fd >= 0)
+		close(fd);
 	return finish(r, 0);
 }
 
@@ -163,7 +226,7 @@ static int cmd_submit(int sock, int argc, char **argv)
 			char id[128];
 			snprintf(id, sizeof(id), "%s", job);
 			json_object_put(r);
-			rc = await_job(sock, id, -1);
+			rc = await_job(sock, id, -1, NULL);
 			goto out;
 		}
 	}
@@ -431,15 +494,23 @@ static int run(int sock, int argc, char **argv)
 	}
 	if (!strcmp(c, "circuits") && argc == 1)
 		return finish(call(sock, req_new("circuits"), NULL, 0), 1);
-	if (!strcmp(c, "await") && (argc == 2 || (argc == 4 && !strcmp(argv[2], "--timeout")))) {
+	if (!strcmp(c, "await") && argc >= 2 && argc % 2 == 0) {
 		double t = -1;
-		/* The daemon checks too; a year is its limit. */
-		if (argc == 4 && parse_num(argv[3], 366.0 * 86400, &t)) {
-			fprintf(stderr, "cuzkctl await: --timeout '%s': expected seconds from 0 to 31622400 "
-				"(fractions allowed)\n", argv[3]);
-			return 2;
+		const char *out = NULL;
+		for (int i = 2; i + 1 < argc; i += 2) {
+			if (!strcmp(argv[i], "--out")) {
+				out = argv[i + 1];
+				continue;
+			}
+			/* The daemon checks too; a year is its limit. */
+			if (strcmp(argv[i], "--timeout") || parse_num(argv[i + 1], 366.0 * 86400, &t)) {
+				fprintf(stderr, "cuzkctl await: %s '%s': expected seconds from 0 to 31622400 "
+					"(fractions allowed) after --timeout, or a directory after --out\n", argv[i],
+					argv[i + 1]);
+				return 2;
+			}
 		}
-		return await_job(sock, argv[1], t);
+		return await_job(sock, argv[1], t, out);
 	}
 	if (!strcmp(c, "cancel") && argc == 2) {
 		q = req_new("cancel");

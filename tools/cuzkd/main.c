@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"             [--watchdog-factor K] [--watchdog-floor-ms MS]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
-		"             [--metrics-listen ADDR:PORT|/PATH]\n"
+		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE]\n"
 		"             [--fleet URL] [--fleet-lease-ms N] [--fleet-timeout-ms N]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
@@ -77,6 +77,8 @@ static void usage(FILE *f)
 		"    max(K x its circuit's p99, MS) marks the device hung; its process is restarted\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n"
+		"  --metrics-auth none: /status on TCP shows no job and no key path; with FILE (its first\n"
+		"    line a token, mode 0600), a request with \"Authorization: Bearer TOKEN\" sees it all\n"
 		"  --fleet off (a PostgreSQL URL: this cuzkd joins the fleet on that job table);\n"
 		"    --fleet-lease-ms 30000 (a claimed partition's lease), --fleet-timeout-ms 5000\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
@@ -128,7 +130,8 @@ static int parse_size(const char *s, uint64_t *out)
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v * (double)mul >= 0x1p63)
+	/* 0.1 (bytes) is no size: refused, not rounded down to 0. */
+	if (*end || v * (double)mul >= 0x1p63 || (v > 0 && v * (double)mul < 1))
 		return -1;
 	*out = (uint64_t)(v * (double)mul);
 	return 0;
@@ -226,6 +229,7 @@ struct opts {
 	struct cz_ctl_server_opts srv;
 	const char *socket;
 	const char *metrics_listen;
+	const char *metrics_auth;       /* --metrics-auth FILE, or NULL */
 	const char *loads[MAX_LOADS];
 	int nloads;
 	int print_placement;    /* --print-placement: print the plan, exit */
@@ -268,7 +272,8 @@ static int set_fleet_opt(struct opts *o, const char *name, const char *val, int 
 /* What a bad value of --name should have been, for its message. */
 static const char *opt_want(const char *name)
 {
-	return !strcmp(name, "mem-budget") ? "a size above 0, such as 512M or 1.5G"
+	return !strcmp(name, "mem-budget") ? "a size of at least 1 byte, such as 512M or 1.5G (a number "
+					     "without a suffix is bytes)"
 	       : !strcmp(name, "fleet-timeout-ms") ? "milliseconds, 100 to 600000"
 	       : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
 	       : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
@@ -294,6 +299,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = !(o->socket = keep(o, val, copy));
 	else if (!strcmp(name, "metrics-listen"))
 		bad = !(o->metrics_listen = keep(o, val, copy));
+	else if (!strcmp(name, "metrics-auth"))
+		bad = !(o->metrics_auth = keep(o, val, copy));
 	else if (!strcmp(name, "state-dir"))
 		bad = !(c->state_dir = keep(o, val, copy));
 	else if (!strcmp(name, "backend"))
@@ -416,7 +423,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "socket-mode", 1, 0, 0 }, { "fleet", 1, 0, 0 }, { "fleet-lease-ms", 1, 0, 0 },
 		{ "fleet-timeout-ms", 1, 0, 0 },
 		{ "watchdog-factor", 1, 0, 0 }, { "watchdog-floor-ms", 1, 0, 0 },
-		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "metrics-auth", 1, 0, 0 },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
 	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
@@ -566,7 +574,7 @@ int main(int argc, char **argv)
 	/* Before the keys load, so /readyz says what it waits for meanwhile. */
 	struct cz_http *http = NULL;
 	if (o.metrics_listen) {
-		http = cz_http_start(e, o.metrics_listen, err, sizeof(err));
+		http = cz_http_start(e, o.metrics_listen, o.metrics_auth, err, sizeof(err));
 		if (!http) {
 			fprintf(stderr, "cuzkd: %s\n", err);
 			cz_engine_destroy(e);

@@ -105,12 +105,81 @@ static ssize_t pread_full(int fd, void *buf, size_t n, off_t off)
 static const uint64_t bls_r[CZ_FR_LIMBS] = CZ_BLS12_381_R;
 static const uint64_t bn_r[CZ_FR_LIMBS] = CZ_BN254_R;
 
-static int wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, enum cz_curve curve, char *err,
-			size_t cap)
+/* The 76 bytes before the values: each field against a key of nvars
+ * signals over curve, the first wrong one named. */
+static int wtns_head_check(const uint8_t h[76], uint32_t nvars, enum cz_curve curve, char *err, size_t cap)
 {
 	const uint64_t *r = curve == CZ_CURVE_BN254 ? bn_r : bls_r;
 	const uint64_t *other = curve == CZ_CURVE_BN254 ? bls_r : bn_r;
 	enum cz_curve oc = curve == CZ_CURVE_BN254 ? CZ_CURVE_BLS12_381 : CZ_CURVE_BN254;
+	uint64_t vbytes = (uint64_t)nvars * CZ_FR_BYTES;
+	uint64_t s1 = rd32(h + 16) | (uint64_t)rd32(h + 20) << 32;
+	uint64_t s2 = rd32(h + 68) | (uint64_t)rd32(h + 72) << 32;
+	if (memcmp(h, "wtns", 4)) {
+		snprintf(err, cap, "field magic: %02x %02x %02x %02x, not \"wtns\" (not a .wtns file)", h[0], h[1],
+			 h[2], h[3]);
+		return -EINVAL;
+	}
+	if (rd32(h + 4) != 1 && rd32(h + 4) != 2) {
+		snprintf(err, cap, "field version: %u, expected 1 or 2", rd32(h + 4));
+		return -EINVAL;
+	}
+	if (rd32(h + 8) != 2) {
+		snprintf(err, cap, "field nSections: %u, expected 2 (header, values)", rd32(h + 8));
+		return -EINVAL;
+	}
+	if (rd32(h + 12) != 1 || s1 != 40) {
+		snprintf(err, cap, "section 1 (header): id %u of %llu bytes, expected id 1 of 40 bytes first",
+			 rd32(h + 12), (unsigned long long)s1);
+		return -EINVAL;
+	}
+	if (rd32(h + 24) != CZ_FR_BYTES) {
+		snprintf(err, cap, "section 1 (header): field n8: %u, expected %d (bytes a field element)",
+			 rd32(h + 24), CZ_FR_BYTES);
+		return -EINVAL;
+	}
+	if (!memcmp(h + 28, other, CZ_FR_BYTES)) {
+		snprintf(err, cap, "section 1 (header): field q: curve %s, expected %s",
+			 cz_curve_name(oc), cz_curve_name(curve));
+		return -EINVAL;
+	}
+	if (memcmp(h + 28, r, CZ_FR_BYTES)) {
+		snprintf(err, cap, "section 1 (header): field q: not the %s scalar field's prime",
+			 cz_curve_name(curve));
+		return -EINVAL;
+	}
+	if (rd32(h + 60) != nvars) {
+		snprintf(err, cap, "section 1 (header): field nWitness: %u, the circuit has nVars = %u",
+			 rd32(h + 60), nvars);
+		return -EINVAL;
+	}
+	if (rd32(h + 64) != 2 || s2 != vbytes) {
+		snprintf(err, cap, "section 2 (values): id %u of %llu bytes, expected id 2 of %llu bytes after "
+			 "the header", rd32(h + 64), (unsigned long long)s2, (unsigned long long)vbytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cz_wtns_check_head_fd(int fd, uint32_t nvars, enum cz_curve curve, char *err, size_t cap)
+{
+	uint8_t h[76];
+	ssize_t k = pread_full(fd, h, sizeof(h), 0);
+	if (k < 0) {
+		snprintf(err, cap, "read: %s", strerror((int)-k));
+		return (int)k;
+	}
+	if ((size_t)k < sizeof(h)) {
+		snprintf(err, cap, "%zd bytes: shorter than a .wtns header (76)", k);
+		return -EINVAL;
+	}
+	return wtns_head_check(h, nvars, curve, err, cap);
+}
+
+static int wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, enum cz_curve curve, char *err,
+			size_t cap)
+{
+	const uint64_t *r = curve == CZ_CURVE_BN254 ? bn_r : bls_r;
 	uint8_t h[76];
 	uint64_t want = cz_wtns_file_size(nvars), vbytes = (uint64_t)nvars * CZ_FR_BYTES;
 	struct stat st;
@@ -129,33 +198,9 @@ static int wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, enum cz_curve curv
 		snprintf(err, cap, "truncated while reading: %zd of %llu bytes", k, (unsigned long long)want);
 		return -EIO;
 	}
-	uint64_t s1 = rd32(h + 16) | (uint64_t)rd32(h + 20) << 32;
-	uint64_t s2 = rd32(h + 68) | (uint64_t)rd32(h + 72) << 32;
-	if (memcmp(h, "wtns", 4) || (rd32(h + 4) != 1 && rd32(h + 4) != 2) || rd32(h + 8) != 2) {
-		snprintf(err, cap, "not a .wtns file of 2 sections (magic, version or nSections)");
-		return -EINVAL;
-	}
-	if (rd32(h + 12) == 1 && s1 == 40 && rd32(h + 24) == CZ_FR_BYTES &&
-	    !memcmp(h + 28, other, CZ_FR_BYTES)) {
-		snprintf(err, cap, "section 1 (header): field q: curve %s, expected %s",
-			 cz_curve_name(oc), cz_curve_name(curve));
-		return -EINVAL;
-	}
-	if (rd32(h + 12) != 1 || s1 != 40 || rd32(h + 24) != CZ_FR_BYTES ||
-	    memcmp(h + 28, r, CZ_FR_BYTES)) {
-		snprintf(err, cap, "section 1 (header): not n8 = 32 and q = the %s scalar field",
-			 cz_curve_name(curve));
-		return -EINVAL;
-	}
-	if (rd32(h + 60) != nvars) {
-		snprintf(err, cap, "%u witness values, the circuit has nVars = %u", rd32(h + 60), nvars);
-		return -EINVAL;
-	}
-	if (rd32(h + 64) != 2 || s2 != vbytes) {
-		snprintf(err, cap, "section 2 (values): expected id 2 of %llu bytes after the header",
-			 (unsigned long long)vbytes);
-		return -EINVAL;
-	}
+	int rc = wtns_head_check(h, nvars, curve, err, cap);
+	if (rc)
+		return rc;
 	k = pread_full(fd, w, (size_t)vbytes, (off_t)sizeof(h));   /* LE host */
 	if (k < 0) {
 		snprintf(err, cap, "read: %s", strerror((int)-k));

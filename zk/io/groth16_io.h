@@ -12,6 +12,7 @@
 
 #include "zk/groth16/bn254_groth16.h"
 #include "zk/groth16/groth16.h"
+#include "zk/curve/curve_id.h"
 
 #define CZ_PROOF_BIN_BYTES 192   /* A ‖ B ‖ C compressed, zcash encoding */
 
@@ -37,6 +38,11 @@ int cz_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err,
 int cz_bn254_wtns_read_fd(int fd, uint32_t nvars, cz_scalar *w, char *err, size_t cap);
 int cz_bn254_wtns_read_path(const char *path, uint32_t nvars, cz_scalar *w, char *err,
 			    size_t cap);
+/* The .wtns header at fd (magic, version, nSections, n8, the prime against
+ * curve's r, nWitness against nvars, the values' section), by pread only
+ * (fd's offset is left alone): the check at submit, before a witness is
+ * accepted.  0, or a negative errno with err naming the field. */
+int cz_wtns_check_head_fd(int fd, uint32_t nvars, enum cz_curve curve, char *err, size_t cap);
 /* Writes w (Montgomery form) as a .wtns. */
 int cz_wtns_save(const char *path, const cz_fr *w, uint32_t n, char *err, size_t cap);
 
