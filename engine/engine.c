@@ -77,6 +77,8 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.witness_timeout_ms = 60000,
 		.watchdog_factor = 10,
 		.watchdog_floor_ms = 30000,
+		.device_retry_ms = 60000,
+		.output_retry_max_ms = 60000,
 	};
 }
 
@@ -108,6 +110,10 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		bad = "--watchdog-factor", v = c->watchdog_factor, lo = 0, hi = 1000;
 	else if (!c->watchdog_floor_ms || c->watchdog_floor_ms > 86400000)
 		bad = "--watchdog-floor-ms", v = c->watchdog_floor_ms, hi = 86400000;
+	else if (!c->device_retry_ms || c->device_retry_ms > 86400000)
+		bad = "--device-retry-ms", v = c->device_retry_ms, hi = 86400000;
+	else if (!c->output_retry_max_ms || c->output_retry_max_ms > 3600000)
+		bad = "--output-retry-max-ms", v = c->output_retry_max_ms, hi = 3600000;
 	if (bad) {
 		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
 		return -EINVAL;
