@@ -36,8 +36,10 @@
  * with that reason instead); its trace buffers become adoptable; it
  * restarts after 100 ms, doubling to 5 s; the third death within 60 s
  * marks the device failed, logged, and its work goes to the others; a
- * failed device is tried again after 60 s, doubling to 15 min (an only
- * device would otherwise stay down for good with its clients waiting).
+ * failed device is tried again after --device-retry-ms (60 s), doubling
+ * to max(15 min, it) (an only device would otherwise stay down for good
+ * with its clients waiting; an await with a timeout on it is told no
+ * device is in service).
  * A device whose stage hangs is found by the watchdog (engine/device/watchdog.c),
  * which kills its process: from here on it is a death like any other.
  *
@@ -111,7 +113,6 @@ struct dp_msg {
 #define DEATHS_MAX 3
 #define DEATHS_WINDOW_NS (60ull * 1000000000ull)
 #define POISON 2                /* deaths with a partition before it fails */
-#define FAILED_RETRY_MIN_MS 60000
 #define FAILED_RETRY_MAX_MS (15 * 60000)
 #define DRAIN_NS (60ull * 1000000000ull)        /* an operator's restart waits this long */
 
@@ -518,14 +519,15 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		fprintf(stderr, "cuzkd: device %u: process %d ended (%s), device disabled\n", d->dev, pid, why);
 	} else if (recent >= DEATHS_MAX) {
 		atomic_store(&d->state, CZ_DEVP_FAILED);
+		/* --device-retry-ms, doubling up to max(15 min, it) */
+		uint64_t lo = e->cfg.device_retry_ms, hi = lo > FAILED_RETRY_MAX_MS ? lo : FAILED_RETRY_MAX_MS;
 		if (!d->fail_backoff_ms)
-			d->fail_backoff_ms = FAILED_RETRY_MIN_MS;
+			d->fail_backoff_ms = lo;
 		d->restart_at = t + d->fail_backoff_ms * 1000000ull;
 		fprintf(stderr, "cuzkd: device %u failed: its process died %u times within 60 s "
-			"(last: pid %d, %s); its work goes to the other devices; tried again in %llu s\n",
-			d->dev, recent, pid, why, (unsigned long long)d->fail_backoff_ms / 1000);
-		d->fail_backoff_ms = d->fail_backoff_ms * 2 > FAILED_RETRY_MAX_MS ? FAILED_RETRY_MAX_MS
-										 : d->fail_backoff_ms * 2;
+			"(last: pid %d, %s); its work goes to the other devices; tried again in %.1f s\n",
+			d->dev, recent, pid, why, (double)d->fail_backoff_ms / 1e3);
+		d->fail_backoff_ms = d->fail_backoff_ms * 2 > hi ? hi : d->fail_backoff_ms * 2;
 	} else {
 		atomic_store(&d->state, CZ_DEVP_STARTING);
 		d->restart_at = t + d->backoff_ms * 1000000ull;
