@@ -233,6 +233,11 @@ static int start_threads(struct cz_engine *e)
 		snprintf(role, sizeof(role), "consumer %u.%u", i % e->ndev, i / e->ndev);
 		e->cons[i].trace_fd = cz_trace_shared(role, i, &fd) ? -1 : fd;
 	}
+	/* The device processes' records, before the threads that read them. */
+	if (e->cfg.isolation == CZ_ISOLATION_PROCESS && cz_devproc_prepare(e, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return -ENOMEM;
+	}
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e) || cz_watchdog_start(e))
 		return -ENOMEM;
@@ -403,6 +408,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_pipe_destroy(&e->pipe);
 	cz_watchdog_free(e);
 	cz_stat_stop(e);
+	cz_devproc_free(e);     /* the accounting read the devices' states until here */
 	/* the trace buffers stay: a dump after destroy (tests) still reads
 	 * them, and they are one mapping for the process's life */
 	for (unsigned i = 0; e->devs && i < e->ndev; i++)

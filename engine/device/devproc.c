@@ -758,7 +758,7 @@ int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap)
 	return 0;
 }
 
-int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
+int cz_devproc_prepare(struct cz_engine *e, char *err, size_t cap)
 {
 	ssize_t k = readlink("/proc/self/exe", e->dp_exe, sizeof(e->dp_exe) - 1);
 	if (k <= 0) {
@@ -772,6 +772,14 @@ int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "--isolation process: out of memory or descriptors");
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
+{
+	int rc0 = e->dp ? 0 : cz_devproc_prepare(e, err, cap);
+	if (rc0)
+		return rc0;
 	for (unsigned i = 0; i < e->ndev; i++) {
 		struct cz_devproc *d = &e->dp[i];
 		d->dev = i;
@@ -820,10 +828,16 @@ void cz_devproc_stop(struct cz_engine *e)
 		waitpid(pid, &st, 0);
 		on_death(e, d, st);
 	}
-	for (unsigned i = 0; i < e->ndev; i++)
-		pthread_mutex_destroy(&e->dp[i].send_lock);
 	close(e->dp_wake[0]);
 	close(e->dp_wake[1]);
+	/* e->dp itself stays until cz_devproc_free: the accounting thread
+	 * (engine/evidence/stat.c) reads the devices' states until it stops. */
+}
+
+void cz_devproc_free(struct cz_engine *e)
+{
+	for (unsigned i = 0; e->dp && i < e->ndev; i++)
+		pthread_mutex_destroy(&e->dp[i].send_lock);
 	free(e->dp);
 	e->dp = NULL;
 }
