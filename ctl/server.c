@@ -20,7 +20,11 @@
  *   admins are served.
  * - READING: the whole frame must arrive within the read timeout of its
  *   first byte (ctl/msg.c); a frame cut off mid-way is answered with an
- *   error and the connection closed.
+ *   error and the connection closed.  And when a newcomer finds every slot
+ *   it may use taken and none idle, a frame still incomplete after STALL_MS
+ *   (1 s, or the read timeout when shorter) loses its slot to it, the
+ *   oldest first: half frames renewed before each read timeout cannot
+ *   hold the slots either.
  * - BUSY: the accept thread polls every busy connection for POLLRDHUP; a
  *   client that hangs up while its request waits has peer->gone set and the
  *   owner's hangup hook called, so the wait ends and the slot comes back.
@@ -52,6 +56,9 @@
 
 #define MAX_CONN CZ_CTL_MAX_CONN
 #define EVICT_NONADMIN (-2)     /* evict_idle_locked: any non-admin uid's */
+/* A frame still incomplete this long after its first byte (or the read
+ * timeout, when shorter) is stalled: its slot may go to a newcomer. */
+#define STALL_MS 1000
 
 enum conn_state { CONN_IDLE, CONN_READING, CONN_BUSY };
 
@@ -64,6 +71,7 @@ struct conn {
 	bool evicted;           /* closed to make room: leave at the next state change */
 	long uid;               /* the client's (SO_PEERCRED), -1 if unknown */
 	int64_t idle_since;     /* CLOCK_MONOTONIC ms, while IDLE */
+	int64_t reading_since;  /* CLOCK_MONOTONIC ms, while READING: its frame's first byte */
 	uint64_t idle_seq;      /* order of going IDLE: the longest idle has the lowest
 				 * (two in the same ms are not a tie) */
 	struct cz_ctl_peer peer;
@@ -167,6 +175,8 @@ static int conn_set(struct conn *c, enum conn_state st)
 	if (st == CONN_IDLE) {
 		c->idle_since = cz_now_whole_ms();
 		c->idle_seq = ++c->s->idle_seq;
+	} else if (st == CONN_READING) {
+		c->reading_since = cz_now_whole_ms();
 	}
 	pthread_mutex_unlock(&c->s->lock);
 	if (ev)
@@ -268,12 +278,36 @@ static void *conn_main(void *v)
 	return NULL;
 }
 
+/* The connection (of uid, as evict_idle_locked) whose request has been
+ * arriving the longest, if that is past STALL_MS (or the read timeout):
+ * a client that sends half a frame and renews it before the read timeout
+ * ends it would otherwise hold its slot for ever (issue 24).  why says so. */
+static struct conn *stalled_locked(struct cz_ctl_server *s, long uid, char *why, size_t cap)
+{
+	int64_t now = cz_now_whole_ms(), grace = s->read_ms < STALL_MS ? s->read_ms : STALL_MS;
+	struct conn *old = NULL;
+	for (int i = 0; i < MAX_CONN; i++) {
+		struct conn *c = &s->conns[i];
+		if (!c->used || c->fd < 0 || c->state != CONN_READING || c->evicted || (uid >= 0 && c->uid != uid) ||
+		    (uid == EVICT_NONADMIN && c->peer.admin) || now - c->reading_since < grace)
+			continue;
+		if (!old || c->reading_since < old->reading_since)
+			old = c;
+	}
+	if (old)
+		snprintf(why, cap, "closing the connection: its request has not arrived whole after %.1f s and "
+			 "every slot it may use is taken", (double)(now - old->reading_since) / 1e3);
+	return old;
+}
+
 /* Called with s->lock held: picks the connection idle the longest (of uid
- * only, unless uid is -1), tells it why and shuts it down.  Its thread then
- * ends on its own; the caller joins it.  NULL when none is idle. */
+ * only, unless uid is -1), tells it why and shuts it down; with none idle,
+ * one whose request has stalled (stalled_locked).  Its thread then ends
+ * on its own; the caller joins it.  NULL when none is idle or stalled. */
 static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const char *why)
 {
 	cz_mutex_assert_held(&s->lock);
+	char stall[160];
 	struct conn *old = NULL;
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
@@ -295,6 +329,8 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const c
 		if (!old || c->idle_seq < old->idle_seq)
 			old = c;
 	}
+	if (!old && (old = stalled_locked(s, uid, stall, sizeof(stall))))
+		why = stall;
 	if (!old)
 		return NULL;
 	json_object *r = err_obj(why);

@@ -81,6 +81,8 @@ void cz_engine_config_defaults(struct cz_engine_config *c)
 		.witness_timeout_ms = 60000,
 		.watchdog_factor = 10,
 		.watchdog_floor_ms = 30000,
+		.device_retry_ms = 60000,
+		.output_retry_max_ms = 60000,
 	};
 }
 
@@ -112,6 +114,10 @@ int cz_engine_config_check(const struct cz_engine_config *c, char *err, size_t c
 		bad = "--watchdog-factor", v = c->watchdog_factor, lo = 0, hi = 1000;
 	else if (!c->watchdog_floor_ms || c->watchdog_floor_ms > 86400000)
 		bad = "--watchdog-floor-ms", v = c->watchdog_floor_ms, hi = 86400000;
+	else if (!c->device_retry_ms || c->device_retry_ms > 86400000)
+		bad = "--device-retry-ms", v = c->device_retry_ms, hi = 86400000;
+	else if (!c->output_retry_max_ms || c->output_retry_max_ms > 3600000)
+		bad = "--output-retry-max-ms", v = c->output_retry_max_ms, hi = 3600000;
 	if (bad) {
 		snprintf(err, cap, "%s %u: must be %u to %u", bad, v, lo, hi);
 		return -EINVAL;
@@ -230,6 +236,11 @@ static int start_threads(struct cz_engine *e)
 		int fd;
 		snprintf(role, sizeof(role), "consumer %u.%u", i % e->ndev, i / e->ndev);
 		e->cons[i].trace_fd = cz_trace_shared(role, i, &fd) ? -1 : fd;
+	}
+	/* The device processes' records, before the threads that read them. */
+	if (e->cfg.isolation == CZ_ISOLATION_PROCESS && cz_devproc_prepare(e, err, sizeof(err))) {
+		fprintf(stderr, "cuzkd: %s\n", err);
+		return -ENOMEM;
 	}
 	/* Before any pipeline thread, so it sees all of their events. */
 	if (cz_stat_start(e) || cz_watchdog_start(e))
@@ -401,6 +412,7 @@ void cz_engine_destroy(struct cz_engine *e)
 	cz_pipe_destroy(&e->pipe);
 	cz_watchdog_free(e);
 	cz_stat_stop(e);
+	cz_devproc_free(e);     /* the accounting read the devices' states until here */
 	/* the trace buffers stay: a dump after destroy (tests) still reads
 	 * them, and they are one mapping for the process's life */
 	for (unsigned i = 0; e->devs && i < e->ndev; i++)

@@ -51,6 +51,14 @@ struct cz_engine_config {
 	 * device; factor 0 turns it off. */
 	unsigned watchdog_factor;       /* 0, or 1..1000 */
 	unsigned watchdog_floor_ms;     /* 1..86400000 */
+	/* A failed device (engine/device/devproc.c) is tried again this long
+	 * after it failed, the wait doubling each time it fails again up to
+	 * max(15 min, this). */
+	unsigned device_retry_ms;       /* --device-retry-ms: 1..86400000 */
+	/* Proofs that cannot be written for want of space or an I/O error
+	 * (engine/durable/output.c) are tried again after 1 s, doubling up to
+	 * this; the job fails only when cancelled or after retain_s. */
+	unsigned output_retry_max_ms;   /* --output-retry-max-ms: 1..3600000 */
 };
 
 #define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */

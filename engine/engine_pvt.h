@@ -144,6 +144,13 @@ struct cz_job {
 	uint64_t out_disk;      /* admission: disk a partition's proof files take (engine/pipeline/admit.c) */
 	bool acct_late;         /* its end was recorded with partitions running (a cancel):
 				 * its accounting follows once the last one ends */
+	/* Output retry (engine/durable/output.c): its proofs could not be
+	 * written for want of space or an I/O error; it waits in the writer,
+	 * its proofs in out and its witnesses in the spool.  Written by the
+	 * writer under the engine lock. */
+	uint32_t out_tries;     /* failed attempts so far (0: none failed) */
+	uint64_t out_first_ns, out_next_ns;    /* the first failure, the next attempt (cz_trace_now) */
+	char out_err[300];      /* the last attempt's cause */
 	struct cz_job *next;
 };
 
@@ -238,6 +245,8 @@ struct cz_engine {
 	struct cz_job *jobs;
 	uint64_t next_seq;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
+	_Atomic uint64_t out_retries;   /* output attempts that failed and will be tried again */
+	_Atomic unsigned out_waiting;   /* jobs waiting in output-retry now */
 	bool stopping;
 
 	/* Synthesis → order → consumers → finalizer: rings (engine/pipeline/pipe.c). */
@@ -405,6 +414,9 @@ char *cz_output_bundle(const char *dir, const char *id, size_t *len, char *err, 
 void *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */
+/* A job waiting in output-retry was cancelled: the writer ends it now
+ * (called without the engine lock). */
+void cz_output_kick(struct cz_engine *e);
 /* engine/pipeline/job.c */
 void cz_engine_budget_release_locked(struct cz_engine *e, uint64_t bytes);
 void cz_part_wipe(struct cz_part *p);   /* without the lock, before the terminal step */

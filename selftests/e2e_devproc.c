@@ -1395,6 +1395,57 @@ static void failed_busy(void)
 	daemon_stop(&d);
 }
 
+/* A failed only device is tried again after --device-retry-ms (here 2 s,
+ * against the default minute) and comes back: an await meanwhile is told
+ * no device is in service, and the job then completes. */
+static void failed_retry(void)
+{
+	struct daemon d;
+	const char *args[] = { "--backend", "null", "--null-delay-ms", "50", "--isolation", "process",
+			       "--device-retry-ms", "2000", NULL };
+	int up = daemon_start(&d, "fretry", args) == 0 && load_key(&d);
+	int pid = up ? wait_ready(&d, 0, 0) : -1, deaths = 0;
+	/* three deaths within 60 s, the device idle: failed */
+	for (int k = 0; pid > 0 && k < 3; k++) {
+		if (kill(pid, SIGKILL))
+			break;
+		deaths++;
+		if (k < 2)
+			pid = wait_ready(&d, 0, pid);
+	}
+	char st[32] = "";
+	for (int i = 0; deaths == 3 && i < 1000 && strcmp(st, "failed"); i++) {
+		dev_field(&d, 0, "pid", st, sizeof(st));
+		usleep(5000);
+	}
+	int failed = !strcmp(st, "failed");
+	int sub = failed && submit(&d, "fr", "normal", 2);
+	json_object *r = sub ? daemon_await(&d, "fr", 1) : NULL;
+	char ns[256];
+	snprintf(ns, sizeof(ns), "%s", str_of(r, "not_serving"));
+	int told = r && !ok_of(r) && strstr(ns, "no device in service") != NULL;
+	json_object_put(r);
+	int said = log_count(&d, "device 0 failed: its process died 3 times within 60 s") == 1 &&
+		   log_count(&d, "tried again in 2.0 s") == 1;
+	ct_ok(up && deaths == 3 && failed && sub && told && said,
+	      "the only device killed 3 times is failed, logged with its retry in 2.0 s (--device-retry-ms 2000); "
+	      "an await on a job meanwhile is told \"%s\"", ns);
+	/* tried again: a new child, ready, and the job done */
+	int back = -1;
+	for (int i = 0; failed && back < 0 && i < 6000; i++) {   /* 60 s at most; the daemon says 2 */
+		int p = (int)dev_field(&d, 0, "pid", st, sizeof(st));
+		if (p > 0 && p != pid && !strcmp(st, "ready"))
+			back = p;
+		else
+			usleep(10000);
+	}
+	int done = back > 0 && await_done(&d, "fr", NULL, 0);
+	ct_ok(back > 0 && done && log_count(&d, "device 0: trying its failed process again") == 1,
+	      "the failed device is tried again once, comes back (pid %d) and the waiting job completes", back);
+	if (up)
+		daemon_stop(&d);
+}
+
 /* Thread isolation: a stage over its bound is found and reported (status
  * hung, the log says it cannot be killed), and clears when it returns. */
 static void thread_hang(void)
@@ -1433,7 +1484,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-devproc"))
 		return 1;
-	ct_plan(41);
+	ct_plan(43);
 	if (!mkdtemp(dir) || fixtures_make(&key)) {
 		ct_ok(0, "fixtures");
 		return ct_exit();
@@ -1442,6 +1493,7 @@ int main(int argc, char **argv)
 	hang_stop();
 	restart_stopped();
 	failed_busy();
+	failed_retry();
 	thread_hang();
 	null_kills();
 	faults();

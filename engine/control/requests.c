@@ -734,17 +734,26 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 			 * failed or hung: docs/cuzkd.8.md, Hung devices). */
 			char why[256];
 			bool serving = cz_engine_serving(e, why, sizeof(why));
-			/* Resumed after a restart, its circuit not loaded: which. */
+			/* Resumed after a restart, its circuit not loaded: which.
+			 * Proved, its proofs waiting for the disk: output-retry
+			 * (engine/durable/output.c). */
 			struct cz_job *wj = job_find_locked(e, id);
 			const char *circ = wj && wj->waiting_key ? wj->circ_name : NULL;
-			r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s", id, timeout, serving ? "" : "; ",
-				       serving ? "" : why, circ ? "; it waits for circuit '" : "", circ ? circ : "",
-				       circ ? "' to be loaded (accepted before the restart)" : "");
+			bool oretry = wj && wj->out_tries && atomic_load(&wj->state) == CZ_JOB_ACTIVE;
+			if (oretry)
+				r = cz_ctl_err("job %s: still running after %.1f s; output-retry: its proofs are proved "
+					       "but not yet written (attempt %u: %s)", id, timeout, wj->out_tries,
+					       wj->out_err);
+			else
+				r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s", id, timeout,
+					       serving ? "" : "; ", serving ? "" : why,
+					       circ ? "; it waits for circuit '" : "", circ ? circ : "",
+					       circ ? "' to be loaded (accepted before the restart)" : "");
 			if (!serving)
 				json_object_object_add(r, "not_serving", json_object_new_string(why));
 			if (circ)
 				json_object_object_add(r, "waiting_for_circuit", json_object_new_string(circ));
-			json_object_object_add(r, "state", json_object_new_string("active"));
+			json_object_object_add(r, "state", json_object_new_string(oretry ? "output-retry" : "active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;
 		}
@@ -793,6 +802,7 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	if ((r = cz_field_str(req, "job", true, &id)))
 		return r;
 	uint64_t ticket = 0;
+	bool kick = false;
 	pthread_mutex_lock(&e->lock);
 	struct cz_job *j = job_find_locked(e, id);
 	if (!j)
@@ -825,12 +835,15 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 			j->acct_late = j->end_ticket && j->nterminal < j->nparts;    /* some still running */
 		}
 		ticket = j->end_ticket;
+		kick = j->writing;      /* in output-retry: the writer ends it now */
 		r = cz_ctl_ok();
 		json_object_object_add(r, "job", json_object_new_string(id));
 		json_object_object_add(r, "dropped", json_object_new_int((int)dropped));
 		json_object_object_add(r, "running", json_object_new_int((int)(j->nparts - j->nterminal)));
 	}
 	pthread_mutex_unlock(&e->lock);
+	if (kick)
+		cz_output_kick(e);
 	char err[300];
 	if (ticket && cz_journal_wait(e->jn, ticket, err, sizeof(err))) {
 		json_object_put(r);
@@ -863,6 +876,10 @@ static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, s
 	s->j.t_submit = j->t_submit;
 	s->j.acct = j->acct;
 	s->j.waiting_key = j->waiting_key;
+	s->j.out_tries = j->out_tries;
+	s->j.out_first_ns = j->out_first_ns;
+	s->j.out_next_ns = j->out_next_ns;
+	memcpy(s->j.out_err, j->out_err, sizeof(s->j.out_err));
 	s->state = atomic_load(&j->state);
 	for (uint32_t i = 0; i < j->nparts && i < CZ_ENGINE_MAX_PARTS; i++) {
 		int st = cz_job_part_state(j, i);
@@ -875,6 +892,21 @@ static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, s
 	}
 }
 
+/* A job in output-retry (engine/durable/output.c): its proofs wait for
+ * the disk; tries, the last cause, when it is tried next. */
+static json_object *output_retry_json(const struct cz_job *j)
+{
+	json_object *o = json_object_new_object();
+	int64_t now = (int64_t)cz_trace_now();
+	json_object_object_add(o, "tries", json_object_new_int64((int64_t)j->out_tries));
+	json_object_object_add(o, "error", json_object_new_string(j->out_err));
+	json_object_object_add(o, "next_attempt_ms",
+			       json_object_new_int64(((int64_t)j->out_next_ns - now) / 1000000 > 0
+							     ? ((int64_t)j->out_next_ns - now) / 1000000 : 0));
+	json_object_object_add(o, "waiting_ms", json_object_new_int64((now - (int64_t)j->out_first_ns) / 1000000));
+	return o;
+}
+
 static json_object *status_job(const struct cz_engine *e, const struct job_snap *s)
 {
 	const struct cz_job *j = &s->j;
@@ -884,13 +916,16 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 	json_object_object_add(o, "seq", json_object_new_int64((int64_t)j->seq));
 	json_object_object_add(o, "circuit", json_object_new_string(j->circ_name));
 	json_object_object_add(o, "priority", json_object_new_string(cz_prio_name(j->prio)));
-	json_object_object_add(o, "state", json_object_new_string(job_state_name(s->state)));
+	bool oretry = s->state == CZ_JOB_ACTIVE && j->out_tries;
+	json_object_object_add(o, "state", json_object_new_string(oretry ? "output-retry" : job_state_name(s->state)));
 	if (*j->err)
 		json_object_object_add(o, "error", json_object_new_string(j->err));
 	/* Resumed after a restart, its circuit not loaded yet: which one it
 	 * waits for (the journal names the circuit, not the key file). */
 	if (j->waiting_key && s->state == CZ_JOB_ACTIVE)
 		json_object_object_add(o, "waiting_for_circuit", json_object_new_string(j->circ_name));
+	if (oretry)
+		json_object_object_add(o, "output_retry", output_retry_json(j));
 	/* Where its partitions are: counts by state, and for each one that
 	 * reached a consumer (while the job keeps its partition records),
 	 * which consumer and device. */
@@ -957,6 +992,15 @@ static void status_consumers(const struct cz_engine *e, json_object *cons, const
 	}
 }
 
+/* status.counters' last: the queue, and the full-disk figures (engine/durable/output.c). */
+static void counters_tail_locked(const struct cz_engine *e, json_object *cnt)
+{
+	cz_mutex_assert_held(&e->lock);
+	json_object_object_add(cnt, "queued", json_object_new_int64((int64_t)e->queued.n));
+	json_object_object_add(cnt, "jobs_output_retry", json_object_new_int64((int64_t)atomic_load(&e->out_waiting)));
+	json_object_object_add(cnt, "output_retries", json_object_new_int64((int64_t)atomic_load(&e->out_retries)));
+}
+
 json_object *cz_req_status(struct cz_engine *e, long view)
 {
 	json_object *r = cz_ctl_ok(), *jobs = json_object_new_array();
@@ -987,7 +1031,7 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object_object_add(cnt, "jobs_failed", json_object_new_int64((int64_t)e->jobs_failed));
 	json_object_object_add(cnt, "jobs_cancelled", json_object_new_int64((int64_t)e->jobs_cancelled));
 	json_object_object_add(cnt, "partitions_done", json_object_new_int64((int64_t)e->parts_done));
-	json_object_object_add(cnt, "queued", json_object_new_int64((int64_t)e->queued.n));
+	counters_tail_locked(e, cnt);
 	pthread_mutex_unlock(&e->lock);
 	for (size_t i = 0; i < nsnap; i++)
 		json_object_array_add(jobs, status_job(e, &snap[i]));

@@ -36,8 +36,10 @@
  * with that reason instead); its trace buffers become adoptable; it
  * restarts after 100 ms, doubling to 5 s; the third death within 60 s
  * marks the device failed, logged, and its work goes to the others; a
- * failed device is tried again after 60 s, doubling to 15 min (an only
- * device would otherwise stay down for good with its clients waiting).
+ * failed device is tried again after --device-retry-ms (60 s), doubling
+ * to max(15 min, it) (an only device would otherwise stay down for good
+ * with its clients waiting; an await with a timeout on it is told no
+ * device is in service).
  * A device whose stage hangs is found by the watchdog (engine/device/watchdog.c),
  * which kills its process: from here on it is a death like any other.
  *
@@ -111,7 +113,6 @@ struct dp_msg {
 #define DEATHS_MAX 3
 #define DEATHS_WINDOW_NS (60ull * 1000000000ull)
 #define POISON 2                /* deaths with a partition before it fails */
-#define FAILED_RETRY_MIN_MS 60000
 #define FAILED_RETRY_MAX_MS (15 * 60000)
 #define DRAIN_NS (60ull * 1000000000ull)        /* an operator's restart waits this long */
 
@@ -518,14 +519,15 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 		fprintf(stderr, "cuzkd: device %u: process %d ended (%s), device disabled\n", d->dev, pid, why);
 	} else if (recent >= DEATHS_MAX) {
 		atomic_store(&d->state, CZ_DEVP_FAILED);
+		/* --device-retry-ms, doubling up to max(15 min, it) */
+		uint64_t lo = e->cfg.device_retry_ms, hi = lo > FAILED_RETRY_MAX_MS ? lo : FAILED_RETRY_MAX_MS;
 		if (!d->fail_backoff_ms)
-			d->fail_backoff_ms = FAILED_RETRY_MIN_MS;
+			d->fail_backoff_ms = lo;
 		d->restart_at = t + d->fail_backoff_ms * 1000000ull;
 		fprintf(stderr, "cuzkd: device %u failed: its process died %u times within 60 s "
-			"(last: pid %d, %s); its work goes to the other devices; tried again in %llu s\n",
-			d->dev, recent, pid, why, (unsigned long long)d->fail_backoff_ms / 1000);
-		d->fail_backoff_ms = d->fail_backoff_ms * 2 > FAILED_RETRY_MAX_MS ? FAILED_RETRY_MAX_MS
-										 : d->fail_backoff_ms * 2;
+			"(last: pid %d, %s); its work goes to the other devices; tried again in %.1f s\n",
+			d->dev, recent, pid, why, (double)d->fail_backoff_ms / 1e3);
+		d->fail_backoff_ms = d->fail_backoff_ms * 2 > hi ? hi : d->fail_backoff_ms * 2;
 	} else {
 		atomic_store(&d->state, CZ_DEVP_STARTING);
 		d->restart_at = t + d->backoff_ms * 1000000ull;
@@ -756,7 +758,7 @@ int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap)
 	return 0;
 }
 
-int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
+int cz_devproc_prepare(struct cz_engine *e, char *err, size_t cap)
 {
 	ssize_t k = readlink("/proc/self/exe", e->dp_exe, sizeof(e->dp_exe) - 1);
 	if (k <= 0) {
@@ -770,6 +772,14 @@ int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
 		snprintf(err, cap, "--isolation process: out of memory or descriptors");
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int cz_devproc_start(struct cz_engine *e, char *err, size_t cap)
+{
+	int rc0 = e->dp ? 0 : cz_devproc_prepare(e, err, cap);
+	if (rc0)
+		return rc0;
 	for (unsigned i = 0; i < e->ndev; i++) {
 		struct cz_devproc *d = &e->dp[i];
 		d->dev = i;
@@ -818,10 +828,16 @@ void cz_devproc_stop(struct cz_engine *e)
 		waitpid(pid, &st, 0);
 		on_death(e, d, st);
 	}
-	for (unsigned i = 0; i < e->ndev; i++)
-		pthread_mutex_destroy(&e->dp[i].send_lock);
 	close(e->dp_wake[0]);
 	close(e->dp_wake[1]);
+	/* e->dp itself stays until cz_devproc_free: the accounting thread
+	 * (engine/evidence/stat.c) reads the devices' states until it stops. */
+}
+
+void cz_devproc_free(struct cz_engine *e)
+{
+	for (unsigned i = 0; e->dp && i < e->ndev; i++)
+		pthread_mutex_destroy(&e->dp[i].send_lock);
 	free(e->dp);
 	e->dp = NULL;
 }

@@ -55,8 +55,14 @@ void cz_devproc_place(unsigned dev);
  * held by a live cuzkd's child or a stranger: -EBUSY, err says who. */
 int cz_devproc_check_stale(const char *state_dir, char *err, size_t cap);
 /* cuzkd: starts one child per device and the supervisor; 0 or -errno. */
+/* Before the threads that read e->dp (engine/evidence/stat.c, the
+ * watchdog) start: e->dp, allocated and zeroed, so they see it from their
+ * first read (TSan found them racing with its allocation).  0, or -errno
+ * with err. */
+int cz_devproc_prepare(struct cz_engine *e, char *err, size_t cap);
 int cz_devproc_start(struct cz_engine *e, char *err, size_t cap);
 void cz_devproc_stop(struct cz_engine *e);      /* after cz_pipe_stop */
+void cz_devproc_free(struct cz_engine *e);      /* after cz_stat_stop: e->dp */
 /* A key was loaded (its region's fd) or unloaded (fd -1). */
 void cz_devproc_key(struct cz_engine *e, unsigned id, int fd);
 /* pid, state, restarts, last_exit into a status devices[] entry. */

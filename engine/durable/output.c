@@ -32,12 +32,28 @@
  * one fsync of proofs/, one submit per SQ-full of requests.
  * An error fails only the job it belongs to, with its cause and file name.
  *
+ * A full disk fails nothing (issue 24): an attempt that fails with
+ * ENOSPC, EDQUOT, EIO, EMFILE or ENFILE removes what it wrote and puts the
+ * job in output-retry: it stays active, its verified proofs in its buffer
+ * and its witnesses in the spool (nothing ended in the journal, so nothing
+ * removes them), and the writer tries it again after 1 s, doubling up to
+ * --output-retry-max-ms (60 s).  Each failed attempt is logged with the
+ * cause and the next wait, counted (status: output_retries and the job's
+ * output_retry; metrics: cuzk_output_retries_total, cuzk_jobs_output_retry).
+ * The job ends only by writing, by an operator's cancel (the writer is
+ * kicked and ends it at once), or as failed once --retain has passed since
+ * its first failure.  A shutdown leaves it unended: the next start resumes
+ * it from its witnesses and proves it again (its proofs were only in
+ * memory).  The journal's own failure is not retried here: the journal
+ * stops (engine/durable/journal.c) and so does every job's end.
+ *
  * Without io_uring (the ring cannot be set up: an old kernel or a seccomp
  * filter), the writer logs it once at start and uses write(2)/fsync(2).
  */
 #define _GNU_SOURCE     /* renameat2 */
 #include "engine/engine_pvt.h"
 #include "engine/durable/uring.h"
+#include "lib/clock.h"
 #include "lib/thread.h"
 #include "zk/io/groth16_io.h"
 #include "zk/io/snarkjs_json.h"
@@ -124,6 +140,8 @@ struct ojob {
 	struct cz_job *j;
 	int dfd, rc;
 	bool publish;           /* its end record says done: rename it into place */
+	bool hard;              /* the journal failed: not retried */
+	uint8_t said;           /* to log after the lock: 1 into output-retry, 2 out of it, written */
 	unsigned first, nf;     /* its files in the batch */
 	char err[300];
 };
@@ -137,6 +155,7 @@ struct cz_output {
 	pthread_mutex_t lock;   /* the queue only; never held with the engine lock */
 	pthread_cond_t cv;
 	struct cz_job *head, *tail;
+	struct cz_job *retry;   /* output-retry, the writer's own list (out_next) */
 	bool stop, have_ring;
 	int pfd;                /* DIR/proofs: fsynced once per batch, after the renames */
 	struct io_uring ring;   /* for the writer's life */
@@ -273,6 +292,8 @@ static bool batch_add(struct cz_output *w, unsigned *nj, unsigned *nf, struct cz
 	struct ojob *o = &w->jb[*nj];
 	o->j = j;
 	o->rc = 0;
+	o->hard = false;
+	o->said = 0;
 	o->dfd = -1;
 	o->first = *nf;
 	o->nf = need;
@@ -457,6 +478,7 @@ static void journal_done(struct cz_output *w, unsigned nj)
 							    &j->acct, j->t_submit);   /* every partition ended */
 		if (!j->end_ticket) {
 			job_fail(o, -ENOMEM, "journal: cannot record the end%s%s: %s", "", "");
+			o->hard = true;
 			continue;
 		}
 		o->publish = true;
@@ -468,6 +490,7 @@ static void journal_done(struct cz_output *w, unsigned nj)
 		if (w->jb[k].publish) {
 			w->jb[k].publish = false;
 			job_fail(&w->jb[k], rc, "%s%s (%s)", err, "");
+			w->jb[k].hard = true;
 		}
 }
 
@@ -541,6 +564,76 @@ static void write_batch(struct cz_output *w, unsigned nj, unsigned nf)
 	}
 }
 
+/* ---- output-retry ---- */
+
+static bool retryable(int rc)
+{
+	return rc == -ENOSPC || rc == -EDQUOT || rc == -EIO || rc == -EMFILE || rc == -ENFILE;
+}
+
+static uint64_t retry_wait_ms(const struct cz_engine *e, uint32_t tries)
+{
+	uint64_t hi = e->cfg.output_retry_max_ms, ms = 1000;
+	for (uint32_t i = 1; i < tries && ms < hi; i++)
+		ms *= 2;
+	return ms < hi ? ms : hi;
+}
+
+/* Job o failed to be written: into output-retry (true), or not (a hard
+ * error, or --retain has passed since its first failure).  Under the
+ * engine lock. */
+static bool retry_locked(struct cz_output *w, struct ojob *o)
+{
+	struct cz_engine *e = w->e;
+	struct cz_job *j = o->j;
+	uint64_t now = cz_trace_now();
+
+	if (!retryable(o->rc) || o->hard)
+		return false;
+	if (!j->out_tries)
+		j->out_first_ns = now;
+	else if (now - j->out_first_ns >= e->cfg.retain_s * 1000000000ull)
+		return false;
+	uint64_t ms = retry_wait_ms(e, ++j->out_tries);
+	j->out_next_ns = now + ms * 1000000ull;
+	snprintf(j->out_err, sizeof(j->out_err), "%s", o->err);
+	if (j->out_tries == 1)
+		atomic_fetch_add(&e->out_waiting, 1);
+	atomic_fetch_add(&e->out_retries, 1);
+	o->said = 1;
+	j->out_next = w->retry;
+	w->retry = j;
+	return true;
+}
+
+/* The job leaves output-retry (written, failed or cancelled). */
+static void retry_leave_locked(struct cz_engine *e, struct ojob *o, struct cz_job *j)
+{
+	if (!j->out_tries)
+		return;
+	atomic_fetch_sub(&e->out_waiting, 1);
+	if (o && !o->rc)
+		o->said = 2;
+}
+
+/* The log, once the engine lock is given back: one line per failed
+ * attempt, one when a retried job's proofs are written.  The writer owns
+ * these jobs' output fields, and the job (writing) until it ends. */
+static void retry_log(struct cz_output *w, unsigned nj)
+{
+	for (unsigned k = 0; k < nj; k++) {
+		const struct ojob *o = &w->jb[k];
+		const struct cz_job *j = o->j;
+		if (o->said == 1)
+			fprintf(stderr, "cuzkd: job=%s output-retry: attempt %u failed: %s; its proofs are kept in "
+				"memory and its witnesses in the spool; tried again in %.1f s\n", j->id, j->out_tries,
+				o->err, (double)retry_wait_ms(w->e, j->out_tries) / 1e3);
+		else if (o->said == 2)
+			fprintf(stderr, "cuzkd: job=%s output-retry: its proofs are written, at attempt %u\n", o->j->id,
+				o->j->out_tries + 1);
+	}
+}
+
 static void batch_finish(struct cz_output *w, unsigned nj)
 {
 	struct cz_engine *e = w->e;
@@ -551,19 +644,70 @@ static void batch_finish(struct cz_output *w, unsigned nj)
 	for (unsigned k = 0; k < nj; k++) {
 		struct cz_job *j = w->jb[k].j;
 		if (atomic_load(&j->state) == CZ_JOB_ACTIVE) {   /* not cancelled meanwhile */
+			if (w->jb[k].rc && retry_locked(w, &w->jb[k]))
+				continue;       /* kept: still writing, still active */
+			retry_leave_locked(e, &w->jb[k], j);
 			if (w->jb[k].rc) {
-				snprintf(j->err, sizeof(j->err), "writing proofs: %s", w->jb[k].err);
+				snprintf(j->err, sizeof(j->err), "writing proofs: %s%s", w->jb[k].err,
+					 j->out_tries ? " (output-retry: --retain has passed since its first failure)" : "");
 				atomic_store(&j->state, CZ_JOB_FAILED);
 				e->jobs_failed++;
 			} else {
 				atomic_store(&j->state, CZ_JOB_DONE);
 				e->jobs_done++;
 			}
+		} else {
+			retry_leave_locked(e, NULL, j);
 		}
 		j->writing = false;
 		w->finished_locked(e, j);
 	}
 	pthread_mutex_unlock(&e->lock);
+	retry_log(w, nj);
+}
+
+/* Under w->lock: the retry jobs whose time has come go to the queue; the
+ * cancelled ones are ended (the engine lock taken without w->lock: the
+ * two are never held together).  The next attempt's time, or 0. */
+static uint64_t retry_sweep(struct cz_output *w)
+{
+	struct cz_engine *e = w->e;
+	struct cz_job **pp = &w->retry, *gone = NULL;
+	uint64_t now = cz_trace_now(), next = 0;
+
+	while (*pp) {
+		struct cz_job *j = *pp;
+		bool ended = atomic_load(&j->state) != CZ_JOB_ACTIVE;
+		if (!ended && j->out_next_ns > now) {
+			next = !next || j->out_next_ns < next ? j->out_next_ns : next;
+			pp = &j->out_next;
+			continue;
+		}
+		*pp = j->out_next;
+		j->out_next = NULL;
+		if (ended) {
+			j->out_next = gone;
+			gone = j;
+		} else if (w->tail) {
+			w->tail->out_next = j;
+			w->tail = j;
+		} else {
+			w->head = w->tail = j;
+		}
+	}
+	if (gone) {
+		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_lock(&e->lock);
+		for (struct cz_job *j = gone, *n; j; j = n) {
+			n = j->out_next;
+			retry_leave_locked(e, NULL, j);
+			j->writing = false;
+			w->finished_locked(e, j);
+		}
+		pthread_mutex_unlock(&e->lock);
+		pthread_mutex_lock(&w->lock);
+	}
+	return next;
 }
 
 static void *writer_main(void *v)
@@ -575,8 +719,16 @@ static void *writer_main(void *v)
 	cz_trace_thread("output", 0);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->head && !w->stop)
-			pthread_cond_wait(&w->cv, &w->lock);
+		uint64_t next = retry_sweep(w);
+		if (!w->head && !w->stop) {
+			if (next) {
+				struct timespec until = cz_deadline(CLOCK_MONOTONIC, (int64_t)(next - cz_trace_now()));
+				pthread_cond_timedwait(&w->cv, &w->lock, &until);
+			} else {
+				pthread_cond_wait(&w->cv, &w->lock);
+			}
+			continue;
+		}
 		if (!w->head)
 			break;
 		unsigned nj = 0, nf = 0;
@@ -591,7 +743,24 @@ static void *writer_main(void *v)
 		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
+	unsigned left = 0;
+	for (struct cz_job *j = w->retry; j; j = j->out_next)
+		left++;
+	if (left)
+		fprintf(stderr, "cuzkd: %u job(s) in output-retry at shutdown: not ended, the next start resumes them "
+			"from their witnesses\n", left);
 	return NULL;
+}
+
+void cz_output_kick(struct cz_engine *e)
+{
+	struct cz_output *w = e->output;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->lock);
 }
 
 void cz_output_queue(struct cz_engine *e, struct cz_job *j)
@@ -624,7 +793,11 @@ int cz_output_start(struct cz_engine *e, void (*finished_locked)(struct cz_engin
 	snprintf(pd, sizeof(pd), "%s/proofs", e->state_dir);
 	w->pfd = open(pd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cv, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);     /* the retry deadlines' clock */
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	int rc = cz_uring_init(RING_ENTRIES, &w->ring, 0);
 	w->have_ring = rc == 0;
 	if (rc)

@@ -749,6 +749,17 @@ static void devices_put(struct buf *bp, struct cz_engine *e)
 		    atomic_load_explicit(&e->pipe.devs[d].warm, memory_order_acquire) == CZ_WARM_OK);
 }
 
+/* A full disk (engine/durable/output.c, docs/cuzkd.8.md Full disk). */
+static void output_metrics(struct buf *bp, struct cz_engine *e)
+{
+	head(bp, "cuzk_output_retries_total", "counter",
+	     "Attempts to write a job's proofs that failed for want of space or an I/O error, to be tried again.");
+	put(bp, "cuzk_output_retries_total %llu\n",
+	    (unsigned long long)atomic_load_explicit(&e->out_retries, memory_order_relaxed));
+	head(bp, "cuzk_jobs_output_retry", "gauge", "Jobs proved whose proofs wait to be written (output-retry).");
+	put(bp, "cuzk_jobs_output_retry %u\n", atomic_load_explicit(&e->out_waiting, memory_order_relaxed));
+}
+
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 {
 	static const char *const pst[NPSTATE] = { "done", "failed", "cancelled" };
@@ -791,6 +802,7 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 		for (int p = 0; p < NPRIO; p++)
 			put(&b, "cuzk_jobs_total{state=\"%s\",priority=\"%s\"} %llu\n", pst[k], cz_prio_name(p),
 			    (unsigned long long)atomic_load_explicit(&m->jobs[k][p], memory_order_relaxed));
+	output_metrics(&b, e);
 	head(&b, "cuzk_queue_partitions", "gauge", "Partitions submitted and not yet dispatched, by priority.");
 	for (int p = 0; p < NPRIO; p++)
 		put(&b, "cuzk_queue_partitions{priority=\"%s\"} %lld\n", cz_prio_name(p),

@@ -47,6 +47,7 @@ static void usage(FILE *f)
 		"             [--socket-group GROUP] [--socket-mode MODE]\n"
 		"             [--retain DURATION] [--witness-timeout S]\n"
 		"             [--watchdog-factor K] [--watchdog-floor-ms MS]\n"
+		"             [--device-retry-ms MS] [--output-retry-max-ms MS]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE]\n"
@@ -75,6 +76,10 @@ static void usage(FILE *f)
 		"  --witness-timeout %.0f (seconds, above 0, at most 86400): one input's witness generation\n"
 		"  --watchdog-factor %u (0: off), --watchdog-floor-ms %u: a device stage running over\n"
 		"    max(K x its circuit's p99, MS) marks the device hung; its process is restarted\n"
+		"  --device-retry-ms %u: a failed device is tried again this long after it failed,\n"
+		"    doubling while it keeps failing, up to max(15 min, MS); 1 to 86400000\n"
+		"  --output-retry-max-ms %u: proofs not written for want of space (or EIO) are tried\n"
+		"    again after 1 s, doubling up to MS; 1 to 3600000\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n"
 		"  --metrics-auth none: /status on TCP shows no job and no key path; with FILE (its first\n"
@@ -89,7 +94,7 @@ static void usage(FILE *f)
 		d.null_synth_ms, CZ_CTL_UID_CONNS, CZ_CTL_MAX_CONN, CZ_CTL_MAX_CONN, CZ_CTL_ADMIN_SLOTS,
 		d.isolation == CZ_ISOLATION_PROCESS ? "process" : "thread", (unsigned long long)d.retain_s,
 		CZ_ENGINE_RETAIN_MAX_S, (double)d.witness_timeout_ms / 1e3,
-		d.watchdog_factor, d.watchdog_floor_ms,
+		d.watchdog_factor, d.watchdog_floor_ms, d.device_retry_ms, d.output_retry_max_ms,
 		cz_topo_have_hwloc() ? "" : " (this build has no hwloc: one node)",
 #ifdef CZ_HAVE_MICROHTTPD
 		""
@@ -359,6 +364,10 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->watchdog_factor);
 	else if (!strcmp(name, "watchdog-floor-ms"))
 		bad = parse_uint(val, &c->watchdog_floor_ms);
+	else if (!strcmp(name, "device-retry-ms"))
+		bad = parse_uint(val, &c->device_retry_ms);
+	else if (!strcmp(name, "output-retry-max-ms"))
+		bad = parse_uint(val, &c->output_retry_max_ms);
 	else if (!strcmp(name, "retain"))
 		bad = parse_duration(val, &c->retain_s);
 	else if (!strcmp(name, "witness-timeout"))
@@ -423,6 +432,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "socket-mode", 1, 0, 0 }, { "fleet", 1, 0, 0 }, { "fleet-lease-ms", 1, 0, 0 },
 		{ "fleet-timeout-ms", 1, 0, 0 },
 		{ "watchdog-factor", 1, 0, 0 }, { "watchdog-floor-ms", 1, 0, 0 },
+		{ "device-retry-ms", 1, 0, 0 }, { "output-retry-max-ms", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "metrics-auth", 1, 0, 0 },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
