@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * synth/witness/witness.h — circom witness generation, native: a circuit's
- * .wasm (as circom 2.x emits it) translated to C by wabt's wasm2c, compiled
+ * .wasm (as circom 2.x or circom 0.5 emits it) translated to C by wabt's wasm2c, compiled
  * by the system C compiler into a shared object, cached by the wasm's
  * SHA-256, loaded once and run by many workers.  Design statement in
  * synth/witness/witness.c.
@@ -52,7 +52,7 @@ void cz_witness_prog_free(struct cz_witness_prog *p);
 enum cz_curve cz_witness_prog_curve(const struct cz_witness_prog *p);
 uint32_t cz_witness_prog_nvars(const struct cz_witness_prog *p);   /* witness values */
 uint32_t cz_witness_prog_n8(const struct cz_witness_prog *p);      /* bytes a value (32) */
-uint32_t cz_witness_prog_version(const struct cz_witness_prog *p); /* circom major (2) */
+uint32_t cz_witness_prog_version(const struct cz_witness_prog *p); /* circom major (2; 1: 0.5-era) */
 const char *cz_witness_prog_lib(const struct cz_witness_prog *p);  /* the .so's path */
 const char *cz_witness_prog_sha256(const struct cz_witness_prog *p); /* of the wasm, hex */
 

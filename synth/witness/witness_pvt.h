@@ -18,7 +18,7 @@
 #include "synth/witness/witness.h"
 
 /* The glue's ABI version: a library built by another version is rebuilt. */
-#define CZ_WGLUE_ABI 1
+#define CZ_WGLUE_ABI 2
 
 /* What the host gives the glue: the wasm runtime calls (wasm-rt.h) that need
  * the process (traps unwind the calling thread; memory is mapped with guard
@@ -28,7 +28,7 @@ struct cz_wglue_host {
 	void (*mem_alloc)(wasm_rt_memory_t *m, uint32_t initial, uint32_t max);
 	uint32_t (*mem_grow)(wasm_rt_memory_t *m, uint32_t delta);
 	void (*mem_free)(wasm_rt_memory_t *m);
-	void (*imp)(void *host, int which, uint32_t arg);   /* a runtime import */
+	void (*imp)(void *host, int which, const uint32_t *a);   /* a runtime import, its u32s */
 };
 
 /* The imports by number (the glue's runtime instance forwards each). */
@@ -39,6 +39,7 @@ enum {
 	CZ_WIMP_SHOW_SHARED,    /* runtime.showSharedRWMemory() */
 	CZ_WIMP_ERROR,          /* runtime.error(...) (circom 0.5) */
 	CZ_WIMP_LOG,            /* runtime.log(x) (circom 0.5) */
+	CZ_WIMP_TRACE,          /* runtime.logSetSignal & co. (circom 0.5, sanity mode: ignored) */
 	CZ_WIMP_N
 };
 
@@ -78,6 +79,13 @@ struct cz_wexports {
 	void (*getWitness)(void *, uint32_t);
 	uint32_t (*getInputSize)(void *);      /* optional (circom >= 2.0.?) */
 	uint32_t (*getMessageChar)(void *);    /* optional */
+	/* circom 0.5 */
+	uint32_t (*getFrLen)(void *);
+	uint32_t (*getPRawPrime)(void *);
+	uint32_t (*getNVars)(void *);
+	void (*getSignalOffset32)(void *, uint32_t, uint32_t, uint32_t, uint32_t);
+	void (*setSignal)(void *, uint32_t, uint32_t, uint32_t, uint32_t);
+	uint32_t (*getWitnessBuffer)(void *);
 };
 
 struct cz_witness_prog {
@@ -85,7 +93,7 @@ struct cz_witness_prog {
 	const struct cz_wglue *g;
 	struct cz_wexports x;
 	enum cz_curve curve;
-	uint32_t n32, nvars, version;
+	uint32_t n32, nvars, version;          /* version: circom's major, 1 for 0.5-era */
 	uint32_t prime[16];                    /* little-endian words */
 	FILE *log;
 	char lib[4096];
@@ -102,7 +110,8 @@ struct cz_witness_inst {
 	uint8_t *mem_base;                     /* the reservation */
 	size_t mem_reserve;
 	uint8_t *img;                          /* memory right after instantiate */
-	size_t img_size;
+	size_t img_size;                       /* the image's bytes (up to its last non-zero page) */
+	size_t mem_size0;                      /* the memory's size right after instantiate */
 	int fresh;                             /* instantiated, not yet run */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
@@ -123,11 +132,16 @@ struct cz_witness_inst {
 	size_t msg_len;
 	char logline[CZ_WMSG];                 /* log() output being assembled */
 	size_t log_len;
+	const char *looking_up;                /* circom 0.5: the signal getSignalOffset32 looks up */
+	uint32_t v1_pfr, v1_poff;              /* circom 0.5: the value and offset cells */
+	uint32_t v1_ngiven;                    /* circom 0.5: input signals given */
+	int v1_tables;                         /* circom 0.5: its signal tables are readable */
 };
 
 #define CZ_WTRAP_BASE     64
 #define CZ_WTRAP_EXC      (CZ_WTRAP_BASE + 1)   /* exceptionHandler called */
 #define CZ_WTRAP_TIMEOUT  (CZ_WTRAP_BASE + 2)   /* the time limit's signal */
+#define CZ_WTRAP_INPUT    (CZ_WTRAP_BASE + 3)   /* a bad input found inside the run: err says */
 
 /* rt.c */
 /* The host side of the glue, whose table witness.c builds (with its own
