@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 23
+#define NPOINTS 26
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -173,6 +173,49 @@ static void test_errors(struct daemon *d)
 /* One worker: a slow input job, then jobs of each priority queued behind
  * it; the trace's dispatch order is their key order, and each input's
  * witness generation lies inside its synthesis. */
+/* The budget charges an input partition its instance's wasm memory: with
+ * room for arith's buffer and half its wasm memory, a .wtns job proves and
+ * an input job's partition fails naming the bytes it needs. */
+static void test_budget(struct daemon *main_d)
+{
+	json_object *r = daemon_req(main_d, "{\"op\":\"circuits\"}", NULL, 0), *a, *c;
+	int64_t kb = 0, pb = 0, wb = 0;
+	if (ok_of(r) && json_object_object_get_ex(r, "circuits", &a))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			c = json_object_array_get_idx(a, i);
+			if (strcmp(str_of(c, "name"), "arith"))
+				continue;
+			kb = int_of(c, "key_bytes");
+			pb = int_of(c, "partition_bytes");
+			wb = int_of(c, "witness_memory_bytes");
+		}
+	json_object_put(r);
+	ct_ok(kb > 0 && pb > 0 && wb > 0 && wb % 65536 == 0, "circuits names an input circuit's "
+	      "witness_memory_bytes: its wasm memory, whole pages (%lld)", (long long)wb);
+	struct daemon b;
+	const char *budget = fmt("%lld", (long long)(kb + pb + wb / 2));
+	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
+				     "--mem-budget", budget, NULL };
+	int up = kb > 0 && daemon_start(&b, "b", args) == 0;
+	r = up ? load(&b, "arith", "arith") : NULL;
+	int fd = open(fmt("%s/arith.wtns", dir), O_RDONLY);
+	json_object *s1 = ok_of(r) ? daemon_req(&b, "{\"op\":\"submit\",\"circuit\":\"arith\"}",
+					       &fd, 1) : NULL;
+	close(fd);
+	char out[PATH_MAX];
+	ct_ok(ok_of(s1) && await_done(&b, str_of(s1, "job"), out, sizeof(out)) && verify_all(out, "arith", 1),
+	      "--mem-budget key + buffer + half the wasm memory: a .wtns job proves (%s)", err_of(r));
+	json_object *s2 = ok_of(r) ? submit_input(&b, "arith", arith_in, NULL) : NULL;
+	const char *e = ok_of(s2) ? job_error(&b, s2) : "";
+	ct_ok(strstr(e, fmt("partition needs %lld bytes", (long long)(pb + wb))) != NULL,
+	      "... an input job's partition, charged buffer + wasm memory, fails: it can never fit (%s)", e);
+	json_object_put(r);
+	json_object_put(s1);
+	json_object_put(s2);
+	if (up)
+		daemon_stop(&b);
+}
+
 static void test_order(struct daemon *d)
 {
 	static const char *const pr[] = { "low", "normal", "high", "critical" };
@@ -336,6 +379,7 @@ int main(int argc, char **argv)
 		json_object_put(r);
 	}
 	test_errors(&d);
+	test_budget(&d);
 	test_order(&d);
 	test_kill(&d, state, args);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");

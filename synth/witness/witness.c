@@ -627,6 +627,7 @@ static int probe_field(struct cz_witness_prog *p, const char *path, char *err, s
 	in->cap = sizeof(e2);
 	int t = cz_wrt_run(in, probe_run, 10000);
 	int rc = in->rc;
+	p->mem_bytes = in->mem->size;
 	cz_witness_inst_free(in);
 	if (t || rc) {
 		errf(err, cap, "%s: reading the field: %s", path,
@@ -697,6 +698,7 @@ enum cz_curve cz_witness_prog_curve(const struct cz_witness_prog *p) { return p-
 uint32_t cz_witness_prog_nvars(const struct cz_witness_prog *p) { return p->nvars; }
 uint32_t cz_witness_prog_n8(const struct cz_witness_prog *p) { return p->n32 * 4; }
 uint32_t cz_witness_prog_version(const struct cz_witness_prog *p) { return p->version; }
+uint64_t cz_witness_prog_mem_bytes(const struct cz_witness_prog *p) { return p->mem_bytes; }
 const char *cz_witness_prog_lib(const struct cz_witness_prog *p) { return p->lib; }
 const char *cz_witness_prog_sha256(const struct cz_witness_prog *p) { return p->sha; }
 

@@ -54,6 +54,10 @@ uint32_t cz_witness_prog_nvars(const struct cz_witness_prog *p);   /* witness va
 uint32_t cz_witness_prog_n8(const struct cz_witness_prog *p);      /* bytes a value (32) */
 uint32_t cz_witness_prog_version(const struct cz_witness_prog *p); /* circom major (2; 1: 0.5-era) */
 const char *cz_witness_prog_lib(const struct cz_witness_prog *p);  /* the .so's path */
+/* An instance's wasm memory as instantiated (initial pages x 64 KiB; circom
+ * 0.5's imported memory: the 2 GiB given): what a run may use, the bound the
+ * daemon charges its budget per input partition. */
+uint64_t cz_witness_prog_mem_bytes(const struct cz_witness_prog *p);
 const char *cz_witness_prog_sha256(const struct cz_witness_prog *p); /* of the wasm, hex */
 
 /* One worker's instance: maps its wasm memory (an 8 GiB reservation, 4 GiB

@@ -95,6 +95,7 @@ struct cz_witness_prog {
 	enum cz_curve curve;
 	uint32_t n32, nvars, version;          /* version: circom's major, 1 for 0.5-era */
 	uint32_t prime[16];                    /* little-endian words */
+	uint64_t mem_bytes;                    /* an instance's wasm memory, as instantiated */
 	FILE *log;
 	char lib[4096];
 	char sha[65];
