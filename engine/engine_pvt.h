@@ -70,6 +70,9 @@ struct cz_circuit {
 	struct cz_witness_prog *wprog;
 	struct cz_witness_inst **winst; /* nsynth entries */
 	uint64_t wmem_bytes;            /* an instance's wasm memory: charged per input partition */
+	double wb_translate_s, wb_compile_s, wb_link_s;  /* where its load's time went */
+	uint64_t wb_c_bytes;
+	int wb_built;                   /* 1: built by this load; 0: the cached library */
 	unsigned nwinst;
 	char wasm[PATH_MAX];    /* the .wasm or library it was loaded from */
 	struct cz_circuit *next;
@@ -272,6 +275,13 @@ struct cz_engine {
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
 	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/durable/statelock.c) */
 	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
+	/* Witness programs being built by loads in flight (engine/control/
+	 * witload.c), under lock: `circuits` names each one's stage. */
+	struct cz_wbuild_note {
+		char circuit[64];
+		const char *stage;      /* a string literal; NULL: the slot is free */
+		struct timespec t0, st0;        /* the load's start, the stage's */
+	} wbuilds[8];
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
@@ -467,6 +477,9 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req);
 /* engine/control/witload.c: load's "wasm" or "witness_lib" onto c (none:
  * 0, nothing done); 0, or -1 with err set (cz_witload_detach undoes a
  * part-made one).  Outside the engine lock: a build can take a minute. */
+/* The loads' witness builds in flight, for `circuits` (e->lock held). */
+json_object *cz_witload_building_locked(struct cz_engine *e);
+void cz_witload_report(const struct cz_circuit *c, json_object *r);   /* load's "witness_build" */
 int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *wasm, const char *lib,
 		      char *err, size_t cap);
 void cz_witload_detach(struct cz_circuit *c);

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 26
+#define NPOINTS 28
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -216,6 +216,39 @@ static void test_budget(struct daemon *main_d)
 		daemon_stop(&b);
 }
 
+/* cuzkctl load --wasm shows the build's progress on the client: with a
+ * compiler that takes 3 s (a wrapper around cc), the poller sees the
+ * compile stage; the answer says where the time went; a second load takes
+ * the daemon's cached library and says so. */
+static void test_progress(void)
+{
+	const char *cc = fmt("%s/slowcc.sh", dir);
+	write_text(cc, "#!/bin/sh\nsleep 3\nexec cc \"$@\"\n");
+	chmod(cc, 0755);
+	const char *old = getenv("CC");
+	setenv("CC", cc, 1);
+	struct daemon p;
+	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", NULL };
+	int up = daemon_start(&p, "p", args) == 0;
+	if (old)
+		setenv("CC", old, 1);
+	else
+		unsetenv("CC");
+	const char *log = fmt("%s/ctl-load.log", dir), *log2 = fmt("%s/ctl-load2.log", dir);
+	int rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith %s/arith.zkey --wasm %s >%s 2>&1", bindir,
+			     p.sock, dir, wasm("arith"), log)) : -1;
+	ct_ok(!rc && log_count(log, "witness program: compile (") >= 1 &&
+	      log_count(log, "witness program built in") == 1 && log_count(log, ", compile ") == 1 &&
+	      log_count(log, ", link ") == 1, "cuzkctl load --wasm prints the build's stage as it goes "
+	      "(compile) and where the time went (translate, compile, link)");
+	rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith2 %s/arith.zkey --wasm %s >%s 2>&1", bindir, p.sock,
+			 dir, wasm("arith"), log2)) : -1;
+	ct_ok(!rc && log_count(log2, "from the daemon's cache") == 1 && log_count(log2, "compile") == 0,
+	      "a second load of the same wasm says it took the daemon's cached library");
+	if (up)
+		daemon_stop(&p);
+}
+
 static void test_order(struct daemon *d)
 {
 	static const char *const pr[] = { "low", "normal", "high", "critical" };
@@ -380,6 +413,7 @@ int main(int argc, char **argv)
 	}
 	test_errors(&d);
 	test_budget(&d);
+	test_progress();
 	test_order(&d);
 	test_kill(&d, state, args);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");

@@ -508,9 +508,18 @@ static int read_wasm(const char *wasm_path, uint8_t **wasm, size_t *len, char *s
 
 /* Translate, glue and compile in the private directory tmp, then rename the
  * library onto lib; progress and where the time went on pr. */
-static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm, size_t len,
-		    const char *sha_hex, const char *lib, FILE *pr, char *err, size_t cap)
+static void stage(const struct cz_witness_opts *o, const char *s)
 {
+	if (o && o->stage)
+		o->stage(o->stage_arg, s);
+}
+
+static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm, size_t len,
+		    const char *sha_hex, const char *lib, const struct cz_witness_opts *o, char *err,
+		    size_t cap)
+{
+	FILE *pr = o ? o->progress : NULL;
+	struct cz_witness_build_report *rep = o ? o->report : NULL;
 	char p1[4300], p2[4300], p3[4300], e2[1024];
 
 	bfmt(p1, sizeof(p1), "%s/c.wasm", tmp);
@@ -519,6 +528,7 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	if (pr)
 		fprintf(pr, "witness: building %s (%zu KiB, sha256 %.16s...) into %s\n", wasm_path,
 			len >> 10, sha_hex, lib);
+	stage(o, "translate");
 	double t0 = now_s();
 	bfmt(p2, sizeof(p2), "%s/c.c", tmp);
 	bfmt(p3, sizeof(p3), "%s/wasm2c.log", tmp);
@@ -531,9 +541,15 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	}
 	double t1 = now_s();
 	struct stat st;
-	if (pr && !stat(p2, &st))
+	int have_st = !stat(p2, &st);
+	if (pr && have_st)
 		fprintf(pr, "witness: translate (wasm2c): %.2f s, %lld KiB of C\n", t1 - t0,
 			(long long)st.st_size >> 10);
+	if (rep) {
+		rep->translate_s = t1 - t0;
+		rep->c_bytes = have_st ? (uint64_t)st.st_size : 0;
+	}
+	stage(o, "compile");
 	if (write_glue(tmp, sha_hex, e2, sizeof(e2))) {
 		bfmt(err, cap, "%s: %s", wasm_path, e2);
 		return -1;
@@ -555,6 +571,10 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 		return -1;
 	}
 	double t2 = now_s();
+	if (rep) {
+		rep->built = 1;
+		rep->compile_s = t2 - t1;
+	}
 	if (pr)
 		fprintf(pr, "witness: compile (%s -O1): %.2f s; total %.2f s\n", argv[0], t2 - t1,
 			t2 - t0);
@@ -571,7 +591,6 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 	uint8_t *wasm = NULL;
 	size_t len;
 	char dir[4096], tmp[4200];
-	FILE *pr = o ? o->progress : NULL;
 
 	if (read_wasm(wasm_path, &wasm, &len, sha_hex, err, cap))
 		return -1;
@@ -606,7 +625,7 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 		free(wasm);
 		return -1;
 	}
-	int ret = build_in(tmp, wasm_path, wasm, len, sha_hex, lib, pr, err, cap);
+	int ret = build_in(tmp, wasm_path, wasm, len, sha_hex, lib, o, err, cap);
 	rm_dir(tmp);
 	free(wasm);
 	return ret;

@@ -681,6 +681,10 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 		free(p);
 		return NULL;
 	}
+	if (o && o->stage)
+		o->stage(o->stage_arg, "link");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (open_lib(p, path, o, prebuilt, err, cap)) {
 		free(p);
 		return NULL;
@@ -691,6 +695,9 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 		cz_witness_prog_free(p);
 		return NULL;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (o && o->report)
+		o->report->link_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	return p;
 }
 

@@ -31,6 +31,14 @@
 struct cz_witness_prog;
 struct cz_witness_inst;
 
+/* Where a load's time went: the build's stages (when it built) and the
+ * link (dlopen, the exports checked, the field probed). */
+struct cz_witness_build_report {
+	int built;              /* 1: translated and compiled now; 0: the cached library */
+	double translate_s, compile_s, link_s;
+	uint64_t c_bytes;       /* the C wasm2c wrote */
+};
+
 struct cz_witness_opts {
 	const char *cache_dir;  /* NULL: $CUZK_WITNESS_CACHE, else $XDG_CACHE_HOME/cuzk/witness,
 				   else $HOME/.cache/cuzk/witness */
@@ -38,6 +46,11 @@ struct cz_witness_opts {
 	FILE *progress;         /* build progress and timings ("translate", "compile"); NULL: quiet */
 	FILE *log;              /* the circuit's log() lines; NULL: dropped */
 	int rebuild;            /* build even if the cache has the library */
+	/* Called as each stage begins ("translate", "compile", "link"), from
+	 * the loading thread; NULL: none. */
+	void (*stage)(void *arg, const char *stage);
+	void *stage_arg;
+	struct cz_witness_build_report *report;   /* filled when not NULL */
 };
 
 /* Loads the witness program of PATH: a circom .wasm (built into the cache,
