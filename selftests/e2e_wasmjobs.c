@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 28
+#define NPOINTS 29
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -249,6 +249,44 @@ static void test_progress(void)
 		daemon_stop(&p);
 }
 
+/* /metrics (over the daemon's Unix-socket listener): the witness_generation
+ * stage's histogram counts every input partition's run (at least test_order's
+ * 5 and test_mixed's 2), its time within synthesis's (it is nested in it),
+ * the device's idle while the slow witness ran is "waiting for synthesis"
+ * there too (the series the dashboard draws), and promtool accepts the page. */
+static char metrics_sock[PATH_MAX + 16];
+
+static double metric(const char *page, const char *name)
+{
+	const char *s = strstr(page, name);
+	return s ? atof(s + strlen(name)) : -1;
+}
+
+static void test_metrics(void)
+{
+#ifdef CZ_HAVE_MICROHTTPD
+	const char *page = fmt("%s/metrics.txt", dir);
+	int rc = sh(fmt("curl -s --unix-socket %s http://cuzk/metrics > %s", metrics_sock, page));
+	static char txt[1 << 20];
+	FILE *f = fopen(page, "r");
+	size_t n = f ? fread(txt, 1, sizeof(txt) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	txt[n] = 0;
+	double wc = metric(txt, "cuzk_stage_duration_seconds_count{stage=\"witness_generation\"} ");
+	double ws = metric(txt, "cuzk_stage_duration_seconds_sum{stage=\"witness_generation\"} ");
+	double ss = metric(txt, "cuzk_stage_duration_seconds_sum{stage=\"synthesis\"} ");
+	double idle = metric(txt, "cuzk_device_idle_seconds_total{device=\"0\",cause=\"waiting for synthesis\"} ");
+	int prom = have("promtool") ? sh(fmt("promtool check metrics < %s >/dev/null 2>&1", page)) : 0;
+	ct_ok(!rc && wc >= 7 && ws > 0 && ws <= ss && idle > 0.1 && !prom, "/metrics: cuzk_stage_duration_seconds"
+	      "{stage=\"witness_generation\"} counts %.0f runs, %.3f s within synthesis's %.3f s; device 0 "
+	      "idle %.3f s \"waiting for synthesis\"; promtool %s", wc, ws, ss, idle,
+	      have("promtool") ? (prom ? "complains" : "accepts it") : "absent");
+#else
+	ct_skip("built without libmicrohttpd", "/metrics witness_generation");
+#endif
+}
+
 static void test_order(struct daemon *d)
 {
 	static const char *const pr[] = { "low", "normal", "high", "critical" };
@@ -312,6 +350,7 @@ static void test_order(struct daemon *d)
 	      "cuzk-trace-report passes and shows the witness stage; status names %.0f ms of the device's "
 	      "idle \"waiting for synthesis\" (the slow input's witness generation)", ws);
 	json_object_put(st);
+	test_metrics();
 }
 
 static void test_kill(struct daemon *d, const char *state, const char *const *args)
@@ -370,8 +409,13 @@ int main(int argc, char **argv)
 	struct daemon d;
 	static char state[PATH_MAX + 16];
 	snprintf(state, sizeof(state), "%s/d-state", dir);
+	snprintf(metrics_sock, sizeof(metrics_sock), "%s/metrics.sock", dir);
 	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
-				     "--witness-timeout", "10", NULL };
+				     "--witness-timeout", "10",
+#ifdef CZ_HAVE_MICROHTTPD
+				     "--metrics-listen", metrics_sock,
+#endif
+				     NULL };
 	int up = daemon_start(&d, "d", args) == 0;
 	json_object *r = up ? load(&d, "arith", "arith") : NULL;
 	ct_ok(ok_of(r) && *str_of(r, "witness_lib") && count_so(state, 1) &&
