@@ -62,7 +62,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -821,6 +820,7 @@ static void inst_reset(struct cz_witness_inst *in)
 
 struct walk {
 	struct cz_witness_inst *in;
+	const char *e;          /* the input's end (checked whole: json.c) */
 	uint32_t set;           /* values set so far */
 	char name[1024];
 };
@@ -835,17 +835,14 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-static void count_flat(struct json_object *v, uint32_t *n, int *type, int *mixed)
+static void count_flat(const char *v, const char *e, uint32_t *n, int *type, int *mixed)
 {
-	if (json_object_is_type(v, json_type_array)) {
-		size_t k = json_object_array_length(v);
-		for (size_t i = 0; i < k; i++)
-			count_flat(json_object_array_get_idx(v, i), n, type, mixed);
+	if (cz_wj_kind(v, e) == CZ_WJ_ARR) {
+		for (const char *x = cz_wj_first(v, e); x; x = cz_wj_next(x, e))
+			count_flat(x, e, n, type, mixed);
 		return;
 	}
-	int t = json_object_get_type(v);
-	if (t == json_type_int || t == json_type_double)
-		t = json_type_int;
+	int t = cz_wj_kind(v, e);
 	if (*n && *type != t)
 		*mixed = 1;
 	*type = t;
@@ -944,54 +941,75 @@ static int v1_put(struct cz_witness_inst *in, const uint32_t *val, uint32_t sig)
 
 /* Sets v's values (nested arrays in order) from index *idx: msb, lsb are the
  * name's hash halves (circom 2.x), or the signal's offset and 0 (0.5). */
-static int set_one(struct walk *w, struct json_object *v, uint32_t msb, uint32_t lsb, uint32_t *idx)
+/* A JSON number's text into num (an integer's digits as they are; a
+ * fraction or exponent through a double, as JSON readers take it):
+ * 0, or -1 with the error. */
+static int number_text(struct walk *w, const char *v, uint32_t idx, char *num, size_t cap)
 {
 	struct cz_witness_inst *in = w->in;
-	const struct cz_wexports *x = &in->p->x;
-	if (json_object_is_type(v, json_type_array)) {
-		size_t k = json_object_array_length(v);
-		for (size_t i = 0; i < k; i++)
-			if (set_one(w, json_object_array_get_idx(v, i), msb, lsb, idx))
-				return -1;
+	const char *end = cz_wj_skip(v, w->e);
+	size_t n = (size_t)(end - v);
+	char t[64];
+	if (n >= sizeof(t) || (!memchr(v, '.', n) && !memchr(v, 'e', n) && !memchr(v, 'E', n))) {
+		/* an integer: exact in JSON's text, but not in snarkjs's JSON.parse past 64 bits */
+		int neg = *v == '-';
+		if (n - (size_t)neg > 19 || n >= cap) {
+			errf(in->err, in->cap, "input signal '%s' value %u: a JSON number too large to be "
+					       "exact: write it as a string", w->name, idx);
+			return -1;
+		}
+		memcpy(num, v, n);
+		num[n] = 0;
 		return 0;
 	}
-	const char *s, *why = NULL;
-	char num[32];
-	int t = json_object_get_type(v);
-	/* No heap call here (the time limit may unwind at any instruction, and
-	 * json-c's printer allocates): numbers are formatted on the stack. */
-	if (t == json_type_string)
-		s = json_object_get_string(v);
-	else if (t == json_type_int) {
-		int64_t i = json_object_get_int64(v);
-		if (i == INT64_MAX) {
-			uint64_t u = json_object_get_uint64(v);
-			if (u == UINT64_MAX) {
-				errf(in->err, in->cap, "input signal '%s' value %u: a JSON number too large "
-						       "to be exact: write it as a string", w->name, *idx);
-				return -1;
-			}
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)u);
-		} else
-			snprintf(num, sizeof(num), "%lld", (long long)i);
-		s = num;
-	} else if (t == json_type_double) {
-		double d = json_object_get_double(v);
+	memcpy(t, v, n);
+	t[n] = 0;
+	{
+		double d = strtod(t, NULL);
 		if (d != d || d != (double)(int64_t)d) {
 			errf(in->err, in->cap, "input signal '%s' value %u: %g is not an integer", w->name,
-			     *idx, d);
+			     idx, d);
 			return -1;
 		}
 		if (d >= 9007199254740992.0 || d <= -9007199254740992.0) {
 			errf(in->err, in->cap, "input signal '%s' value %u: %g is past 2^53, not exact in "
-					       "JSON: write it as a string", w->name, *idx, d);
+					       "JSON: write it as a string", w->name, idx, d);
 			return -1;
 		}
-		snprintf(num, sizeof(num), "%lld", (long long)(int64_t)d);
+		snprintf(num, cap, "%lld", (long long)(int64_t)d);
+	}
+	return 0;
+}
+
+static int set_one(struct walk *w, const char *v, uint32_t msb, uint32_t lsb, uint32_t *idx)
+{
+	struct cz_witness_inst *in = w->in;
+	const struct cz_wexports *x = &in->p->x;
+	if (cz_wj_kind(v, w->e) == CZ_WJ_ARR) {
+		for (const char *el = cz_wj_first(v, w->e); el; el = cz_wj_next(el, w->e))
+			if (set_one(w, el, msb, lsb, idx))
+				return -1;
+		return 0;
+	}
+	const char *s = NULL, *why = NULL;
+	char num[1100];
+	int t = cz_wj_kind(v, w->e);
+	/* No heap call here (the time limit may unwind at any instruction):
+	 * strings are decoded and numbers formatted on the stack. */
+	if (t == CZ_WJ_STR) {
+		if (cz_wj_string(v, w->e, num, sizeof(num))) {
+			errf(in->err, in->cap, "input signal '%s' value %u: a string of over %zu bytes is "
+					       "not a value", w->name, *idx, sizeof(num) - 1);
+			return -1;
+		}
+		s = num;
+	} else if (t == CZ_WJ_NUM) {
+		if (number_text(w, v, *idx, num, sizeof(num)))
+			return -1;
 		s = num;
 	} else {
 		errf(in->err, in->cap, "input signal '%s' value %u: %s is not a number or a string",
-		     w->name, *idx, json_type_to_name((enum json_type)t));
+		     w->name, *idx, cz_wj_kind_name(t));
 		return -1;
 	}
 	uint32_t val[16];
@@ -1017,7 +1035,7 @@ static int set_one(struct walk *w, struct json_object *v, uint32_t msb, uint32_t
 
 /* circom 0.5: getSignalOffset32 finds the signal (its runtime's error inside
  * it: no such signal); its size and kind from the tables where readable. */
-static int leaf_v1(struct walk *w, struct json_object *v, uint64_t h)
+static int leaf_v1(struct walk *w, const char *v, uint64_t h)
 {
 	struct cz_witness_inst *in = w->in;
 	uint32_t off, n = 0, idx = 0, size;
@@ -1027,7 +1045,7 @@ static int leaf_v1(struct walk *w, struct json_object *v, uint64_t h)
 	in->looking_up = NULL;
 	if (m32(in, in->v1_poff, &off))
 		return -1;
-	count_flat(v, &n, &type, &mixed);
+	count_flat(v, w->e, &n, &type, &mixed);
 	if (mixed) {
 		errf(in->err, in->cap, "input signal '%s': its values are not all of one type", w->name);
 		return -1;
@@ -1049,7 +1067,7 @@ static int leaf_v1(struct walk *w, struct json_object *v, uint64_t h)
 	return set_one(w, v, off, 0, &idx);
 }
 
-static int leaf(struct walk *w, struct json_object *v)
+static int leaf(struct walk *w, const char *v)
 {
 	struct cz_witness_inst *in = w->in;
 	uint64_t h = fnv1a(w->name);
@@ -1059,7 +1077,7 @@ static int leaf(struct walk *w, struct json_object *v)
 	int32_t size = (int32_t)in->p->x.getInputSignalSize(in->mod, msb, lsb);
 	uint32_t n = 0, idx = 0;
 	int type = 0, mixed = 0;
-	count_flat(v, &n, &type, &mixed);
+	count_flat(v, w->e, &n, &type, &mixed);
 	if (size < 0 || (size == 0 && n > 0)) {
 		/* circom 2.2 answers 0 for a name it does not know, older ones -1 */
 		errf(in->err, in->cap, "input signal '%s': the circuit has no such input signal",
@@ -1078,46 +1096,53 @@ static int leaf(struct walk *w, struct json_object *v)
 	return set_one(w, v, msb, lsb, &idx);
 }
 
-static int qualify(struct walk *w, struct json_object *v);
+static int qualify(struct walk *w, const char *v);
 
 /* An array of objects: each element under NAME[i]. */
-static int qualify_list(struct walk *w, struct json_object *v)
+static int qualify_list(struct walk *w, const char *v)
 {
-	if (!json_object_is_type(v, json_type_array))
+	if (cz_wj_kind(v, w->e) != CZ_WJ_ARR)
 		return qualify(w, v);
-	size_t base = strlen(w->name), k = json_object_array_length(v);
-	for (size_t i = 0; i < k; i++) {
+	size_t base = strlen(w->name), i = 0;
+	for (const char *el = cz_wj_first(v, w->e); el; el = cz_wj_next(el, w->e), i++) {
 		if (snprintf(w->name + base, sizeof(w->name) - base, "[%zu]", i) >=
 		    (int)(sizeof(w->name) - base)) {
 			errf(w->in->err, w->in->cap, "input signal name '%.60s...' is too long", w->name);
 			return -1;
 		}
-		if (qualify_list(w, json_object_array_get_idx(v, i)))
+		if (qualify_list(w, el))
 			return -1;
 	}
 	w->name[base] = 0;
 	return 0;
 }
 
-static int first_leaf_type(struct json_object *v)
+static int first_leaf_kind(const char *v, const char *e)
 {
-	while (json_object_is_type(v, json_type_array)) {
-		if (!json_object_array_length(v))
-			return json_type_null;
-		v = json_object_array_get_idx(v, 0);
-	}
-	return json_object_get_type(v);
+	while (cz_wj_kind(v, e) == CZ_WJ_ARR)
+		if (!(v = cz_wj_first(v, e)))
+			return CZ_WJ_NULL;
+	return cz_wj_kind(v, e);
 }
 
-static int qualify(struct walk *w, struct json_object *v)
+static int qualify(struct walk *w, const char *v)
 {
-	if (json_object_is_type(v, json_type_array) && first_leaf_type(v) == json_type_object)
+	int k = cz_wj_kind(v, w->e);
+	if (k == CZ_WJ_ARR && first_leaf_kind(v, w->e) == CZ_WJ_OBJ)
 		return qualify_list(w, v);
-	if (json_object_is_type(v, json_type_object)) {
-		size_t base = strlen(w->name);
-		json_object_object_foreach(v, key, val) {
-			if (snprintf(w->name + base, sizeof(w->name) - base, "%s%s", base ? "." : "",
-				     key) >= (int)(sizeof(w->name) - base)) {
+	if (k == CZ_WJ_OBJ) {
+		size_t base = strlen(w->name), sep = base ? 1 : 0;
+		for (const char *m = cz_wj_first(v, w->e); m; ) {
+			int too_long = sizeof(w->name) - base <= sep + 1;
+			const char *val = m;
+			if (!too_long) {
+				if (sep)
+					w->name[base] = '.';
+				val = cz_wj_member(m, w->e, w->name + base + sep, sizeof(w->name) - base - sep,
+						   &too_long);
+			}
+			if (too_long) {
+				w->name[sizeof(w->name) - 1] = 0;
 				errf(w->in->err, w->in->cap, "input signal name '%.60s...' is too long",
 				     w->name);
 				return -1;
@@ -1125,6 +1150,7 @@ static int qualify(struct walk *w, struct json_object *v)
 			if (qualify(w, val))
 				return -1;
 			w->name[base] = 0;
+			m = cz_wj_next(val, w->e);
 		}
 		return 0;
 	}
@@ -1140,7 +1166,7 @@ static int qualify(struct walk *w, struct json_object *v)
 static void calc_run_v1(struct cz_witness_inst *in)
 {
 	const struct cz_witness_prog *p = in->p;
-	struct walk w = { .in = in };
+	struct walk w = { .in = in, .e = in->json + in->json_len };
 	uint32_t top;
 	size_t need = (size_t)p->nvars * p->n32 * 4;
 
@@ -1154,7 +1180,7 @@ static void calc_run_v1(struct cz_witness_inst *in)
 	in->v1_pfr = top + 8;
 	in->v1_ngiven = 0;
 	in->v1_tables = 1;
-	if (qualify(&w, (struct json_object *)in->json))
+	if (qualify(&w, in->json))
 		return;
 	int want = in->v1_tables ? v1_inputs(in) : -1;
 	if (want > 0 && in->v1_ngiven < (uint32_t)want) {
@@ -1174,8 +1200,7 @@ static void calc_run_v1(struct cz_witness_inst *in)
 static void calc_run(struct cz_witness_inst *in)
 {
 	const struct cz_witness_prog *p = in->p;
-	struct json_object *root = (struct json_object *)in->json;
-	struct walk w = { .in = in };
+	struct walk w = { .in = in, .e = in->json + in->json_len };
 
 	if (p->version == 1) {
 		calc_run_v1(in);
@@ -1183,7 +1208,7 @@ static void calc_run(struct cz_witness_inst *in)
 	}
 	in->rc = -1;
 	p->x.init(in->mod, 1);
-	if (qualify(&w, root))
+	if (qualify(&w, in->json))
 		return;
 	if (p->x.getInputSize) {
 		uint32_t want = p->x.getInputSize(in->mod);
@@ -1233,38 +1258,29 @@ int cz_witness_calc(struct cz_witness_inst *in, const char *json, size_t len, ui
 		errf(err, cap, "input JSON: %zu bytes is too large", len);
 		return -1;
 	}
-	struct json_tokener *tok = json_tokener_new();
-	if (!tok) {
-		errf(err, cap, "witness: out of memory");
+	const char *why;
+	size_t off;
+	const char *root = cz_wj_check(json, len, &why, &off);
+	if (!root) {
+		errf(err, cap, "input JSON: %s at byte %zu", why, off);
 		return -1;
 	}
-	struct json_object *root = json_tokener_parse_ex(tok, json, (int)len);
-	enum json_tokener_error je = json_tokener_get_error(tok);
-	size_t off = tok->char_offset;
-	json_tokener_free(tok);
-	if (je != json_tokener_success || !root) {
-		errf(err, cap, "input JSON: %s at byte %zu",
-		     je == json_tokener_continue ? "ends early" : json_tokener_error_desc(je), off);
-		json_object_put(root);
-		return -1;
-	}
-	if (!json_object_is_type(root, json_type_object)) {
+	if (cz_wj_kind(root, json + len) != CZ_WJ_OBJ) {
 		errf(err, cap, "input JSON: the top level is %s, not an object of signal names",
-		     json_type_to_name(json_object_get_type(root)));
-		json_object_put(root);
+		     cz_wj_kind_name(cz_wj_kind(root, json + len)));
 		return -1;
 	}
 	if (!in->fresh)
 		inst_reset(in);
 	in->fresh = 0;
-	in->json = (const char *)root;
+	in->json = root;
+	in->json_len = len - (size_t)(root - json);
 	in->out = out;
 	in->err = err;
 	in->cap = cap;
 	in->rc = -1;
 	err[0] = 0;
 	int t = cz_wrt_run(in, calc_run, timeout_ms);
-	json_object_put(root);
 	in->looking_up = NULL;
 	if (t == CZ_WTRAP_INPUT)
 		return -1;

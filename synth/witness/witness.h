@@ -15,8 +15,8 @@
  *
  * A prog is read-only after load and shared by any number of threads; an
  * instance is one thread's at a time (its own wasm memory, stack and signal
- * stack, reused: after the first witness a calc makes no heap call of its
- * own; json-c's parse of the input does).  Every function returns 0 or -1
+ * stack, reused: after the first witness a calc makes no heap call: the
+ * input JSON is checked and walked in place, synth/witness/json.c).  Every function returns 0 or -1
  * with a message in err[cap] naming the file, signal, field or export.
  */
 #ifndef CZ_SYNTH_WITNESS_H

@@ -164,6 +164,23 @@ void cz_wrt_timer_block(int block);
 /* Set while a thread runs wasm: the imports find their instance here. */
 extern __thread struct cz_witness_inst *cz_wrt_cur;
 
+/* json.c: the input JSON in place (no heap call).  Kinds: */
+enum { CZ_WJ_OBJ, CZ_WJ_ARR, CZ_WJ_STR, CZ_WJ_NUM, CZ_WJ_BOOL, CZ_WJ_NULL, CZ_WJ_BAD };
+/* Checks s[0, n) is one JSON value: its first byte, or NULL with why and the
+ * byte offset. */
+const char *cz_wj_check(const char *s, size_t n, const char **why, size_t *at);
+const char *cz_wj_ws(const char *p, const char *e);
+int cz_wj_kind(const char *p, const char *e);
+const char *cz_wj_kind_name(int kind);
+const char *cz_wj_skip(const char *p, const char *e);      /* past the value at p */
+const char *cz_wj_first(const char *p, const char *e);     /* an array's/object's first element or member, or NULL */
+const char *cz_wj_next(const char *p, const char *e);      /* the element/member after p's, or NULL */
+/* The member at p (its name, a string): the name decoded into key[cap]
+ * (*too_long if it did not fit); returns its value. */
+const char *cz_wj_member(const char *p, const char *e, char *key, size_t cap, int *too_long);
+/* The string at p decoded into out[cap]; -1 if it does not fit. */
+int cz_wj_string(const char *p, const char *e, char *out, size_t cap);
+
 /* build.c */
 int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,
 	      char *sha_hex, char *err, size_t cap);
