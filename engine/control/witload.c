@@ -81,6 +81,7 @@ static double since(const struct timespec *t, const struct timespec *now)
 
 json_object *cz_witload_building_locked(struct cz_engine *e)
 {
+	cz_mutex_assert_held(&e->lock);
 	json_object *a = json_object_new_array();
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
