@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 23
+#define NPOINTS 29
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -173,6 +173,120 @@ static void test_errors(struct daemon *d)
 /* One worker: a slow input job, then jobs of each priority queued behind
  * it; the trace's dispatch order is their key order, and each input's
  * witness generation lies inside its synthesis. */
+/* The budget charges an input partition its instance's wasm memory: with
+ * room for arith's buffer and half its wasm memory, a .wtns job proves and
+ * an input job's partition fails naming the bytes it needs. */
+static void test_budget(struct daemon *main_d)
+{
+	json_object *r = daemon_req(main_d, "{\"op\":\"circuits\"}", NULL, 0), *a, *c;
+	int64_t kb = 0, pb = 0, wb = 0;
+	if (ok_of(r) && json_object_object_get_ex(r, "circuits", &a))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			c = json_object_array_get_idx(a, i);
+			if (strcmp(str_of(c, "name"), "arith"))
+				continue;
+			kb = int_of(c, "key_bytes");
+			pb = int_of(c, "partition_bytes");
+			wb = int_of(c, "witness_memory_bytes");
+		}
+	json_object_put(r);
+	ct_ok(kb > 0 && pb > 0 && wb > 0 && wb % 65536 == 0, "circuits names an input circuit's "
+	      "witness_memory_bytes: its wasm memory, whole pages (%lld)", (long long)wb);
+	struct daemon b;
+	const char *budget = fmt("%lld", (long long)(kb + pb + wb / 2));
+	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
+				     "--mem-budget", budget, NULL };
+	int up = kb > 0 && daemon_start(&b, "b", args) == 0;
+	r = up ? load(&b, "arith", "arith") : NULL;
+	int fd = open(fmt("%s/arith.wtns", dir), O_RDONLY);
+	json_object *s1 = ok_of(r) ? daemon_req(&b, "{\"op\":\"submit\",\"circuit\":\"arith\"}",
+					       &fd, 1) : NULL;
+	close(fd);
+	char out[PATH_MAX];
+	ct_ok(ok_of(s1) && await_done(&b, str_of(s1, "job"), out, sizeof(out)) && verify_all(out, "arith", 1),
+	      "--mem-budget key + buffer + half the wasm memory: a .wtns job proves (%s)", err_of(r));
+	json_object *s2 = ok_of(r) ? submit_input(&b, "arith", arith_in, NULL) : NULL;
+	const char *e = ok_of(s2) ? job_error(&b, s2) : "";
+	ct_ok(strstr(e, fmt("partition needs %lld bytes", (long long)(pb + wb))) != NULL,
+	      "... an input job's partition, charged buffer + wasm memory, fails: it can never fit (%s)", e);
+	json_object_put(r);
+	json_object_put(s1);
+	json_object_put(s2);
+	if (up)
+		daemon_stop(&b);
+}
+
+/* cuzkctl load --wasm shows the build's progress on the client: with a
+ * compiler that takes 3 s (a wrapper around cc), the poller sees the
+ * compile stage; the answer says where the time went; a second load takes
+ * the daemon's cached library and says so. */
+static void test_progress(void)
+{
+	const char *cc = fmt("%s/slowcc.sh", dir);
+	write_text(cc, "#!/bin/sh\nsleep 3\nexec cc \"$@\"\n");
+	chmod(cc, 0755);
+	const char *old = getenv("CC");
+	setenv("CC", cc, 1);
+	struct daemon p;
+	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", NULL };
+	int up = daemon_start(&p, "p", args) == 0;
+	if (old)
+		setenv("CC", old, 1);
+	else
+		unsetenv("CC");
+	const char *log = fmt("%s/ctl-load.log", dir), *log2 = fmt("%s/ctl-load2.log", dir);
+	int rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith %s/arith.zkey --wasm %s >%s 2>&1", bindir,
+			     p.sock, dir, wasm("arith"), log)) : -1;
+	ct_ok(!rc && log_count(log, "witness program: compile (") >= 1 &&
+	      log_count(log, "witness program built in") == 1 && log_count(log, ", compile ") == 1 &&
+	      log_count(log, ", link ") == 1, "cuzkctl load --wasm prints the build's stage as it goes "
+	      "(compile) and where the time went (translate, compile, link)");
+	rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith2 %s/arith.zkey --wasm %s >%s 2>&1", bindir, p.sock,
+			 dir, wasm("arith"), log2)) : -1;
+	ct_ok(!rc && log_count(log2, "from the daemon's cache") == 1 && log_count(log2, "compile") == 0,
+	      "a second load of the same wasm says it took the daemon's cached library");
+	if (up)
+		daemon_stop(&p);
+}
+
+/* /metrics (over the daemon's Unix-socket listener): the witness_generation
+ * stage's histogram counts every input partition's run (at least test_order's
+ * 5 and test_mixed's 2), its time within synthesis's (it is nested in it),
+ * the device's idle while the slow witness ran is "waiting for synthesis"
+ * there too (the series the dashboard draws), and promtool accepts the page. */
+static char metrics_sock[PATH_MAX + 16];
+
+static double metric(const char *page, const char *name)
+{
+	const char *s = strstr(page, name);
+	return s ? atof(s + strlen(name)) : -1;
+}
+
+static void test_metrics(void)
+{
+#ifdef CZ_HAVE_MICROHTTPD
+	const char *page = fmt("%s/metrics.txt", dir);
+	int rc = sh(fmt("curl -s --unix-socket %s http://cuzk/metrics > %s", metrics_sock, page));
+	static char txt[1 << 20];
+	FILE *f = fopen(page, "r");
+	size_t n = f ? fread(txt, 1, sizeof(txt) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	txt[n] = 0;
+	double wc = metric(txt, "cuzk_stage_duration_seconds_count{stage=\"witness_generation\"} ");
+	double ws = metric(txt, "cuzk_stage_duration_seconds_sum{stage=\"witness_generation\"} ");
+	double ss = metric(txt, "cuzk_stage_duration_seconds_sum{stage=\"synthesis\"} ");
+	double idle = metric(txt, "cuzk_device_idle_seconds_total{device=\"0\",cause=\"waiting for synthesis\"} ");
+	int prom = have("promtool") ? sh(fmt("promtool check metrics < %s >/dev/null 2>&1", page)) : 0;
+	ct_ok(!rc && wc >= 7 && ws > 0 && ws <= ss && idle > 0.1 && !prom, "/metrics: cuzk_stage_duration_seconds"
+	      "{stage=\"witness_generation\"} counts %.0f runs, %.3f s within synthesis's %.3f s; device 0 "
+	      "idle %.3f s \"waiting for synthesis\"; promtool %s", wc, ws, ss, idle,
+	      have("promtool") ? (prom ? "complains" : "accepts it") : "absent");
+#else
+	ct_skip("built without libmicrohttpd", "/metrics witness_generation");
+#endif
+}
+
 static void test_order(struct daemon *d)
 {
 	static const char *const pr[] = { "low", "normal", "high", "critical" };
@@ -236,6 +350,7 @@ static void test_order(struct daemon *d)
 	      "cuzk-trace-report passes and shows the witness stage; status names %.0f ms of the device's "
 	      "idle \"waiting for synthesis\" (the slow input's witness generation)", ws);
 	json_object_put(st);
+	test_metrics();
 }
 
 static void test_kill(struct daemon *d, const char *state, const char *const *args)
@@ -294,8 +409,13 @@ int main(int argc, char **argv)
 	struct daemon d;
 	static char state[PATH_MAX + 16];
 	snprintf(state, sizeof(state), "%s/d-state", dir);
+	snprintf(metrics_sock, sizeof(metrics_sock), "%s/metrics.sock", dir);
 	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
-				     "--witness-timeout", "10", NULL };
+				     "--witness-timeout", "10",
+#ifdef CZ_HAVE_MICROHTTPD
+				     "--metrics-listen", metrics_sock,
+#endif
+				     NULL };
 	int up = daemon_start(&d, "d", args) == 0;
 	json_object *r = up ? load(&d, "arith", "arith") : NULL;
 	ct_ok(ok_of(r) && *str_of(r, "witness_lib") && count_so(state, 1) &&
@@ -336,6 +456,8 @@ int main(int argc, char **argv)
 		json_object_put(r);
 	}
 	test_errors(&d);
+	test_budget(&d);
+	test_progress();
 	test_order(&d);
 	test_kill(&d, state, args);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");

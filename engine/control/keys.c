@@ -211,8 +211,10 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
 	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
-	if (c->wprog)
+	if (c->wprog) {
 		json_object_object_add(r, "witness_lib", json_object_new_string(cz_witness_prog_lib(c->wprog)));
+		cz_witload_report(c, r);
+	}
 	return r;
 }
 
@@ -282,11 +284,15 @@ json_object *cz_req_circuits(struct cz_engine *e)
 			json_object_object_add(o, "wasm", json_object_new_string(c->wasm));
 			json_object_object_add(o, "witness_sha256",
 					       json_object_new_string(cz_witness_prog_sha256(c->wprog)));
+			json_object_object_add(o, "witness_memory_bytes",
+					       json_object_new_int64((int64_t)c->wmem_bytes));
 		}
 		json_object_array_add(a, o);
 	}
+	json_object *building = cz_witload_building_locked(e);
 	pthread_mutex_unlock(&e->lock);
 	json_object_object_add(r, "circuits", a);
+	json_object_object_add(r, "building", building);
 	return r;
 }
 

@@ -10,7 +10,11 @@
  * second load takes the library from there and a changed wasm builds anew.
  * A build can take a minute for a large circuit; it runs in the load
  * request's thread, outside the engine lock, with its progress in cuzkd's
- * log ("translate", "compile" and their times).  The program must prove
+ * log ("translate", "compile" and their times), its stage as it goes in a
+ * slot of e->wbuilds (taken under the lock for an instant at each stage:
+ * `circuits` lists them as "building", which cuzkctl load polls and
+ * prints), and where the time went (translate, compile, link) in load's
+ * answer ("witness_build").  The program must prove
  * over the key's curve and compute exactly the key's nVars values; a
  * mismatch refuses the load naming both numbers.
  */
@@ -23,6 +27,89 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+
+struct stage_arg {
+	struct cz_engine *e;
+	int slot;
+};
+
+/* The load's stage into its slot (taking one at the first stage). */
+static void on_stage(void *arg, const char *stage)
+{
+	struct stage_arg *a = arg;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&a->e->lock);
+	if (a->slot >= 0) {
+		a->e->wbuilds[a->slot].stage = stage;
+		a->e->wbuilds[a->slot].st0 = now;
+	}
+	pthread_mutex_unlock(&a->e->lock);
+}
+
+static int slot_take(struct cz_engine *e, const char *circuit)
+{
+	int k = -1;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&e->lock);
+	for (int i = 0; i < (int)(sizeof(e->wbuilds) / sizeof(e->wbuilds[0])) && k < 0; i++)
+		if (!e->wbuilds[i].stage) {
+			k = i;
+			snprintf(e->wbuilds[i].circuit, sizeof(e->wbuilds[i].circuit), "%s", circuit);
+			e->wbuilds[i].stage = "hash";
+			e->wbuilds[i].t0 = e->wbuilds[i].st0 = now;
+		}
+	pthread_mutex_unlock(&e->lock);
+	return k;       /* -1: more loads than slots building at once: not listed */
+}
+
+static void slot_free(struct cz_engine *e, int k)
+{
+	if (k < 0)
+		return;
+	pthread_mutex_lock(&e->lock);
+	e->wbuilds[k].stage = NULL;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static double since(const struct timespec *t, const struct timespec *now)
+{
+	return (double)(now->tv_sec - t->tv_sec) + (double)(now->tv_nsec - t->tv_nsec) * 1e-9;
+}
+
+json_object *cz_witload_building_locked(struct cz_engine *e)
+{
+	cz_mutex_assert_held(&e->lock);
+	json_object *a = json_object_new_array();
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (size_t i = 0; i < sizeof(e->wbuilds) / sizeof(e->wbuilds[0]); i++) {
+		const struct cz_wbuild_note *n = &e->wbuilds[i];
+		if (!n->stage)
+			continue;
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "circuit", json_object_new_string(n->circuit));
+		json_object_object_add(o, "stage", json_object_new_string(n->stage));
+		json_object_object_add(o, "stage_s", json_object_new_double(since(&n->st0, &now)));
+		json_object_object_add(o, "elapsed_s", json_object_new_double(since(&n->t0, &now)));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* load's "witness_build": where the load's time went. */
+void cz_witload_report(const struct cz_circuit *c, json_object *r)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "built", json_object_new_boolean(c->wb_built));
+	json_object_object_add(o, "translate_s", json_object_new_double(c->wb_translate_s));
+	json_object_object_add(o, "compile_s", json_object_new_double(c->wb_compile_s));
+	json_object_object_add(o, "link_s", json_object_new_double(c->wb_link_s));
+	json_object_object_add(o, "c_bytes", json_object_new_int64((int64_t)c->wb_c_bytes));
+	json_object_object_add(r, "witness_build", o);
+}
 
 int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *wasm, const char *lib,
 		      char *err, size_t cap)
@@ -45,10 +132,19 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		snprintf(err, cap, "%s: cannot make the witness cache: %s", dir, strerror(errno));
 		return -1;
 	}
-	struct cz_witness_opts o = { .cache_dir = dir, .progress = stderr };
+	struct cz_witness_build_report rep = { 0 };
+	struct stage_arg sa = { e, slot_take(e, c->name) };
+	struct cz_witness_opts o = { .cache_dir = dir, .progress = stderr, .stage = on_stage,
+				     .stage_arg = &sa, .report = &rep };
 	fprintf(stderr, "cuzkd: %s: witness program from %s (built into %s unless cached)\n", c->name,
 		path, dir);
 	c->wprog = cz_witness_prog_load(path, &o, msg, sizeof(msg));
+	slot_free(e, sa.slot);
+	c->wb_built = rep.built;
+	c->wb_translate_s = rep.translate_s;
+	c->wb_compile_s = rep.compile_s;
+	c->wb_link_s = rep.link_s;
+	c->wb_c_bytes = rep.c_bytes;
 	if (!c->wprog) {
 		snprintf(err, cap, "%s", msg);
 		return -1;
@@ -69,6 +165,7 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		return -1;
 	}
 	c->nwinst = e->nsynth;
+	c->wmem_bytes = cz_witness_prog_mem_bytes(c->wprog);
 	snprintf(c->wasm, sizeof(c->wasm), "%s", path);
 	fprintf(stderr, "cuzkd: %s: witness program %s (wasm sha256 %s)\n", c->name,
 		cz_witness_prog_lib(c->wprog), cz_witness_prog_sha256(c->wprog));
@@ -85,4 +182,5 @@ void cz_witload_detach(struct cz_circuit *c)
 	if (c->wprog)
 		cz_witness_prog_free(c->wprog);
 	c->wprog = NULL;
+	c->wmem_bytes = 0;
 }

@@ -40,8 +40,11 @@
 static const double bounds[NB] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
 				   0.5,   1,      2.5,   5,    10,    25,    50,  100 };
 
-enum stage { S_QUEUE, S_SYNTH, S_DEVICE, S_FINAL, S__COUNT };
-static const char *const stage_names[S__COUNT] = { "queue_wait", "synthesis", "device", "finalize" };
+/* witness_generation: an input partition's witness, inside its synthesis
+ * (engine/pipeline/witgen.c), on the same thread. */
+enum stage { S_QUEUE, S_SYNTH, S_DEVICE, S_FINAL, S_WITGEN, S__COUNT };
+static const char *const stage_names[S__COUNT] = { "queue_wait", "synthesis", "device", "finalize",
+						   "witness_generation" };
 
 #define NPRIO 4
 #define NPSTATE 3       /* done, failed, cancelled */
@@ -240,6 +243,8 @@ void cz_metrics_ev(struct cz_metrics *m, const struct cz_trace_ev *ev)
 	case CZ_EV_SYNTH_START: st[S_SYNTH] = ev->ns; return;
 	case CZ_EV_COMPUTE_START: st[S_DEVICE] = ev->ns; return;
 	case CZ_EV_FINAL_START: st[S_FINAL] = ev->ns; return;
+	case CZ_EV_WITGEN_START: st[S_WITGEN] = ev->ns; return;
+	case CZ_EV_WITGEN_END: s = S_WITGEN; break;
 	case CZ_EV_SYNTH_END: s = S_SYNTH; break;
 	case CZ_EV_COMPUTE_END: s = S_DEVICE; break;
 	case CZ_EV_FINAL_END: s = S_FINAL; break;
@@ -821,7 +826,8 @@ char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)
 	put(&b, "cuzk_keys_loaded %d\n", atomic_load_explicit(&m->nkeys, memory_order_relaxed));
 
 	head(&b, "cuzk_stage_duration_seconds", "histogram",
-	     "Per partition: queue wait (submit to dispatch), synthesis, device compute, finalize.");
+	     "Per partition: queue wait (submit to dispatch), synthesis, device compute, finalize; "
+	     "witness generation (an input partition's, inside its synthesis).");
 	for (int k = 0; k < S__COUNT; k++) {
 		char l[40];
 		snprintf(l, sizeof(l), "stage=\"%s\"", stage_names[k]);

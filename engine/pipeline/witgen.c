@@ -17,10 +17,14 @@
  * ORDER AND BUDGET.  It runs where synthesis runs: after the dispatcher
  * took the partition in key order and reserved its buffer from the budget;
  * the witness is written into that buffer, nothing else of the partition's
- * size is allocated.  Not charged to the budget (yet): the instance's wasm
- * memory, the worker's own and kept between runs, which grows with what
- * the circuit's witness code touches (a 4 GiB reservation, mapped as it
- * grows, pages a run grew given back after it: synth/witness/rt.c).
+ * size is allocated.  An input partition also takes its instance's wasm
+ * memory from the budget (cz_witgen_need: the memory as instantiated,
+ * cz_witness_prog_mem_bytes; circom 0.5's the 2 GiB it is given), reserved
+ * with the buffer before the work starts and released with it, so the
+ * dispatcher holds an input partition back (or fails one that can never
+ * fit) exactly as it does a witness partition's buffer.  The instance is
+ * the worker's and kept between runs, but what a run touches beyond the
+ * instantiated image is given back after it (synth/witness/rt.c).
  *
  * CHECKS.  The witness is checked as a submitted one is (zk/io/groth16_io.c:
  * every value below r, value 0 the constant 1); the program's own errors
@@ -32,8 +36,9 @@
  *
  * COST.  After a worker's first input partition of a circuit: a pread of
  * the input into its reused buffer (grown only for a larger input), the
- * run (json-c's parse of the input makes heap calls of its own:
- * synth/witness/witness.h), the check (one pass over the values).
+ * run (no heap call: the input JSON is walked in place, the instance reset
+ * in place; selftests/e2e_heap counts 0 per partition in the engine's
+ * threads after warm-up), the check (one pass over the values).
  */
 #include "engine/engine_pvt.h"
 #include "synth/witness/witness.h"
@@ -103,6 +108,12 @@ static ssize_t input_read(int fd, char **buf, size_t *cap, char *err, size_t eca
 		got += (size_t)k;
 	}
 	return (ssize_t)n;
+}
+
+uint64_t cz_witgen_need(const struct cz_part *p)
+{
+	const struct cz_circuit *c = p->job->circ;
+	return c->part_bytes + (p->input ? c->wmem_bytes : 0);
 }
 
 int cz_witgen_run(struct cz_engine *e, struct cz_part *p, unsigned worker, void *w, char **buf,

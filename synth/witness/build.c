@@ -11,7 +11,10 @@
  *   3. glue   glue.c, written here: the module's exports listed by name with
  *             the C prototype wasm2c gave each (witness.c checks them), the
  *             wasm-rt.h functions forwarded to the host's (rt.c), the
- *             runtime imports forwarded to the instance's dispatcher.
+ *             runtime imports (circom 2.x's and 0.5's) forwarded to the
+ *             instance's dispatcher with their u32 arguments, and, for
+ *             circom 0.5's imported env.memory, the memory made by the host
+ *             (CZ_WENV_PAGES) in the instance's own block.
  *   4. compile  $CC (default cc) -O1 -fPIC -shared: the library, renamed
  *             onto its name only when whole (rename is atomic, so builders
  *             racing on one circuit each write their own and one wins).
@@ -22,6 +25,9 @@
  */
 #define _GNU_SOURCE
 #include "synth/witness/witness_pvt.h"
+
+#define CZ_STR_(x) #x
+#define CZ_STR(x) CZ_STR_(x)
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,8 +221,9 @@ static const char glue_head[] =
 	"  void (*mem_alloc)(wasm_rt_memory_t *, uint32_t, uint32_t);\n"
 	"  uint32_t (*mem_grow)(wasm_rt_memory_t *, uint32_t);\n"
 	"  void (*mem_free)(wasm_rt_memory_t *);\n"
-	"  void (*imp)(void *, int, uint32_t);\n};\n"
+	"  void (*imp)(void *, int, const uint32_t *);\n};\n"
 	"struct Z_runtime_instance_t { void *host; };\n"
+	"struct Z_env_instance_t { wasm_rt_memory_t m; };\n"
 	"static const struct cz_wglue_host *H;\n"
 	"void wasm_rt_trap(wasm_rt_trap_t c) { H->trap(c); }\n"
 	"bool wasm_rt_is_initialized(void) { return H != 0; }\n"
@@ -247,152 +254,215 @@ static const char glue_head[] =
 	"  if (NTs == NT) H->trap(WASM_RT_TRAP_EXHAUSTION);\n"
 	"  T[NTs].np = np; T[NTs].nr = nr; memcpy(T[NTs].t, t, sizeof(t)); return NTs++; }\n"
 	"static void g_init(const struct cz_wglue_host *h) { H = h; Z_cz_init_module(); }\n"
-	"static void g_inst(void *i, void *host) {\n"
-	"  struct Z_runtime_instance_t *r = (struct Z_runtime_instance_t *)((char *)i + "
-	"sizeof(Z_cz_instance_t));\n"
-	"  r->host = host; Z_cz_instantiate((Z_cz_instance_t *)i, r); }\n"
-	"static void g_free(void *i) { Z_cz_free((Z_cz_instance_t *)i); }\n";
+	"static void g_free(void *i) { Z_cz_free((Z_cz_instance_t *)i); }\n"
+	/* the instance: the module's, then the runtime's, then env's memory */
+	"#define RT(i) ((struct Z_runtime_instance_t *)((char *)(i) + sizeof(Z_cz_instance_t)))\n"
+	"#define ENV(i) ((struct Z_env_instance_t *)((char *)RT(i) + "
+	"sizeof(struct Z_runtime_instance_t)))\n";
 
-/* An import the glue forwards: module, name, its import number. */
+/* An import the glue forwards: module, name, its import number, the number
+ * of u32 parameters (all return nothing). */
 static const struct {
-	const char *mod, *name, *proto;
-	int which;
-	int arg;
+	const char *mod, *name;
+	int which, nargs;
 } imports[] = {
-	{ "runtime", "exceptionHandler", "void (u32)", CZ_WIMP_EXCEPTION, 1 },
-	{ "runtime", "printErrorMessage", "void ()", CZ_WIMP_PRINT_ERROR, 0 },
-	{ "runtime", "writeBufferMessage", "void ()", CZ_WIMP_WRITE_BUFFER, 0 },
-	{ "runtime", "showSharedRWMemory", "void ()", CZ_WIMP_SHOW_SHARED, 0 },
+	/* circom 2.x */
+	{ "runtime", "exceptionHandler", CZ_WIMP_EXCEPTION, 1 },
+	{ "runtime", "printErrorMessage", CZ_WIMP_PRINT_ERROR, 0 },
+	{ "runtime", "writeBufferMessage", CZ_WIMP_WRITE_BUFFER, 0 },
+	{ "runtime", "showSharedRWMemory", CZ_WIMP_SHOW_SHARED, 0 },
+	/* circom 0.5 */
+	{ "runtime", "error", CZ_WIMP_ERROR, 6 },
+	{ "runtime", "log", CZ_WIMP_LOG, 1 },
+	{ "runtime", "logSetSignal", CZ_WIMP_TRACE, 2 },
+	{ "runtime", "logGetSignal", CZ_WIMP_TRACE, 2 },
+	{ "runtime", "logStartComponent", CZ_WIMP_TRACE, 1 },
+	{ "runtime", "logFinishComponent", CZ_WIMP_TRACE, 1 },
+	{ "runtime", "printDebug", CZ_WIMP_TRACE, 1 },
 };
 
-/* Writes glue.c from c.h: the exports, the imports. */
-static int write_glue(const char *dir, const char *sha, char *err, size_t cap)
-{
-	char hp[4200], gp[4200], line[1024], proto[512];
-	bfmt(hp, sizeof(hp), "%s/c.h", dir);
-	bfmt(gp, sizeof(gp), "%s/glue.c", dir);
-	FILE *h = fopen(hp, "re"), *g = fopen(gp, "we");
-	if (!h || !g) {
-		bfmt(err, cap, "%s: %s", h ? gp : hp, strerror(errno));
-		if (h)
-			fclose(h);
-		if (g)
-			fclose(g);
-		return -1;
-	}
-	fputs(glue_head, g);
-	/* imports first: the header declares each after "/ * import: 'm' 'n' * /" */
-	char names[256][128];
-	char protos[256][160];
-	int nexp = 0, pending_export = 0, pending_import = -1, bad_import = 0;
+/* What write_glue reads from wasm2c's header. */
+struct hdr {
+	char exp_name[256][128], exp_c[256][160], exp_proto[256][160];
+	int nexp;
 	char imp_names[64][160];
-	int nimp = 0;
-	char pend[128] = "";
-	while (fgets(line, sizeof(line), h)) {
-		char m[64], n[96];
+	int nimp;
+	char mem_export[160];   /* the C name of the exported memory, or "" */
+	int env_mem;            /* the memory is imported as env.memory (circom 0.5) */
+	int inst_env, inst_rt;  /* Z_cz_instantiate takes env's, the runtime's instance */
+};
+
+/* The identifier just before the first '(' of a declaration. */
+static void decl_name(const char *line, char *out, size_t cap)
+{
+	const char *lp = strchr(line, '('), *s = lp;
+	if (!lp) {
+		bfmt(out, cap, "?");
+		return;
+	}
+	while (s > line && (s[-1] == '_' || (s[-1] >= '0' && s[-1] <= '9') ||
+			    ((s[-1] | 32) >= 'a' && (s[-1] | 32) <= 'z')))
+		s--;
+	bfmt(out, cap, "%.*s", (int)(lp - s), s);
+}
+
+/* A forwarded import's definition: its parameters named, passed as an array. */
+static void emit_import(FILE *g, const char *line, int i)
+{
+	char name[160];
+	decl_name(line, name, sizeof(name));
+	fprintf(g, "void %s(struct Z_runtime_instance_t *r", name);
+	for (int k = 0; k < imports[i].nargs; k++)
+		fprintf(g, ", u32 a%d", k);
+	fputs(") { const uint32_t a[8] = { 0", g);
+	for (int k = 0; k < imports[i].nargs; k++)
+		fprintf(g, ", a%d", k);
+	fprintf(g, " }; H->imp(r->host, %d, a + 1); }\n", imports[i].which);
+}
+
+/* An import's declaration: forwarded when known and of the known shape,
+ * else declared weak (the library links; witness.c names the import). */
+static void on_import(FILE *g, struct hdr *h, const char *m, const char *n, const char *decl)
+{
+	int known = -1;
+	for (size_t i = 0; i < sizeof(imports) / sizeof(imports[0]); i++)
+		if (!strcmp(m, imports[i].mod) && !strcmp(n, imports[i].name))
+			known = (int)i;
+	if (known >= 0) {
+		/* "void Z_runtimeZ_error(struct Z_runtime_instance_t*, u32, ...);" */
+		int nu = 0;
+		for (const char *s = strchr(decl, ','); s; s = strchr(s + 1, ','))
+			nu++;
+		if (strncmp(decl, "void ", 5) || nu != imports[known].nargs)
+			known = -1;
+	}
+	if (h->nimp < 64)
+		bfmt(h->imp_names[h->nimp++], sizeof(h->imp_names[0]), "%s.%s", m, n);
+	if (known >= 0)
+		emit_import(g, decl, known);
+	else {
+		char name[160];
+		decl_name(decl, name, sizeof(name));
+		fprintf(g, "#pragma weak %s\n", name);
+	}
+}
+
+/* Reads c.h: exports (name, C name, prototype), imports (forwarded into g
+ * as they come), the memory, instantiate's parameters. */
+static void scan_header(FILE *hf, FILE *g, struct hdr *h)
+{
+	char line[1024], pend[128] = "", m[64], n[96];
+	int pending_export = 0, pending_import = 0;
+	char pm[64] = "", pn[96] = "";
+	while (fgets(line, sizeof(line), hf)) {
 		if (sscanf(line, "/* export: '%95[^']' */", n) == 1) {
 			bfmt(pend, sizeof(pend), "%s", n);
 			pending_export = 1;
 			continue;
 		}
 		if (sscanf(line, "/* import: '%63[^']' '%95[^']' */", m, n) == 2) {
-			pending_import = -2;
-			for (size_t i = 0; i < sizeof(imports) / sizeof(imports[0]); i++)
-				if (!strcmp(m, imports[i].mod) && !strcmp(n, imports[i].name))
-					pending_import = (int)i;
-			if (nimp < 64)
-				bfmt(imp_names[nimp++], sizeof(imp_names[0]), "%s.%s", m, n);
-			if (pending_import == -2) {
-				/* an import circom 2.x does not make: the library would not
-				 * link; name it (witness.c reports it before anything runs) */
-				bad_import = 1;
-				fprintf(g, "#pragma weak Z_%sZ_%s\n", m, n);
+			bfmt(pm, sizeof(pm), "%s", m);
+			bfmt(pn, sizeof(pn), "%s", n);
+			pending_import = 1;
+			continue;
+		}
+		if (!strncmp(line, "extern wasm_rt_memory_t* ", 25) &&
+		    strstr(line, "(struct Z_env_instance_t*)")) {
+			char nm[160];
+			decl_name(line, nm, sizeof(nm));
+			if (!strcmp(nm, "Z_envZ_memory")) {
+				h->env_mem = 1;
+				if (h->nimp < 64)
+					bfmt(h->imp_names[h->nimp++], sizeof(h->imp_names[0]), "env.memory");
 			}
+			continue;
+		}
+		if (!strncmp(line, "void Z_cz_instantiate(", 22)) {
+			h->inst_env = strstr(line, "Z_env_instance_t") != NULL;
+			h->inst_rt = strstr(line, "Z_runtime_instance_t") != NULL;
 			continue;
 		}
 		if (pending_export) {
 			pending_export = 0;
-			if (strstr(line, "wasm_rt_memory_t*") || strstr(line, "wasm_rt_funcref_table_t*"))
-				continue;   /* the memory / table exports */
-			if (nexp < 256) {
-				proto_of(line, proto, sizeof(proto));
-				bfmt(names[nexp], sizeof(names[0]), "%s", pend);
-				bfmt(protos[nexp], sizeof(protos[0]), "%s", proto);
-				nexp++;
-			}
-			continue;
-		}
-		if (pending_import >= 0) {
-			int i = pending_import;
-			pending_import = -1;
-			/* "void Z_runtimeZ_exceptionHandler(struct Z_runtime_instance_t*, u32);" */
 			char *semi = strrchr(line, ';');
 			if (semi)
 				*semi = 0;
-			fprintf(g, "%s { H->imp(r->host, %d, %s); }\n", line, imports[i].which,
-				imports[i].arg ? "a" : "0");
+			if (strstr(line, "wasm_rt_memory_t*")) {
+				decl_name(line, h->mem_export, sizeof(h->mem_export));
+				continue;
+			}
+			if (strstr(line, "wasm_rt_funcref_table_t*") || h->nexp == 256)
+				continue;
+			proto_of(line, h->exp_proto[h->nexp], sizeof(h->exp_proto[0]));
+			decl_name(line, h->exp_c[h->nexp], sizeof(h->exp_c[0]));
+			bfmt(h->exp_name[h->nexp], sizeof(h->exp_name[0]), "%s", pend);
+			h->nexp++;
 			continue;
 		}
-		pending_import = -1;
+		if (pending_import) {
+			pending_import = 0;
+			char *semi = strrchr(line, ';');
+			if (semi)
+				*semi = 0;
+			on_import(g, h, pm, pn, line);
+		}
 	}
-	fclose(h);
-	(void)bad_import;
+}
+
+/* circom 0.5's memory is the host's: as many pages as snarkjs gives it
+ * (its stack starts at the top, so a circuit that runs there runs here). */
+#define CZ_WENV_PAGES 32767
+
+/* Writes glue.c from c.h: the exports, the imports, the instance. */
+static int write_glue(const char *dir, const char *sha, char *err, size_t cap)
+{
+	char hp[4200], gp[4200];
+	bfmt(hp, sizeof(hp), "%s/c.h", dir);
+	bfmt(gp, sizeof(gp), "%s/glue.c", dir);
+	FILE *hf = fopen(hp, "re"), *g = fopen(gp, "we");
+	struct hdr *h = calloc(1, sizeof(*h));
+	if (!hf || !g || !h) {
+		bfmt(err, cap, "%s: %s", hf ? gp : hp, h ? strerror(errno) : "out of memory");
+		if (hf)
+			fclose(hf);
+		if (g)
+			fclose(g);
+		free(h);
+		return -1;
+	}
+	fputs(glue_head, g);
+	scan_header(hf, g, h);
+	fclose(hf);
 	fputs("static const struct { const char *n, *p; void (*f)(void); } X[] = {\n", g);
-	for (int i = 0; i < nexp; i++)
-		fprintf(g, "  { \"%s\", \"%s\", (void (*)(void))Z_czZ_%s },\n", names[i], protos[i],
-			names[i]);
+	for (int i = 0; i < h->nexp; i++)
+		fprintf(g, "  { \"%s\", \"%s\", (void (*)(void))%s },\n", h->exp_name[i],
+			h->exp_proto[i], h->exp_c[i]);
 	fputs("  { 0, 0, 0 } };\n", g);
 	fputs("static const char *const I[] = {\n", g);
-	for (int i = 0; i < nimp; i++)
-		fprintf(g, "  \"%s\",\n", imp_names[i]);
+	for (int i = 0; i < h->nimp; i++)
+		fprintf(g, "  \"%s\",\n", h->imp_names[i]);
 	fputs("  0 };\n", g);
+	if (h->env_mem)
+		fputs("wasm_rt_memory_t *Z_envZ_memory(struct Z_env_instance_t *e) { return &e->m; }\n", g);
+	fprintf(g, "static void g_inst(void *i, void *host) {\n  RT(i)->host = host;\n%s"
+		   "  Z_cz_instantiate((Z_cz_instance_t *)i%s%s); }\n",
+		h->env_mem ? "  H->mem_alloc(&ENV(i)->m, " CZ_STR(CZ_WENV_PAGES) ", 65536);\n" : "",
+		h->inst_env ? ", ENV(i)" : "", h->inst_rt ? ", RT(i)" : "");
+	if (h->mem_export[0])
+		fprintf(g, "static wasm_rt_memory_t *g_mem(void *i) { return %s((Z_cz_instance_t *)i); }\n",
+			h->mem_export);
+	else if (h->env_mem)
+		fputs("static wasm_rt_memory_t *g_mem(void *i) { return &ENV(i)->m; }\n", g);
+	else
+		fputs("static wasm_rt_memory_t *g_mem(void *i) { (void)i; return 0; }\n", g);
 	fprintf(g,
-		"static wasm_rt_memory_t *g_mem(void *i) { return Z_czZ_memory((Z_cz_instance_t *)i); }\n"
 		"struct { uint32_t abi; const char *sha; size_t size; void (*init)(const struct "
 		"cz_wglue_host *);\n  void (*inst)(void *, void *); void (*rel)(void *); "
 		"wasm_rt_memory_t *(*mem)(void *);\n  const void *x; const char *const *imports; }\n"
-		"cz_wglue = { %d, \"%s\", sizeof(Z_cz_instance_t) + sizeof(struct Z_runtime_instance_t), "
-		"g_init, g_inst, g_free, g_mem, X, I };\n",
+		"cz_wglue = { %d, \"%s\", sizeof(Z_cz_instance_t) + sizeof(struct Z_runtime_instance_t) "
+		"+ sizeof(struct Z_env_instance_t), g_init, g_inst, g_free, g_mem, X, I };\n",
 		CZ_WGLUE_ABI, sha);
-	if (fclose(g)) {
-		bfmt(err, cap, "%s: %s", gp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* The runtime imports need their argument named "a": wasm2c declares them
- * without parameter names, so the glue's definitions are rewritten here. */
-static int fix_import_params(const char *dir, char *err, size_t cap)
-{
-	char gp[4200];
-	bfmt(gp, sizeof(gp), "%s/glue.c", dir);
-	uint8_t *b;
-	size_t n;
-	if (read_all(gp, &b, &n, err, cap))
-		return -1;
-	FILE *g = fopen(gp, "we");
-	if (!g) {
-		free(b);
-		bfmt(err, cap, "%s: %s", gp, strerror(errno));
-		return -1;
-	}
-	/* "(struct Z_runtime_instance_t*, u32)" -> "(struct Z_runtime_instance_t *r, u32 a)",
-	 * "(struct Z_runtime_instance_t*)" -> "(struct Z_runtime_instance_t *r)" */
-	const char *s = (const char *)b, *e = s + n;
-	static const char k1[] = "(struct Z_runtime_instance_t*, u32)";
-	static const char k2[] = "(struct Z_runtime_instance_t*)";
-	while (s < e) {
-		if ((size_t)(e - s) >= sizeof(k1) - 1 && !memcmp(s, k1, sizeof(k1) - 1)) {
-			fputs("(struct Z_runtime_instance_t *r, u32 a)", g);
-			s += sizeof(k1) - 1;
-		} else if ((size_t)(e - s) >= sizeof(k2) - 1 && !memcmp(s, k2, sizeof(k2) - 1)) {
-			fputs("(struct Z_runtime_instance_t *r)", g);
-			s += sizeof(k2) - 1;
-		} else
-			fputc(*s++, g);
-	}
-	free(b);
+	free(h);
 	if (fclose(g)) {
 		bfmt(err, cap, "%s: %s", gp, strerror(errno));
 		return -1;
@@ -438,9 +508,18 @@ static int read_wasm(const char *wasm_path, uint8_t **wasm, size_t *len, char *s
 
 /* Translate, glue and compile in the private directory tmp, then rename the
  * library onto lib; progress and where the time went on pr. */
-static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm, size_t len,
-		    const char *sha_hex, const char *lib, FILE *pr, char *err, size_t cap)
+static void stage(const struct cz_witness_opts *o, const char *s)
 {
+	if (o && o->stage)
+		o->stage(o->stage_arg, s);
+}
+
+static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm, size_t len,
+		    const char *sha_hex, const char *lib, const struct cz_witness_opts *o, char *err,
+		    size_t cap)
+{
+	FILE *pr = o ? o->progress : NULL;
+	struct cz_witness_build_report *rep = o ? o->report : NULL;
 	char p1[4300], p2[4300], p3[4300], e2[1024];
 
 	bfmt(p1, sizeof(p1), "%s/c.wasm", tmp);
@@ -449,6 +528,7 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	if (pr)
 		fprintf(pr, "witness: building %s (%zu KiB, sha256 %.16s...) into %s\n", wasm_path,
 			len >> 10, sha_hex, lib);
+	stage(o, "translate");
 	double t0 = now_s();
 	bfmt(p2, sizeof(p2), "%s/c.c", tmp);
 	bfmt(p3, sizeof(p3), "%s/wasm2c.log", tmp);
@@ -461,10 +541,16 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	}
 	double t1 = now_s();
 	struct stat st;
-	if (pr && !stat(p2, &st))
+	int have_st = !stat(p2, &st);
+	if (pr && have_st)
 		fprintf(pr, "witness: translate (wasm2c): %.2f s, %lld KiB of C\n", t1 - t0,
 			(long long)st.st_size >> 10);
-	if (write_glue(tmp, sha_hex, e2, sizeof(e2)) || fix_import_params(tmp, e2, sizeof(e2))) {
+	if (rep) {
+		rep->translate_s = t1 - t0;
+		rep->c_bytes = have_st ? (uint64_t)st.st_size : 0;
+	}
+	stage(o, "compile");
+	if (write_glue(tmp, sha_hex, e2, sizeof(e2))) {
 		bfmt(err, cap, "%s: %s", wasm_path, e2);
 		return -1;
 	}
@@ -485,6 +571,10 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 		return -1;
 	}
 	double t2 = now_s();
+	if (rep) {
+		rep->built = 1;
+		rep->compile_s = t2 - t1;
+	}
 	if (pr)
 		fprintf(pr, "witness: compile (%s -O1): %.2f s; total %.2f s\n", argv[0], t2 - t1,
 			t2 - t0);
@@ -501,7 +591,6 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 	uint8_t *wasm = NULL;
 	size_t len;
 	char dir[4096], tmp[4200];
-	FILE *pr = o ? o->progress : NULL;
 
 	if (read_wasm(wasm_path, &wasm, &len, sha_hex, err, cap))
 		return -1;
@@ -536,7 +625,7 @@ int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib,
 		free(wasm);
 		return -1;
 	}
-	int ret = build_in(tmp, wasm_path, wasm, len, sha_hex, lib, pr, err, cap);
+	int ret = build_in(tmp, wasm_path, wasm, len, sha_hex, lib, o, err, cap);
 	rm_dir(tmp);
 	free(wasm);
 	return ret;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * synth/witness/witness.h — circom witness generation, native: a circuit's
- * .wasm (as circom 2.x emits it) translated to C by wabt's wasm2c, compiled
+ * .wasm (as circom 2.x or circom 0.5 emits it) translated to C by wabt's wasm2c, compiled
  * by the system C compiler into a shared object, cached by the wasm's
  * SHA-256, loaded once and run by many workers.  Design statement in
  * synth/witness/witness.c.
@@ -15,8 +15,8 @@
  *
  * A prog is read-only after load and shared by any number of threads; an
  * instance is one thread's at a time (its own wasm memory, stack and signal
- * stack, reused: after the first witness a calc makes no heap call of its
- * own; json-c's parse of the input does).  Every function returns 0 or -1
+ * stack, reused: after the first witness a calc makes no heap call: the
+ * input JSON is checked and walked in place, synth/witness/json.c).  Every function returns 0 or -1
  * with a message in err[cap] naming the file, signal, field or export.
  */
 #ifndef CZ_SYNTH_WITNESS_H
@@ -31,6 +31,14 @@
 struct cz_witness_prog;
 struct cz_witness_inst;
 
+/* Where a load's time went: the build's stages (when it built) and the
+ * link (dlopen, the exports checked, the field probed). */
+struct cz_witness_build_report {
+	int built;              /* 1: translated and compiled now; 0: the cached library */
+	double translate_s, compile_s, link_s;
+	uint64_t c_bytes;       /* the C wasm2c wrote */
+};
+
 struct cz_witness_opts {
 	const char *cache_dir;  /* NULL: $CUZK_WITNESS_CACHE, else $XDG_CACHE_HOME/cuzk/witness,
 				   else $HOME/.cache/cuzk/witness */
@@ -38,6 +46,11 @@ struct cz_witness_opts {
 	FILE *progress;         /* build progress and timings ("translate", "compile"); NULL: quiet */
 	FILE *log;              /* the circuit's log() lines; NULL: dropped */
 	int rebuild;            /* build even if the cache has the library */
+	/* Called as each stage begins ("translate", "compile", "link"), from
+	 * the loading thread; NULL: none. */
+	void (*stage)(void *arg, const char *stage);
+	void *stage_arg;
+	struct cz_witness_build_report *report;   /* filled when not NULL */
 };
 
 /* Loads the witness program of PATH: a circom .wasm (built into the cache,
@@ -52,8 +65,12 @@ void cz_witness_prog_free(struct cz_witness_prog *p);
 enum cz_curve cz_witness_prog_curve(const struct cz_witness_prog *p);
 uint32_t cz_witness_prog_nvars(const struct cz_witness_prog *p);   /* witness values */
 uint32_t cz_witness_prog_n8(const struct cz_witness_prog *p);      /* bytes a value (32) */
-uint32_t cz_witness_prog_version(const struct cz_witness_prog *p); /* circom major (2) */
+uint32_t cz_witness_prog_version(const struct cz_witness_prog *p); /* circom major (2; 1: 0.5-era) */
 const char *cz_witness_prog_lib(const struct cz_witness_prog *p);  /* the .so's path */
+/* An instance's wasm memory as instantiated (initial pages x 64 KiB; circom
+ * 0.5's imported memory: the 2 GiB given): what a run may use, the bound the
+ * daemon charges its budget per input partition. */
+uint64_t cz_witness_prog_mem_bytes(const struct cz_witness_prog *p);
 const char *cz_witness_prog_sha256(const struct cz_witness_prog *p); /* of the wasm, hex */
 
 /* One worker's instance: maps its wasm memory (an 8 GiB reservation, 4 GiB

@@ -18,7 +18,7 @@
 #include "synth/witness/witness.h"
 
 /* The glue's ABI version: a library built by another version is rebuilt. */
-#define CZ_WGLUE_ABI 1
+#define CZ_WGLUE_ABI 2
 
 /* What the host gives the glue: the wasm runtime calls (wasm-rt.h) that need
  * the process (traps unwind the calling thread; memory is mapped with guard
@@ -28,7 +28,7 @@ struct cz_wglue_host {
 	void (*mem_alloc)(wasm_rt_memory_t *m, uint32_t initial, uint32_t max);
 	uint32_t (*mem_grow)(wasm_rt_memory_t *m, uint32_t delta);
 	void (*mem_free)(wasm_rt_memory_t *m);
-	void (*imp)(void *host, int which, uint32_t arg);   /* a runtime import */
+	void (*imp)(void *host, int which, const uint32_t *a);   /* a runtime import, its u32s */
 };
 
 /* The imports by number (the glue's runtime instance forwards each). */
@@ -39,6 +39,7 @@ enum {
 	CZ_WIMP_SHOW_SHARED,    /* runtime.showSharedRWMemory() */
 	CZ_WIMP_ERROR,          /* runtime.error(...) (circom 0.5) */
 	CZ_WIMP_LOG,            /* runtime.log(x) (circom 0.5) */
+	CZ_WIMP_TRACE,          /* runtime.logSetSignal & co. (circom 0.5, sanity mode: ignored) */
 	CZ_WIMP_N
 };
 
@@ -78,6 +79,13 @@ struct cz_wexports {
 	void (*getWitness)(void *, uint32_t);
 	uint32_t (*getInputSize)(void *);      /* optional (circom >= 2.0.?) */
 	uint32_t (*getMessageChar)(void *);    /* optional */
+	/* circom 0.5 */
+	uint32_t (*getFrLen)(void *);
+	uint32_t (*getPRawPrime)(void *);
+	uint32_t (*getNVars)(void *);
+	void (*getSignalOffset32)(void *, uint32_t, uint32_t, uint32_t, uint32_t);
+	void (*setSignal)(void *, uint32_t, uint32_t, uint32_t, uint32_t);
+	uint32_t (*getWitnessBuffer)(void *);
 };
 
 struct cz_witness_prog {
@@ -85,8 +93,9 @@ struct cz_witness_prog {
 	const struct cz_wglue *g;
 	struct cz_wexports x;
 	enum cz_curve curve;
-	uint32_t n32, nvars, version;
+	uint32_t n32, nvars, version;          /* version: circom's major, 1 for 0.5-era */
 	uint32_t prime[16];                    /* little-endian words */
+	uint64_t mem_bytes;                    /* an instance's wasm memory, as instantiated */
 	FILE *log;
 	char lib[4096];
 	char sha[65];
@@ -102,7 +111,8 @@ struct cz_witness_inst {
 	uint8_t *mem_base;                     /* the reservation */
 	size_t mem_reserve;
 	uint8_t *img;                          /* memory right after instantiate */
-	size_t img_size;
+	size_t img_size;                       /* the image's bytes (up to its last non-zero page) */
+	size_t mem_size0;                      /* the memory's size right after instantiate */
 	int fresh;                             /* instantiated, not yet run */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
@@ -123,11 +133,16 @@ struct cz_witness_inst {
 	size_t msg_len;
 	char logline[CZ_WMSG];                 /* log() output being assembled */
 	size_t log_len;
+	const char *looking_up;                /* circom 0.5: the signal getSignalOffset32 looks up */
+	uint32_t v1_pfr, v1_poff;              /* circom 0.5: the value and offset cells */
+	uint32_t v1_ngiven;                    /* circom 0.5: input signals given */
+	int v1_tables;                         /* circom 0.5: its signal tables are readable */
 };
 
 #define CZ_WTRAP_BASE     64
 #define CZ_WTRAP_EXC      (CZ_WTRAP_BASE + 1)   /* exceptionHandler called */
 #define CZ_WTRAP_TIMEOUT  (CZ_WTRAP_BASE + 2)   /* the time limit's signal */
+#define CZ_WTRAP_INPUT    (CZ_WTRAP_BASE + 3)   /* a bad input found inside the run: err says */
 
 /* rt.c */
 /* The host side of the glue, whose table witness.c builds (with its own
@@ -148,6 +163,23 @@ void cz_wrt_throw(struct cz_witness_inst *in, int code) __attribute__((noreturn)
 void cz_wrt_timer_block(int block);
 /* Set while a thread runs wasm: the imports find their instance here. */
 extern __thread struct cz_witness_inst *cz_wrt_cur;
+
+/* json.c: the input JSON in place (no heap call).  Kinds: */
+enum { CZ_WJ_OBJ, CZ_WJ_ARR, CZ_WJ_STR, CZ_WJ_NUM, CZ_WJ_BOOL, CZ_WJ_NULL, CZ_WJ_BAD };
+/* Checks s[0, n) is one JSON value: its first byte, or NULL with why and the
+ * byte offset. */
+const char *cz_wj_check(const char *s, size_t n, const char **why, size_t *at);
+const char *cz_wj_ws(const char *p, const char *e);
+int cz_wj_kind(const char *p, const char *e);
+const char *cz_wj_kind_name(int kind);
+const char *cz_wj_skip(const char *p, const char *e);      /* past the value at p */
+const char *cz_wj_first(const char *p, const char *e);     /* an array's/object's first element or member, or NULL */
+const char *cz_wj_next(const char *p, const char *e);      /* the element/member after p's, or NULL */
+/* The member at p (its name, a string): the name decoded into key[cap]
+ * (*too_long if it did not fit); returns its value. */
+const char *cz_wj_member(const char *p, const char *e, char *key, size_t cap, int *too_long);
+/* The string at p decoded into out[cap]; -1 if it does not fit. */
+int cz_wj_string(const char *p, const char *e, char *out, size_t cap);
 
 /* build.c */
 int cz_wbuild(const char *wasm_path, const struct cz_witness_opts *o, char *lib, size_t libcap,

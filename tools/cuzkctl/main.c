@@ -2,6 +2,7 @@
 /* cuzkctl — talks to cuzkd over its control socket.  See docs/cuzkctl.1.md. */
 #define _GNU_SOURCE     /* pipe2 */
 #include "ctl/ctl.h"
+#include "tools/cuzkctl/loadwatch.h"
 #include "tools/cuzkctl/top.h"
 
 #include <errno.h>
@@ -271,9 +272,12 @@ static void print_fleet(json_object *f)
 		printf(" %s %lld queued %lld claimed%s", pr[p], jint(qd, pr[p]), jint(cl, pr[p]), p < 3 ? ";" : "\n");
 }
 
+static const char *g_sock_path;    /* for load's progress child */
+
 /* load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB] */
 static int cmd_load(int sock, int argc, char **argv)
 {
+	int wasm = 0;
 	char full[4096];
 	json_object *q = req_new("load");
 	json_object_object_add(q, "name", json_object_new_string(argv[1]));
@@ -290,6 +294,7 @@ static int cmd_load(int sock, int argc, char **argv)
 			}
 			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
 		} else if ((!strcmp(argv[i], "--wasm") || !strcmp(argv[i], "--witness-lib")) && i + 1 < argc) {
+			wasm |= argv[i][2] == 'w' && argv[i][3] == 'a';
 			json_object_object_add(q, argv[i][2] == 'w' && argv[i][3] == 'a' ? "wasm" : "witness_lib",
 					       json_object_new_string(realpath(argv[i + 1], full) ? full
 								      : argv[i + 1]));
@@ -301,10 +306,14 @@ static int cmd_load(int sock, int argc, char **argv)
 		}
 		i++;
 	}
+	pid_t watch = wasm && g_sock_path ? cz_loadwatch_start(g_sock_path, argv[1]) : -1;
 	json_object *r = call(sock, q, NULL, 0);
-	if (r && ok_of(r) && json_object_object_get_ex(r, "witness_lib", NULL))
+	cz_loadwatch_stop(watch);
+	if (r && ok_of(r) && json_object_object_get_ex(r, "witness_lib", NULL)) {
+		cz_loadwatch_report(argv[1], r);
 		fprintf(stderr, "cuzkctl load: %s takes inputs (witness program %s)\n", argv[1],
 			str_of(r, "witness_lib"));
+	}
 	return finish(r, 0);
 }
 
@@ -569,6 +578,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuzkctl: %s\n", err);
 		return 2;
 	}
+	g_sock_path = sock_path;
 	int rc = run(sock, argc - i, argv + i);
 	close(sock);
 	return rc;
