@@ -487,6 +487,12 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out);
 /* engine/control/requests.c */
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
+/* The same for a partition a fleet node claimed (engine/control/fleet_node.c):
+ * the database is its source of truth, so it is queued without waiting for
+ * its spool copy's fsync or its journal record's group commit (both follow
+ * off the caller's path; the local journal is a cache).  A crash loses
+ * nothing the lease does not bring back. */
+json_object *cz_req_submit_cached(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_status(struct cz_engine *e, long view);     /* view: a uid's jobs only, -1 all */

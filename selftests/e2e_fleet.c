@@ -12,7 +12,16 @@
  * Skips when the server binaries or libpq are missing.
  */
 #define NWTNS 8
+static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(), NULL: none */
+static void child_setup(void);
+#define CZ_DAEMON_CHILD child_setup
 #include "selftests/cz_daemon.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1     /* a sanitizer's runtime must be the first library: no shim */
+#else
+#define SANITIZED 0
+#endif
 
 #ifndef CZ_HAVE_LIBPQ
 int main(void)
@@ -31,6 +40,7 @@ int main(void)
 #include <pthread.h>
 
 #define NODES 3
+#define SLOWSYNC_MS 400         /* phase 4: every fsync and fdatasync of the node this much slower */
 #define CONS_PER_NODE 2         /* --consumers-per-device, one device a node */
 #define LEASE_MS 1500
 
@@ -39,6 +49,14 @@ static char conn[PATH_MAX + 64];
 static PGconn *oracle;
 static struct daemon nd[NODES];
 static int64_t node_id[NODES];
+
+static void child_setup(void)
+{
+	if (child_preload) {
+		setenv("LD_PRELOAD", child_preload, 1);
+		setenv("CZ_SLOWSYNC_MS", fmt("%d", SLOWSYNC_MS), 1);
+	}
+}
 
 static long long ask(const char *sql)
 {
@@ -280,6 +298,12 @@ static void phase1(void)
 	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
 	double empty = 0, claim = 0;
 	for (int i = 0; i < NODES; i++) {
+		json_object *sr = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *sf, *sme, *cl, *fd;
+		if (json_object_object_get_ex(sr, "fleet", &sf) && json_object_object_get_ex(sf, "this", &sme) &&
+		    json_object_object_get_ex(sme, "claim_latency_ms", &cl) && json_object_object_get_ex(sme, "fed_latency_ms", &fd))
+			ct_diag("node %d: claim (the database's answer) ms %s; claim sent to queued here ms %s", i,
+				json_object_to_json_string(cl), json_object_to_json_string(fd));
+		json_object_put(sr);
 		empty += idle_ms(&nd[i], "no claimable work");
 		claim += idle_ms(&nd[i], "claim latency");
 	}
@@ -394,6 +418,60 @@ static void phase3(void)
 	      "the table: all %d partitions done", n * np);
 }
 
+/* ---- phase 4: the claim path waits on no local fsync ---- */
+
+/* The node's "fleet_fed" events (a claimed partition queued here): how
+ * many, and the slowest's µs since its claim was sent. */
+static int fed_read(struct daemon *d, const char *name, int *n, int64_t *max_us)
+{
+	FILE *f = daemon_trace_file(d, name);
+	char line[1024];
+	*n = 0;
+	*max_us = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, "\"fleet_fed\""))
+			continue;
+		json_object *o = json_tokener_parse(line);
+		int64_t us = int_of(o, "arg");
+		*max_us = us > *max_us ? us : *max_us;
+		++*n;
+		json_object_put(o);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void phase4(void)
+{
+	static char shim[PATH_MAX + 32];
+	snprintf(shim, sizeof shim, "%.*s/../selftests/slowsync.so", PATH_MAX - 32, bindir);
+	if (SANITIZED || access(shim, R_OK)) {
+		skip_n(2, SANITIZED ? "a sanitizer's runtime must come first: no LD_PRELOAD shim" : "no slowsync.so");
+		return;
+	}
+	nodes_stop();
+	child_preload = shim;
+	int up = node_start(0, "s0", "null", "20");
+	child_preload = NULL;
+	if (up) {
+		skip_n(2, "the node under slowsync.so did not start");
+		return;
+	}
+	int n = 3, np = 8;
+	int sub = submit_batch("p4", n, np);
+	int done = await_batch(&nd[0], "p4", n);
+	ct_ok(sub == n && done == n, "%d jobs of %d partitions done on a node whose every fsync takes %d ms longer",
+	      done, np, SLOWSYNC_MS);
+	int fed = 0;
+	int64_t slowest = 0;
+	fed_read(&nd[0], "fleet-trace-s0.jsonl", &fed, &slowest);
+	ct_ok(fed == n * np && slowest < SLOWSYNC_MS * 1000LL,
+	      "every claimed partition queued here within one slow fsync of its claim (%d fed, the slowest %.1f ms < %d ms): "
+	      "the claim path waits on no local fsync", fed, (double)slowest / 1e3, SLOWSYNC_MS);
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
  * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
  * partitions submitted through node 0, makespan from the first submit to
@@ -440,7 +518,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(21);
+	ct_plan(23);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -448,7 +526,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(21, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(23, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -472,6 +550,7 @@ int main(int argc, char **argv)
 		bench();
 	phase2();
 	phase3();
+	phase4();
 	nodes_stop();
 	PQfinish(oracle);
 	cz_groth16_key_free(&key);

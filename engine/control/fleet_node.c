@@ -9,9 +9,14 @@
  *   (engine/control/ops.c routes them here), and a claim thread takes
  *   partitions from it and feeds each into the local pipeline exactly as
  *   a local submit is fed: a one-partition local job named
- *   "fleet-SEQ.PART.ATTEMPT" (cz_req_submit: spooled, journalled,
+ *   "fleet-SEQ.PART.ATTEMPT" (cz_req_submit_cached: spooled, journalled,
  *   dispatched, proved, verified by the finalizer), at the claim's
- *   priority.  When that local job is done its verified proof
+ *   priority.  The local job is the database row's cache: it is queued
+ *   without waiting for a local fsync (its spool copy and journal record
+ *   reach the disk with the journal's next group commit, off the claim
+ *   path), so feeding a claim costs memory copies, not a commit each (it
+ *   cost one journal commit per partition, serially: docs/BENCHMARKS.md
+ *   "Fleet: the claim path").  When that local job is done its verified proof
  *   ({"proof":…,"public":…}, the two files the job wrote) is finished to
  *   the database (the first verified proof wins); when it fails the
  *   partition is failed there (requeued until its attempts run out).
@@ -43,8 +48,8 @@
  *   CZ_FNODE_INLINE_MAX bytes each; a larger one must be named by an
  *   absolute path on a directory every node shares, and travels as that
  *   path and its SHA-256 (checked by the claimer, cz_fleet_payload_load).
- *   A claimed input is written to STATE/fleet-in/ for the local job and
- *   removed when the partition ends, as is the local job's proof directory
+ *   A claimed input is handed to the local job as a memory file (no file
+ *   on the state directory); the local job's proof directory is removed
  *   once the database has the proof.  await writes a done job's proofs to
  *   STATE/fleet-proofs/ID/K.proof.json and K.public.json (the layout of
  *   a local job's directory) and answers with that "dir".
@@ -56,6 +61,7 @@
  *   plane's requests share a second one, and each await opens its own so
  *   a long wait never holds another request's handle.
  */
+#define _GNU_SOURCE     /* memfd_create */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "engine/fleet/fleet.h"
@@ -63,6 +69,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -74,11 +81,18 @@
 #define CZ_FNODE_POLL_MS   10          /* the claim thread's longest sleep while it holds work */
 #define CZ_FNODE_IDLE_MS   25          /* ... and while the queue is empty */
 #define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
+#define CZ_FNODE_SAMPLES   1024        /* latency samples kept for status's p50/p99 (the last ones) */
+
+/* The last CZ_FNODE_SAMPLES latencies, µs (one writer: the claim thread;
+ * status reads a copy under mu). */
+struct lat_ring {
+	uint32_t us[CZ_FNODE_SAMPLES];
+	uint64_t n;
+};
 
 struct fheld {
 	struct cz_key key;
 	char local[64];                 /* the local job's id */
-	char input[PATH_MAX];           /* STATE/fleet-in/... */
 	bool live;
 };
 
@@ -102,7 +116,9 @@ struct cz_fnode {
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
 	_Atomic uint64_t renew_errors;
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
-	char in_dir[PATH_MAX], out_dir[PATH_MAX];
+	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
+	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
+	char out_dir[PATH_MAX];
 };
 
 /* e->stopping, read under the lock that writes it. */
@@ -119,6 +135,37 @@ static int64_t mono_ns(void)
 	return cz_clock_ns(CLOCK_MONOTONIC);
 }
 
+static void lat_add(struct cz_fnode *n, struct lat_ring *r, uint32_t us)
+{
+	pthread_mutex_lock(&n->mu);
+	r->us[r->n++ % CZ_FNODE_SAMPLES] = us;
+	pthread_mutex_unlock(&n->mu);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* {"n": samples in all, "p50": ms, "p99": ms, "max": ms} over the last CZ_FNODE_SAMPLES. */
+static json_object *lat_json(struct cz_fnode *n, const struct lat_ring *r)
+{
+	static _Thread_local uint32_t v[CZ_FNODE_SAMPLES];
+	pthread_mutex_lock(&n->mu);
+	uint64_t total = r->n;
+	size_t k = total < CZ_FNODE_SAMPLES ? (size_t)total : CZ_FNODE_SAMPLES;
+	memcpy(v, r->us, k * sizeof v[0]);
+	pthread_mutex_unlock(&n->mu);
+	qsort(v, k, sizeof v[0], u32_cmp);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)total));
+	json_object_object_add(o, "p50", json_object_new_double(k ? v[(k - 1) / 2] / 1e3 : 0));
+	json_object_object_add(o, "p99", json_object_new_double(k ? v[(k - 1) * 99 / 100] / 1e3 : 0));
+	json_object_object_add(o, "max", json_object_new_double(k ? v[k - 1] / 1e3 : 0));
+	return o;
+}
+
 /* Sleeps up to ms, or until stop. */
 static void nap(struct cz_fnode *n, int ms)
 {
@@ -127,27 +174,6 @@ static void nap(struct cz_fnode *n, int ms)
 	if (!atomic_load(&n->stop))
 		pthread_cond_timedwait(&n->cv, &n->mu, &until);
 	pthread_mutex_unlock(&n->mu);
-}
-
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	const char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int rc = w < 0 ? -errno : -EIO;
-			close(fd);
-			return rc;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return close(fd) ? -errno : 0;
 }
 
 /* The local job's state: 0 running, 1 done (dir set), -1 ended otherwise (why set). */
@@ -197,7 +223,6 @@ static char *proof_payload(const char *dir, size_t *len)
 
 static void held_end(struct cz_fnode *n, struct fheld *h)
 {
-	unlink(h->input);
 	h->live = false;
 	atomic_fetch_sub(&n->nheld, 1);
 }
@@ -241,7 +266,31 @@ static bool held_check(struct cz_fnode *n, struct fheld *h)
 	return true;
 }
 
-/* Feeds one claim into the local pipeline; 0, or -1 with the claim failed to the database. */
+/* A claim's input as a memory file (no file on the state directory, no fsync). */
+static int payload_memfd(const void *buf, size_t len)
+{
+	int fd = memfd_create("cuzk-fleet-input", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int rc = w < 0 ? -errno : -EIO;
+			close(fd);
+			return rc;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return fd;
+}
+
+/* Feeds one claim into the local pipeline; 0, or -1 with the claim failed
+ * to the database.  The local job is a cache of the database's row
+ * (cz_req_submit_cached): queued without a local fsync, so a batch of
+ * claims is fed at memory speed, not one journal commit each. */
 static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 {
 	void *buf = NULL;
@@ -249,24 +298,27 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 	char why[512] = "";
 	h->key = c->key;
 	snprintf(h->local, sizeof h->local, "fleet-%" PRIu64 ".%u.%u", c->key.seq, c->key.part, c->attempt);
-	snprintf(h->input, sizeof h->input, "%.3900s/%" PRIu64 ".%u.%u.wtns", n->in_dir, c->key.seq, c->key.part,
-		 c->attempt);
-	int rc = cz_fleet_payload_load(c, CZ_FLEET_INLINE_MAX, &buf, &len);
+	int rc = cz_fleet_payload_load(c, CZ_FLEET_INLINE_MAX, &buf, &len), fd = -1;
 	if (rc)
 		snprintf(why, sizeof why, "its input: %s", rc == -EBADMSG ? "the shared file's digest does not match" :
 			 strerror(-rc));
-	else if ((rc = write_file(h->input, buf, len)))
-		snprintf(why, sizeof why, "writing %.300s: %s", h->input, strerror(-rc));
+	else if ((fd = payload_memfd(buf, len)) < 0) {
+		rc = fd;
+		snprintf(why, sizeof why, "its input into memory: %s", strerror(-rc));
+	}
 	free(buf);
 	if (!rc) {
-		json_object *q = json_object_new_object(), *w = json_object_new_array(), *v;
-		json_object_array_add(w, json_object_new_string(h->input));
+		json_object *q = json_object_new_object(), *v;
 		json_object_object_add(q, "circuit", json_object_new_string(c->circuit));
 		json_object_object_add(q, "id", json_object_new_string(h->local));
 		json_object_object_add(q, "priority", json_object_new_string(cz_prio_name(c->key.prio) ?
 						cz_prio_name(c->key.prio) : "low"));
-		json_object_object_add(q, "witnesses", w);
-		json_object *r = cz_req_submit(n->e, q, NULL, 0, (long)c->owner);
+		if (c->is_input) {      /* a circom input (JSON): witness generated here */
+			json_object *ia = json_object_new_array();
+			json_object_array_add(ia, json_object_new_int(0));
+			json_object_object_add(q, "inputs", ia);
+		}
+		json_object *r = cz_req_submit_cached(n->e, q, &fd, 1, (long)c->owner);
 		json_object_put(q);
 		if (!(json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v))) {
 			rc = -1;
@@ -279,7 +331,6 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 		h->live = true;
 		return 0;
 	}
-	unlink(h->input);
 	atomic_fetch_sub(&n->nheld, 1);
 	if (atomic_load(&n->stop) || engine_stopping(n->e))
 		return -1;      /* shutting down: the lease returns it */
@@ -305,6 +356,8 @@ static int claim_some(struct cz_fnode *n)
 	atomic_fetch_sub(&n->nheld, want - (got > 0 ? (uint32_t)got : 0));
 	atomic_fetch_add(&n->claims, 1);
 	atomic_fetch_add(&n->claim_us, us);
+	if (got >= 0)
+		lat_add(n, &n->claim_lat, us);
 	if (got <= 0) {
 		if (got < 0)
 			atomic_fetch_add(&n->errors, 1);
@@ -324,8 +377,11 @@ static int claim_some(struct cz_fnode *n)
 		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD && !h; k++)
 			if (!n->held[k].live)
 				h = &n->held[k];
-		if (h)
-			feed(n, &cl[i], h);
+		if (h && feed(n, &cl[i], h) == 0) {
+			uint32_t fed = (uint32_t)((mono_ns() - t0) / 1000);
+			lat_add(n, &n->fed_lat, fed);
+			cz_trace_arg(CZ_EV_FLEET_FED, cl[i].key.seq, cl[i].key.part, fed);
+		}
 		cz_fleet_claim_free(&cl[i]);
 	}
 	return got;
@@ -398,13 +454,12 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&n->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	snprintf(n->in_dir, sizeof n->in_dir, "%.3800s/fleet-in", e->state_dir);
 	snprintf(n->out_dir, sizeof n->out_dir, "%.3800s/fleet-proofs", e->state_dir);
 	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
 				    .lease_ms = n->opts.lease_ms };
 	int rc;
-	if ((rc = mkdir_p(n->in_dir)) || (rc = mkdir_p(n->out_dir))) {
-		snprintf(err, cap, "fleet: %s: %s", n->in_dir, strerror(-rc));
+	if ((rc = mkdir_p(n->out_dir))) {
+		snprintf(err, cap, "fleet: %s: %s", n->out_dir, strerror(-rc));
 		goto fail;
 	}
 	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)))
@@ -729,6 +784,8 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "claimed", json_object_new_int64((int64_t)atomic_load(&n->claimed)));
 	json_object_object_add(me, "empty_claims", json_object_new_int64((int64_t)atomic_load(&n->empty_claims)));
 	json_object_object_add(me, "claim_ms", json_object_new_double((double)atomic_load(&n->claim_us) / 1e3));
+	json_object_object_add(me, "claim_latency_ms", lat_json(n, &n->claim_lat));
+	json_object_object_add(me, "fed_latency_ms", lat_json(n, &n->fed_lat));
 	json_object_object_add(me, "finished", json_object_new_int64((int64_t)atomic_load(&n->finished)));
 	json_object_object_add(me, "duplicates", json_object_new_int64((int64_t)atomic_load(&n->duplicates)));
 	json_object_object_add(me, "failed", json_object_new_int64((int64_t)atomic_load(&n->failed)));

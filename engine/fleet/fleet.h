@@ -80,6 +80,7 @@ struct cz_fleet_claim {
 	char circuit[CZ_FLEET_CIRCUIT_MAX];     /* its job's circuit */
 	uint32_t owner;                         /* its job's owner */
 	uint32_t attempt;                       /* 1 on the first claim, +1 each time it is claimed again */
+	bool is_input;                          /* the payload is a circom input (JSON), not a witness */
 	void *input;                            /* inline input (malloc), or NULL */
 	size_t input_len;
 	char *input_path;                       /* shared path (malloc), or NULL */
