@@ -271,6 +271,7 @@ struct cz_engine {
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
 	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/durable/statelock.c) */
 	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
+	_Atomic int fleet_wake;         /* its claim thread's eventfd + 1 (0: none): a journal commit wakes it */
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
@@ -449,6 +450,9 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
 /* The journal's commit hook: a job's end became durable, its await may answer. */
 void cz_recover_on_commit(void *e);
+/* engine/control/fleet_node.c: a local job's end may be durable: the fleet
+ * node's claim thread looks (from the journal's commit hook; no lock). */
+void cz_fnode_poke(struct cz_engine *e);
 /* engine/durable/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
 void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
 /* The path of a job's published directory, and of its temporary one. */

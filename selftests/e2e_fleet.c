@@ -297,16 +297,25 @@ static void phase1(void)
 		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
 	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
 	double empty = 0, claim = 0;
+	long long wk = 0, wl = 0, wf = 0, nclaims = 0;
 	for (int i = 0; i < NODES; i++) {
-		json_object *sr = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *sf, *sme, *cl, *fd;
+		json_object *sr = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *sf, *sme = NULL, *cl, *fd;
 		if (json_object_object_get_ex(sr, "fleet", &sf) && json_object_object_get_ex(sf, "this", &sme) &&
 		    json_object_object_get_ex(sme, "claim_latency_ms", &cl) && json_object_object_get_ex(sme, "fed_latency_ms", &fd))
 			ct_diag("node %d: claim (the database's answer) ms %s; claim sent to queued here ms %s", i,
 				json_object_to_json_string(cl), json_object_to_json_string(fd));
+		if (sme) {
+			wk += int_of(sme, "wakes_work");
+			wl += int_of(sme, "wakes_local");
+			wf += int_of(sme, "wakes_fallback");
+			nclaims += int_of(sme, "claims");
+		}
 		json_object_put(sr);
 		empty += idle_ms(&nd[i], "no claimable work");
 		claim += idle_ms(&nd[i], "claim latency");
 	}
+	ct_ok(wk > 0 && wl > 0, "the claim threads woke on NOTIFY cz_fleet_work %lld times and on a local job's end %lld "
+	      "times (fallback looks %lld; claims %lld)", wk, wl, wf, nclaims);
 	ct_ok(empty > 0 && claim > 0, "status names the fleet's idle causes: no claimable work %.1f ms, claim latency %.1f ms",
 	      empty, claim);
 	const char *rep = cmd_out(fmt("%s/tools/cuzk-trace-report --json %s/fleet-trace-0.jsonl", root, dir));
@@ -518,7 +527,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(23);
+	ct_plan(24);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -526,7 +535,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(23, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(24, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -544,7 +553,7 @@ int main(int argc, char **argv)
 	if (up == NODES)
 		phase1();
 	else
-		skip_n(9, "the nodes did not start");
+		skip_n(10, "the nodes did not start");
 	nodes_stop();
 	if (getenv("CZ_FLEET_BENCH"))
 		bench();

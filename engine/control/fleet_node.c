@@ -25,10 +25,13 @@
  *   The node claims no more than it can start: its consumers (e->ncons)
  *   less the fleet partitions it holds (claimed, not yet finished), so
  *   the fleet-wide order bound is the fleet's total consumer count.  The
- *   claim thread wakes every CZ_FNODE_POLL_MS (sooner when a partition of
- *   its own ends), looks at the local jobs it feeds (a zero-timeout
- *   await), finishes or fails those that ended, then claims for the free
- *   consumers.  Every claim is a trace event ("fleet_claim": job = the
+ *   claim thread sleeps on its own connection (LISTEN cz_fleet_work: a
+ *   submit, a requeue, reaped leases anywhere in the fleet) and on an
+ *   eventfd the journal's commit hook writes (a local job's end became
+ *   durable), with a bounded fallback (CZ_FNODE_POLL_MS while it holds
+ *   work, CZ_FNODE_IDLE_MS while not); awake, it looks at the local jobs
+ *   it feeds (a zero-timeout await), finishes or fails those that ended,
+ *   then claims for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
  *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
  *   claim for free consumers that found no claimable work), so a device's
  *   idle can be named "no claimable work" versus "claim latency".
@@ -69,6 +72,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
@@ -78,8 +82,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CZ_FNODE_POLL_MS   10          /* the claim thread's longest sleep while it holds work */
-#define CZ_FNODE_IDLE_MS   25          /* ... and while the queue is empty */
+#define CZ_FNODE_POLL_MS   250         /* the claim thread's fallback look while it holds work */
+#define CZ_FNODE_IDLE_MS   500         /* ... and while the queue is empty (notifications wake it first) */
 #define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
 #define CZ_FNODE_SAMPLES   1024        /* latency samples kept for status's p50/p99 (the last ones) */
 
@@ -102,6 +106,9 @@ struct cz_fnode {
 	char conninfo[1024];
 	struct cz_fleet *f;             /* claim, renew, finish, fail */
 	struct cz_fleet *fc;            /* the control plane's submit, status, cancel */
+	struct cz_fleet *fl;            /* the claim thread's LISTEN cz_fleet_work */
+	int wake_fd;                    /* eventfd: a journal commit (a local job's end), or stop */
+	_Atomic uint64_t wakes_work, wakes_local, wakes_fallback;
 	int64_t node_id;
 	unsigned capacity;
 	pthread_t claimer, renewer;
@@ -387,18 +394,42 @@ static int claim_some(struct cz_fnode *n)
 	return got;
 }
 
+void cz_fnode_poke(struct cz_engine *e)
+{
+	int fd = atomic_load(&e->fleet_wake) - 1;
+	uint64_t one = 1;
+	if (fd >= 0 && write(fd, &one, sizeof one) < 0) {
+		/* full (it is being read): the claim thread is awake anyway */
+	}
+}
+
+/* Waits for something to do: new work in the database (NOTIFY
+ * cz_fleet_work), a local job's end made durable (the journal's commit
+ * hook writes wake_fd), stop; or the bounded fallback. */
+static void claimer_wait(struct cz_fnode *n)
+{
+	int w = cz_fleet_wait(n->fl, n->wake_fd, atomic_load(&n->nheld) ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS);
+	atomic_fetch_add(w & CZ_FLEET_CH__FD ? &n->wakes_local : w > 0 ? &n->wakes_work : &n->wakes_fallback, 1);
+	if (w < 0)
+		nap(n, CZ_FNODE_POLL_MS);       /* built without libpq: never here (join refuses) */
+}
+
 static void *claimer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
 	cz_trace_thread("fleet", 0);
 	while (!atomic_load(&n->stop)) {
+		uint64_t v;
+		if (read(n->wake_fd, &v, sizeof v) < 0) {
+			/* nothing pending (EAGAIN) */
+		}
 		bool ended = false;
 		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++)
 			if (n->held[k].live)
 				ended |= held_check(n, &n->held[k]);
 		int got = claim_some(n);
-		if (!got && !ended)
-			nap(n, atomic_load(&n->nheld) ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS);
+		if (!got && !ended && !atomic_load(&n->stop))
+			claimer_wait(n);
 	}
 	return NULL;
 }
@@ -462,8 +493,19 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		snprintf(err, cap, "fleet: %s: %s", n->out_dir, strerror(-rc));
 		goto fail;
 	}
-	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)))
+	n->wake_fd = -1;
+	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)) ||
+	    (rc = cz_fleet_open(&fo, &n->fl, err, cap)))
 		goto fail;
+	if ((rc = cz_fleet_listen(n->fl, CZ_FLEET_CH_WORK))) {
+		snprintf(err, cap, "fleet: LISTEN: %s", cz_fleet_error(n->fl));
+		goto fail;
+	}
+	if ((n->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		rc = -errno;
+		snprintf(err, cap, "fleet: eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	gethostname(host, sizeof host - 1);
 	circuits_list(e, circ, sizeof circ);
 	struct cz_fleet_node_info info = { .host = host, .devices = e->ndev, .capacity = n->capacity,
@@ -473,6 +515,7 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		goto fail;
 	}
 	e->fleet = n;
+	atomic_store(&e->fleet_wake, n->wake_fd + 1);
 	if (pthread_create(&n->renewer, NULL, renewer_main, n) == 0)
 		n->renewer_up = true;
 	if (pthread_create(&n->claimer, NULL, claimer_main, n) == 0)
@@ -488,6 +531,9 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 fail:
 	cz_fleet_close(n->f);
 	cz_fleet_close(n->fc);
+	cz_fleet_close(n->fl);
+	if (n->wake_fd >= 0)
+		close(n->wake_fd);
 	free(n);
 	return rc < 0 ? rc : -EIO;
 }
@@ -501,6 +547,7 @@ void cz_fnode_stop(struct cz_engine *e)
 	atomic_store(&n->stop, true);
 	pthread_cond_broadcast(&n->cv);
 	pthread_mutex_unlock(&n->mu);
+	cz_fnode_poke(e);               /* the claim thread out of its wait */
 	if (n->claimer_up)
 		pthread_join(n->claimer, NULL);
 	if (n->renewer_up)
@@ -508,6 +555,10 @@ void cz_fnode_stop(struct cz_engine *e)
 	e->fleet = NULL;
 	cz_fleet_close(n->f);
 	cz_fleet_close(n->fc);
+	cz_fleet_close(n->fl);
+	/* wake_fd stays open: the journal's writer may be in cz_fnode_poke now
+	 * (it runs until cz_journal_close, after this); one descriptor for the
+	 * process's life, never reused for another file while it lives. */
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->cv);
 	free(n);
@@ -790,6 +841,9 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "duplicates", json_object_new_int64((int64_t)atomic_load(&n->duplicates)));
 	json_object_object_add(me, "failed", json_object_new_int64((int64_t)atomic_load(&n->failed)));
 	json_object_object_add(me, "errors", json_object_new_int64((int64_t)atomic_load(&n->errors)));
+	json_object_object_add(me, "wakes_work", json_object_new_int64((int64_t)atomic_load(&n->wakes_work)));
+	json_object_object_add(me, "wakes_local", json_object_new_int64((int64_t)atomic_load(&n->wakes_local)));
+	json_object_object_add(me, "wakes_fallback", json_object_new_int64((int64_t)atomic_load(&n->wakes_fallback)));
 	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
 	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));

@@ -115,6 +115,8 @@ struct cz_fleet_stats {
 	uint64_t duplicates;    /* finishes ignored (a proof was there) */
 	uint64_t lost;          /* held partitions a renew found lost (lease expired, job ended) */
 	uint64_t reaped;        /* expired leases this handle returned to the queue */
+	uint64_t await_notified;        /* cz_fleet_await's status reads after a "done" naming its job */
+	uint64_t await_fallback;        /* ... after CZ_FLEET_AWAIT_POLL_MS without one */
 };
 
 /* Connects (bounded), creates or migrates the schema.  0 and *out, or a
@@ -205,10 +207,33 @@ int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st
 /* Cancels a live job: its owner (uid) or an admin.  -EPERM for another
  * uid, -EALREADY for a job that has ended. */
 int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin);
-/* Waits until the job is no longer live, polling (every 20 ms, growing to
- * 500 ms), at most timeout_ms: 0 and *st, or -ETIMEDOUT with *st the last
- * status seen. */
+/* Waits until the job is no longer live, at most timeout_ms: its status
+ * again whenever a "done" notification names it (LISTEN cz_fleet_done on
+ * f), and every CZ_FLEET_AWAIT_POLL_MS in any case (the bounded fallback).
+ * 0 and *st, or -ETIMEDOUT with *st the last status seen. */
 int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_fleet_status *st);
+
+/* Notifications (PostgreSQL LISTEN/NOTIFY; each sent in the statement that
+ * changes the rows, so none costs a statement of its own):
+ *   cz_fleet_work  partitions became claimable: a submit, a requeue after a
+ *                  failure, expired leases reaped (payload: a seq, or "")
+ *   cz_fleet_done  a partition finished, or a job failed or was cancelled
+ *                  (payload: the job's seq)
+ * cz_fleet_listen() makes f listen (again after every reconnect);
+ * cz_fleet_wait() waits on f's connection, and on extra_fd (readable: the
+ * caller's own wake-up; -1 for none), at most timeout_ms: CZ_FLEET_CH_*
+ * bits of what was heard (CZ_FLEET_CH__FD: extra_fd), 0 when the time ran
+ * out.  While the database is away it waits on extra_fd alone (a
+ * reconnect tried at most once a second), so it never blocks past
+ * timeout_ms by more than one bounded connect.  Use a handle of its own
+ * for waiting: the wait holds f's lock. */
+#define CZ_FLEET_CH_WORK   1u
+#define CZ_FLEET_CH_DONE   2u
+#define CZ_FLEET_CH__SEQ   4u   /* a "done" naming the seq an await waits for */
+#define CZ_FLEET_CH__FD    8u
+#define CZ_FLEET_AWAIT_POLL_MS 1000
+int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
+int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
 
 const char *cz_fleet_job_state_name(enum cz_fleet_job_state s);
 
