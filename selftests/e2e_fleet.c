@@ -481,6 +481,72 @@ static void phase4(void)
 	      "the claim path waits on no local fsync", fed, (double)slowest / 1e3, SLOWSYNC_MS);
 }
 
+/* ---- phase 5: a partition whose lease is lost is dropped before it starts ---- */
+
+/* Whether the node's trace has a compute_start of local job seq (lseq). */
+static int trace_has(const char *file, const char *ev, int64_t job)
+{
+	FILE *f = fopen(fmt("%s/%s", dir, file), "r");
+	char line[1024];
+	int n = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strstr(line, ev))
+			continue;
+		json_object *o = json_tokener_parse(line);
+		n += int_of(o, "job") == job;
+		json_object_put(o);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void phase5(void)
+{
+	nodes_stop();
+	if (node_start(0, "l0", "null", "1500")) {
+		skip_n(3, "the node did not start");
+		return;
+	}
+	if (submit_batch("p5", 1, 2) != 1) {
+		skip_n(3, "the job was not accepted");
+		return;
+	}
+	long long seq = ask("SELECT seq FROM cz_fleet_job WHERE id = 'p5-0'");
+	for (int k = 0; k < 500 && ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE seq = %lld AND state = 1", seq)) < 2; k++)
+		usleep(10000);
+	usleep(200 * 1000);     /* one partition on the device (1.5 s), the other waiting for it */
+	/* Both taken by another node (as a node that re-claimed them after their lease would). */
+	ask(fmt("UPDATE cz_fleet_part SET node = 999999, lease_until = now() + interval '1 second', attempts = attempts + 1"
+		" WHERE seq = %lld AND state = 1; SELECT 1", seq));
+	json_object *r = daemon_await(&nd[0], "p5-0", 60);
+	int done = ok_of(r) && !strcmp(str_of(r, "state"), "done");
+	json_object_put(r);
+	json_object *st = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *me, *jobs;
+	long long dropped = json_object_object_get_ex(st, "fleet", &f) && json_object_object_get_ex(f, "this", &me) ?
+			    int_of(me, "lost_dropped") : -1;
+	FILE *tf = daemon_trace_file(&nd[0], "fleet-trace-l0.jsonl");
+	if (tf)
+		fclose(tf);
+	int cancelled = 0, started = 0;
+	if (json_object_object_get_ex(st, "jobs", &jobs))
+		for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+			json_object *j = json_object_array_get_idx(jobs, i);
+			if (strncmp(str_of(j, "job"), fmt("fleet-%lld.", seq), strlen(fmt("fleet-%lld.", seq))) ||
+			    strcmp(str_of(j, "state"), "cancelled"))
+				continue;
+			cancelled++;
+			started += trace_has("fleet-trace-l0.jsonl", "\"compute_start\"", int_of(j, "seq")) > 0;
+		}
+	json_object_put(st);
+	ct_ok(dropped == 2 && cancelled == 2, "both partitions whose lease the node lost are dropped there "
+	      "(lost_dropped %lld, local jobs cancelled %d)", dropped, cancelled);
+	ct_ok(cancelled == 2 && started <= 1, "the one waiting for the device never started (%d of the 2 lost started: "
+	      "only the one on the device already)", started);
+	ct_ok(done && ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE seq = %lld AND state = 2 AND attempts = 3", seq)) == 2,
+	      "after the other node's lease ran out the job was proved (attempt 3 of each partition)");
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
  * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
  * partitions submitted through node 0, makespan from the first submit to
@@ -527,7 +593,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(24);
+	ct_plan(27);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -535,7 +601,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(24, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(27, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -560,6 +626,7 @@ int main(int argc, char **argv)
 	phase2();
 	phase3();
 	phase4();
+	phase5();
 	nodes_stop();
 	PQfinish(oracle);
 	cz_groth16_key_free(&key);

@@ -121,7 +121,7 @@ struct cz_fnode {
 	_Atomic uint64_t next_auto;     /* auto ids: @fN-K */
 	/* counters (status "fleet") */
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
-	_Atomic uint64_t renew_errors;
+	_Atomic uint64_t renew_errors, lost_dropped;
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
 	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
@@ -294,6 +294,43 @@ static int payload_memfd(const void *buf, size_t len)
 	return fd;
 }
 
+/* Held partitions whose lease this node lost (a renew found it expired or
+ * taken by another node, or its job ended): their local jobs cancelled, so
+ * a partition not started yet is dropped before it starts (the consumer
+ * passes on an ended job's partition when it takes the device) and never
+ * proved twice.  A claim thread that wakes past its leases (a stall, a
+ * SIGSTOP) renews first, so it learns what it lost before it feeds or
+ * finishes anything.  A local job that is done already is left to
+ * held_check (its proof may still be the first). */
+static bool lost_drop(struct cz_fnode *n)
+{
+	if (!atomic_load(&n->nheld))
+		return false;
+	if (!cz_fleet_leases_live(n->f) && cz_fleet_renew(n->f) < 0)
+		atomic_fetch_add(&n->renew_errors, 1);
+	bool any = false;
+	for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++) {
+		struct fheld *h = &n->held[k];
+		if (!h->live || cz_fleet_holds(n->f, h->key))
+			continue;
+		json_object *q = json_object_new_object(), *v;
+		json_object_object_add(q, "job", json_object_new_string(h->local));
+		json_object *r = cz_req_cancel(n->e, q);
+		json_object_put(q);
+		bool cancelled = json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+		json_object_put(r);
+		if (!cancelled)
+			continue;       /* ended meanwhile: held_check finishes or fails it */
+		cz_trace(CZ_EV_FLEET_LOST, h->key.seq, h->key.part);
+		atomic_fetch_add(&n->lost_dropped, 1);
+		fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u: its lease was lost; %s cancelled here\n",
+			h->key.seq, h->key.part, h->local);
+		held_end(n, h);
+		any = true;
+	}
+	return any;
+}
+
 /* Feeds one claim into the local pipeline; 0, or -1 with the claim failed
  * to the database.  The local job is a cache of the database's row
  * (cz_req_submit_cached): queued without a local fsync, so a batch of
@@ -427,6 +464,7 @@ static void *claimer_main(void *arg)
 		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++)
 			if (n->held[k].live)
 				ended |= held_check(n, &n->held[k]);
+		ended |= lost_drop(n);
 		int got = claim_some(n);
 		if (!got && !ended && !atomic_load(&n->stop))
 			claimer_wait(n);
@@ -440,8 +478,13 @@ static void *renewer_main(void *arg)
 	int every = n->opts.lease_ms / 3;
 	cz_trace_thread("fleet-renew", 0);
 	while (!atomic_load(&n->stop)) {
+		struct cz_fleet_stats a, b;
+		cz_fleet_stats_get(n->f, &a);
 		if (cz_fleet_renew(n->f) < 0)
 			atomic_fetch_add(&n->renew_errors, 1);
+		cz_fleet_stats_get(n->f, &b);
+		if (b.lost > a.lost)
+			cz_fnode_poke(n->e);    /* leases lost: the claim thread drops them now */
 		nap(n, every);
 	}
 	return NULL;
@@ -846,6 +889,7 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "wakes_fallback", json_object_new_int64((int64_t)atomic_load(&n->wakes_fallback)));
 	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
 	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
+	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
 	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));
 	json_object_object_add(o, "this", me);

@@ -1255,6 +1255,16 @@ uint32_t cz_fleet_held(struct cz_fleet *f)
 	return n;
 }
 
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k)
+{
+	bool has = false;
+	pthread_mutex_lock(&f->lock);
+	for (uint32_t i = 0; i < f->nheld && !has; i++)
+		has = f->held[i].seq == k.seq && f->held[i].part == k.part;
+	pthread_mutex_unlock(&f->lock);
+	return has;
+}
+
 /* ----------------------------------------------------------- finish, fail */
 
 struct finish_arg {

@@ -189,6 +189,9 @@ int cz_fleet_renew(struct cz_fleet *f);
 bool cz_fleet_leases_live(struct cz_fleet *f);
 /* Partitions this handle holds. */
 uint32_t cz_fleet_held(struct cz_fleet *f);
+/* Whether this handle still holds key (claimed it, and no renew has found
+ * its lease lost since: expired, taken by another node, or its job ended). */
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key key);
 
 /* Records a partition's verified proof: 0 when this is the first, 1 when a
  * proof was there already (ignored, counted as a duplicate), -ECANCELED

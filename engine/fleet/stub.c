@@ -36,6 +36,7 @@ int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf
 int cz_fleet_renew(struct cz_fleet *f) { (void)f; return -ENOSYS; }
 bool cz_fleet_leases_live(struct cz_fleet *f) { (void)f; return false; }
 uint32_t cz_fleet_held(struct cz_fleet *f) { (void)f; return 0; }
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k) { (void)f; (void)k; return false; }
 int cz_fleet_finish(struct cz_fleet *f, struct cz_key k, const void *p, size_t n) { (void)f; (void)k; (void)p; (void)n; return -ENOSYS; }
 int cz_fleet_fail(struct cz_fleet *f, struct cz_key k, const char *why) { (void)f; (void)k; (void)why; return -ENOSYS; }
 int cz_fleet_proof(struct cz_fleet *f, struct cz_key k, void **buf, size_t *len) { (void)f; (void)k; (void)buf; (void)len; return -ENOSYS; }
