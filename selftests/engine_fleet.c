@@ -156,7 +156,7 @@ static void *awaiter_main(void *arg)
 
 int main(void)
 {
-	ct_plan(38);
+	ct_plan(40);
 	if (pg_start(&pg) != 0) {
 		for (int i = 0; i < 34; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
@@ -679,6 +679,30 @@ int main(void)
 		      "it read the status again because a NOTIFY cz_fleet_done named the job (%" PRIu64 " notified, %" PRIu64
 		      " fallback polls of %d ms)", ws.await_notified, ws.await_fallback, CZ_FLEET_AWAIT_POLL_MS);
 		cz_fleet_close(aw.f);
+	}
+
+	/* 39-40: pruning after the retention. */
+	{
+		long long before = ask("SELECT count(*) FROM cz_fleet_job");
+		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);
+		struct cz_key k0 = { .prio = CZ_PRIO_LOW, .seq = live, .part = 0 };
+		cz_fleet_finish(b, k0, "p", 1);         /* one of two done: live */
+		int nn = -1, kept = cz_fleet_prune(a, 3600 * 1000, &nn);
+		long long after_keep = ask("SELECT count(*) FROM cz_fleet_job");
+		sleep_ms(20);
+		int gone = cz_fleet_prune(a, 10, &nn);
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_job WHERE seq = %" PRIu64, live);
+		long long live_left = ask(q);
+		long long left = ask("SELECT count(*) FROM cz_fleet_job");
+		long long parts_left = ask("SELECT count(*) FROM cz_fleet_part p WHERE NOT EXISTS"
+					   " (SELECT 1 FROM cz_fleet_job j WHERE j.seq = p.seq)");
+		long long ended_left = ask("SELECT count(*) FROM cz_fleet_job j WHERE j.state <> 0 OR NOT EXISTS"
+					   " (SELECT 1 FROM cz_fleet_part p WHERE p.seq = j.seq AND p.state <> 2)");
+		ct_ok(kept == 0 && after_keep == before + 1, "a retention of an hour prunes none of the jobs just ended (%lld jobs, %d pruned)",
+		      before, kept);
+		ct_ok(gone > 0 && live_left == 1 && ended_left == 0 && parts_left == 0,
+		      "a retention of 10 ms prunes the %d ended jobs with their partitions; the live one stays (%lld left, "
+		      "%lld dead nodes pruned)", gone, left, (long long)nn);
 	}
 
 	cz_fleet_close(a);

@@ -85,6 +85,7 @@
 #define CZ_FNODE_POLL_MS   250         /* the claim thread's fallback look while it holds work */
 #define CZ_FNODE_IDLE_MS   500         /* ... and while the queue is empty (notifications wake it first) */
 #define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
+#define CZ_FNODE_PRUNE_MS  60000       /* the renew thread prunes the database this often */
 #define CZ_FNODE_SAMPLES   1024        /* latency samples kept for status's p50/p99 (the last ones) */
 
 /* The last CZ_FNODE_SAMPLES latencies, µs (one writer: the claim thread;
@@ -121,7 +122,7 @@ struct cz_fnode {
 	_Atomic uint64_t next_auto;     /* auto ids: @fN-K */
 	/* counters (status "fleet") */
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
-	_Atomic uint64_t renew_errors, lost_dropped;
+	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
 	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
@@ -476,8 +477,16 @@ static void *renewer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
 	int every = n->opts.lease_ms / 3;
+	int64_t next_prune = 0;
 	cz_trace_thread("fleet-renew", 0);
 	while (!atomic_load(&n->stop)) {
+		if (mono_ns() >= next_prune) {  /* every node prunes: the work is idempotent, SKIP LOCKED */
+			int nodes = 0, jobs = cz_fleet_prune(n->f, n->opts.retain_s * 1000, &nodes);
+			if (jobs > 0)
+				atomic_fetch_add(&n->pruned_jobs, (uint64_t)jobs);
+			atomic_fetch_add(&n->pruned_nodes, (uint64_t)nodes);
+			next_prune = mono_ns() + (jobs == CZ_FLEET_PRUNE_BATCH ? every : CZ_FNODE_PRUNE_MS) * 1000000LL;
+		}
 		struct cz_fleet_stats a, b;
 		cz_fleet_stats_get(n->f, &a);
 		if (cz_fleet_renew(n->f) < 0)
@@ -521,6 +530,8 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		n->opts.lease_ms = CZ_FLEET_LEASE_MS;
 	if (!n->opts.timeout_ms)
 		n->opts.timeout_ms = CZ_FLEET_TIMEOUT_MS;
+	if (!n->opts.retain_s)
+		n->opts.retain_s = CZ_FLEET_RETAIN_S;
 	n->capacity = e->ncons < CZ_FNODE_MAX_HELD ? e->ncons : CZ_FNODE_MAX_HELD;
 	pthread_condattr_t ca;
 	pthread_mutex_init(&n->mu, NULL);
@@ -889,6 +900,8 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "wakes_fallback", json_object_new_int64((int64_t)atomic_load(&n->wakes_fallback)));
 	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
 	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
+	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));
+	json_object_object_add(me, "pruned_nodes", json_object_new_int64((int64_t)atomic_load(&n->pruned_nodes)));
 	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
 	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));

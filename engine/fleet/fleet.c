@@ -1588,6 +1588,53 @@ int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ prune */
+
+struct prune_arg {
+	int64_t retain_ms;
+	int jobs, nodes;
+};
+
+static int prune_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct prune_arg *a = arg;
+	char ms[24], lim[16];
+	snprintf(ms, sizeof ms, "%" PRId64, a->retain_ms);
+	snprintf(lim, sizeof lim, "%d", CZ_FLEET_PRUNE_BATCH);
+	int rc = 0;
+	/* Ended: failed or cancelled with ended set; or done, derived (every
+	 * partition done), at its last partition's finish. */
+	PGresult *r = QT(f, dl, &rc,
+			 "WITH old AS (SELECT j.seq FROM cz_fleet_job j"
+			 "  WHERE (j.state <> 0 AND j.ended < now() - $1::bigint * interval '1 millisecond')"
+			 "     OR (j.state = 0 AND NOT EXISTS (SELECT 1 FROM cz_fleet_part p WHERE p.seq = j.seq"
+			 "          AND (p.state <> 2 OR p.finished >= now() - $1::bigint * interval '1 millisecond')))"
+			 "  ORDER BY j.seq LIMIT $2::integer FOR UPDATE SKIP LOCKED),"
+			 " dj AS (DELETE FROM cz_fleet_job j USING old WHERE j.seq = old.seq RETURNING 1),"
+			 " dn AS (DELETE FROM cz_fleet_node n"
+			 "  WHERE n.heartbeat < now() - $1::bigint * interval '1 millisecond'"
+			 "    AND NOT EXISTS (SELECT 1 FROM cz_fleet_part p WHERE p.node = n.id AND p.state = 1) RETURNING 1)"
+			 " SELECT (SELECT count(*) FROM dj), (SELECT count(*) FROM dn)",
+			 ms, lim);
+	if (!r)
+		return rc;
+	a->jobs = (int)get_i64(r, 0, 0);
+	a->nodes = (int)get_i64(r, 0, 1);
+	PQclear(r);
+	return 0;
+}
+
+int cz_fleet_prune(struct cz_fleet *f, int64_t retain_ms, int *nodes)
+{
+	struct prune_arg a = { .retain_ms = retain_ms < 0 ? 0 : retain_ms };
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, prune_unit, &a);
+	pthread_mutex_unlock(&f->lock);
+	if (nodes)
+		*nodes = rc == 0 ? a.nodes : 0;
+	return rc < 0 ? rc : a.jobs;
+}
+
 /* ---------------------------------------------------------- LISTEN/NOTIFY */
 
 static const char *const channel_name[] = { "cz_fleet_work", "cz_fleet_done" };

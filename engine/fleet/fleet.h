@@ -35,6 +35,8 @@
 #define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
 #define CZ_FLEET_LEASE_MS         30000          /* default lease of a claimed partition */
 #define CZ_FLEET_MAX_ATTEMPTS     3              /* default: a partition that failed this often fails its job */
+#define CZ_FLEET_RETAIN_S         (7 * 86400)    /* default: ended jobs and dead nodes kept a week (cz_fleet_prune) */
+#define CZ_FLEET_PRUNE_BATCH      1000           /* jobs one cz_fleet_prune deletes at most */
 #define CZ_FLEET_ID_MAX           128            /* job id, bytes with the NUL */
 #define CZ_FLEET_CIRCUIT_MAX      256            /* circuit name, bytes with the NUL */
 
@@ -237,6 +239,13 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 #define CZ_FLEET_AWAIT_POLL_MS 1000
 int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
 int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
+
+/* Deletes up to CZ_FLEET_PRUNE_BATCH ended jobs (done: every partition
+ * done; failed; cancelled) that ended more than retain_ms ago, with their
+ * partitions and proofs, and the nodes whose last heartbeat is older than
+ * that (one statement).  A live job is never deleted, nor a node that
+ * holds a partition.  Returns the jobs deleted; *nodes the nodes. */
+int cz_fleet_prune(struct cz_fleet *f, int64_t retain_ms, int *nodes);
 
 const char *cz_fleet_job_state_name(enum cz_fleet_job_state s);
 
