@@ -547,6 +547,27 @@ static void phase5(void)
 	      "after the other node's lease ran out the job was proved (attempt 3 of each partition)");
 }
 
+/* ---- phase 6: a circom input travels through the database as an input ---- */
+
+static void phase6(void)
+{
+	json_object *r = nd[0].pid > 0 ? daemon_req(&nd[0], "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"p6-in\","
+						    "\"inputs\":[{\"a\": 3, \"b\": 11}]}", NULL, 0) : NULL;
+	int ok = ok_of(r);
+	json_object_put(r);
+	ct_ok(ok && ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"
+			" AND p.is_input AND convert_from(p.input, 'UTF8')::jsonb = '{\"a\": 3, \"b\": 11}'::jsonb") == 1,
+	      "an inline input is recorded as one partition whose payload is the input (is_input)");
+	r = ok ? daemon_await(&nd[0], "p6-in", 60) : NULL;
+	const char *st = str_of(r, "state");
+	long long named = ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"
+			      " AND p.state = 3 AND p.error LIKE '%witness program%'");
+	ct_ok(r && !strcmp(st, "failed") && named == 1,
+	      "the claimer fed it as an input: circuit k has no witness program, so the job failed with that reason (%s)",
+	      st);
+	json_object_put(r);
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
  * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
  * partitions submitted through node 0, makespan from the first submit to
@@ -593,7 +614,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(27);
+	ct_plan(29);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -601,7 +622,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(27, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(29, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -627,6 +648,7 @@ int main(int argc, char **argv)
 	phase3();
 	phase4();
 	phase5();
+	phase6();
 	nodes_stop();
 	PQfinish(oracle);
 	cz_groth16_key_free(&key);

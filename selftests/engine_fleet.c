@@ -156,7 +156,7 @@ static void *awaiter_main(void *arg)
 
 int main(void)
 {
-	ct_plan(40);
+	ct_plan(41);
 	if (pg_start(&pg) != 0) {
 		for (int i = 0; i < 34; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
@@ -681,7 +681,26 @@ int main(void)
 		cz_fleet_close(aw.f);
 	}
 
-	/* 39-40: pruning after the retention. */
+	/* 39: an input (JSON) partition claimed as one. */
+	{
+		struct cz_fleet_payload p[2] = { { .bytes = "{\"a\":1}", .len = 7, .is_input = true },
+						 { .bytes = "wtns", .len = 4 } };
+		struct cz_fleet_job_spec sp = { .owner = 1000, .id = "input-1", .prio = CZ_PRIO_CRITICAL, .circuit = "t",
+						.nparts = 2, .parts = p };
+		uint64_t sq = 0;
+		int src = cz_fleet_submit(a, &sp, &sq);
+		struct cz_fleet_claim cl[2];
+		int n = src == 0 ? cz_fleet_claim(b, 2, cl) : -1;
+		int good = n == 2 && cl[0].key.seq == sq && cl[0].is_input && cl[0].input_len == 7 &&
+			   !memcmp(cl[0].input, "{\"a\":1}", 7) && cl[1].key.seq == sq && !cl[1].is_input;
+		for (int i = 0; i < n; i++) {
+			cz_fleet_finish(b, cl[i].key, "p", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(good, "a partition submitted as an input (JSON) is claimed as one, its bytes intact; a witness as a witness");
+	}
+
+	/* 40-41: pruning after the retention. */
 	{
 		long long before = ask("SELECT count(*) FROM cz_fleet_job");
 		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);

@@ -681,6 +681,57 @@ static json_object *payload_take(int fd, const char *path, uint32_t i, struct cz
 	return NULL;
 }
 
+/* The request's "inputs" (docs/protocol.md, as a local submit's): an
+ * integer k marks passed descriptor k an input; an object is an input
+ * inline (counted in *ninline, taken by inputs_inline_take). */
+static json_object *inputs_mark(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	if (!json_object_is_type(a, json_type_array))
+		return cz_ctl_err("\"inputs\" must be an array of inputs (objects) and passed-descriptor indices (numbers)");
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (json_object_is_type(v, json_type_object)) {
+			(*ninline)++;
+			continue;
+		}
+		int64_t i = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+		if (i < 0 || i >= nfds || i >= CZ_ENGINE_MAX_PARTS)
+			return cz_ctl_err("inputs[%zu]: neither an input (an object) nor the index of a passed descriptor "
+					  "(0 to %d)", k, nfds - 1);
+		fd_inp[i] = true;
+	}
+	return NULL;
+}
+
+/* The inline inputs, after the witnesses: each one partition whose payload
+ * is its JSON text (an input is small: always in the database). */
+static json_object *inputs_inline_take(json_object *req, struct cz_fleet_payload *parts, uint32_t *np)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (!json_object_is_type(v, json_type_object))
+			continue;
+		size_t len;
+		const char *t = json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN, &len);
+		if (len > CZ_FNODE_INLINE_MAX)
+			return cz_ctl_err("inputs[%zu]: %zu bytes, over the fleet's inline limit of %u", k, len,
+					  CZ_FNODE_INLINE_MAX);
+		char *b = malloc(len ? len : 1);
+		if (!b)
+			return cz_ctl_err("out of memory");
+		memcpy(b, t, len);
+		parts[*np] = (struct cz_fleet_payload){ .bytes = b, .len = len, .is_input = true };
+		(*np)++;
+	}
+	return NULL;
+}
+
 json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
 	struct cz_fnode *n = e->fleet;
@@ -707,9 +758,14 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 		r = cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
 		goto out;
 	}
+	bool fd_inp[CZ_ENGINE_MAX_PARTS] = { 0 };
+	uint32_t ninline = 0;
+	if ((r = inputs_mark(req, nfds, fd_inp, &ninline)))
+		goto out;
 	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
-	if (count == 0 || count > CZ_ENGINE_MAX_PARTS) {
-		r = cz_ctl_err("a job has 1 to %d witnesses (got %zu)", CZ_ENGINE_MAX_PARTS, count);
+	if (count + ninline == 0 || count + ninline > CZ_ENGINE_MAX_PARTS) {
+		r = cz_ctl_err("a job has 1 to %d witnesses and inputs (got %zu)", CZ_ENGINE_MAX_PARTS,
+			       count + ninline);
 		goto out;
 	}
 	for (np = 0; np < count && !r; np++) {
@@ -729,9 +785,12 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 		} else
 			fd = fds[np];
 		r = payload_take(fd, path, np, &parts[np]);
+		parts[np].is_input = !have_paths && fd_inp[np];
 		if (have_paths)
 			close(fd);
 	}
+	if (!r)
+		r = inputs_inline_take(req, parts, &np);
 	if (r)
 		goto out;
 	if (!id) {

@@ -480,6 +480,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX cz_fleet_part_queue ON cz_fleet_part (prio, seq, part) WHERE state = 0;"
 	"CREATE INDEX cz_fleet_part_lease ON cz_fleet_part (lease_until) WHERE state = 1;"
 	"CREATE INDEX cz_fleet_part_node ON cz_fleet_part (node) WHERE state = 1;",
+	/* 2: a partition's payload may be a circom input (JSON) rather than a witness */
+	"ALTER TABLE cz_fleet_part ADD COLUMN is_input boolean NOT NULL DEFAULT false;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 _Static_assert(NMIGRATIONS == CZ_FLEET_SCHEMA_VERSION, "one migration step per schema version");
@@ -798,12 +800,15 @@ static int submit_one(struct cz_fleet *f, struct submit_arg *a, int64_t dl, int 
 	const struct cz_fleet_job_spec *s = a->s;
 	uint32_t n = s->nparts;
 	const void **in = calloc(n, sizeof *in), **path = calloc(n, sizeof *path), **dg = calloc(n, sizeof *dg);
+	const void **isi = calloc(n, sizeof *isi);
 	size_t *inl = calloc(n, sizeof *inl), *pathl = calloc(n, sizeof *pathl), *dgl = calloc(n, sizeof *dgl);
-	unsigned char *ai = NULL, *ap = NULL, *ad = NULL;
-	size_t li = 0, lp = 0, ld = 0;
+	size_t *isl = calloc(n, sizeof *isl);
+	unsigned char *ai = NULL, *ap = NULL, *ad = NULL, *ab = NULL;
+	size_t li = 0, lp = 0, ld = 0, lb = 0;
+	static const unsigned char yes = 1, no = 0;
 	int rc = -ENOMEM;
 	*taken = 0;
-	if (!in || !path || !dg || !inl || !pathl || !dgl)
+	if (!in || !path || !dg || !inl || !pathl || !dgl || !isi || !isl)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cz_fleet_payload *p = &s->parts[i];
@@ -813,26 +818,29 @@ static int submit_one(struct cz_fleet *f, struct submit_arg *a, int64_t dl, int 
 		pathl[i] = p->bytes ? 0 : strlen(p->path);
 		dg[i] = p->bytes ? NULL : p->sha256;
 		dgl[i] = 32;
+		isi[i] = p->is_input ? &yes : &no;
+		isl[i] = 1;
 	}
 	if (!(ai = array_bin(17, n, in, inl, &li)) || !(ap = array_bin(25, n, path, pathl, &lp)) ||
-	    !(ad = array_bin(17, n, dg, dgl, &ld)))
+	    !(ad = array_bin(17, n, dg, dgl, &ld)) || !(ab = array_bin(16, n, isi, isl, &lb)))
 		goto out;
 	char owner[16], prio[16], np[16];
 	snprintf(owner, sizeof owner, "%" PRIu32, s->owner);
 	snprintf(prio, sizeof prio, "%u", s->prio);
 	snprintf(np, sizeof np, "%" PRIu32, n);
-	const char *v[8] = { s->id, owner, prio, s->circuit, np, (const char *)ai, (const char *)ap, (const char *)ad };
-	int lens[8] = { 0, 0, 0, 0, 0, (int)li, (int)lp, (int)ld };
-	int fmts[8] = { 0, 0, 0, 0, 0, 1, 1, 1 };
+	const char *v[9] = { s->id, owner, prio, s->circuit, np, (const char *)ai, (const char *)ap, (const char *)ad,
+			     (const char *)ab };
+	int lens[9] = { 0, 0, 0, 0, 0, (int)li, (int)lp, (int)ld, (int)lb };
+	int fmts[9] = { 0, 0, 0, 0, 0, 1, 1, 1, 1 };
 	rc = 0;
 	PGresult *r = q(f, dl, &rc, 0,
 			"WITH j AS (INSERT INTO cz_fleet_job (id, owner, prio, circuit, nparts)"
 			"  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq),"
-			" p AS (INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256)"
-			"  SELECT j.seq, g - 1, $3, ($6::bytea[])[g], ($7::text[])[g], ($8::bytea[])[g]"
+			" p AS (INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256, is_input)"
+			"  SELECT j.seq, g - 1, $3, ($6::bytea[])[g], ($7::text[])[g], ($8::bytea[])[g], ($9::boolean[])[g]"
 			"  FROM j, generate_series(1, $5) AS g RETURNING 1)"
 			"SELECT j.seq, (SELECT count(*) FROM p), pg_notify('cz_fleet_work', j.seq::text) FROM j",
-			8, v, lens, fmts);
+			9, v, lens, fmts);
 	if (!r)
 		goto out;
 	if (PQntuples(r) == 1) {
@@ -849,6 +857,9 @@ out:
 	free(ai);
 	free(ap);
 	free(ad);
+	free(ab);
+	free(isi);
+	free(isl);
 	free(in);
 	free(path);
 	free(dg);
@@ -916,14 +927,14 @@ static int submit_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	for (uint32_t i = 0; i < s->nparts; i++) {
 		const struct cz_fleet_payload *p = &s->parts[i];
 		snprintf(part, sizeof part, "%" PRIu32, i);
-		const char *v[6] = { seq, part, prio, p->bytes ? (const char *)p->bytes : NULL, p->path,
-				     p->bytes ? NULL : (const char *)p->sha256 };
-		int lens[6] = { 0, 0, 0, (int)p->len, 0, 32 };
-		int fmts[6] = { 0, 0, 0, 1, 0, 1 };
+		const char *v[7] = { seq, part, prio, p->bytes ? (const char *)p->bytes : NULL, p->path,
+				     p->bytes ? NULL : (const char *)p->sha256, p->is_input ? "t" : "f" };
+		int lens[7] = { 0, 0, 0, (int)p->len, 0, 32, 0 };
+		int fmts[7] = { 0, 0, 0, 1, 0, 1, 0 };
 		if (!(r = q(f, dl, &rc, 0,
-			    "INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256) "
-			    "VALUES ($1, $2, $3, $4, $5, $6)",
-			    6, v, lens, fmts)))
+			    "INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256, is_input) "
+			    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			    7, v, lens, fmts)))
 			return rc;
 		PQclear(r);
 	}
@@ -1018,9 +1029,9 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 			"  UPDATE cz_fleet_part p SET state = 1, node = $1,"
 			"    lease_until = now() + $3 * interval '1 millisecond', attempts = p.attempts + 1"
 			"  FROM c WHERE p.seq = c.seq AND p.part = c.part"
-			"  RETURNING p.seq, p.part, p.prio, p.attempts, p.input, p.input_path, p.input_sha256)"
+			"  RETURNING p.seq, p.part, p.prio, p.attempts, p.input, p.input_path, p.input_sha256, p.is_input)"
 			"SELECT u.seq, u.part, u.prio, u.attempts, u.input, u.input_path, u.input_sha256,"
-			"  j.id, j.circuit, j.owner"
+			"  j.id, j.circuit, j.owner, u.is_input"
 			" FROM u JOIN cz_fleet_job j ON j.seq = u.seq ORDER BY u.prio, u.seq, u.part",
 			3, v, NULL, NULL);
 	if (!r)
@@ -1046,6 +1057,7 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 		get_str(r, i, 7, c->id, sizeof c->id);
 		get_str(r, i, 8, c->circuit, sizeof c->circuit);
 		c->owner = (uint32_t)get_i64(r, i, 9);
+		c->is_input = get_i64(r, i, 10) != 0;
 		/* Out of memory for the input: the claim stands with neither input nor path, and
 		 * cz_fleet_payload_load says -ENOENT; the caller fails it. */
 		held_add(f, c->key);

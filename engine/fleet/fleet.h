@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_FLEET_SCHEMA_VERSION   1              /* the schema this build creates and migrates to */
+#define CZ_FLEET_SCHEMA_VERSION   2              /* the schema this build creates and migrates to */
 #define CZ_FLEET_INLINE_MAX       (64u << 20)    /* a payload (input, proof) in the database: 64 MiB at most */
 #define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
 #define CZ_FLEET_LEASE_MS         30000          /* default lease of a claimed partition */
@@ -64,6 +64,7 @@ struct cz_fleet_payload {
 	size_t len;             /* bytes' length */
 	const char *path;       /* shared file (absolute), when bytes is NULL */
 	uint8_t sha256[32];     /* the file's digest, when path is set */
+	bool is_input;          /* a circom input (JSON: the claimer generates the witness), not a witness */
 };
 
 struct cz_fleet_job_spec {
