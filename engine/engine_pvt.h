@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -450,9 +451,17 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
 /* The journal's commit hook: a job's end became durable, its await may answer. */
 void cz_recover_on_commit(void *e);
-/* engine/control/fleet_node.c: a local job's end may be durable: the fleet
- * node's claim thread looks (from the journal's commit hook; no lock). */
-void cz_fnode_poke(struct cz_engine *e);
+/* A local job's end may be durable: the fleet node's claim thread
+ * (engine/control/fleet_node.c) looks (from the journal's commit hook; no
+ * lock, no call into the fleet's file: one write to its eventfd). */
+static inline void cz_fnode_poke(struct cz_engine *e)
+{
+	int fd = atomic_load(&e->fleet_wake) - 1;
+	uint64_t one = 1;
+	if (fd >= 0 && write(fd, &one, sizeof one) < 0) {
+		/* the counter full: the claim thread is awake anyway */
+	}
+}
 /* engine/durable/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
 void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
 /* The path of a job's published directory, and of its temporary one. */
@@ -504,7 +513,7 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 			  struct cz_ctl_peer *peer);
 /* engine/control/fleet_node.c: in fleet mode (e->fleet) the job requests go
  * to the database; a witness travels inline up to CZ_FNODE_INLINE_MAX bytes. */
-#define CZ_FNODE_INLINE_MAX (16u << 20)
+#define CZ_FNODE_INLINE_MAX CZ_FLEET_WITNESS_INLINE_MAX
 json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_fnode_cancel(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);

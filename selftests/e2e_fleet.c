@@ -318,6 +318,20 @@ static void phase1(void)
 	      "times (fallback looks %lld; claims %lld)", wk, wl, wf, nclaims);
 	ct_ok(empty > 0 && claim > 0, "status names the fleet's idle causes: no claimable work %.1f ms, claim latency %.1f ms",
 	      empty, claim);
+	/* cuzkctl --fleet: no daemon on its side, the database only. */
+	char ctl[5 * PATH_MAX];
+	snprintf(ctl, sizeof ctl, "%s/cuzkctl --fleet '%s'", bindir, conn);
+	const char *id = cmd_out(fmt("%s submit k %s/w0.wtns %s/w1.wtns --id ctl-1 --priority high", ctl, dir, dir));
+	int sub_ok = !strcmp(id, "ctl-1\n");
+	const char *out = cmd_out(fmt("%s await ctl-1 --timeout 60 --out %s/ctl-1-out", ctl, dir));
+	int verified = sub_ok && !strcmp(out, fmt("%s/ctl-1-out\n", dir));
+	for (int k = 0; verified && k < 2; k++)
+		verified = !system(fmt("%s/cuzk verify %s/vk.json %s/ctl-1-out/%d.public.json %s/ctl-1-out/%d.proof.json | grep -qx OK",
+				       bindir, dir, dir, k, dir, k));
+	ct_ok(verified, "cuzkctl --fleet URL submit and await with no daemon of its own: both proofs verify (%.60s)", out);
+	const char *fst = cmd_out(fmt("%s status", ctl));
+	ct_ok(strstr(fst, "queue: critical") && atoi(cmd_out(fmt("%s status | grep -c 'ms ago$'", ctl))) == NODES,
+	      "cuzkctl --fleet URL status lists the %d nodes and the queue", NODES);
 	const char *rep = cmd_out(fmt("%s/tools/cuzk-trace-report --json %s/fleet-trace-0.jsonl", root, dir));
 	json_object *j = json_tokener_parse(rep), *jby;
 	ct_ok(j && json_object_object_get_ex(j, "idle_by_cause_ms", &jby) &&
@@ -568,6 +582,20 @@ static void phase6(void)
 	json_object_put(r);
 }
 
+/* cuzkctl --fleet cancel, with no node up to claim the job. */
+static void ctl_cancel(void)
+{
+	char ctl[5 * PATH_MAX];
+	snprintf(ctl, sizeof ctl, "%s/cuzkctl --fleet '%s'", bindir, conn);
+	int sub = system(fmt("%s submit k %s/w2.wtns --id ctl-2 >/dev/null", ctl, dir));
+	int can = system(fmt("%s cancel ctl-2", ctl));
+	int aw = system(fmt("%s await ctl-2 --timeout 10 2>%s/ctl-2.err", ctl, dir));
+	int again = system(fmt("%s cancel ctl-2 2>/dev/null", ctl));
+	ct_ok(sub == 0 && can == 0 && WEXITSTATUS(aw) == 1 && strstr(cmd_out(fmt("cat %s/ctl-2.err", dir)), "cancelled") &&
+	      WEXITSTATUS(again) == 1 && ask("SELECT state FROM cz_fleet_job WHERE id = 'ctl-2'") == 3,
+	      "cuzkctl --fleet URL cancel: the job cancelled in the table, await says so (exit 1), a second cancel is refused");
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
  * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
  * partitions submitted through node 0, makespan from the first submit to
@@ -614,7 +642,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(29);
+	ct_plan(32);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -622,7 +650,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(29, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(32, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -640,7 +668,7 @@ int main(int argc, char **argv)
 	if (up == NODES)
 		phase1();
 	else
-		skip_n(10, "the nodes did not start");
+		skip_n(12, "the nodes did not start");
 	nodes_stop();
 	if (getenv("CZ_FLEET_BENCH"))
 		bench();
@@ -650,6 +678,7 @@ int main(int argc, char **argv)
 	phase5();
 	phase6();
 	nodes_stop();
+	ctl_cancel();
 	PQfinish(oracle);
 	cz_groth16_key_free(&key);
 	pg_stop(&pg, ct_fail);

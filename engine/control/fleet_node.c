@@ -432,15 +432,6 @@ static int claim_some(struct cz_fnode *n)
 	return got;
 }
 
-void cz_fnode_poke(struct cz_engine *e)
-{
-	int fd = atomic_load(&e->fleet_wake) - 1;
-	uint64_t one = 1;
-	if (fd >= 0 && write(fd, &one, sizeof one) < 0) {
-		/* full (it is being read): the claim thread is awake anyway */
-	}
-}
-
 /* Waits for something to do: new work in the database (NOTIFY
  * cz_fleet_work), a local job's end made durable (the journal's commit
  * hook writes wake_fd), stop; or the bounded fallback. */

@@ -32,6 +32,7 @@
 
 #define CZ_FLEET_SCHEMA_VERSION   2              /* the schema this build creates and migrates to */
 #define CZ_FLEET_INLINE_MAX       (64u << 20)    /* a payload (input, proof) in the database: 64 MiB at most */
+#define CZ_FLEET_WITNESS_INLINE_MAX (16u << 20)  /* a witness larger than this travels as a shared path + SHA-256 */
 #define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
 #define CZ_FLEET_LEASE_MS         30000          /* default lease of a claimed partition */
 #define CZ_FLEET_MAX_ATTEMPTS     3              /* default: a partition that failed this often fails its job */
