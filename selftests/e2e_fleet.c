@@ -77,12 +77,14 @@ static int64_t mono(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+static const char *node_metrics;       /* --metrics-listen for the next node_start(), NULL: none */
+
 static int node_start(int i, const char *name, const char *backend, const char *delay)
 {
 	const char *extra[] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
 				"--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
 				fmt("k=%s/k.zkey", dir), "--fleet", conn, "--fleet-lease-ms", "1500",
-				"--fleet-timeout-ms", "2000", NULL };
+				"--fleet-timeout-ms", "2000", node_metrics ? "--metrics-listen" : NULL, node_metrics, NULL };
 	if (daemon_start(&nd[i], name, extra))
 		return -1;
 	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
@@ -518,7 +520,12 @@ static int trace_has(const char *file, const char *ev, int64_t job)
 static void phase5(void)
 {
 	nodes_stop();
-	if (node_start(0, "l0", "null", "1500")) {
+	static char msock[PATH_MAX + 16];
+	snprintf(msock, sizeof msock, "%.*s/l0-metrics.sock", PATH_MAX - 20, dir);
+	node_metrics = msock;
+	int up = node_start(0, "l0", "null", "1500");
+	node_metrics = NULL;
+	if (up) {
 		skip_n(3, "the node did not start");
 		return;
 	}
@@ -580,6 +587,18 @@ static void phase6(void)
 	      "the claimer fed it as an input: circuit k has no witness program, so the job failed with that reason (%s)",
 	      st);
 	json_object_put(r);
+	/* /metrics: the fleet's figures, promtool-clean, agreeing with the table. */
+	const char *mf = fmt("%s/fleet-metrics.txt", dir);
+	int got = system(fmt("curl -s --unix-socket %s/l0-metrics.sock http://node/metrics > %s", dir, mf));
+	int prom = system("command -v promtool >/dev/null 2>&1") ? -2 : system(fmt("promtool check metrics < %s >/dev/null 2>&1", mf));
+	long long claimed = atoll(cmd_out(fmt("grep '^cuzk_fleet_claimed_partitions_total ' %s | cut -d' ' -f2", mf)));
+	long long nodes = atoll(cmd_out(fmt("grep '^cuzk_fleet_nodes ' %s | cut -d' ' -f2", mf)));
+	long long up = atoll(cmd_out(fmt("grep '^cuzk_fleet_database_up ' %s | cut -d' ' -f2", mf)));
+	long long want = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE proved_by = %" PRId64 "", node_id[0])) +
+			 ask(fmt("SELECT coalesce(sum(attempts), 0) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"));
+	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0,
+	      "/metrics of a fleet member: the fleet's figures pass promtool%s; 1 live node, %lld partitions claimed "
+	      "(the table: at least %lld)", prom == -2 ? " (not installed: unchecked)" : "", claimed, want);
 }
 
 /* cuzkctl --fleet cancel, with no node up to claim the job. */
@@ -642,7 +661,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(32);
+	ct_plan(33);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -650,7 +669,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(32, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(33, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);

@@ -76,6 +76,7 @@
 #include <sys/mman.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,7 @@ struct cz_fnode {
 	_Atomic unsigned nheld;
 	_Atomic uint64_t next_auto;     /* auto ids: @fN-K */
 	/* counters (status "fleet") */
-	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
+	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors, fed_us;
 	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
@@ -425,6 +426,7 @@ static int claim_some(struct cz_fnode *n)
 		if (h && feed(n, &cl[i], h) == 0) {
 			uint32_t fed = (uint32_t)((mono_ns() - t0) / 1000);
 			lat_add(n, &n->fed_lat, fed);
+			atomic_fetch_add(&n->fed_us, fed);
 			cz_trace_arg(CZ_EV_FLEET_FED, cl[i].key.seq, cl[i].key.part, fed);
 		}
 		cz_fleet_claim_free(&cl[i]);
@@ -986,4 +988,119 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 		json_object_object_add(o, "claimed", cl);
 	}
 	json_object_object_add(r, "fleet", o);
+}
+
+/* ---- /metrics (docs/metrics.md "Fleet") ---- */
+
+static void mput(char **b, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void mput(char **b, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = *b ? vsnprintf(*b + *len, *cap - *len, fmt, ap) : -1;
+		va_end(ap);
+		if (k >= 0 && (size_t)k < *cap - *len) {
+			*len += (size_t)k;
+			return;
+		}
+		size_t nc = *cap ? 2 * *cap : 4096;
+		char *nb = realloc(*b, nc);
+		if (!nb)
+			return;
+		*b = nb;
+		*cap = nc;
+	}
+}
+
+#define MHEAD(name, type, help) mput(&b, &len, &cap, "# HELP " name " " help "\n# TYPE " name " " type "\n")
+#define MC(name, help, v) (MHEAD(name, "counter", help), \
+			   mput(&b, &len, &cap, name " %llu\n", (unsigned long long)(v)))
+#define MG(name, help, fmt, v) (MHEAD(name, "gauge", help), mput(&b, &len, &cap, name " " fmt "\n", v))
+
+/* A summary of the last CZ_FNODE_SAMPLES latencies (quantiles) and the totals. */
+static void msummary(char **bp, size_t *lp, size_t *cp, struct cz_fnode *n, const char *name, const char *help,
+		     const struct lat_ring *r, uint64_t sum_us)
+{
+	json_object *o = lat_json(n, r);
+	mput(bp, lp, cp, "# HELP %s %s\n# TYPE %s summary\n", name, help, name);
+	mput(bp, lp, cp, "%s{quantile=\"0.5\"} %.6f\n%s{quantile=\"0.99\"} %.6f\n", name,
+	     json_object_get_double(json_object_object_get(o, "p50")) / 1e3, name,
+	     json_object_get_double(json_object_object_get(o, "p99")) / 1e3);
+	mput(bp, lp, cp, "%s_sum %.6f\n%s_count %llu\n", name, (double)sum_us / 1e6, name,
+	     (unsigned long long)json_object_get_int64(json_object_object_get(o, "n")));
+	json_object_put(o);
+}
+
+char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
+{
+	struct cz_fnode *n = e->fleet;
+	if (!n)
+		return NULL;
+	char *b = NULL;
+	size_t len = 0, cap = 0;
+	struct cz_fleet_stats fs;
+	cz_fleet_stats_get(n->f, &fs);
+	MG("cuzk_fleet_node_id", "This node's id in the fleet's database.", "%lld", (long long)n->node_id);
+	MG("cuzk_fleet_capacity_partitions", "Consumers this node claims for.", "%u", n->capacity);
+	MG("cuzk_fleet_held_partitions", "Fleet partitions this node holds now (claimed, not finished).", "%u",
+	   atomic_load(&n->nheld));
+	MG("cuzk_fleet_leases_live", "1 while this node's leases are live by its own clock (0: cut off, it stops claiming).",
+	   "%d", cz_fleet_leases_live(n->f) ? 1 : 0);
+	MC("cuzk_fleet_claims_total", "Claims this node sent.", atomic_load(&n->claims));
+	MC("cuzk_fleet_empty_claims_total", "Claims that found no claimable work.", atomic_load(&n->empty_claims));
+	MC("cuzk_fleet_claimed_partitions_total", "Partitions this node claimed.", atomic_load(&n->claimed));
+	MC("cuzk_fleet_finished_partitions_total", "Partitions this node finished first (its proof recorded).",
+	   atomic_load(&n->finished));
+	MC("cuzk_fleet_duplicate_partitions_total", "Finishes of this node that found a proof there (ignored).",
+	   atomic_load(&n->duplicates));
+	MC("cuzk_fleet_failed_partitions_total", "Partitions that failed here (requeued, or their job failed).",
+	   atomic_load(&n->failed));
+	MC("cuzk_fleet_lost_partitions_total", "Held partitions a renew found lost (lease expired, taken, job ended).", fs.lost);
+	MC("cuzk_fleet_lost_dropped_total", "Of those, local jobs cancelled before they were proved here.",
+	   atomic_load(&n->lost_dropped));
+	MC("cuzk_fleet_reaped_partitions_total", "Expired leases this node returned to the queue.", fs.reaped);
+	MC("cuzk_fleet_reconnects_total", "Database connections this node made again after one was lost.", fs.reconnects);
+	MC("cuzk_fleet_errors_total", "Claims and finishes that failed on the database.", atomic_load(&n->errors));
+	MC("cuzk_fleet_renew_errors_total", "Renews that failed on the database.", atomic_load(&n->renew_errors));
+	MC("cuzk_fleet_statements_total", "SQL statements this node's claim handle sent (claim, renew, finish, fail).",
+	   fs.statements);
+	MC("cuzk_fleet_pruned_jobs_total", "Ended jobs this node deleted after the retention.", atomic_load(&n->pruned_jobs));
+	msummary(&b, &len, &cap, n, "cuzk_fleet_claim_latency_seconds", "A claim's round trip to the database.",
+		 &n->claim_lat, atomic_load(&n->claim_us));
+	msummary(&b, &len, &cap, n, "cuzk_fleet_fed_latency_seconds",
+		 "A partition's claim sent to its being queued in this node's pipeline.", &n->fed_lat,
+		 atomic_load(&n->fed_us));
+	static _Thread_local struct cz_fleet_node_row rows[256];
+	struct cz_fleet_queue q;
+	int nn = cz_fleet_nodes(n->fc, n->opts.lease_ms, rows, 256);
+	int qrc = cz_fleet_queue_get(n->fc, &q);
+	MG("cuzk_fleet_database_up", "1 when the fleet's database answered this scrape's two statements.", "%d",
+	   nn >= 0 && qrc == 0);
+	if (nn >= 0) {
+		uint64_t devs = 0, consumers = 0, held = 0;
+		for (int i = 0; i < nn; i++) {
+			devs += rows[i].devices;
+			consumers += rows[i].capacity;
+			held += rows[i].held;
+		}
+		MG("cuzk_fleet_nodes", "Nodes whose heartbeat is within a lease (the database's view).", "%d", nn);
+		MG("cuzk_fleet_devices", "Devices of those nodes.", "%llu", (unsigned long long)devs);
+		MG("cuzk_fleet_consumers", "Consumers of those nodes: the fleet's order bound.", "%llu",
+		   (unsigned long long)consumers);
+		MG("cuzk_fleet_claimed_by_live_nodes_partitions", "Partitions those nodes hold.", "%llu",
+		   (unsigned long long)held);
+	}
+	if (qrc == 0) {
+		MHEAD("cuzk_fleet_queue_partitions", "gauge",
+		      "Partitions of live jobs in the fleet's database, by priority and state (queued, claimed).");
+		for (unsigned p = 0; p < CZ_PRIO__COUNT; p++)
+			mput(&b, &len, &cap,
+			     "cuzk_fleet_queue_partitions{priority=\"%s\",state=\"queued\"} %llu\n"
+			     "cuzk_fleet_queue_partitions{priority=\"%s\",state=\"claimed\"} %llu\n",
+			     cz_prio_name(p), (unsigned long long)q.queued[p], cz_prio_name(p),
+			     (unsigned long long)q.claimed[p]);
+	}
+	*lenp = len;
+	return b;
 }
