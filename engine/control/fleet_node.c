@@ -85,6 +85,8 @@
 
 #define CZ_FNODE_POLL_MS   250         /* the claim thread's fallback look while it holds work */
 #define CZ_FNODE_IDLE_MS   500         /* ... and while the queue is empty (notifications wake it first) */
+#define CZ_FNODE_POLL_MS_NOLISTEN 100  /* the same on a database without LISTEN (local ends still wake it) */
+#define CZ_FNODE_IDLE_MS_NOLISTEN 25   /* ... polling the queue as before NOTIFY */
 #define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
 #define CZ_FNODE_PRUNE_MS  60000       /* the renew thread prunes the database this often */
 #define CZ_FNODE_SAMPLES   1024        /* latency samples kept for status's p50/p99 (the last ones) */
@@ -110,6 +112,7 @@ struct cz_fnode {
 	struct cz_fleet *fc;            /* the control plane's submit, status, cancel */
 	struct cz_fleet *fl;            /* the claim thread's LISTEN cz_fleet_work */
 	int wake_fd;                    /* eventfd: a journal commit (a local job's end), or stop */
+	bool no_listen;                 /* the database refused LISTEN: poll the queue */
 	_Atomic uint64_t wakes_work, wakes_local, wakes_fallback;
 	int64_t node_id;
 	unsigned capacity;
@@ -439,7 +442,10 @@ static int claim_some(struct cz_fnode *n)
  * hook writes wake_fd), stop; or the bounded fallback. */
 static void claimer_wait(struct cz_fnode *n)
 {
-	int w = cz_fleet_wait(n->fl, n->wake_fd, atomic_load(&n->nheld) ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS);
+	bool held = atomic_load(&n->nheld);
+	int ms = n->no_listen ? (held ? CZ_FNODE_POLL_MS_NOLISTEN : CZ_FNODE_IDLE_MS_NOLISTEN)
+			      : held ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS;
+	int w = cz_fleet_wait(n->fl, n->wake_fd, ms);
 	atomic_fetch_add(w & CZ_FLEET_CH__FD ? &n->wakes_local : w > 0 ? &n->wakes_work : &n->wakes_fallback, 1);
 	if (w < 0)
 		nap(n, CZ_FNODE_POLL_MS);       /* built without libpq: never here (join refuses) */
@@ -544,7 +550,11 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)) ||
 	    (rc = cz_fleet_open(&fo, &n->fl, err, cap)))
 		goto fail;
-	if ((rc = cz_fleet_listen(n->fl, CZ_FLEET_CH_WORK))) {
+	if ((rc = cz_fleet_listen(n->fl, CZ_FLEET_CH_WORK)) == -EIO) {
+		n->no_listen = true;
+		fprintf(stderr, "cuzkd: fleet: the database refused LISTEN (%s): the claim thread polls every %d ms "
+			"instead\n", cz_fleet_error(n->fl), CZ_FNODE_IDLE_MS_NOLISTEN);
+	} else if (rc) {
 		snprintf(err, cap, "fleet: LISTEN: %s", cz_fleet_error(n->fl));
 		goto fail;
 	}

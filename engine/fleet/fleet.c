@@ -1691,6 +1691,10 @@ int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
 	pthread_mutex_lock(&f->lock);
 	f->listen |= channels & (CZ_FLEET_CH_WORK | CZ_FLEET_CH_DONE);
 	int rc = run_unit(f, listen_unit, NULL);
+	if (rc == -EIO) {
+		f->listen = 0;
+		f->st.listen_refused = 1;
+	}
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
@@ -1699,6 +1703,8 @@ int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
  * LISTEN issued on it; false while the database is away. */
 static bool listen_ready(struct cz_fleet *f)
 {
+	if (!f->listen)
+		return false;   /* the server refused LISTEN: the waiters' fallback polls alone */
 	if (f->pg && PQstatus(f->pg) == CONNECTION_OK && (f->listening & f->listen) == f->listen)
 		return true;
 	if (now_ns() < f->next_try_ns)
@@ -1706,6 +1712,11 @@ static bool listen_ready(struct cz_fleet *f)
 	int rc = run_unit(f, listen_unit, NULL);
 	if (rc == 0)
 		return true;
+	if (rc == -EIO) {       /* a server without LISTEN (YugabyteDB's YSQL): never asked again */
+		f->listen = 0;
+		f->st.listen_refused = 1;
+		return false;
+	}
 	f->next_try_ns = now_ns() + 1000000000LL;
 	drop(f);
 	return false;
@@ -1754,7 +1765,8 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 {
 	int64_t deadline = now_ns() + (int64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;
 	pthread_mutex_lock(&f->lock);
-	f->listen |= CZ_FLEET_CH_DONE;
+	if (!f->st.listen_refused)
+		f->listen |= CZ_FLEET_CH_DONE;
 	f->want_seq = seq;
 	pthread_mutex_unlock(&f->lock);
 	for (;;) {

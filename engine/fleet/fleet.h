@@ -121,6 +121,7 @@ struct cz_fleet_stats {
 	uint64_t reaped;        /* expired leases this handle returned to the queue */
 	uint64_t await_notified;        /* cz_fleet_await's status reads after a "done" naming its job */
 	uint64_t await_fallback;        /* ... after CZ_FLEET_AWAIT_POLL_MS without one */
+	uint64_t listen_refused;        /* 1: the server refused LISTEN (no NOTIFY: the fallback polls alone) */
 };
 
 /* Connects (bounded), creates or migrates the schema.  0 and *out, or a
@@ -239,6 +240,9 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 #define CZ_FLEET_CH__SEQ   4u   /* a "done" naming the seq an await waits for */
 #define CZ_FLEET_CH__FD    8u
 #define CZ_FLEET_AWAIT_POLL_MS 1000
+/* -EIO: the server refused LISTEN (a database without it, e.g. YugabyteDB's
+ * YSQL): f's waits then poll by their fallback alone, and it is not asked
+ * again (stats.listen_refused). */
 int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
 int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
 
