@@ -38,6 +38,8 @@ int main(void)
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <pthread.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #define NODES 3
 #define SLOWSYNC_MS 400         /* phase 4: every fsync and fdatasync of the node this much slower */
@@ -497,6 +499,30 @@ static void phase4(void)
 	      "the claim path waits on no local fsync", fed, (double)slowest / 1e3, SLOWSYNC_MS);
 }
 
+static int http_port;    /* phase 5's node's --metrics-listen */
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* How many times needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
 /* ---- phase 5: a partition whose lease is lost is dropped before it starts ---- */
 
 /* Whether the node's trace has a compute_start of local job seq (lseq). */
@@ -520,9 +546,10 @@ static int trace_has(const char *file, const char *ev, int64_t job)
 static void phase5(void)
 {
 	nodes_stop();
-	static char msock[PATH_MAX + 16];
-	snprintf(msock, sizeof msock, "%.*s/l0-metrics.sock", PATH_MAX - 20, dir);
-	node_metrics = msock;
+	static char mspec[64];
+	http_port = free_port();
+	snprintf(mspec, sizeof mspec, "127.0.0.1:%d", http_port);
+	node_metrics = mspec;
 	int up = node_start(0, "l0", "null", "1500");
 	node_metrics = NULL;
 	if (up) {
@@ -589,7 +616,7 @@ static void phase6(void)
 	json_object_put(r);
 	/* /metrics: the fleet's figures, promtool-clean, agreeing with the table. */
 	const char *mf = fmt("%s/fleet-metrics.txt", dir);
-	int got = system(fmt("curl -s --unix-socket %s/l0-metrics.sock http://node/metrics > %s", dir, mf));
+	int got = system(fmt("curl -s http://127.0.0.1:%d/metrics > %s", http_port, mf));
 	int prom = system("command -v promtool >/dev/null 2>&1") ? -2 : system(fmt("promtool check metrics < %s >/dev/null 2>&1", mf));
 	long long claimed = atoll(cmd_out(fmt("grep '^cuzk_fleet_claimed_partitions_total ' %s | cut -d' ' -f2", mf)));
 	long long nodes = atoll(cmd_out(fmt("grep '^cuzk_fleet_nodes ' %s | cut -d' ' -f2", mf)));
@@ -599,6 +626,25 @@ static void phase6(void)
 	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0,
 	      "/metrics of a fleet member: the fleet's figures pass promtool%s; 1 live node, %lld partitions claimed "
 	      "(the table: at least %lld)", prom == -2 ? " (not installed: unchecked)" : "", claimed, want);
+	/* The dashboard's fleet section in headless chromium, as e2e_metrics drives it. */
+	if (system("command -v chromium >/dev/null 2>&1")) {
+		ct_skip("chromium absent (tools/install-deps.sh installs it)", "the dashboard's fleet section");
+		return;
+	}
+	int drc = system(fmt("timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+			     "--user-data-dir=%s/chromium --virtual-time-budget=600 --window-size=1000,620 --dump-dom "
+			     "http://127.0.0.1:%d/ > %s/fleet-dom.html 2>%s/chromium.log", dir, http_port, dir, dir));
+	FILE *df = fopen(fmt("%s/fleet-dom.html", dir), "r");
+	static char dom[1 << 20];
+	size_t dn = df ? fread(dom, 1, sizeof dom - 1, df) : 0;
+	dom[dn] = 0;
+	if (df)
+		fclose(df);
+	int rows = count_of(dom, "data-node=\""), prios = count_of(dom, "data-prio=\"");
+	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 &&
+	      strstr(dom, fmt("this node %" PRId64 ":", node_id[0])),
+	      "the dashboard shows the fleet: this node %" PRId64 ", %d live node row(s), the queue's %d priorities",
+	      node_id[0], rows, prios);
 }
 
 /* cuzkctl --fleet cancel, with no node up to claim the job. */
@@ -661,7 +707,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(33);
+	ct_plan(34);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -669,7 +715,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(33, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(34, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
