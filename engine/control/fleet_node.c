@@ -215,8 +215,8 @@ static int local_state(struct cz_engine *e, const char *id, char *dir, size_t dc
 static char *proof_payload(const char *dir, size_t *len)
 {
 	char p[PATH_MAX + 32], q[PATH_MAX + 32];
-	snprintf(p, sizeof p, "%s/0.proof.json", dir);
-	snprintf(q, sizeof q, "%s/0.public.json", dir);
+	snprintf(p, sizeof p, "%.4090s/0.proof.json", dir);
+	snprintf(q, sizeof q, "%.4090s/0.public.json", dir);
 	json_object *pr = json_object_from_file(p), *pub = json_object_from_file(q);
 	if (!pr || !pub) {
 		json_object_put(pr);
