@@ -24,7 +24,8 @@ BINS     := $(TOOLS:%=$(B)/bin/%)
 TESTSRC  := $(wildcard selftests/*.c)
 TESTS    := $(TESTSRC:selftests/%.c=$(B)/selftests/%)
 # The LD_PRELOAD shims the e2e tests put under cuzkd (selftests/shim/*.c):
-# the heap-call counter (e2e_heap) and the lying statvfs (e2e_admit).  Never
+# the heap-call counter (e2e_heap), the lying statvfs (e2e_admit) and the slow
+# fsync (e2e_fleet).  Never
 # built with a sanitizer (their runtimes must come first; those tests skip there).
 SHIM     := $(patsubst selftests/shim/%.c,$(B)/selftests/%.so,$(wildcard selftests/shim/*.c))
 # The layering check (the #include and call rules of tools/layers.txt, read

@@ -113,8 +113,13 @@ struct cz_engine_fleet {
 	const char *url;                /* libpq conninfo or postgresql:// URL */
 	int lease_ms;                   /* 0: CZ_FLEET_LEASE_MS (30 s) */
 	int timeout_ms;                 /* each database call's bound; 0: 5 s */
+	int64_t retain_s;               /* ended jobs and dead nodes kept this long; 0: CZ_FLEET_RETAIN_S (7 days) */
 };
 int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *f, char *err, size_t cap);
+/* A fleet member's Prometheus figures (docs/metrics.md "Fleet"; the
+ * database's view asked within its bound), malloc'd; NULL when e is no
+ * fleet member (or out of memory).  /metrics appends them. */
+char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *len);
 
 /* engine/evidence/metrics.c (docs/metrics.md): the Prometheus text exposition
  * (malloc'd, *len bytes; NULL when out of memory), and readiness: 1, or 0

@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -291,6 +292,7 @@ struct cz_engine {
 		const char *stage;      /* a string literal; NULL: the slot is free */
 		struct timespec t0, st0;        /* the load's start, the stage's */
 	} wbuilds[8];
+	_Atomic int fleet_wake;         /* its claim thread's eventfd + 1 (0: none): a journal commit wakes it */
 };
 
 /* p is off its dispatch node's devices' queue (back from a device, or
@@ -475,6 +477,17 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c);
 json_object *cz_recover_result(struct cz_engine *e, const char *id, bool *pending);
 /* The journal's commit hook: a job's end became durable, its await may answer. */
 void cz_recover_on_commit(void *e);
+/* A local job's end may be durable: the fleet node's claim thread
+ * (engine/control/fleet_node.c) looks (from the journal's commit hook; no
+ * lock, no call into the fleet's file: one write to its eventfd). */
+static inline void cz_fnode_poke(struct cz_engine *e)
+{
+	int fd = atomic_load(&e->fleet_wake) - 1;
+	uint64_t one = 1;
+	if (fd >= 0 && write(fd, &one, sizeof one) < 0) {
+		/* the counter full: the claim thread is awake anyway */
+	}
+}
 /* engine/durable/output.c: a job's paths.  "@<seq>": the automatic id (a caller's id never starts with '@'). */
 void cz_job_auto_id(char *buf, size_t cap, uint64_t seq);
 /* The path of a job's published directory, and of its temporary one. */
@@ -519,6 +532,12 @@ json_object *cz_field_uint(json_object *req, const char *k, uint64_t max, uint64
 json_object *cz_field_seconds(json_object *req, const char *k, double max, double *out);
 /* engine/control/requests.c */
 json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
+/* The same for a partition a fleet node claimed (engine/control/fleet_node.c):
+ * the database is its source of truth, so it is queued without waiting for
+ * its spool copy's fsync or its journal record's group commit (both follow
+ * off the caller's path; the local journal is a cache).  A crash loses
+ * nothing the lease does not bring back. */
+json_object *cz_req_submit_cached(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_deliver(json_object *r, int fd, struct cz_ctl_peer *peer);  /* await's passed fd */
@@ -527,7 +546,7 @@ json_object *cz_req_trace(struct cz_engine *e, json_object *req, int *fds, int n
 			  struct cz_ctl_peer *peer);
 /* engine/control/fleet_node.c: in fleet mode (e->fleet) the job requests go
  * to the database; a witness travels inline up to CZ_FNODE_INLINE_MAX bytes. */
-#define CZ_FNODE_INLINE_MAX (16u << 20)
+#define CZ_FNODE_INLINE_MAX CZ_FLEET_WITNESS_INLINE_MAX
 json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
 json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_fnode_cancel(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);

@@ -152,6 +152,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!strcmp(url, "/metrics")) {
 		size_t len = 0;
 		char *t = cz_engine_metrics_text(h->e, &len);
+		size_t fl = 0;
+		char *ft = t ? cz_engine_fleet_metrics_text(h->e, &fl) : NULL;    /* a fleet member's, after */
+		if (ft) {
+			char *both = realloc(t, len + fl + 1);
+			if (both) {
+				memcpy(both + len, ft, fl + 1);
+				t = both;
+				len += fl;
+			}
+			free(ft);
+		}
 		if (!t)
 			return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s: out of memory\n", url);
 		return send_buf(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", t, len,

@@ -12,7 +12,16 @@
  * Skips when the server binaries or libpq are missing.
  */
 #define NWTNS 8
+static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(), NULL: none */
+static void child_setup(void);
+#define CZ_DAEMON_CHILD child_setup
 #include "selftests/cz_daemon.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1     /* a sanitizer's runtime must be the first library: no shim */
+#else
+#define SANITIZED 0
+#endif
 
 #ifndef CZ_HAVE_LIBPQ
 int main(void)
@@ -29,8 +38,11 @@ int main(void)
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <pthread.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #define NODES 3
+#define SLOWSYNC_MS 400         /* phase 4: every fsync and fdatasync of the node this much slower */
 #define CONS_PER_NODE 2         /* --consumers-per-device, one device a node */
 #define LEASE_MS 1500
 
@@ -39,6 +51,14 @@ static char conn[PATH_MAX + 64];
 static PGconn *oracle;
 static struct daemon nd[NODES];
 static int64_t node_id[NODES];
+
+static void child_setup(void)
+{
+	if (child_preload) {
+		setenv("LD_PRELOAD", child_preload, 1);
+		setenv("CZ_SLOWSYNC_MS", fmt("%d", SLOWSYNC_MS), 1);
+	}
+}
 
 static long long ask(const char *sql)
 {
@@ -59,12 +79,14 @@ static int64_t mono(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+static const char *node_metrics;       /* --metrics-listen for the next node_start(), NULL: none */
+
 static int node_start(int i, const char *name, const char *backend, const char *delay)
 {
 	const char *extra[] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
 				"--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
 				fmt("k=%s/k.zkey", dir), "--fleet", conn, "--fleet-lease-ms", "1500",
-				"--fleet-timeout-ms", "2000", NULL };
+				"--fleet-timeout-ms", "2000", node_metrics ? "--metrics-listen" : NULL, node_metrics, NULL };
 	if (daemon_start(&nd[i], name, extra))
 		return -1;
 	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
@@ -279,12 +301,41 @@ static void phase1(void)
 		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
 	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
 	double empty = 0, claim = 0;
+	long long wk = 0, wl = 0, wf = 0, nclaims = 0;
 	for (int i = 0; i < NODES; i++) {
+		json_object *sr = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *sf, *sme = NULL, *cl, *fd;
+		if (json_object_object_get_ex(sr, "fleet", &sf) && json_object_object_get_ex(sf, "this", &sme) &&
+		    json_object_object_get_ex(sme, "claim_latency_ms", &cl) && json_object_object_get_ex(sme, "fed_latency_ms", &fd))
+			ct_diag("node %d: claim (the database's answer) ms %s; claim sent to queued here ms %s", i,
+				json_object_to_json_string(cl), json_object_to_json_string(fd));
+		if (sme) {
+			wk += int_of(sme, "wakes_work");
+			wl += int_of(sme, "wakes_local");
+			wf += int_of(sme, "wakes_fallback");
+			nclaims += int_of(sme, "claims");
+		}
+		json_object_put(sr);
 		empty += idle_ms(&nd[i], "no claimable work");
 		claim += idle_ms(&nd[i], "claim latency");
 	}
+	ct_ok(wk > 0 && wl > 0, "the claim threads woke on NOTIFY cz_fleet_work %lld times and on a local job's end %lld "
+	      "times (fallback looks %lld; claims %lld)", wk, wl, wf, nclaims);
 	ct_ok(empty > 0 && claim > 0, "status names the fleet's idle causes: no claimable work %.1f ms, claim latency %.1f ms",
 	      empty, claim);
+	/* cuzkctl --fleet: no daemon on its side, the database only. */
+	char ctl[5 * PATH_MAX];
+	snprintf(ctl, sizeof ctl, "%s/cuzkctl --fleet '%s'", bindir, conn);
+	const char *id = cmd_out(fmt("%s submit k %s/w0.wtns %s/w1.wtns --id ctl-1 --priority high", ctl, dir, dir));
+	int sub_ok = !strcmp(id, "ctl-1\n");
+	const char *out = cmd_out(fmt("%s await ctl-1 --timeout 60 --out %s/ctl-1-out", ctl, dir));
+	int verified = sub_ok && !strcmp(out, fmt("%s/ctl-1-out\n", dir));
+	for (int k = 0; verified && k < 2; k++)
+		verified = !system(fmt("%s/cuzk verify %s/vk.json %s/ctl-1-out/%d.public.json %s/ctl-1-out/%d.proof.json | grep -qx OK",
+				       bindir, dir, dir, k, dir, k));
+	ct_ok(verified, "cuzkctl --fleet URL submit and await with no daemon of its own: both proofs verify (%.60s)", out);
+	const char *fst = cmd_out(fmt("%s status", ctl));
+	ct_ok(strstr(fst, "queue: critical") && atoi(cmd_out(fmt("%s status | grep -c 'ms ago$'", ctl))) == NODES,
+	      "cuzkctl --fleet URL status lists the %d nodes and the queue", NODES);
 	const char *rep = cmd_out(fmt("%s/tools/cuzk-trace-report --json %s/fleet-trace-0.jsonl", root, dir));
 	json_object *j = json_tokener_parse(rep), *jby;
 	ct_ok(j && json_object_object_get_ex(j, "idle_by_cause_ms", &jby) &&
@@ -394,6 +445,222 @@ static void phase3(void)
 	      "the table: all %d partitions done", n * np);
 }
 
+/* ---- phase 4: the claim path waits on no local fsync ---- */
+
+/* The node's "fleet_fed" events (a claimed partition queued here): how
+ * many, and the slowest's µs since its claim was sent. */
+static int fed_read(struct daemon *d, const char *name, int *n, int64_t *max_us)
+{
+	FILE *f = daemon_trace_file(d, name);
+	char line[1024];
+	*n = 0;
+	*max_us = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, "\"fleet_fed\""))
+			continue;
+		json_object *o = json_tokener_parse(line);
+		int64_t us = int_of(o, "arg");
+		*max_us = us > *max_us ? us : *max_us;
+		++*n;
+		json_object_put(o);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void phase4(void)
+{
+	static char shim[PATH_MAX + 32];
+	snprintf(shim, sizeof shim, "%.*s/../selftests/slowsync.so", PATH_MAX - 32, bindir);
+	if (SANITIZED || access(shim, R_OK)) {
+		skip_n(2, SANITIZED ? "a sanitizer's runtime must come first: no LD_PRELOAD shim" : "no slowsync.so");
+		return;
+	}
+	nodes_stop();
+	child_preload = shim;
+	int up = node_start(0, "s0", "null", "20");
+	child_preload = NULL;
+	if (up) {
+		skip_n(2, "the node under slowsync.so did not start");
+		return;
+	}
+	int n = 3, np = 8;
+	int sub = submit_batch("p4", n, np);
+	int done = await_batch(&nd[0], "p4", n);
+	ct_ok(sub == n && done == n, "%d jobs of %d partitions done on a node whose every fsync takes %d ms longer",
+	      done, np, SLOWSYNC_MS);
+	int fed = 0;
+	int64_t slowest = 0;
+	fed_read(&nd[0], "fleet-trace-s0.jsonl", &fed, &slowest);
+	ct_ok(fed == n * np && slowest < SLOWSYNC_MS * 1000LL,
+	      "every claimed partition queued here within one slow fsync of its claim (%d fed, the slowest %.1f ms < %d ms): "
+	      "the claim path waits on no local fsync", fed, (double)slowest / 1e3, SLOWSYNC_MS);
+}
+
+static int http_port;    /* phase 5's node's --metrics-listen */
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* How many times needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---- phase 5: a partition whose lease is lost is dropped before it starts ---- */
+
+/* Whether the node's trace has a compute_start of local job seq (lseq). */
+static int trace_has(const char *file, const char *ev, int64_t job)
+{
+	FILE *f = fopen(fmt("%s/%s", dir, file), "r");
+	char line[1024];
+	int n = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strstr(line, ev))
+			continue;
+		json_object *o = json_tokener_parse(line);
+		n += int_of(o, "job") == job;
+		json_object_put(o);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void phase5(void)
+{
+	nodes_stop();
+	static char mspec[64];
+	http_port = free_port();
+	snprintf(mspec, sizeof mspec, "127.0.0.1:%d", http_port);
+	node_metrics = mspec;
+	int up = node_start(0, "l0", "null", "1500");
+	node_metrics = NULL;
+	if (up) {
+		skip_n(3, "the node did not start");
+		return;
+	}
+	if (submit_batch("p5", 1, 2) != 1) {
+		skip_n(3, "the job was not accepted");
+		return;
+	}
+	long long seq = ask("SELECT seq FROM cz_fleet_job WHERE id = 'p5-0'");
+	for (int k = 0; k < 500 && ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE seq = %lld AND state = 1", seq)) < 2; k++)
+		usleep(10000);
+	usleep(200 * 1000);     /* one partition on the device (1.5 s), the other waiting for it */
+	/* Both taken by another node (as a node that re-claimed them after their lease would). */
+	ask(fmt("UPDATE cz_fleet_part SET node = 999999, lease_until = now() + interval '1 second', attempts = attempts + 1"
+		" WHERE seq = %lld AND state = 1; SELECT 1", seq));
+	json_object *r = daemon_await(&nd[0], "p5-0", 60);
+	int done = ok_of(r) && !strcmp(str_of(r, "state"), "done");
+	json_object_put(r);
+	json_object *st = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *me, *jobs;
+	long long dropped = json_object_object_get_ex(st, "fleet", &f) && json_object_object_get_ex(f, "this", &me) ?
+			    int_of(me, "lost_dropped") : -1;
+	FILE *tf = daemon_trace_file(&nd[0], "fleet-trace-l0.jsonl");
+	if (tf)
+		fclose(tf);
+	int cancelled = 0, started = 0;
+	if (json_object_object_get_ex(st, "jobs", &jobs))
+		for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+			json_object *j = json_object_array_get_idx(jobs, i);
+			if (strncmp(str_of(j, "job"), fmt("fleet-%lld.", seq), strlen(fmt("fleet-%lld.", seq))) ||
+			    strcmp(str_of(j, "state"), "cancelled"))
+				continue;
+			cancelled++;
+			started += trace_has("fleet-trace-l0.jsonl", "\"compute_start\"", int_of(j, "seq")) > 0;
+		}
+	json_object_put(st);
+	ct_ok(dropped == 2 && cancelled == 2, "both partitions whose lease the node lost are dropped there "
+	      "(lost_dropped %lld, local jobs cancelled %d)", dropped, cancelled);
+	ct_ok(cancelled == 2 && started <= 1, "the one waiting for the device never started (%d of the 2 lost started: "
+	      "only the one on the device already)", started);
+	ct_ok(done && ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE seq = %lld AND state = 2 AND attempts = 3", seq)) == 2,
+	      "after the other node's lease ran out the job was proved (attempt 3 of each partition)");
+}
+
+/* ---- phase 6: a circom input travels through the database as an input ---- */
+
+static void phase6(void)
+{
+	json_object *r = nd[0].pid > 0 ? daemon_req(&nd[0], "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"p6-in\","
+						    "\"inputs\":[{\"a\": 3, \"b\": 11}]}", NULL, 0) : NULL;
+	int ok = ok_of(r);
+	json_object_put(r);
+	ct_ok(ok && ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"
+			" AND p.is_input AND convert_from(p.input, 'UTF8')::jsonb = '{\"a\": 3, \"b\": 11}'::jsonb") == 1,
+	      "an inline input is recorded as one partition whose payload is the input (is_input)");
+	r = ok ? daemon_await(&nd[0], "p6-in", 60) : NULL;
+	const char *st = str_of(r, "state");
+	long long named = ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"
+			      " AND p.state = 3 AND p.error LIKE '%witness program%'");
+	ct_ok(r && !strcmp(st, "failed") && named == 1,
+	      "the claimer fed it as an input: circuit k has no witness program, so the job failed with that reason (%s)",
+	      st);
+	json_object_put(r);
+	/* /metrics: the fleet's figures, promtool-clean, agreeing with the table. */
+	const char *mf = fmt("%s/fleet-metrics.txt", dir);
+	int got = system(fmt("curl -s http://127.0.0.1:%d/metrics > %s", http_port, mf));
+	int prom = system("command -v promtool >/dev/null 2>&1") ? -2 : system(fmt("promtool check metrics < %s >/dev/null 2>&1", mf));
+	long long claimed = atoll(cmd_out(fmt("grep '^cuzk_fleet_claimed_partitions_total ' %s | cut -d' ' -f2", mf)));
+	long long nodes = atoll(cmd_out(fmt("grep '^cuzk_fleet_nodes ' %s | cut -d' ' -f2", mf)));
+	long long up = atoll(cmd_out(fmt("grep '^cuzk_fleet_database_up ' %s | cut -d' ' -f2", mf)));
+	long long want = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE proved_by = %" PRId64 "", node_id[0])) +
+			 ask(fmt("SELECT coalesce(sum(attempts), 0) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"));
+	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0,
+	      "/metrics of a fleet member: the fleet's figures pass promtool%s; 1 live node, %lld partitions claimed "
+	      "(the table: at least %lld)", prom == -2 ? " (not installed: unchecked)" : "", claimed, want);
+	/* The dashboard's fleet section in headless chromium, as e2e_metrics drives it. */
+	if (system("command -v chromium >/dev/null 2>&1")) {
+		ct_skip("chromium absent (tools/install-deps.sh installs it)", "the dashboard's fleet section");
+		return;
+	}
+	int drc = system(fmt("timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+			     "--user-data-dir=%s/chromium --virtual-time-budget=600 --window-size=1000,620 --dump-dom "
+			     "http://127.0.0.1:%d/ > %s/fleet-dom.html 2>%s/chromium.log", dir, http_port, dir, dir));
+	FILE *df = fopen(fmt("%s/fleet-dom.html", dir), "r");
+	static char dom[1 << 20];
+	size_t dn = df ? fread(dom, 1, sizeof dom - 1, df) : 0;
+	dom[dn] = 0;
+	if (df)
+		fclose(df);
+	int rows = count_of(dom, "data-node=\""), prios = count_of(dom, "data-prio=\"");
+	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 &&
+	      strstr(dom, fmt("this node %" PRId64 ":", node_id[0])),
+	      "the dashboard shows the fleet: this node %" PRId64 ", %d live node row(s), the queue's %d priorities",
+	      node_id[0], rows, prios);
+}
+
+/* cuzkctl --fleet cancel, with no node up to claim the job. */
+static void ctl_cancel(void)
+{
+	char ctl[5 * PATH_MAX];
+	snprintf(ctl, sizeof ctl, "%s/cuzkctl --fleet '%s'", bindir, conn);
+	int sub = system(fmt("%s submit k %s/w2.wtns --id ctl-2 >/dev/null", ctl, dir));
+	int can = system(fmt("%s cancel ctl-2", ctl));
+	int aw = system(fmt("%s await ctl-2 --timeout 10 2>%s/ctl-2.err", ctl, dir));
+	int again = system(fmt("%s cancel ctl-2 2>/dev/null", ctl));
+	ct_ok(sub == 0 && can == 0 && WEXITSTATUS(aw) == 1 && strstr(cmd_out(fmt("cat %s/ctl-2.err", dir)), "cancelled") &&
+	      WEXITSTATUS(again) == 1 && ask("SELECT state FROM cz_fleet_job WHERE id = 'ctl-2'") == 3,
+	      "cuzkctl --fleet URL cancel: the job cancelled in the table, await says so (exit 1), a second cancel is refused");
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
  * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
  * partitions submitted through node 0, makespan from the first submit to
@@ -440,7 +707,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(21);
+	ct_plan(34);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -448,7 +715,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(21, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(34, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -466,13 +733,17 @@ int main(int argc, char **argv)
 	if (up == NODES)
 		phase1();
 	else
-		skip_n(9, "the nodes did not start");
+		skip_n(12, "the nodes did not start");
 	nodes_stop();
 	if (getenv("CZ_FLEET_BENCH"))
 		bench();
 	phase2();
 	phase3();
+	phase4();
+	phase5();
+	phase6();
 	nodes_stop();
+	ctl_cancel();
 	PQfinish(oracle);
 	cz_groth16_key_free(&key);
 	pg_stop(&pg, ct_fail);

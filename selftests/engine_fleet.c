@@ -30,6 +30,7 @@ int main(void)
 #include <libpq-fe.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <string.h>
 #include <time.h>
 
@@ -139,9 +140,23 @@ static void *claimer_main(void *arg)
 	return NULL;
 }
 
+struct awaiter {
+	struct cz_fleet *f;
+	uint64_t seq;
+	struct cz_fleet_status st;
+	int rc;
+};
+
+static void *awaiter_main(void *arg)
+{
+	struct awaiter *w = arg;
+	w->rc = cz_fleet_await(w->f, w->seq, 20000, &w->st);
+	return NULL;
+}
+
 int main(void)
 {
-	ct_plan(34);
+	ct_plan(41);
 	if (pg_start(&pg) != 0) {
 		for (int i = 0; i < 34; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
@@ -625,6 +640,88 @@ int main(void)
 			 s1, s2);
 		ct_ok(ask(q) == NCONC, "the table (plain SELECT) agrees: %lld rows done, each claimed once, no duplicate",
 		      ask(q));
+	}
+
+	/* 35-38: LISTEN/NOTIFY: new work and a job's end wake a waiter; the fallback is bounded. */
+	{
+		struct cz_fleet *l = node(pg.conninfo, 60000, 5, "listener");
+		int lrc = l ? cz_fleet_listen(l, CZ_FLEET_CH_WORK) : -1;
+		int idle = l ? cz_fleet_wait(l, -1, 100) : -1;
+		submit(a, "notify-1", 1000, CZ_PRIO_LOW, 1);
+		int woke = l ? cz_fleet_wait(l, -1, 10000) : -1;
+		ct_ok(lrc == 0 && idle == 0 && woke > 0 && (woke & CZ_FLEET_CH_WORK),
+		      "a listener waits out 100 ms with nothing sent (%d), and a submit's NOTIFY cz_fleet_work wakes it (%d)",
+		      idle, woke);
+		int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		uint64_t one = 1;
+		int fdw = l && efd >= 0 && write(efd, &one, sizeof one) == 8 ? cz_fleet_wait(l, efd, 10000) : -1;
+		ct_ok(fdw == (int)CZ_FLEET_CH__FD, "the caller's own descriptor wakes the same wait (%d)", fdw);
+		if (efd >= 0)
+			close(efd);
+		cz_fleet_close(l);
+	}
+	{
+		uint64_t s1 = submit(a, "notify-2", 1000, CZ_PRIO_LOW, 1);
+		struct awaiter aw = { .f = node(pg.conninfo, 60000, 5, "awaiter"), .seq = s1 };
+		pthread_t th;
+		int made = aw.f && pthread_create(&th, NULL, awaiter_main, &aw) == 0;
+		sleep_ms(300);
+		struct cz_key k = { .prio = CZ_PRIO_LOW, .seq = s1, .part = 0 };
+		int frc = cz_fleet_finish(b, k, "proof", 5);
+		if (made)
+			pthread_join(th, NULL);
+		struct cz_fleet_stats ws = { 0 };
+		if (aw.f)
+			cz_fleet_stats_get(aw.f, &ws);
+		ct_ok(made && frc == 0 && aw.rc == 0 && aw.st.state == CZ_FLEET_JOB_DONE,
+		      "await returns done once another node finishes the job (finish %d, await %d)", frc, aw.rc);
+		ct_ok(ws.await_notified >= 1 && ws.await_fallback == 0,
+		      "it read the status again because a NOTIFY cz_fleet_done named the job (%" PRIu64 " notified, %" PRIu64
+		      " fallback polls of %d ms)", ws.await_notified, ws.await_fallback, CZ_FLEET_AWAIT_POLL_MS);
+		cz_fleet_close(aw.f);
+	}
+
+	/* 39: an input (JSON) partition claimed as one. */
+	{
+		struct cz_fleet_payload p[2] = { { .bytes = "{\"a\":1}", .len = 7, .is_input = true },
+						 { .bytes = "wtns", .len = 4 } };
+		struct cz_fleet_job_spec sp = { .owner = 1000, .id = "input-1", .prio = CZ_PRIO_CRITICAL, .circuit = "t",
+						.nparts = 2, .parts = p };
+		uint64_t sq = 0;
+		int src = cz_fleet_submit(a, &sp, &sq);
+		struct cz_fleet_claim cl[2];
+		int n = src == 0 ? cz_fleet_claim(b, 2, cl) : -1;
+		int good = n == 2 && cl[0].key.seq == sq && cl[0].is_input && cl[0].input_len == 7 &&
+			   !memcmp(cl[0].input, "{\"a\":1}", 7) && cl[1].key.seq == sq && !cl[1].is_input;
+		for (int i = 0; i < n; i++) {
+			cz_fleet_finish(b, cl[i].key, "p", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(good, "a partition submitted as an input (JSON) is claimed as one, its bytes intact; a witness as a witness");
+	}
+
+	/* 40-41: pruning after the retention. */
+	{
+		long long before = ask("SELECT count(*) FROM cz_fleet_job");
+		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);
+		struct cz_key k0 = { .prio = CZ_PRIO_LOW, .seq = live, .part = 0 };
+		cz_fleet_finish(b, k0, "p", 1);         /* one of two done: live */
+		int nn = -1, kept = cz_fleet_prune(a, 3600 * 1000, &nn);
+		long long after_keep = ask("SELECT count(*) FROM cz_fleet_job");
+		sleep_ms(20);
+		int gone = cz_fleet_prune(a, 10, &nn);
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_job WHERE seq = %" PRIu64, live);
+		long long live_left = ask(q);
+		long long left = ask("SELECT count(*) FROM cz_fleet_job");
+		long long parts_left = ask("SELECT count(*) FROM cz_fleet_part p WHERE NOT EXISTS"
+					   " (SELECT 1 FROM cz_fleet_job j WHERE j.seq = p.seq)");
+		long long ended_left = ask("SELECT count(*) FROM cz_fleet_job j WHERE j.state <> 0 OR NOT EXISTS"
+					   " (SELECT 1 FROM cz_fleet_part p WHERE p.seq = j.seq AND p.state <> 2)");
+		ct_ok(kept == 0 && after_keep == before + 1, "a retention of an hour prunes none of the jobs just ended (%lld jobs, %d pruned)",
+		      before, kept);
+		ct_ok(gone > 0 && live_left == 1 && ended_left == 0 && parts_left == 0,
+		      "a retention of 10 ms prunes the %d ended jobs with their partitions; the live one stays (%lld left, "
+		      "%lld dead nodes pruned)", gone, left, (long long)nn);
 	}
 
 	cz_fleet_close(a);

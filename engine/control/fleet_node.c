@@ -9,9 +9,14 @@
  *   (engine/control/ops.c routes them here), and a claim thread takes
  *   partitions from it and feeds each into the local pipeline exactly as
  *   a local submit is fed: a one-partition local job named
- *   "fleet-SEQ.PART.ATTEMPT" (cz_req_submit: spooled, journalled,
+ *   "fleet-SEQ.PART.ATTEMPT" (cz_req_submit_cached: spooled, journalled,
  *   dispatched, proved, verified by the finalizer), at the claim's
- *   priority.  When that local job is done its verified proof
+ *   priority.  The local job is the database row's cache: it is queued
+ *   without waiting for a local fsync (its spool copy and journal record
+ *   reach the disk with the journal's next group commit, off the claim
+ *   path), so feeding a claim costs memory copies, not a commit each (it
+ *   cost one journal commit per partition, serially: docs/BENCHMARKS.md
+ *   "Fleet: the claim path").  When that local job is done its verified proof
  *   ({"proof":…,"public":…}, the two files the job wrote) is finished to
  *   the database (the first verified proof wins); when it fails the
  *   partition is failed there (requeued until its attempts run out).
@@ -20,10 +25,13 @@
  *   The node claims no more than it can start: its consumers (e->ncons)
  *   less the fleet partitions it holds (claimed, not yet finished), so
  *   the fleet-wide order bound is the fleet's total consumer count.  The
- *   claim thread wakes every CZ_FNODE_POLL_MS (sooner when a partition of
- *   its own ends), looks at the local jobs it feeds (a zero-timeout
- *   await), finishes or fails those that ended, then claims for the free
- *   consumers.  Every claim is a trace event ("fleet_claim": job = the
+ *   claim thread sleeps on its own connection (LISTEN cz_fleet_work: a
+ *   submit, a requeue, reaped leases anywhere in the fleet) and on an
+ *   eventfd the journal's commit hook writes (a local job's end became
+ *   durable), with a bounded fallback (CZ_FNODE_POLL_MS while it holds
+ *   work, CZ_FNODE_IDLE_MS while not); awake, it looks at the local jobs
+ *   it feeds (a zero-timeout await), finishes or fails those that ended,
+ *   then claims for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
  *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
  *   claim for free consumers that found no claimable work), so a device's
  *   idle can be named "no claimable work" versus "claim latency".
@@ -43,8 +51,8 @@
  *   CZ_FNODE_INLINE_MAX bytes each; a larger one must be named by an
  *   absolute path on a directory every node shares, and travels as that
  *   path and its SHA-256 (checked by the claimer, cz_fleet_payload_load).
- *   A claimed input is written to STATE/fleet-in/ for the local job and
- *   removed when the partition ends, as is the local job's proof directory
+ *   A claimed input is handed to the local job as a memory file (no file
+ *   on the state directory); the local job's proof directory is removed
  *   once the database has the proof.  await writes a done job's proofs to
  *   STATE/fleet-proofs/ID/K.proof.json and K.public.json (the layout of
  *   a local job's directory) and answers with that "dir".
@@ -56,6 +64,7 @@
  *   plane's requests share a second one, and each await opens its own so
  *   a long wait never holds another request's handle.
  */
+#define _GNU_SOURCE     /* memfd_create */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
 #include "engine/fleet/fleet.h"
@@ -63,22 +72,35 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CZ_FNODE_POLL_MS   10          /* the claim thread's longest sleep while it holds work */
-#define CZ_FNODE_IDLE_MS   25          /* ... and while the queue is empty */
+#define CZ_FNODE_POLL_MS   250         /* the claim thread's fallback look while it holds work */
+#define CZ_FNODE_IDLE_MS   500         /* ... and while the queue is empty (notifications wake it first) */
+#define CZ_FNODE_POLL_MS_NOLISTEN 100  /* the same on a database without LISTEN (local ends still wake it) */
+#define CZ_FNODE_IDLE_MS_NOLISTEN 25   /* ... polling the queue as before NOTIFY */
 #define CZ_FNODE_MAX_HELD  256         /* consumers a node claims for, at most */
+#define CZ_FNODE_PRUNE_MS  60000       /* the renew thread prunes the database this often */
+#define CZ_FNODE_SAMPLES   1024        /* latency samples kept for status's p50/p99 (the last ones) */
+
+/* The last CZ_FNODE_SAMPLES latencies, µs (one writer: the claim thread;
+ * status reads a copy under mu). */
+struct lat_ring {
+	uint32_t us[CZ_FNODE_SAMPLES];
+	uint64_t n;
+};
 
 struct fheld {
 	struct cz_key key;
 	char local[64];                 /* the local job's id */
-	char input[PATH_MAX];           /* STATE/fleet-in/... */
 	bool live;
 };
 
@@ -88,6 +110,10 @@ struct cz_fnode {
 	char conninfo[1024];
 	struct cz_fleet *f;             /* claim, renew, finish, fail */
 	struct cz_fleet *fc;            /* the control plane's submit, status, cancel */
+	struct cz_fleet *fl;            /* the claim thread's LISTEN cz_fleet_work */
+	int wake_fd;                    /* eventfd: a journal commit (a local job's end), or stop */
+	bool no_listen;                 /* the database refused LISTEN: poll the queue */
+	_Atomic uint64_t wakes_work, wakes_local, wakes_fallback;
 	int64_t node_id;
 	unsigned capacity;
 	pthread_t claimer, renewer;
@@ -99,10 +125,12 @@ struct cz_fnode {
 	_Atomic unsigned nheld;
 	_Atomic uint64_t next_auto;     /* auto ids: @fN-K */
 	/* counters (status "fleet") */
-	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors;
-	_Atomic uint64_t renew_errors;
+	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors, fed_us;
+	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
-	char in_dir[PATH_MAX], out_dir[PATH_MAX];
+	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
+	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
+	char out_dir[PATH_MAX];
 };
 
 /* e->stopping, read under the lock that writes it. */
@@ -119,6 +147,37 @@ static int64_t mono_ns(void)
 	return cz_clock_ns(CLOCK_MONOTONIC);
 }
 
+static void lat_add(struct cz_fnode *n, struct lat_ring *r, uint32_t us)
+{
+	pthread_mutex_lock(&n->mu);
+	r->us[r->n++ % CZ_FNODE_SAMPLES] = us;
+	pthread_mutex_unlock(&n->mu);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* {"n": samples in all, "p50": ms, "p99": ms, "max": ms} over the last CZ_FNODE_SAMPLES. */
+static json_object *lat_json(struct cz_fnode *n, const struct lat_ring *r)
+{
+	static _Thread_local uint32_t v[CZ_FNODE_SAMPLES];
+	pthread_mutex_lock(&n->mu);
+	uint64_t total = r->n;
+	size_t k = total < CZ_FNODE_SAMPLES ? (size_t)total : CZ_FNODE_SAMPLES;
+	memcpy(v, r->us, k * sizeof v[0]);
+	pthread_mutex_unlock(&n->mu);
+	qsort(v, k, sizeof v[0], u32_cmp);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)total));
+	json_object_object_add(o, "p50", json_object_new_double(k ? v[(k - 1) / 2] / 1e3 : 0));
+	json_object_object_add(o, "p99", json_object_new_double(k ? v[(k - 1) * 99 / 100] / 1e3 : 0));
+	json_object_object_add(o, "max", json_object_new_double(k ? v[k - 1] / 1e3 : 0));
+	return o;
+}
+
 /* Sleeps up to ms, or until stop. */
 static void nap(struct cz_fnode *n, int ms)
 {
@@ -127,27 +186,6 @@ static void nap(struct cz_fnode *n, int ms)
 	if (!atomic_load(&n->stop))
 		pthread_cond_timedwait(&n->cv, &n->mu, &until);
 	pthread_mutex_unlock(&n->mu);
-}
-
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	const char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int rc = w < 0 ? -errno : -EIO;
-			close(fd);
-			return rc;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return close(fd) ? -errno : 0;
 }
 
 /* The local job's state: 0 running, 1 done (dir set), -1 ended otherwise (why set). */
@@ -197,7 +235,6 @@ static char *proof_payload(const char *dir, size_t *len)
 
 static void held_end(struct cz_fnode *n, struct fheld *h)
 {
-	unlink(h->input);
 	h->live = false;
 	atomic_fetch_sub(&n->nheld, 1);
 }
@@ -241,7 +278,68 @@ static bool held_check(struct cz_fnode *n, struct fheld *h)
 	return true;
 }
 
-/* Feeds one claim into the local pipeline; 0, or -1 with the claim failed to the database. */
+/* A claim's input as a memory file (no file on the state directory, no fsync). */
+static int payload_memfd(const void *buf, size_t len)
+{
+	int fd = memfd_create("cuzk-fleet-input", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (const char *p = buf; len;) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int rc = w < 0 ? -errno : -EIO;
+			close(fd);
+			return rc;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return fd;
+}
+
+/* Held partitions whose lease this node lost (a renew found it expired or
+ * taken by another node, or its job ended): their local jobs cancelled, so
+ * a partition not started yet is dropped before it starts (the consumer
+ * passes on an ended job's partition when it takes the device) and never
+ * proved twice.  A claim thread that wakes past its leases (a stall, a
+ * SIGSTOP) renews first, so it learns what it lost before it feeds or
+ * finishes anything.  A local job that is done already is left to
+ * held_check (its proof may still be the first). */
+static bool lost_drop(struct cz_fnode *n)
+{
+	if (!atomic_load(&n->nheld))
+		return false;
+	if (!cz_fleet_leases_live(n->f) && cz_fleet_renew(n->f) < 0)
+		atomic_fetch_add(&n->renew_errors, 1);
+	bool any = false;
+	for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++) {
+		struct fheld *h = &n->held[k];
+		if (!h->live || cz_fleet_holds(n->f, h->key))
+			continue;
+		json_object *q = json_object_new_object(), *v;
+		json_object_object_add(q, "job", json_object_new_string(h->local));
+		json_object *r = cz_req_cancel(n->e, q);
+		json_object_put(q);
+		bool cancelled = json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v);
+		json_object_put(r);
+		if (!cancelled)
+			continue;       /* ended meanwhile: held_check finishes or fails it */
+		cz_trace(CZ_EV_FLEET_LOST, h->key.seq, h->key.part);
+		atomic_fetch_add(&n->lost_dropped, 1);
+		fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u: its lease was lost; %s cancelled here\n",
+			h->key.seq, h->key.part, h->local);
+		held_end(n, h);
+		any = true;
+	}
+	return any;
+}
+
+/* Feeds one claim into the local pipeline; 0, or -1 with the claim failed
+ * to the database.  The local job is a cache of the database's row
+ * (cz_req_submit_cached): queued without a local fsync, so a batch of
+ * claims is fed at memory speed, not one journal commit each. */
 static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 {
 	void *buf = NULL;
@@ -249,24 +347,27 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 	char why[512] = "";
 	h->key = c->key;
 	snprintf(h->local, sizeof h->local, "fleet-%" PRIu64 ".%u.%u", c->key.seq, c->key.part, c->attempt);
-	snprintf(h->input, sizeof h->input, "%.3900s/%" PRIu64 ".%u.%u.wtns", n->in_dir, c->key.seq, c->key.part,
-		 c->attempt);
-	int rc = cz_fleet_payload_load(c, CZ_FLEET_INLINE_MAX, &buf, &len);
+	int rc = cz_fleet_payload_load(c, CZ_FLEET_INLINE_MAX, &buf, &len), fd = -1;
 	if (rc)
 		snprintf(why, sizeof why, "its input: %s", rc == -EBADMSG ? "the shared file's digest does not match" :
 			 strerror(-rc));
-	else if ((rc = write_file(h->input, buf, len)))
-		snprintf(why, sizeof why, "writing %.300s: %s", h->input, strerror(-rc));
+	else if ((fd = payload_memfd(buf, len)) < 0) {
+		rc = fd;
+		snprintf(why, sizeof why, "its input into memory: %s", strerror(-rc));
+	}
 	free(buf);
 	if (!rc) {
-		json_object *q = json_object_new_object(), *w = json_object_new_array(), *v;
-		json_object_array_add(w, json_object_new_string(h->input));
+		json_object *q = json_object_new_object(), *v;
 		json_object_object_add(q, "circuit", json_object_new_string(c->circuit));
 		json_object_object_add(q, "id", json_object_new_string(h->local));
 		json_object_object_add(q, "priority", json_object_new_string(cz_prio_name(c->key.prio) ?
 						cz_prio_name(c->key.prio) : "low"));
-		json_object_object_add(q, "witnesses", w);
-		json_object *r = cz_req_submit(n->e, q, NULL, 0, (long)c->owner);
+		if (c->is_input) {      /* a circom input (JSON): witness generated here */
+			json_object *ia = json_object_new_array();
+			json_object_array_add(ia, json_object_new_int(0));
+			json_object_object_add(q, "inputs", ia);
+		}
+		json_object *r = cz_req_submit_cached(n->e, q, &fd, 1, (long)c->owner);
 		json_object_put(q);
 		if (!(json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v))) {
 			rc = -1;
@@ -279,7 +380,6 @@ static int feed(struct cz_fnode *n, struct cz_fleet_claim *c, struct fheld *h)
 		h->live = true;
 		return 0;
 	}
-	unlink(h->input);
 	atomic_fetch_sub(&n->nheld, 1);
 	if (atomic_load(&n->stop) || engine_stopping(n->e))
 		return -1;      /* shutting down: the lease returns it */
@@ -305,6 +405,8 @@ static int claim_some(struct cz_fnode *n)
 	atomic_fetch_sub(&n->nheld, want - (got > 0 ? (uint32_t)got : 0));
 	atomic_fetch_add(&n->claims, 1);
 	atomic_fetch_add(&n->claim_us, us);
+	if (got >= 0)
+		lat_add(n, &n->claim_lat, us);
 	if (got <= 0) {
 		if (got < 0)
 			atomic_fetch_add(&n->errors, 1);
@@ -324,11 +426,29 @@ static int claim_some(struct cz_fnode *n)
 		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD && !h; k++)
 			if (!n->held[k].live)
 				h = &n->held[k];
-		if (h)
-			feed(n, &cl[i], h);
+		if (h && feed(n, &cl[i], h) == 0) {
+			uint32_t fed = (uint32_t)((mono_ns() - t0) / 1000);
+			lat_add(n, &n->fed_lat, fed);
+			atomic_fetch_add(&n->fed_us, fed);
+			cz_trace_arg(CZ_EV_FLEET_FED, cl[i].key.seq, cl[i].key.part, fed);
+		}
 		cz_fleet_claim_free(&cl[i]);
 	}
 	return got;
+}
+
+/* Waits for something to do: new work in the database (NOTIFY
+ * cz_fleet_work), a local job's end made durable (the journal's commit
+ * hook writes wake_fd), stop; or the bounded fallback. */
+static void claimer_wait(struct cz_fnode *n)
+{
+	bool held = atomic_load(&n->nheld);
+	int ms = n->no_listen ? (held ? CZ_FNODE_POLL_MS_NOLISTEN : CZ_FNODE_IDLE_MS_NOLISTEN)
+			      : held ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS;
+	int w = cz_fleet_wait(n->fl, n->wake_fd, ms);
+	atomic_fetch_add(w & CZ_FLEET_CH__FD ? &n->wakes_local : w > 0 ? &n->wakes_work : &n->wakes_fallback, 1);
+	if (w < 0)
+		nap(n, CZ_FNODE_POLL_MS);       /* built without libpq: never here (join refuses) */
 }
 
 static void *claimer_main(void *arg)
@@ -336,13 +456,18 @@ static void *claimer_main(void *arg)
 	struct cz_fnode *n = arg;
 	cz_trace_thread("fleet", 0);
 	while (!atomic_load(&n->stop)) {
+		uint64_t v;
+		if (read(n->wake_fd, &v, sizeof v) < 0) {
+			/* nothing pending (EAGAIN) */
+		}
 		bool ended = false;
 		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++)
 			if (n->held[k].live)
 				ended |= held_check(n, &n->held[k]);
+		ended |= lost_drop(n);
 		int got = claim_some(n);
-		if (!got && !ended)
-			nap(n, atomic_load(&n->nheld) ? CZ_FNODE_POLL_MS : CZ_FNODE_IDLE_MS);
+		if (!got && !ended && !atomic_load(&n->stop))
+			claimer_wait(n);
 	}
 	return NULL;
 }
@@ -351,10 +476,23 @@ static void *renewer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
 	int every = n->opts.lease_ms / 3;
+	int64_t next_prune = 0;
 	cz_trace_thread("fleet-renew", 0);
 	while (!atomic_load(&n->stop)) {
+		if (mono_ns() >= next_prune) {  /* every node prunes: the work is idempotent, SKIP LOCKED */
+			int nodes = 0, jobs = cz_fleet_prune(n->f, n->opts.retain_s * 1000, &nodes);
+			if (jobs > 0)
+				atomic_fetch_add(&n->pruned_jobs, (uint64_t)jobs);
+			atomic_fetch_add(&n->pruned_nodes, (uint64_t)nodes);
+			next_prune = mono_ns() + (jobs == CZ_FLEET_PRUNE_BATCH ? every : CZ_FNODE_PRUNE_MS) * 1000000LL;
+		}
+		struct cz_fleet_stats a, b;
+		cz_fleet_stats_get(n->f, &a);
 		if (cz_fleet_renew(n->f) < 0)
 			atomic_fetch_add(&n->renew_errors, 1);
+		cz_fleet_stats_get(n->f, &b);
+		if (b.lost > a.lost)
+			cz_fnode_poke(n->e);    /* leases lost: the claim thread drops them now */
 		nap(n, every);
 	}
 	return NULL;
@@ -391,6 +529,8 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		n->opts.lease_ms = CZ_FLEET_LEASE_MS;
 	if (!n->opts.timeout_ms)
 		n->opts.timeout_ms = CZ_FLEET_TIMEOUT_MS;
+	if (!n->opts.retain_s)
+		n->opts.retain_s = CZ_FLEET_RETAIN_S;
 	n->capacity = e->ncons < CZ_FNODE_MAX_HELD ? e->ncons : CZ_FNODE_MAX_HELD;
 	pthread_condattr_t ca;
 	pthread_mutex_init(&n->mu, NULL);
@@ -398,17 +538,31 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&n->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	snprintf(n->in_dir, sizeof n->in_dir, "%.3800s/fleet-in", e->state_dir);
 	snprintf(n->out_dir, sizeof n->out_dir, "%.3800s/fleet-proofs", e->state_dir);
 	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
 				    .lease_ms = n->opts.lease_ms };
 	int rc;
-	if ((rc = mkdir_p(n->in_dir)) || (rc = mkdir_p(n->out_dir))) {
-		snprintf(err, cap, "fleet: %s: %s", n->in_dir, strerror(-rc));
+	if ((rc = mkdir_p(n->out_dir))) {
+		snprintf(err, cap, "fleet: %s: %s", n->out_dir, strerror(-rc));
 		goto fail;
 	}
-	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)))
+	n->wake_fd = -1;
+	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)) ||
+	    (rc = cz_fleet_open(&fo, &n->fl, err, cap)))
 		goto fail;
+	if ((rc = cz_fleet_listen(n->fl, CZ_FLEET_CH_WORK)) == -EIO) {
+		n->no_listen = true;
+		fprintf(stderr, "cuzkd: fleet: the database refused LISTEN (%s): the claim thread polls every %d ms "
+			"instead\n", cz_fleet_error(n->fl), CZ_FNODE_IDLE_MS_NOLISTEN);
+	} else if (rc) {
+		snprintf(err, cap, "fleet: LISTEN: %s", cz_fleet_error(n->fl));
+		goto fail;
+	}
+	if ((n->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		rc = -errno;
+		snprintf(err, cap, "fleet: eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	gethostname(host, sizeof host - 1);
 	circuits_list(e, circ, sizeof circ);
 	struct cz_fleet_node_info info = { .host = host, .devices = e->ndev, .capacity = n->capacity,
@@ -418,6 +572,7 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		goto fail;
 	}
 	e->fleet = n;
+	atomic_store(&e->fleet_wake, n->wake_fd + 1);
 	if (pthread_create(&n->renewer, NULL, renewer_main, n) == 0)
 		n->renewer_up = true;
 	if (pthread_create(&n->claimer, NULL, claimer_main, n) == 0)
@@ -433,6 +588,9 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 fail:
 	cz_fleet_close(n->f);
 	cz_fleet_close(n->fc);
+	cz_fleet_close(n->fl);
+	if (n->wake_fd >= 0)
+		close(n->wake_fd);
 	free(n);
 	return rc < 0 ? rc : -EIO;
 }
@@ -446,6 +604,7 @@ void cz_fnode_stop(struct cz_engine *e)
 	atomic_store(&n->stop, true);
 	pthread_cond_broadcast(&n->cv);
 	pthread_mutex_unlock(&n->mu);
+	cz_fnode_poke(e);               /* the claim thread out of its wait */
 	if (n->claimer_up)
 		pthread_join(n->claimer, NULL);
 	if (n->renewer_up)
@@ -453,6 +612,10 @@ void cz_fnode_stop(struct cz_engine *e)
 	e->fleet = NULL;
 	cz_fleet_close(n->f);
 	cz_fleet_close(n->fc);
+	cz_fleet_close(n->fl);
+	/* wake_fd stays open: the journal's writer may be in cz_fnode_poke now
+	 * (it runs until cz_journal_close, after this); one descriptor for the
+	 * process's life, never reused for another file while it lives. */
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->cv);
 	free(n);
@@ -521,6 +684,57 @@ static json_object *payload_take(int fd, const char *path, uint32_t i, struct cz
 	return NULL;
 }
 
+/* The request's "inputs" (docs/protocol.md, as a local submit's): an
+ * integer k marks passed descriptor k an input; an object is an input
+ * inline (counted in *ninline, taken by inputs_inline_take). */
+static json_object *inputs_mark(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	if (!json_object_is_type(a, json_type_array))
+		return cz_ctl_err("\"inputs\" must be an array of inputs (objects) and passed-descriptor indices (numbers)");
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (json_object_is_type(v, json_type_object)) {
+			(*ninline)++;
+			continue;
+		}
+		int64_t i = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+		if (i < 0 || i >= nfds || i >= CZ_ENGINE_MAX_PARTS)
+			return cz_ctl_err("inputs[%zu]: neither an input (an object) nor the index of a passed descriptor "
+					  "(0 to %d)", k, nfds - 1);
+		fd_inp[i] = true;
+	}
+	return NULL;
+}
+
+/* The inline inputs, after the witnesses: each one partition whose payload
+ * is its JSON text (an input is small: always in the database). */
+static json_object *inputs_inline_take(json_object *req, struct cz_fleet_payload *parts, uint32_t *np)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(req, "inputs", &a))
+		return NULL;
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		if (!json_object_is_type(v, json_type_object))
+			continue;
+		size_t len;
+		const char *t = json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN, &len);
+		if (len > CZ_FNODE_INLINE_MAX)
+			return cz_ctl_err("inputs[%zu]: %zu bytes, over the fleet's inline limit of %u", k, len,
+					  CZ_FNODE_INLINE_MAX);
+		char *b = malloc(len ? len : 1);
+		if (!b)
+			return cz_ctl_err("out of memory");
+		memcpy(b, t, len);
+		parts[*np] = (struct cz_fleet_payload){ .bytes = b, .len = len, .is_input = true };
+		(*np)++;
+	}
+	return NULL;
+}
+
 json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
 {
 	struct cz_fnode *n = e->fleet;
@@ -547,9 +761,14 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 		r = cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
 		goto out;
 	}
+	bool fd_inp[CZ_ENGINE_MAX_PARTS] = { 0 };
+	uint32_t ninline = 0;
+	if ((r = inputs_mark(req, nfds, fd_inp, &ninline)))
+		goto out;
 	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
-	if (count == 0 || count > CZ_ENGINE_MAX_PARTS) {
-		r = cz_ctl_err("a job has 1 to %d witnesses (got %zu)", CZ_ENGINE_MAX_PARTS, count);
+	if (count + ninline == 0 || count + ninline > CZ_ENGINE_MAX_PARTS) {
+		r = cz_ctl_err("a job has 1 to %d witnesses and inputs (got %zu)", CZ_ENGINE_MAX_PARTS,
+			       count + ninline);
 		goto out;
 	}
 	for (np = 0; np < count && !r; np++) {
@@ -569,9 +788,12 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 		} else
 			fd = fds[np];
 		r = payload_take(fd, path, np, &parts[np]);
+		parts[np].is_input = !have_paths && fd_inp[np];
 		if (have_paths)
 			close(fd);
 	}
+	if (!r)
+		r = inputs_inline_take(req, parts, &np);
 	if (r)
 		goto out;
 	if (!id) {
@@ -729,12 +951,20 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "claimed", json_object_new_int64((int64_t)atomic_load(&n->claimed)));
 	json_object_object_add(me, "empty_claims", json_object_new_int64((int64_t)atomic_load(&n->empty_claims)));
 	json_object_object_add(me, "claim_ms", json_object_new_double((double)atomic_load(&n->claim_us) / 1e3));
+	json_object_object_add(me, "claim_latency_ms", lat_json(n, &n->claim_lat));
+	json_object_object_add(me, "fed_latency_ms", lat_json(n, &n->fed_lat));
 	json_object_object_add(me, "finished", json_object_new_int64((int64_t)atomic_load(&n->finished)));
 	json_object_object_add(me, "duplicates", json_object_new_int64((int64_t)atomic_load(&n->duplicates)));
 	json_object_object_add(me, "failed", json_object_new_int64((int64_t)atomic_load(&n->failed)));
 	json_object_object_add(me, "errors", json_object_new_int64((int64_t)atomic_load(&n->errors)));
+	json_object_object_add(me, "wakes_work", json_object_new_int64((int64_t)atomic_load(&n->wakes_work)));
+	json_object_object_add(me, "wakes_local", json_object_new_int64((int64_t)atomic_load(&n->wakes_local)));
+	json_object_object_add(me, "wakes_fallback", json_object_new_int64((int64_t)atomic_load(&n->wakes_fallback)));
 	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
 	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
+	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));
+	json_object_object_add(me, "pruned_nodes", json_object_new_int64((int64_t)atomic_load(&n->pruned_nodes)));
+	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
 	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));
 	json_object_object_add(o, "this", me);
@@ -768,4 +998,119 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 		json_object_object_add(o, "claimed", cl);
 	}
 	json_object_object_add(r, "fleet", o);
+}
+
+/* ---- /metrics (docs/metrics.md "Fleet") ---- */
+
+static void mput(char **b, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void mput(char **b, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int k = *b ? vsnprintf(*b + *len, *cap - *len, fmt, ap) : -1;
+		va_end(ap);
+		if (k >= 0 && (size_t)k < *cap - *len) {
+			*len += (size_t)k;
+			return;
+		}
+		size_t nc = *cap ? 2 * *cap : 4096;
+		char *nb = realloc(*b, nc);
+		if (!nb)
+			return;
+		*b = nb;
+		*cap = nc;
+	}
+}
+
+#define MHEAD(name, type, help) mput(&b, &len, &cap, "# HELP " name " " help "\n# TYPE " name " " type "\n")
+#define MC(name, help, v) (MHEAD(name, "counter", help), \
+			   mput(&b, &len, &cap, name " %llu\n", (unsigned long long)(v)))
+#define MG(name, help, fmt, v) (MHEAD(name, "gauge", help), mput(&b, &len, &cap, name " " fmt "\n", v))
+
+/* A summary of the last CZ_FNODE_SAMPLES latencies (quantiles) and the totals. */
+static void msummary(char **bp, size_t *lp, size_t *cp, struct cz_fnode *n, const char *name, const char *help,
+		     const struct lat_ring *r, uint64_t sum_us)
+{
+	json_object *o = lat_json(n, r);
+	mput(bp, lp, cp, "# HELP %s %s\n# TYPE %s summary\n", name, help, name);
+	mput(bp, lp, cp, "%s{quantile=\"0.5\"} %.6f\n%s{quantile=\"0.99\"} %.6f\n", name,
+	     json_object_get_double(json_object_object_get(o, "p50")) / 1e3, name,
+	     json_object_get_double(json_object_object_get(o, "p99")) / 1e3);
+	mput(bp, lp, cp, "%s_sum %.6f\n%s_count %llu\n", name, (double)sum_us / 1e6, name,
+	     (unsigned long long)json_object_get_int64(json_object_object_get(o, "n")));
+	json_object_put(o);
+}
+
+char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
+{
+	struct cz_fnode *n = e->fleet;
+	if (!n)
+		return NULL;
+	char *b = NULL;
+	size_t len = 0, cap = 0;
+	struct cz_fleet_stats fs;
+	cz_fleet_stats_get(n->f, &fs);
+	MG("cuzk_fleet_node_id", "This node's id in the fleet's database.", "%lld", (long long)n->node_id);
+	MG("cuzk_fleet_capacity_partitions", "Consumers this node claims for.", "%u", n->capacity);
+	MG("cuzk_fleet_held_partitions", "Fleet partitions this node holds now (claimed, not finished).", "%u",
+	   atomic_load(&n->nheld));
+	MG("cuzk_fleet_leases_live", "1 while this node's leases are live by its own clock (0: cut off, it stops claiming).",
+	   "%d", cz_fleet_leases_live(n->f) ? 1 : 0);
+	MC("cuzk_fleet_claims_total", "Claims this node sent.", atomic_load(&n->claims));
+	MC("cuzk_fleet_empty_claims_total", "Claims that found no claimable work.", atomic_load(&n->empty_claims));
+	MC("cuzk_fleet_claimed_partitions_total", "Partitions this node claimed.", atomic_load(&n->claimed));
+	MC("cuzk_fleet_finished_partitions_total", "Partitions this node finished first (its proof recorded).",
+	   atomic_load(&n->finished));
+	MC("cuzk_fleet_duplicate_partitions_total", "Finishes of this node that found a proof there (ignored).",
+	   atomic_load(&n->duplicates));
+	MC("cuzk_fleet_failed_partitions_total", "Partitions that failed here (requeued, or their job failed).",
+	   atomic_load(&n->failed));
+	MC("cuzk_fleet_lost_partitions_total", "Held partitions a renew found lost (lease expired, taken, job ended).", fs.lost);
+	MC("cuzk_fleet_lost_dropped_total", "Of those, local jobs cancelled before they were proved here.",
+	   atomic_load(&n->lost_dropped));
+	MC("cuzk_fleet_reaped_partitions_total", "Expired leases this node returned to the queue.", fs.reaped);
+	MC("cuzk_fleet_reconnects_total", "Database connections this node made again after one was lost.", fs.reconnects);
+	MC("cuzk_fleet_errors_total", "Claims and finishes that failed on the database.", atomic_load(&n->errors));
+	MC("cuzk_fleet_renew_errors_total", "Renews that failed on the database.", atomic_load(&n->renew_errors));
+	MC("cuzk_fleet_statements_total", "SQL statements this node's claim handle sent (claim, renew, finish, fail).",
+	   fs.statements);
+	MC("cuzk_fleet_pruned_jobs_total", "Ended jobs this node deleted after the retention.", atomic_load(&n->pruned_jobs));
+	msummary(&b, &len, &cap, n, "cuzk_fleet_claim_latency_seconds", "A claim's round trip to the database.",
+		 &n->claim_lat, atomic_load(&n->claim_us));
+	msummary(&b, &len, &cap, n, "cuzk_fleet_fed_latency_seconds",
+		 "A partition's claim sent to its being queued in this node's pipeline.", &n->fed_lat,
+		 atomic_load(&n->fed_us));
+	static _Thread_local struct cz_fleet_node_row rows[256];
+	struct cz_fleet_queue q;
+	int nn = cz_fleet_nodes(n->fc, n->opts.lease_ms, rows, 256);
+	int qrc = cz_fleet_queue_get(n->fc, &q);
+	MG("cuzk_fleet_database_up", "1 when the fleet's database answered this scrape's two statements.", "%d",
+	   nn >= 0 && qrc == 0);
+	if (nn >= 0) {
+		uint64_t devs = 0, consumers = 0, held = 0;
+		for (int i = 0; i < nn; i++) {
+			devs += rows[i].devices;
+			consumers += rows[i].capacity;
+			held += rows[i].held;
+		}
+		MG("cuzk_fleet_nodes", "Nodes whose heartbeat is within a lease (the database's view).", "%d", nn);
+		MG("cuzk_fleet_devices", "Devices of those nodes.", "%llu", (unsigned long long)devs);
+		MG("cuzk_fleet_consumers", "Consumers of those nodes: the fleet's order bound.", "%llu",
+		   (unsigned long long)consumers);
+		MG("cuzk_fleet_claimed_by_live_nodes_partitions", "Partitions those nodes hold.", "%llu",
+		   (unsigned long long)held);
+	}
+	if (qrc == 0) {
+		MHEAD("cuzk_fleet_queue_partitions", "gauge",
+		      "Partitions of live jobs in the fleet's database, by priority and state (queued, claimed).");
+		for (unsigned p = 0; p < CZ_PRIO__COUNT; p++)
+			mput(&b, &len, &cap,
+			     "cuzk_fleet_queue_partitions{priority=\"%s\",state=\"queued\"} %llu\n"
+			     "cuzk_fleet_queue_partitions{priority=\"%s\",state=\"claimed\"} %llu\n",
+			     cz_prio_name(p), (unsigned long long)q.queued[p], cz_prio_name(p),
+			     (unsigned long long)q.claimed[p]);
+	}
+	*lenp = len;
+	return b;
 }

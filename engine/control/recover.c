@@ -36,6 +36,7 @@
 void cz_recover_on_commit(void *v)
 {
 	cz_job_wake(v);
+	cz_fnode_poke(v);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -250,6 +250,7 @@ struct submit {
 	uint32_t n;
 	uint64_t seq, ticket, held, out_disk;
 	bool locked, spooled, admitted, retry;
+	bool cache;             /* a fleet partition's: the database is the truth, this copy a cache */
 	struct cz_circuit *c;
 	struct cz_job *j;
 	struct cz_jent je;
@@ -497,7 +498,7 @@ static json_object *submit_spool(struct submit *s)
 		else
 			sfd[ns++] = fd;
 	}
-	int src = r ? 0 : cz_spool_sync(sfd, ns, s->err, sizeof(s->err));
+	int src = r || s->cache ? 0 : cz_spool_sync(sfd, ns, s->err, sizeof(s->err));
 	if (src == -ENOSPC || src == -EDQUOT)
 		r = cz_admit_spool_nospace(e, ns ? ns - 1 : 0, n, s->size, s->err);
 	else if (src)
@@ -636,9 +637,9 @@ static json_object *submit_undo(struct submit *s, json_object *r, int *fds, int 
 	return r;
 }
 
-json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
+static json_object *submit_run(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner, bool cache)
 {
-	struct submit sub = { .e = e, .prio = CZ_PRIO_NORMAL, .owner = owner }, *s = &sub;
+	struct submit sub = { .e = e, .prio = CZ_PRIO_NORMAL, .owner = owner, .cache = cache }, *s = &sub;
 	json_object *r;
 
 	for (int i = 0; i < CZ_ENGINE_MAX_PARTS; i++)
@@ -650,8 +651,20 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 	}
 	pthread_mutex_unlock(&e->lock);
 	s->locked = false;
-	int jrc = cz_journal_wait(e->jn, s->ticket, s->err, sizeof(s->err));
+	/* A cached job is queued at once: its record and spool copy reach the
+	 * disk with the journal's next group commit, off the caller's path. */
+	int jrc = s->cache ? 0 : cz_journal_wait(e->jn, s->ticket, s->err, sizeof(s->err));
 	return submit_queue(s, jrc);
+}
+
+json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
+{
+	return submit_run(e, req, fds, nfds, owner, false);
+}
+
+json_object *cz_req_submit_cached(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner)
+{
+	return submit_run(e, req, fds, nfds, owner, true);
 }
 
 static const char *job_state_name(int s)

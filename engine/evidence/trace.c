@@ -82,7 +82,7 @@ static const char *const names[CZ_EV__COUNT] = {
 	"assign", "reclaim",
 	"disp_wait", "drop", "skip", "sched", "warmup",
 	"witgen_start", "witgen_end",
-	"fleet_claim", "fleet_empty",
+	"fleet_claim", "fleet_empty", "fleet_fed", "fleet_lost",
 };
 
 const char *cz_trace_name(enum cz_ev t)

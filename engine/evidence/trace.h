@@ -29,6 +29,8 @@ enum cz_ev {
 	/* A fleet node's claims (engine/control/fleet_node.c, docs/trace.md): */
 	CZ_EV_FLEET_CLAIM,      /* a partition claimed: job = the fleet's seq, part; arg = the claim's latency, us */
 	CZ_EV_FLEET_EMPTY,      /* a claim for free consumers found no claimable work: part = how many it asked, arg = us */
+	CZ_EV_FLEET_FED,        /* a claimed partition queued here: job = the fleet's seq, part; arg = us since its claim was sent */
+	CZ_EV_FLEET_LOST,       /* a held partition's lease was lost before it was proved here: dropped; job, part */
 	CZ_EV__COUNT
 };
 

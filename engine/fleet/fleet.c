@@ -69,6 +69,17 @@
  *   accepted from any node while the row is queued or claimed, so a slow
  *   node's proof is not thrown away because its lease ran out.
  *
+ * NOTIFY
+ *   The statements that change what a waiter waits for notify in the same
+ *   statement (pg_notify in a RETURNING or the final SELECT, so no extra
+ *   statement or round trip): submit, a failure's requeue and the reaper
+ *   notify cz_fleet_work (claimers wake instead of polling); finish, a
+ *   job's failure and cancel notify cz_fleet_done with the job's seq
+ *   (await reads the status again when its job is named).  PostgreSQL
+ *   delivers a notification at commit to every connection listening;
+ *   one lost with a connection is covered by the waiters' bounded
+ *   fallback (CZ_FLEET_AWAIT_POLL_MS; the daemon's claim thread's own).
+ *
  * BOUNDS AND RECONNECTS
  *   Every wait is bounded by timeout_ms: the connection is made with
  *   PQconnectStartParams/PQconnectPoll under a deadline, each statement is
@@ -131,6 +142,12 @@ struct cz_fleet {
 	int connected_once;             /* a later connect counts as a reconnect */
 	unsigned prepared;              /* bit P_*: prepared on this connection */
 	int64_t leases_until_ns;        /* cz_clock_ns(MONOTONIC) by which the held leases expire */
+	unsigned listen;                /* CZ_FLEET_CH_* this handle listens on (cz_fleet_listen) */
+	unsigned listening;             /* ... issued on this connection */
+	unsigned heard;                 /* CZ_FLEET_CH_* notified since the last cz_fleet_wait */
+	uint64_t heard_seq;             /* a "done" notification's seq (the last) */
+	uint64_t want_seq;              /* the job an await waits for (CZ_FLEET_CH__SEQ) */
+	int64_t next_try_ns;            /* cz_fleet_wait: when a lost connection is tried again */
 	struct cz_fleet_stats st;
 	char err[512];
 };
@@ -230,6 +247,7 @@ static int connect_by(struct cz_fleet *f, int64_t deadline)
 	PQsetNoticeProcessor(pg, quiet_notice, NULL);
 	f->pg = pg;
 	f->prepared = 0;
+	f->listening = 0;
 	return 0;
 bad:
 	seterr(f, "fleet: connecting to the database: %s", PQerrorMessage(pg));
@@ -462,6 +480,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX cz_fleet_part_queue ON cz_fleet_part (prio, seq, part) WHERE state = 0;"
 	"CREATE INDEX cz_fleet_part_lease ON cz_fleet_part (lease_until) WHERE state = 1;"
 	"CREATE INDEX cz_fleet_part_node ON cz_fleet_part (node) WHERE state = 1;",
+	/* 2: a partition's payload may be a circom input (JSON) rather than a witness */
+	"ALTER TABLE cz_fleet_part ADD COLUMN is_input boolean NOT NULL DEFAULT false;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 _Static_assert(NMIGRATIONS == CZ_FLEET_SCHEMA_VERSION, "one migration step per schema version");
@@ -780,12 +800,15 @@ static int submit_one(struct cz_fleet *f, struct submit_arg *a, int64_t dl, int 
 	const struct cz_fleet_job_spec *s = a->s;
 	uint32_t n = s->nparts;
 	const void **in = calloc(n, sizeof *in), **path = calloc(n, sizeof *path), **dg = calloc(n, sizeof *dg);
+	const void **isi = calloc(n, sizeof *isi);
 	size_t *inl = calloc(n, sizeof *inl), *pathl = calloc(n, sizeof *pathl), *dgl = calloc(n, sizeof *dgl);
-	unsigned char *ai = NULL, *ap = NULL, *ad = NULL;
-	size_t li = 0, lp = 0, ld = 0;
+	size_t *isl = calloc(n, sizeof *isl);
+	unsigned char *ai = NULL, *ap = NULL, *ad = NULL, *ab = NULL;
+	size_t li = 0, lp = 0, ld = 0, lb = 0;
+	static const unsigned char yes = 1, no = 0;
 	int rc = -ENOMEM;
 	*taken = 0;
-	if (!in || !path || !dg || !inl || !pathl || !dgl)
+	if (!in || !path || !dg || !inl || !pathl || !dgl || !isi || !isl)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cz_fleet_payload *p = &s->parts[i];
@@ -795,26 +818,29 @@ static int submit_one(struct cz_fleet *f, struct submit_arg *a, int64_t dl, int 
 		pathl[i] = p->bytes ? 0 : strlen(p->path);
 		dg[i] = p->bytes ? NULL : p->sha256;
 		dgl[i] = 32;
+		isi[i] = p->is_input ? &yes : &no;
+		isl[i] = 1;
 	}
 	if (!(ai = array_bin(17, n, in, inl, &li)) || !(ap = array_bin(25, n, path, pathl, &lp)) ||
-	    !(ad = array_bin(17, n, dg, dgl, &ld)))
+	    !(ad = array_bin(17, n, dg, dgl, &ld)) || !(ab = array_bin(16, n, isi, isl, &lb)))
 		goto out;
 	char owner[16], prio[16], np[16];
 	snprintf(owner, sizeof owner, "%" PRIu32, s->owner);
 	snprintf(prio, sizeof prio, "%u", s->prio);
 	snprintf(np, sizeof np, "%" PRIu32, n);
-	const char *v[8] = { s->id, owner, prio, s->circuit, np, (const char *)ai, (const char *)ap, (const char *)ad };
-	int lens[8] = { 0, 0, 0, 0, 0, (int)li, (int)lp, (int)ld };
-	int fmts[8] = { 0, 0, 0, 0, 0, 1, 1, 1 };
+	const char *v[9] = { s->id, owner, prio, s->circuit, np, (const char *)ai, (const char *)ap, (const char *)ad,
+			     (const char *)ab };
+	int lens[9] = { 0, 0, 0, 0, 0, (int)li, (int)lp, (int)ld, (int)lb };
+	int fmts[9] = { 0, 0, 0, 0, 0, 1, 1, 1, 1 };
 	rc = 0;
 	PGresult *r = q(f, dl, &rc, 0,
 			"WITH j AS (INSERT INTO cz_fleet_job (id, owner, prio, circuit, nparts)"
 			"  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq),"
-			" p AS (INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256)"
-			"  SELECT j.seq, g - 1, $3, ($6::bytea[])[g], ($7::text[])[g], ($8::bytea[])[g]"
+			" p AS (INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256, is_input)"
+			"  SELECT j.seq, g - 1, $3, ($6::bytea[])[g], ($7::text[])[g], ($8::bytea[])[g], ($9::boolean[])[g]"
 			"  FROM j, generate_series(1, $5) AS g RETURNING 1)"
-			"SELECT j.seq, (SELECT count(*) FROM p) FROM j",
-			8, v, lens, fmts);
+			"SELECT j.seq, (SELECT count(*) FROM p), pg_notify('cz_fleet_work', j.seq::text) FROM j",
+			9, v, lens, fmts);
 	if (!r)
 		goto out;
 	if (PQntuples(r) == 1) {
@@ -831,6 +857,9 @@ out:
 	free(ai);
 	free(ap);
 	free(ad);
+	free(ab);
+	free(isi);
+	free(isl);
 	free(in);
 	free(path);
 	free(dg);
@@ -873,7 +902,7 @@ static int submit_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	/* ON CONFLICT DO NOTHING: a retried submit (its reply lost) finds its own row below. */
 	if (!(r = QT(f, dl, &rc,
 		     "INSERT INTO cz_fleet_job (id, owner, prio, circuit, nparts) VALUES ($1, $2, $3, $4, $5) "
-		     "ON CONFLICT (id) DO NOTHING RETURNING seq",
+		     "ON CONFLICT (id) DO NOTHING RETURNING seq, pg_notify('cz_fleet_work', seq::text)",
 		     s->id, owner, prio, s->circuit, np)))
 		return rc;
 	if (PQntuples(r) == 0) {
@@ -898,14 +927,14 @@ static int submit_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	for (uint32_t i = 0; i < s->nparts; i++) {
 		const struct cz_fleet_payload *p = &s->parts[i];
 		snprintf(part, sizeof part, "%" PRIu32, i);
-		const char *v[6] = { seq, part, prio, p->bytes ? (const char *)p->bytes : NULL, p->path,
-				     p->bytes ? NULL : (const char *)p->sha256 };
-		int lens[6] = { 0, 0, 0, (int)p->len, 0, 32 };
-		int fmts[6] = { 0, 0, 0, 1, 0, 1 };
+		const char *v[7] = { seq, part, prio, p->bytes ? (const char *)p->bytes : NULL, p->path,
+				     p->bytes ? NULL : (const char *)p->sha256, p->is_input ? "t" : "f" };
+		int lens[7] = { 0, 0, 0, (int)p->len, 0, 32, 0 };
+		int fmts[7] = { 0, 0, 0, 1, 0, 1, 0 };
 		if (!(r = q(f, dl, &rc, 0,
-			    "INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256) "
-			    "VALUES ($1, $2, $3, $4, $5, $6)",
-			    6, v, lens, fmts)))
+			    "INSERT INTO cz_fleet_part (seq, part, prio, input, input_path, input_sha256, is_input) "
+			    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			    7, v, lens, fmts)))
 			return rc;
 		PQclear(r);
 	}
@@ -1000,9 +1029,9 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 			"  UPDATE cz_fleet_part p SET state = 1, node = $1,"
 			"    lease_until = now() + $3 * interval '1 millisecond', attempts = p.attempts + 1"
 			"  FROM c WHERE p.seq = c.seq AND p.part = c.part"
-			"  RETURNING p.seq, p.part, p.prio, p.attempts, p.input, p.input_path, p.input_sha256)"
+			"  RETURNING p.seq, p.part, p.prio, p.attempts, p.input, p.input_path, p.input_sha256, p.is_input)"
 			"SELECT u.seq, u.part, u.prio, u.attempts, u.input, u.input_path, u.input_sha256,"
-			"  j.id, j.circuit, j.owner"
+			"  j.id, j.circuit, j.owner, u.is_input"
 			" FROM u JOIN cz_fleet_job j ON j.seq = u.seq ORDER BY u.prio, u.seq, u.part",
 			3, v, NULL, NULL);
 	if (!r)
@@ -1028,6 +1057,7 @@ static int claim_unit(struct cz_fleet *f, void *arg, int64_t dl)
 		get_str(r, i, 7, c->id, sizeof c->id);
 		get_str(r, i, 8, c->circuit, sizeof c->circuit);
 		c->owner = (uint32_t)get_i64(r, i, 9);
+		c->is_input = get_i64(r, i, 10) != 0;
 		/* Out of memory for the input: the claim stands with neither input nor path, and
 		 * cz_fleet_payload_load says -ENOENT; the caller fails it. */
 		held_add(f, c->key);
@@ -1047,13 +1077,15 @@ static int reap_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	int rc = 0;
 	PGresult *r = qp(f, dl, &rc, 0, P_REAP,
 			 "WITH e AS (SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND lease_until < now()"
-			 "  FOR UPDATE SKIP LOCKED)"
-			 " UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
-			 " FROM e WHERE p.seq = e.seq AND p.part = e.part RETURNING 1",
+			 "  FOR UPDATE SKIP LOCKED),"
+			 " u AS (UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
+			 "  FROM e WHERE p.seq = e.seq AND p.part = e.part RETURNING 1)"
+			 " SELECT n, CASE WHEN n > 0 THEN pg_notify('cz_fleet_work', '') END"
+			 " FROM (SELECT count(*) AS n FROM u) c",
 			 0, NULL, NULL, NULL);
 	if (!r)
 		return rc;
-	*(int *)arg = PQntuples(r);
+	*(int *)arg = PQntuples(r) == 1 ? (int)get_i64(r, 0, 0) : 0;
 	PQclear(r);
 	return 0;
 }
@@ -1235,6 +1267,16 @@ uint32_t cz_fleet_held(struct cz_fleet *f)
 	return n;
 }
 
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k)
+{
+	bool has = false;
+	pthread_mutex_lock(&f->lock);
+	for (uint32_t i = 0; i < f->nheld && !has; i++)
+		has = f->held[i].seq == k.seq && f->held[i].part == k.part;
+	pthread_mutex_unlock(&f->lock);
+	return has;
+}
+
 /* ----------------------------------------------------------- finish, fail */
 
 struct finish_arg {
@@ -1257,9 +1299,10 @@ static int finish_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	int rc = 0;
 	/* The first finish wins: only a row still queued or claimed takes a proof. */
 	PGresult *r = qp(f, dl, &rc, 0, P_FINISH,
-			"UPDATE cz_fleet_part SET state = 2, proof = $3, proved_by = $4, node = NULL,"
-			" lease_until = NULL, finished = now()"
-			" WHERE seq = $1 AND part = $2 AND state IN (0, 1) RETURNING 1",
+			"WITH u AS (UPDATE cz_fleet_part SET state = 2, proof = $3, proved_by = $4, node = NULL,"
+			"  lease_until = NULL, finished = now()"
+			"  WHERE seq = $1 AND part = $2 AND state IN (0, 1) RETURNING seq)"
+			" SELECT pg_notify('cz_fleet_done', u.seq::text) FROM u",
 			4, v, lens, fmts);
 	if (!r)
 		return rc;
@@ -1325,7 +1368,9 @@ static int fail_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	PGresult *r = QT(f, dl, &rc,
 			 "UPDATE cz_fleet_part SET state = CASE WHEN attempts >= $4 THEN 3 ELSE 0 END,"
 			 " node = NULL, lease_until = NULL, error = $5"
-			 " WHERE seq = $1 AND part = $2 AND state = 1 AND node = $3 RETURNING state",
+			 " WHERE seq = $1 AND part = $2 AND state = 1 AND node = $3"
+			 " RETURNING state, pg_notify(CASE WHEN state = 0 THEN 'cz_fleet_work' ELSE 'cz_fleet_done' END,"
+			 "  seq::text)",
 			 seq, part, node, maxa, a->why ? a->why : "");
 	if (!r)
 		return rc;
@@ -1342,7 +1387,8 @@ static int fail_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	/* Each its own statement (autocommit): the part's row lock is released
 	 * before the job's is taken, and the job's before the sweep's. */
 	if (!(r = QT(f, dl, &rc,
-		     "UPDATE cz_fleet_job SET state = 2, ended = now(), error = $2 WHERE seq = $1 AND state = 0", seq,
+		     "UPDATE cz_fleet_job SET state = 2, ended = now(), error = $2 WHERE seq = $1 AND state = 0"
+		     " RETURNING pg_notify('cz_fleet_done', seq::text)", seq,
 		     a->why ? a->why : "")))
 		return rc;
 	PQclear(r);
@@ -1511,7 +1557,8 @@ static int cancel_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	int rc = 0;
 	PGresult *r = QT(f, dl, &rc,
 			 "UPDATE cz_fleet_job SET state = 3, ended = now()"
-			 " WHERE seq = $1 AND state = 0 AND (owner = $2 OR $3::boolean) RETURNING 1",
+			 " WHERE seq = $1 AND state = 0 AND (owner = $2 OR $3::boolean)"
+			 " RETURNING pg_notify('cz_fleet_done', seq::text)",
 			 seq, uid, a->admin ? "true" : "false");
 	if (!r)
 		return rc;
@@ -1553,11 +1600,180 @@ int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ prune */
+
+struct prune_arg {
+	int64_t retain_ms;
+	int jobs, nodes;
+};
+
+static int prune_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct prune_arg *a = arg;
+	char ms[24], lim[16];
+	snprintf(ms, sizeof ms, "%" PRId64, a->retain_ms);
+	snprintf(lim, sizeof lim, "%d", CZ_FLEET_PRUNE_BATCH);
+	int rc = 0;
+	/* Ended: failed or cancelled with ended set; or done, derived (every
+	 * partition done), at its last partition's finish. */
+	PGresult *r = QT(f, dl, &rc,
+			 "WITH old AS (SELECT j.seq FROM cz_fleet_job j"
+			 "  WHERE (j.state <> 0 AND j.ended < now() - $1::bigint * interval '1 millisecond')"
+			 "     OR (j.state = 0 AND NOT EXISTS (SELECT 1 FROM cz_fleet_part p WHERE p.seq = j.seq"
+			 "          AND (p.state <> 2 OR p.finished >= now() - $1::bigint * interval '1 millisecond')))"
+			 "  ORDER BY j.seq LIMIT $2::integer FOR UPDATE SKIP LOCKED),"
+			 " dj AS (DELETE FROM cz_fleet_job j USING old WHERE j.seq = old.seq RETURNING 1),"
+			 " dn AS (DELETE FROM cz_fleet_node n"
+			 "  WHERE n.heartbeat < now() - $1::bigint * interval '1 millisecond'"
+			 "    AND NOT EXISTS (SELECT 1 FROM cz_fleet_part p WHERE p.node = n.id AND p.state = 1) RETURNING 1)"
+			 " SELECT (SELECT count(*) FROM dj), (SELECT count(*) FROM dn)",
+			 ms, lim);
+	if (!r)
+		return rc;
+	a->jobs = (int)get_i64(r, 0, 0);
+	a->nodes = (int)get_i64(r, 0, 1);
+	PQclear(r);
+	return 0;
+}
+
+int cz_fleet_prune(struct cz_fleet *f, int64_t retain_ms, int *nodes)
+{
+	struct prune_arg a = { .retain_ms = retain_ms < 0 ? 0 : retain_ms };
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, prune_unit, &a);
+	pthread_mutex_unlock(&f->lock);
+	if (nodes)
+		*nodes = rc == 0 ? a.nodes : 0;
+	return rc < 0 ? rc : a.jobs;
+}
+
+/* ---------------------------------------------------------- LISTEN/NOTIFY */
+
+static const char *const channel_name[] = { "cz_fleet_work", "cz_fleet_done" };
+
+/* The notifications libpq has read on this connection, into f->heard. */
+static void notifies_drain(struct cz_fleet *f)
+{
+	PGnotify *nt;
+	while (f->pg && (nt = PQnotifies(f->pg))) {
+		if (!strcmp(nt->relname, channel_name[0]))
+			f->heard |= CZ_FLEET_CH_WORK;
+		else if (!strcmp(nt->relname, channel_name[1])) {
+			f->heard |= CZ_FLEET_CH_DONE;
+			f->heard_seq = strtoull(nt->extra, NULL, 10);
+			if (f->want_seq && f->heard_seq == f->want_seq)
+				f->heard |= CZ_FLEET_CH__SEQ;
+		}
+		PQfreemem(nt);
+	}
+}
+
+static int listen_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	(void)arg;
+	for (unsigned c = 0; c < 2; c++) {
+		if (!(f->listen & 1u << c) || (f->listening & 1u << c))
+			continue;
+		char sql[64];
+		snprintf(sql, sizeof sql, "LISTEN %s", channel_name[c]);
+		int rc = 0;
+		PGresult *r = QT0(f, dl, &rc, sql);
+		if (!r)
+			return rc;
+		PQclear(r);
+		f->listening |= 1u << c;
+	}
+	return 0;
+}
+
+int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
+{
+	pthread_mutex_lock(&f->lock);
+	f->listen |= channels & (CZ_FLEET_CH_WORK | CZ_FLEET_CH_DONE);
+	int rc = run_unit(f, listen_unit, NULL);
+	if (rc == -EIO) {
+		f->listen = 0;
+		f->st.listen_refused = 1;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+/* Under f->lock: the connection made again (at most once a second) and
+ * LISTEN issued on it; false while the database is away. */
+static bool listen_ready(struct cz_fleet *f)
+{
+	if (!f->listen)
+		return false;   /* the server refused LISTEN: the waiters' fallback polls alone */
+	if (f->pg && PQstatus(f->pg) == CONNECTION_OK && (f->listening & f->listen) == f->listen)
+		return true;
+	if (now_ns() < f->next_try_ns)
+		return false;
+	int rc = run_unit(f, listen_unit, NULL);
+	if (rc == 0)
+		return true;
+	if (rc == -EIO) {       /* a server without LISTEN (YugabyteDB's YSQL): never asked again */
+		f->listen = 0;
+		f->st.listen_refused = 1;
+		return false;
+	}
+	f->next_try_ns = now_ns() + 1000000000LL;
+	drop(f);
+	return false;
+}
+
+int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms)
+{
+	int64_t deadline = now_ns() + (int64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;
+	pthread_mutex_lock(&f->lock);
+	bool up = listen_ready(f);
+	int got = 0;
+	for (;;) {
+		notifies_drain(f);
+		got = (int)f->heard;
+		if (got)
+			break;
+		struct pollfd p[2] = { { .fd = up && f->pg ? PQsocket(f->pg) : -1, .events = POLLIN },
+				       { .fd = extra_fd, .events = POLLIN } };
+		int ms = remaining_ms(deadline);
+		if (ms == 0)
+			break;
+		int r = poll(p, 2, ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && (p[1].revents & POLLIN)) {
+			got = CZ_FLEET_CH__FD;
+			break;
+		}
+		if (r > 0 && p[0].revents) {
+			if (!PQconsumeInput(f->pg)) {   /* the connection broke: again later, bounded */
+				drop(f);
+				up = false;
+			}
+		}
+	}
+	f->heard = 0;
+	pthread_mutex_unlock(&f->lock);
+	return got;
+}
+
+/* Waits until the job is no longer live: its status again when a "done"
+ * notification names it, and at least every CZ_FLEET_AWAIT_POLL_MS (the
+ * fallback, should a notification be lost with a connection), at most
+ * timeout_ms. */
 int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_fleet_status *st)
 {
 	int64_t deadline = now_ns() + (int64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;
-	int pause_ms = 20;
+	pthread_mutex_lock(&f->lock);
+	if (!f->st.listen_refused)
+		f->listen |= CZ_FLEET_CH_DONE;
+	f->want_seq = seq;
+	pthread_mutex_unlock(&f->lock);
 	for (;;) {
+		/* LISTEN before the status, so a finish between them is heard. */
+		pthread_mutex_lock(&f->lock);
+		listen_ready(f);
+		pthread_mutex_unlock(&f->lock);
 		int rc = cz_fleet_status(f, seq, st);
 		if (rc < 0 && rc != -ENOTCONN && rc != -ETIMEDOUT)
 			return rc;
@@ -1568,8 +1784,13 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 			seterr(f, "fleet: await %" PRIu64 ": still live after %d ms", seq, timeout_ms);
 			return -ETIMEDOUT;
 		}
-		usleep((useconds_t)(pause_ms < left ? pause_ms : left) * 1000);
-		pause_ms = pause_ms * 2 > 500 ? 500 : pause_ms * 2;
+		int64_t until = now_ns() + (int64_t)(left < CZ_FLEET_AWAIT_POLL_MS ? left : CZ_FLEET_AWAIT_POLL_MS) * 1000000;
+		bool named = false;
+		while (!named && now_ns() < until)
+			named = cz_fleet_wait(f, -1, remaining_ms(until)) & CZ_FLEET_CH__SEQ;
+		pthread_mutex_lock(&f->lock);
+		named ? f->st.await_notified++ : f->st.await_fallback++;
+		pthread_mutex_unlock(&f->lock);
 	}
 }
 

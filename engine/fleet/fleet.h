@@ -30,11 +30,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_FLEET_SCHEMA_VERSION   1              /* the schema this build creates and migrates to */
+#define CZ_FLEET_SCHEMA_VERSION   2              /* the schema this build creates and migrates to */
 #define CZ_FLEET_INLINE_MAX       (64u << 20)    /* a payload (input, proof) in the database: 64 MiB at most */
+#define CZ_FLEET_WITNESS_INLINE_MAX (16u << 20)  /* a witness larger than this travels as a shared path + SHA-256 */
 #define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
 #define CZ_FLEET_LEASE_MS         30000          /* default lease of a claimed partition */
 #define CZ_FLEET_MAX_ATTEMPTS     3              /* default: a partition that failed this often fails its job */
+#define CZ_FLEET_RETAIN_S         (7 * 86400)    /* default: ended jobs and dead nodes kept a week (cz_fleet_prune) */
+#define CZ_FLEET_PRUNE_BATCH      1000           /* jobs one cz_fleet_prune deletes at most */
 #define CZ_FLEET_ID_MAX           128            /* job id, bytes with the NUL */
 #define CZ_FLEET_CIRCUIT_MAX      256            /* circuit name, bytes with the NUL */
 
@@ -62,6 +65,7 @@ struct cz_fleet_payload {
 	size_t len;             /* bytes' length */
 	const char *path;       /* shared file (absolute), when bytes is NULL */
 	uint8_t sha256[32];     /* the file's digest, when path is set */
+	bool is_input;          /* a circom input (JSON: the claimer generates the witness), not a witness */
 };
 
 struct cz_fleet_job_spec {
@@ -80,6 +84,7 @@ struct cz_fleet_claim {
 	char circuit[CZ_FLEET_CIRCUIT_MAX];     /* its job's circuit */
 	uint32_t owner;                         /* its job's owner */
 	uint32_t attempt;                       /* 1 on the first claim, +1 each time it is claimed again */
+	bool is_input;                          /* the payload is a circom input (JSON), not a witness */
 	void *input;                            /* inline input (malloc), or NULL */
 	size_t input_len;
 	char *input_path;                       /* shared path (malloc), or NULL */
@@ -114,6 +119,9 @@ struct cz_fleet_stats {
 	uint64_t duplicates;    /* finishes ignored (a proof was there) */
 	uint64_t lost;          /* held partitions a renew found lost (lease expired, job ended) */
 	uint64_t reaped;        /* expired leases this handle returned to the queue */
+	uint64_t await_notified;        /* cz_fleet_await's status reads after a "done" naming its job */
+	uint64_t await_fallback;        /* ... after CZ_FLEET_AWAIT_POLL_MS without one */
+	uint64_t listen_refused;        /* 1: the server refused LISTEN (no NOTIFY: the fallback polls alone) */
 };
 
 /* Connects (bounded), creates or migrates the schema.  0 and *out, or a
@@ -186,6 +194,9 @@ int cz_fleet_renew(struct cz_fleet *f);
 bool cz_fleet_leases_live(struct cz_fleet *f);
 /* Partitions this handle holds. */
 uint32_t cz_fleet_held(struct cz_fleet *f);
+/* Whether this handle still holds key (claimed it, and no renew has found
+ * its lease lost since: expired, taken by another node, or its job ended). */
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key key);
 
 /* Records a partition's verified proof: 0 when this is the first, 1 when a
  * proof was there already (ignored, counted as a duplicate), -ECANCELED
@@ -204,10 +215,43 @@ int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st
 /* Cancels a live job: its owner (uid) or an admin.  -EPERM for another
  * uid, -EALREADY for a job that has ended. */
 int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin);
-/* Waits until the job is no longer live, polling (every 20 ms, growing to
- * 500 ms), at most timeout_ms: 0 and *st, or -ETIMEDOUT with *st the last
- * status seen. */
+/* Waits until the job is no longer live, at most timeout_ms: its status
+ * again whenever a "done" notification names it (LISTEN cz_fleet_done on
+ * f), and every CZ_FLEET_AWAIT_POLL_MS in any case (the bounded fallback).
+ * 0 and *st, or -ETIMEDOUT with *st the last status seen. */
 int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_fleet_status *st);
+
+/* Notifications (PostgreSQL LISTEN/NOTIFY; each sent in the statement that
+ * changes the rows, so none costs a statement of its own):
+ *   cz_fleet_work  partitions became claimable: a submit, a requeue after a
+ *                  failure, expired leases reaped (payload: a seq, or "")
+ *   cz_fleet_done  a partition finished, or a job failed or was cancelled
+ *                  (payload: the job's seq)
+ * cz_fleet_listen() makes f listen (again after every reconnect);
+ * cz_fleet_wait() waits on f's connection, and on extra_fd (readable: the
+ * caller's own wake-up; -1 for none), at most timeout_ms: CZ_FLEET_CH_*
+ * bits of what was heard (CZ_FLEET_CH__FD: extra_fd), 0 when the time ran
+ * out.  While the database is away it waits on extra_fd alone (a
+ * reconnect tried at most once a second), so it never blocks past
+ * timeout_ms by more than one bounded connect.  Use a handle of its own
+ * for waiting: the wait holds f's lock. */
+#define CZ_FLEET_CH_WORK   1u
+#define CZ_FLEET_CH_DONE   2u
+#define CZ_FLEET_CH__SEQ   4u   /* a "done" naming the seq an await waits for */
+#define CZ_FLEET_CH__FD    8u
+#define CZ_FLEET_AWAIT_POLL_MS 1000
+/* -EIO: the server refused LISTEN (a database without it, e.g. YugabyteDB's
+ * YSQL): f's waits then poll by their fallback alone, and it is not asked
+ * again (stats.listen_refused). */
+int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
+int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
+
+/* Deletes up to CZ_FLEET_PRUNE_BATCH ended jobs (done: every partition
+ * done; failed; cancelled) that ended more than retain_ms ago, with their
+ * partitions and proofs, and the nodes whose last heartbeat is older than
+ * that (one statement).  A live job is never deleted, nor a node that
+ * holds a partition.  Returns the jobs deleted; *nodes the nodes. */
+int cz_fleet_prune(struct cz_fleet *f, int64_t retain_ms, int *nodes);
 
 const char *cz_fleet_job_state_name(enum cz_fleet_job_state s);
 

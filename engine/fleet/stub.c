@@ -36,6 +36,7 @@ int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf
 int cz_fleet_renew(struct cz_fleet *f) { (void)f; return -ENOSYS; }
 bool cz_fleet_leases_live(struct cz_fleet *f) { (void)f; return false; }
 uint32_t cz_fleet_held(struct cz_fleet *f) { (void)f; return 0; }
+bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k) { (void)f; (void)k; return false; }
 int cz_fleet_finish(struct cz_fleet *f, struct cz_key k, const void *p, size_t n) { (void)f; (void)k; (void)p; (void)n; return -ENOSYS; }
 int cz_fleet_fail(struct cz_fleet *f, struct cz_key k, const char *why) { (void)f; (void)k; (void)why; return -ENOSYS; }
 int cz_fleet_proof(struct cz_fleet *f, struct cz_key k, void **buf, size_t *len) { (void)f; (void)k; (void)buf; (void)len; return -ENOSYS; }
@@ -43,6 +44,9 @@ int cz_fleet_find(struct cz_fleet *f, const char *id, uint64_t *seq) { (void)f; 
 int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st) { (void)f; (void)seq; (void)st; return -ENOSYS; }
 int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin) { (void)f; (void)seq; (void)uid; (void)admin; return -ENOSYS; }
 int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int ms, struct cz_fleet_status *st) { (void)f; (void)seq; (void)ms; (void)st; return -ENOSYS; }
+int cz_fleet_listen(struct cz_fleet *f, unsigned ch) { (void)f; (void)ch; return -ENOSYS; }
+int cz_fleet_wait(struct cz_fleet *f, int fd, int ms) { (void)f; (void)fd; (void)ms; return -ENOSYS; }
+int cz_fleet_prune(struct cz_fleet *f, int64_t ms, int *nodes) { (void)f; (void)ms; (void)nodes; return -ENOSYS; }
 const char *cz_fleet_job_state_name(enum cz_fleet_job_state s) { (void)s; return "?"; }
 
 #endif /* !CZ_HAVE_LIBPQ */

@@ -16,10 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int cuzkctl_fleet(const char *url, int argc, char **argv); /* tools/cuzkctl/fleet.c */
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cuzkctl [--socket PATH] COMMAND\n"
+		"       cuzkctl --fleet URL submit|await|status|cancel ...   on a fleet's database, no cuzkd here\n"
 		"  load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB]\n"
 		"                                    read a proving key and keep it resident; with its\n"
 		"                                    witness program, its jobs may carry inputs\n"
@@ -565,6 +568,8 @@ int main(int argc, char **argv)
 	const char *sock_path = cz_ctl_default_path(path, sizeof(path));
 	int i = 1;
 
+	if (argc > 3 && !strcmp(argv[1], "--fleet"))
+		return cuzkctl_fleet(argv[2], argc - 3, argv + 3);
 	if (argc > 2 && !strcmp(argv[1], "--socket")) {
 		sock_path = argv[2];
 		i = 3;
