@@ -286,6 +286,7 @@ static struct conn *stalled_locked(struct cz_ctl_server *s, long uid, char *why,
 {
 	int64_t now = cz_now_whole_ms(), grace = s->read_ms < STALL_MS ? s->read_ms : STALL_MS;
 	struct conn *old = NULL;
+	cz_mutex_assert_held(&s->lock);
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
 		if (!c->used || c->fd < 0 || c->state != CONN_READING || c->evicted || (uid >= 0 && c->uid != uid) ||

@@ -587,6 +587,7 @@ static bool retry_locked(struct cz_output *w, struct ojob *o)
 	struct cz_engine *e = w->e;
 	struct cz_job *j = o->j;
 	uint64_t now = cz_trace_now();
+	cz_mutex_assert_held(&e->lock);
 
 	if (!retryable(o->rc) || o->hard)
 		return false;
@@ -609,6 +610,7 @@ static bool retry_locked(struct cz_output *w, struct ojob *o)
 /* The job leaves output-retry (written, failed or cancelled). */
 static void retry_leave_locked(struct cz_engine *e, struct ojob *o, struct cz_job *j)
 {
+	cz_mutex_assert_held(&e->lock);
 	if (!j->out_tries)
 		return;
 	atomic_fetch_sub(&e->out_waiting, 1);

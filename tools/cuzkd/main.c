@@ -295,6 +295,30 @@ static const char *opt_want(const char *name)
 	       : "a whole number in range (see cuzkd --help)";
 }
 
+/* The null backend's options (tests and benchmarks): 1 on a bad value, -1 unknown. */
+static int set_null_opt(struct cz_engine_config *c, const char *name, const char *val)
+{
+	int bad = 0;
+	if (!strcmp(name, "null-delay-ms"))
+		bad = parse_uint(val, &c->null_delay_ms);
+	else if (!strcmp(name, "null-synth-ms"))
+		bad = parse_uint(val, &c->null_synth_ms);
+	else if (!strcmp(name, "null-fault")) {  /* D:N, tests */
+		char *colon = strchr(val, ':');
+		char dv[16];
+		bad = !colon || colon - val >= (long)sizeof(dv);
+		if (!bad) {
+			snprintf(dv, sizeof(dv), "%.*s", (int)(colon - val), val);
+			bad = parse_uint(dv, &c->null_fault_dev) || parse_uint(colon + 1, &c->null_fault_nth);
+		}
+	} else if (!strcmp(name, "null-fault-part")) {
+		bad = parse_uint(val, &c->null_fault_part);
+		c->null_fault_part += !bad;     /* stored +1: 0 means none */
+	} else
+		return -1;
+	return bad;
+}
+
 static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 {
 	struct cz_engine_config *c = &o->cfg;
@@ -324,22 +348,9 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = parse_uint(val, &c->finalizers);
 	else if (!strcmp(name, "device-threads"))
 		bad = parse_uint(val, &c->device_threads);
-	else if (!strcmp(name, "null-delay-ms"))
-		bad = parse_uint(val, &c->null_delay_ms);
-	else if (!strcmp(name, "null-synth-ms"))
-		bad = parse_uint(val, &c->null_synth_ms);
-	else if (!strcmp(name, "null-fault")) {  /* D:N, tests */
-		char *colon = strchr(val, ':');
-		char dv[16];
-		bad = !colon || colon - val >= (long)sizeof(dv);
-		if (!bad) {
-			snprintf(dv, sizeof(dv), "%.*s", (int)(colon - val), val);
-			bad = parse_uint(dv, &c->null_fault_dev) || parse_uint(colon + 1, &c->null_fault_nth);
-		}
-	} else if (!strcmp(name, "null-fault-part")) {
-		bad = parse_uint(val, &c->null_fault_part);
-		c->null_fault_part += !bad;     /* stored +1: 0 means none */
-	} else if (!strcmp(name, "isolation")) {
+	else if (!strncmp(name, "null-", 5))
+		bad = set_null_opt(c, name, val);
+	else if (!strcmp(name, "isolation")) {
 		bad = strcmp(val, "process") && strcmp(val, "thread");
 		c->isolation = !strcmp(val, "process") ? CZ_ISOLATION_PROCESS : CZ_ISOLATION_THREAD;
 	} else if (!strcmp(name, "topology"))
