@@ -14,7 +14,7 @@ CFLAGS   += $(CSTD) $(OPT) -g -Wall -Wextra -Werror -pthread -I. -MMD -MP
 LDLIBS   += -lpthread -lm
 SAN      ?=
 
-LIBDIRS  := zk alloc ring synth engine ctl gpu lib
+LIBDIRS  := zk alloc ring synth curves engine ctl gpu lib
 LIBSRC   := $(sort $(shell find $(LIBDIRS) -name '*.c'))
 LIBOBJ   := $(LIBSRC:%.c=$(B)/obj/%.o)
 
