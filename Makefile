@@ -37,6 +37,8 @@ TESTS    += tools/check-functions
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
+# engine/ names no curve: curves only through curves/curves.h's ops (selftests/curves_free.sh).
+TESTS    += selftests/curves_free.sh
 # No loop of zk/ files calling each other (nm over $(B)/obj/zk: selftests/zk_calls.sh).
 TESTS    += selftests/zk_calls.sh
 # The generated x86-64 assembly (zk/field/field_x86*.h) regenerated and compared with the
