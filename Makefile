@@ -146,7 +146,7 @@ check-tsan:
 # programs); `make check` installs the rest.
 demo:
 	tools/install-deps.sh build
-	$(MAKE) $(B)/libcuzk.a $(BINS)
+	$(MAKE) -j$$(nproc) $(B)/libcuzk.a $(BINS)
 	tools/demo.sh
 
 # The test-only packages (tools/install-deps.sh check): installed when missing;

@@ -17,8 +17,10 @@
 # tools/bench-journal.sh reflink); libpq-dev
 # (cuzkd --fleet, engine/fleet/; without it the room builds a stub that says so)
 # and postgresql (the real server selftests/engine_fleet starts: initdb, pg_ctl);
-# python3 and time; node, npm and the pinned
+# time; node, npm and the pinned
 # snarkjs/circom2 (tools/fixtures/package-lock.json) for the interop tests.
+# python3 runs tools/cuzk-trace-report (the demo's last step: the duty cycle and idle
+# gaps from the daemon's trace), so it is in the build list too.
 # Build libraries: libssl-dev (SHA-256 of spooled witnesses, engine/durable/spool.c),
 # libmicrohttpd-dev (cuzkd's --metrics-listen), libsystemd-dev (sd_notify),
 # liburing-dev, libnuma-dev, libjson-c-dev, libhwloc-dev (+ hwloc-nox's tools);
@@ -28,8 +30,8 @@
 # Already-installed packages are skipped, so a second run only checks.
 set -e
 what=${1:-check}
-BUILD="build-essential pkg-config liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev libmicrohttpd-dev libsystemd-dev wabt"
-CHECK="libgmp-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static prometheus chromium tmux clang libclang-rt-14-dev python3 time xfsprogs libpq-dev postgresql"
+BUILD="build-essential pkg-config python3 liburing-dev libnuma-dev libjson-c-dev libssl-dev libhwloc-dev libmicrohttpd-dev libsystemd-dev wabt"
+CHECK="libgmp-dev hwloc-nox qemu-system-x86 linux-image-amd64 busybox-static prometheus chromium tmux clang libclang-rt-14-dev time xfsprogs libpq-dev postgresql"
 case "$what" in
 build) PKGS="$BUILD" ;;
 check) PKGS="$BUILD $CHECK"
