@@ -41,6 +41,8 @@ TESTS    += selftests/vm/check-numa.sh
 TESTS    += selftests/curves_free.sh
 # No loop of zk/ files calling each other (nm over $(B)/obj/zk: selftests/zk_calls.sh).
 TESTS    += selftests/zk_calls.sh
+# docs/architecture.md's cited files, names and names-in-files are the tree's (selftests/docs_names.sh).
+TESTS    += selftests/docs_names.sh
 # The generated x86-64 assembly (zk/field/field_x86*.h) regenerated and compared with the
 # committed headers byte for byte (selftests/zk_x86_gen.sh).
 TESTS    += selftests/zk_x86_gen.sh

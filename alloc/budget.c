@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include "alloc/budget.h"
 #include "lib/heap.h"
+#include "lib/lock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -80,6 +81,7 @@ static int take(struct cz_budget *b, uint64_t bytes)
  * that does not (strict order).  Called with the lock held. */
 static void serve_locked(struct cz_budget *b)
 {
+	cz_mutex_assert_held(&b->lock);
 	struct qent *top;
 
 	while ((top = cz_heap_peek(&b->waiters)) && take(b, top->w->bytes)) {

@@ -106,6 +106,7 @@
  */
 #define _GNU_SOURCE
 #include "alloc/slab.h"
+#include "lib/lock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -540,6 +541,7 @@ static struct slab *slab_of(struct cz_slab_arena *a, const void *p)
 /* Cache lock held. */
 static void slab_free_locked(struct cz_slab_cache *c, void *p)
 {
+	cz_mutex_assert_held(&c->lock);
 	struct slab *s = slab_of(c->a, p);
 	size_t i = (size_t)((char *)p - s->mem) / c->slot;
 

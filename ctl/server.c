@@ -35,6 +35,7 @@
 #define _GNU_SOURCE  /* accept4, pipe2, POLLRDHUP */
 #include "ctl/ctl.h"
 #include "lib/clock.h"
+#include "lib/lock.h"
 #include "lib/thread.h"
 
 #include <errno.h>
@@ -270,6 +271,7 @@ static void *conn_main(void *v)
  * ends on its own; the caller joins it.  NULL when none is idle. */
 static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const char *why)
 {
+	cz_mutex_assert_held(&s->lock);
 	struct conn *old = NULL;
 	for (int i = 0; i < MAX_CONN; i++) {
 		struct conn *c = &s->conns[i];
@@ -310,6 +312,7 @@ static struct conn *evict_idle_locked(struct cz_ctl_server *s, long uid, const c
  * slot (it takes the lock to close its descriptor).  0 when one was freed. */
 static int evict_join_locked(struct cz_ctl_server *s, long uid, const char *why)
 {
+	cz_mutex_assert_held(&s->lock);
 	struct conn *old = evict_idle_locked(s, uid, why);
 	if (!old)
 		return -1;
@@ -328,6 +331,7 @@ static int evict_join_locked(struct cz_ctl_server *s, long uid, const char *why)
  * closed to make room if need be), else -1 with the refusal in why. */
 static int admin_reserve_locked(struct cz_ctl_server *s, char *why, size_t cap)
 {
+	cz_mutex_assert_held(&s->lock);
 	for (;;) {
 		int n = 0;
 		for (int i = 0; i < MAX_CONN; i++)
@@ -349,6 +353,7 @@ static int admin_reserve_locked(struct cz_ctl_server *s, char *why, size_t cap)
 /* A free slot (reaping finished threads on the way), or NULL. */
 static struct conn *slot_find_locked(struct cz_ctl_server *s)
 {
+	cz_mutex_assert_held(&s->lock);
 	struct conn *c = NULL;
 	/* Reap every finished connection thread now, so their stacks go back
 	 * to the thread library's cache instead of piling up until slots run

@@ -13,7 +13,7 @@
  *                 ▼                                       by key, feeds depth-1
  *            cancel drops                                 rings, one per consumer,
  *                                                         only to consumers that
- *                                                         hold nothing (pipe.c)
+ *                                                         hold nothing (order.c)
  *                                                                       │
  *                         finalizers ◄──mc── done ring ◄──mp── consumers (≥ 2 per
  *                         (assemble, verify, render,         device; who holds the
@@ -29,8 +29,12 @@
  * of cuzkd (--isolation thread).  An accepted job is one in the journal
  * (engine/durable/journal.c): a restart makes it a job again
  * (engine/control/recover.c).  The code is divided into rooms, one concern
- * each (tools/layers.txt, docs/architecture.md): evidence, place, durable,
- * pipeline, device, control; this file and http.c are the front doors.
+ * each (tools/layers.txt, docs/architecture.md): fleet, evidence, place,
+ * durable, pipeline, device, control; this file and http.c are the front
+ * doors.  A control request is routed by the op table (engine/control/ops.c:
+ * its fields, who may, its handler); with --fleet the node's claims and
+ * finishes run in engine/control/fleet_node.c on the fleet's table
+ * (engine/fleet/).
  *
  * Invariants:
  * - Budget is taken only by the dispatcher, for the queue's head, before the

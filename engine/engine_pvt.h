@@ -93,7 +93,7 @@ struct cz_part {
 	 * own thread, read once terminal (under the lock): */
 	uint64_t t_dispatch, synth_ns, device_ns, final_ns;
 	uint64_t synth_cpu_ns, device_cpu_ns, final_cpu_ns;    /* CLOCK_THREAD_CPUTIME_ID */
-	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (pipe.c) */
+	_Atomic uint32_t attempts;      /* hand-outs to a device: 1, +1 per retry (precover.c) */
 };
 
 /* A partition's state: the one store every stage makes (status reads it
@@ -412,7 +412,7 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_queue_locked(struct cz_engine *e, struct cz_job *j);
 /* Every waiter on a job's end (await) looks again: takes the lock. */
 void cz_job_wake(struct cz_engine *e);
-void cz_job_compact_locked(struct cz_job *j);
+void cz_job_compact_locked(struct cz_engine *e, struct cz_job *j);
 void cz_job_free(struct cz_job *j);
 int cz_job_part_state(const struct cz_job *j, uint32_t i);
 const char *cz_part_state_name(int s);

@@ -30,7 +30,7 @@ int cz_ring_order_pop(struct cz_ring_order *q, struct cz_ring_desc *d);
 const struct cz_ring_desc *cz_ring_order_peek(const struct cz_ring_order *q);
 
 /* Moves the inbox's elements (sc) into the heap while it has room; returns
- * how many.  For dispatchers with a policy of their own (engine/pipeline/pipe.c). */
+ * how many.  For dispatchers with a policy of their own (engine/pipeline/order.c). */
 unsigned cz_ring_order_drain(struct cz_ring_order *q, struct cz_ring *inbox);
 
 /*

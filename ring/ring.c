@@ -552,7 +552,7 @@ unsigned cz_ring_mc_dequeue_burst(struct cz_ring *r, unsigned owner, void *objs,
 
 /* One element, its slot left claimed: from the CAS that claims it to
  * cz_ring_mc_dequeue_done the slot names owner, so a caller that records
- * what it took (engine/pipeline/pipe.c: a consumer's holds[]) before letting go of
+ * what it took (engine/pipeline/order.c: a consumer's holds[]) before letting go of
  * the slot is covered by cz_ring_recover at every instruction.  Costs one
  * more release store than the burst call, outside the claim loop. */
 uint64_t cz_ring_mc_dequeue_hold(struct cz_ring *r, unsigned owner, void *obj)

@@ -891,7 +891,7 @@ static int trace_lower(struct daemon *d, uint64_t seq, unsigned part, unsigned f
 	return f ? 0 : -1;
 }
 
-/* The take in take_lower (engine/pipeline/pipe.c): a consumer that holds the device
+/* The take in take_lower (engine/pipeline/order.c): a consumer that holds the device
  * takes a lower key a peer holds but has not started (a peer not being
  * scheduled), and until holds[1] names it, the peer's ring slot is
  * claimed in the taker's name.  Made to happen, not hoped for: the test

@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 		/* every partition finds its node's device free: none should cross
 		 * (before: 2-38 of 64 with 40 ms and 2 ms); a consumer stalled
 		 * past far_window (2.5 ms here) on this loaded machine may still
-		 * lose one to the other node (pipe.c) */
+		 * lose one to the other node (order.c) */
 		if (ok)
 			check_nodes(&d, "two nodes, synthesis the bottleneck", 24, 3);
 		else

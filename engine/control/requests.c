@@ -51,7 +51,7 @@ static void jobs_trim_locked(struct cz_engine *e)
 			continue;
 		}
 		if (fin)
-			cz_job_compact_locked(j);   /* here, not on the engine's threads */
+			cz_job_compact_locked(e, j);   /* here, not on the engine's threads */
 		pp = &j->next;
 	}
 }
@@ -117,9 +117,10 @@ static json_object *witnesses_open(json_object *req, int *fds, int nfds, int *ou
 
 /* Under the engine lock: the witnesses against the circuit's shape; an
  * input (inp[i]) against the input cap, and the circuit's witness program. */
-static json_object *witnesses_check_locked(const struct cz_circuit *c, uint32_t n, const off_t *size,
-					   const char *const *path, const bool *inp)
+static json_object *witnesses_check_locked(const struct cz_engine *e, const struct cz_circuit *c, uint32_t n,
+					   const off_t *size, const char *const *path, const bool *inp)
 {
+	cz_mutex_assert_held(&e->lock);
 	uint64_t want = cz_wtns_file_size(c->key.nvars);
 	if (c->partitions && n != c->partitions)
 		return cz_ctl_err("circuit %s takes %u partitions per job, got %u witnesses", c->name,
@@ -194,6 +195,7 @@ static json_object *id_held(const char *id, const char *circ, const uint8_t *dg,
 static json_object *id_check_locked(struct cz_engine *e, const char *id, const char *circ,
 				    const uint8_t *dg, bool *wait, long owner)
 {
+	cz_mutex_assert_held(&e->lock);
 	struct cz_job *h = job_find_locked(e, id);
 	json_object *r;
 	*wait = false;
@@ -380,7 +382,7 @@ static json_object *submit_admit(struct submit *s)
 		r = cz_ctl_err("unknown circuit '%s' (load it first; see `cuzkctl circuits`)", s->name);
 	else if (e->stopping)
 		r = cz_ctl_err("the daemon is shutting down");
-	else if (!(r = witnesses_check_locked(s->c, s->n, s->size, s->path, s->inp)) && !s->retry &&
+	else if (!(r = witnesses_check_locked(e, s->c, s->n, s->size, s->path, s->inp)) && !s->retry &&
 		 !(r = cz_admit_locked(e, s->c, s->n))) {     /* queue room, taken now; a partition that can ever fit */
 		s->admitted = true;     /* n places held: given back by submit_undo if this submit fails */
 		s->out_disk = cz_admit_out_disk(s->c);
@@ -394,6 +396,7 @@ static json_object *submit_admit(struct submit *s)
  * or NULL when the id is free; s->locked on return. */
 static json_object *submit_id_locked(struct submit *s, bool recheck_circuit)
 {
+	cz_mutex_assert_held(&s->e->lock);
 	struct cz_engine *e = s->e;
 	json_object *r = NULL;
 
@@ -493,7 +496,7 @@ static json_object *submit_spool(struct submit *s)
 /* record, under the lock: the id checked again, the job made (holding its
  * id, accepting: not yet queued) and its submit record given to the
  * journal; the lock held on return (s->locked) until the job is linked. */
-static json_object *submit_record_locked(struct submit *s)
+static json_object *submit_record(struct submit *s)
 {
 	struct cz_engine *e = s->e;
 	struct cz_job *j;
@@ -615,7 +618,7 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
 		s->wfd[i] = -1;
 	if (!(r = submit_parse(s, req)) && !(r = submit_open(s, req, fds, nfds)) && !(r = submit_admit(s)))
 		r = s->retry ? submit_retry(s) : submit_spool(s);
-	if (r || (r = submit_record_locked(s))) {
+	if (r || (r = submit_record(s))) {
 		return submit_undo(s, r, fds, nfds);
 	}
 	pthread_mutex_unlock(&e->lock);
@@ -632,6 +635,7 @@ static const char *job_state_name(int s)
 
 static json_object *job_result_locked(const struct cz_engine *e, const struct cz_job *j)
 {
+	cz_mutex_assert_held(&e->lock);
 	char dir[PATH_MAX + 80];
 	int st = atomic_load(&j->state);
 	json_object *r = st == CZ_JOB_DONE ? cz_ctl_ok() : cz_ctl_err("job %s %s%s%s", j->id,
@@ -789,6 +793,7 @@ struct job_snap {
 
 static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, struct job_snap *s)
 {
+	cz_mutex_assert_held(&e->lock);
 	memcpy(s->j.id, j->id, sizeof(s->j.id));
 	memcpy(s->j.circ_name, j->circ_name, sizeof(s->j.circ_name));
 	memcpy(s->j.err, j->err, sizeof(s->j.err));

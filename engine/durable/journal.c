@@ -59,6 +59,7 @@
 #include "engine/engine_pvt.h"
 #include "engine/durable/jrecover.h"
 #include "lib/clock.h"
+#include "lib/lock.h"
 #include "lib/thread.h"
 
 #include <dirent.h>
@@ -773,6 +774,7 @@ static int write_all(int fd, const char *p, size_t n)
  * the lock that appenders, who hold the engine lock, take. */
 static int compact_snapshot_locked(struct cz_journal *j, struct cz_jent **out, size_t *n, uint64_t *next)
 {
+	cz_mutex_assert_held(&j->lock);
 	int64_t now = cz_clock_ns(CLOCK_REALTIME);
 	size_t keep = 0;
 	for (size_t k = 0; k < j->nents; k++) {
@@ -930,11 +932,22 @@ static void hwm_settle(struct cz_journal *j, bool fresh)
 
 static bool any_expired_locked(struct cz_journal *j)
 {
+	cz_mutex_assert_held(&j->lock);
 	int64_t now = cz_clock_ns(CLOCK_REALTIME);
 	for (size_t k = 0; k < j->nents; k++)
 		if (expired(j, j->ents[k], now))
 			return true;
 	return false;
+}
+
+/* At open, before the writer starts: the lock is uncontended, and taken
+ * so that any_expired_locked's assertion holds everywhere. */
+static bool any_expired(struct cz_journal *j)
+{
+	pthread_mutex_lock(&j->lock);
+	bool r = any_expired_locked(j);
+	pthread_mutex_unlock(&j->lock);
+	return r;
 }
 
 static void *writer_main(void *v)
@@ -1018,6 +1031,7 @@ static void *writer_main(void *v)
 
 static uint64_t append_locked(struct cz_journal *j, json_object *o)
 {
+	cz_mutex_assert_held(&j->lock);
 	if (j->st.error || frame(&j->buf, &j->len, &j->cap, o))
 		return 0;
 	j->st.records++;
@@ -1049,6 +1063,7 @@ uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const cha
 /* Appends rb (rn bytes) as a record: its ticket, or 0. */
 static uint64_t append_raw_locked(struct cz_journal *j, const char *rb, size_t rn)
 {
+	cz_mutex_assert_held(&j->lock);
 	if (!rn || j->st.error || frame_raw(&j->buf, &j->len, &j->cap, rb, rn))
 		return 0;
 	j->st.records++;
@@ -1285,7 +1300,7 @@ struct cz_journal *cz_journal_open(const char *state_dir, uint64_t retain_s,
 	 * from the last whole record (a torn tail cut off first), so a
 	 * restart costs the replay only. */
 	int rc = 0;
-	if (fresh || j->damaged || any_expired_locked(j) || j->st.bytes > 4 * (MAGIC_LEN + 64 + j->live_bytes)) {
+	if (fresh || j->damaged || any_expired(j) || j->st.bytes > 4 * (MAGIC_LEN + 64 + j->live_bytes)) {
 		rc = compact(j);
 	} else {
 		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -85,8 +85,9 @@ void cz_job_finished_locked(struct cz_engine *e, struct cz_job *j)
  * daemon's memory stays flat.  Not while the queued heap still points at a
  * cancelled partition, nor while the writer holds the job.  Runs on the
  * control plane only (it frees and allocates). */
-void cz_job_compact_locked(struct cz_job *j)
+void cz_job_compact_locked(struct cz_engine *e, struct cz_job *j)
 {
+	cz_mutex_assert_held(&e->lock);
 	if (!j->parts || j->in_heap || j->nterminal != j->nparts || j->writing ||
 	    atomic_load(&j->state) == CZ_JOB_ACTIVE)
 		return;

@@ -8,7 +8,7 @@
  *
  * out[c] has two mc consumers: consumer c, which takes its partition only
  * once it holds the device, and the order thread, which may take it back
- * before that (see the top of pipe.c for when and why).
+ * before that (see the top of order.c for when and why).
  *
  * Nothing a consumer touches is a pointer: a descriptor names its
  * partition's slot in the region's partition table (off[1]) and its buffer
@@ -19,7 +19,7 @@
  * process that maps the region needs only offsets and ids.
  * off[0]'s top byte is the arena (one per NUMA node, engine/place/numa.c), the
  * next the node the partition was synthesized on plus one (0: unplaced);
- * the order thread gives it to a device of that node (pipe.c, THE CHOICE).
+ * the order thread gives it to a device of that node (order.c, THE CHOICE).
  * (A device child maps every arena: engine/device/devproc.c.)
  */
 #define CZ_PIPE_OFF_ARENA(off) ((unsigned)((off) >> 56))
@@ -179,7 +179,7 @@ struct cz_pipe {
 /* Tests only: the next n descriptors are written with a wrong checksum. */
 extern _Atomic unsigned cz_pipe_test_corrupt;
 /* Tests only, in a device child: SIGKILL (or SIGSTOP) at a point of the claim
- * (CZ_TEST_DEVKILL, cz_pipe_test_kill_parse in pipe.c); 0 = off, one load
+ * (CZ_TEST_DEVKILL, cz_pipe_test_kill_parse in testhook.c); 0 = off, one load
  * per claim. */
 enum { CZ_PIPE_KILL_CLAIM = 1, CZ_PIPE_KILL_HELD, CZ_PIPE_KILL_LOWER };
 extern _Atomic unsigned cz_pipe_test_kills;

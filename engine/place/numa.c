@@ -14,7 +14,7 @@
  * happens only when the plan is of this machine; a plan read from
  * --topology is shown, not applied.  Which node a partition goes to is
  * the dispatcher's choice (engine/pipeline/dispatch.c, WHICH NODE) and the order
- * thread's (engine/pipeline/pipe.c, ACROSS NODES); resident keys: below.
+ * thread's (engine/pipeline/order.c, ACROSS NODES); resident keys: below.
  */
 #define _GNU_SOURCE
 #include "engine/engine_pvt.h"
@@ -295,7 +295,7 @@ uint64_t cz_numa_buffer_off(const struct cz_engine *e, const struct cz_part *p)
 }
 
 /* The order thread's and the consumers' view: each device's node, in the
- * pipe's region (pipe.c, ACROSS NODES); nothing on a one-node plan. */
+ * pipe's region (order.c, ACROSS NODES); nothing on a one-node plan. */
 void cz_numa_pipe_nodes(struct cz_engine *e)
 {
 	bool multi = e->place && cz_topo_nnodes(e->place->topo) > 1;

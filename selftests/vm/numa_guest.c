@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	c.synth_workers = 2;
 	c.mem_budget = 64 << 20;
 	c.null_synth_ms = 120;  /* synthesis the bottleneck: a device of each node is free */
-	/* Long enough that emulation's jitter is within far_window (pipe.c):
+	/* Long enough that emulation's jitter is within far_window (order.c):
 	 * a hold whose consumer is not scheduled for one mean device time is
 	 * moved to the other node's idle device (far_due), and at 10 ms a
 	 * busy host's tcg vCPUs stalled a consumer that long in 1 of 4 runs. */
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	       "%llu cross-node\n", (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)cross);
 	/* The dispatcher puts each partition on the node whose device is next
 	 * free, and the order thread keeps it there unless a device of the
-	 * other node would idle (engine/pipeline/dispatch.c, engine/pipeline/pipe.c): with
+	 * other node would idle (engine/pipeline/dispatch.c, engine/pipeline/order.c): with
 	 * synthesis the bottleneck every partition finds its node's device
 	 * free, so none crosses (before: 44 of 64 without a node preference,
 	 * 8 of 64 with the tie-break alone; docs/BENCHMARKS.md). */

@@ -64,6 +64,7 @@ static void psi_affine(cz_bn254_g2_affine *r, const cz_bn254_g2_affine *q)
 			add_step((f), &(st)[i_], &q2_);                              \
 		}                                                                    \
 	} while (0)
+#define PI_X_ABS CZ_BN254_X
 #define PI_MILLER_LOOP cz_bn254_pairing_miller_loop
 #define PI_FINAL_EXP cz_bn254_pairing_final_exp
 #define PI_MULTI cz_bn254_multi_pairing
@@ -71,30 +72,14 @@ static void psi_affine(cz_bn254_g2_affine *r, const cz_bn254_g2_affine *q)
 #define PI_CHECK cz_bn254_pairing_check
 #include "zk/curve/pairing_tmpl_pvt.h"
 
-/* r = a^x for a in the cyclotomic subgroup (x > 0, 63 bits, plain binary). */
-static void cyc_pow_x(cz_bn254_fp12 *r, const cz_bn254_fp12 *a)
-{
-	const uint64_t x = CZ_BN254_X;
-	cz_bn254_fp12 acc = *a;
-
-	for (int b = 62 - __builtin_clzll(x); b >= 0; b--) {
-		cz_bn254_fp12_cyclotomic_sqr(&acc, &acc);
-		if ((x >> b) & 1)
-			cz_bn254_fp12_mul(&acc, &acc, a);
-	}
-	*r = acc;
-}
+/* r = a^x for a in the cyclotomic subgroup (x > 0). */
+#define cyc_pow_x cyc_pow_x_abs
 
 void cz_bn254_pairing_final_exp(cz_bn254_fp12 *r, const cz_bn254_fp12 *f)
 {
 	cz_bn254_fp12 t, s, fx, fx2, fx3, y0, y1, y2, y3, y4, y5, y6, t0, t1;
 
-	/* easy part: t = f^((p^6 - 1)(p^2 + 1)) */
-	cz_bn254_fp12_inv(&s, f);
-	cz_bn254_fp12_conj(&t, f);
-	cz_bn254_fp12_mul(&t, &t, &s);
-	cz_bn254_fp12_frobenius(&s, &t, 2);
-	cz_bn254_fp12_mul(&t, &t, &s);
+	final_exp_easy(&t, &s, f);        /* t = f^((p^6 - 1)(p^2 + 1)) */
 
 	/* hard part: t^d, d = l0 + l1 p + l2 p^2 + p^3 (inverses are conjugates) */
 	cyc_pow_x(&fx, &t);

@@ -11,7 +11,18 @@
  *   CG_GROUP   the group's prefix (cz_g1, cz_bn254_g2): its types and names
  *   CG_CONST   the prefix of its constants b and 3b (cz_bls12_381_g1, ...)
  *   CG_S, CG_S_LIMBS  the scalar field's prefix and limb count
+ *   CG_PSI_SCALAR, CG_PSI_LIMBS, CG_PSI_NEG  (G2 only) the scalar psi
+ *              multiplies G2 by: its limbs (an initializer), their count,
+ *              and 1 if it is the negative of that (BLS12: x = -|x|)
+ *   CG_H_LIMBS (G2 only) the limbs of the cofactor CG_CONST##_cofactor
  * and includes the group's header and its curve's constants first.
+ *
+ * With CG_PSI_SCALAR, G2's psi, subgroup check and cofactor clearing
+ * follow (the same code for both curves; why each check holds is in the
+ * group's file): psi(X, Y, Z) = (conj(X)·cx, conj(Y)·cy, conj(Z)) in
+ * Jacobian coordinates (Frobenius commutes with the Z scaling, the
+ * constants CG_CONST##_psi_cx, _psi_cy are affine); P is in G2 iff
+ * psi(P) = [CG_PSI_SCALAR]P; h·P maps E'(Fp2) onto G2.
  */
 #include "zk/field/field_inline.h"
 
@@ -49,3 +60,36 @@
 #define CI_S_LIMBS CG_S_LIMBS
 #define CI_S_FROM_MONT CG_CAT(CG_S, _from_mont)
 #include "zk/curve/curve_tmpl_pvt.h"
+
+#ifdef CG_PSI_SCALAR
+void CI_NAME(psi)(CI_JAC *r, const CI_JAC *p)
+{
+	CG_CAT(CG_F, _conj)(&r->x, &p->x);
+	CG_CAT(CG_F, _mul)(&r->x, &r->x, &CG_CAT(CG_CONST, _psi_cx));
+	CG_CAT(CG_F, _conj)(&r->y, &p->y);
+	CG_CAT(CG_F, _mul)(&r->y, &r->y, &CG_CAT(CG_CONST, _psi_cy));
+	CG_CAT(CG_F, _conj)(&r->z, &p->z);
+}
+
+bool CI_NAME(affine_in_subgroup)(const CI_AFF *p)
+{
+	static const uint64_t k[CG_PSI_LIMBS] = CG_PSI_SCALAR;
+	CI_JAC pj, q, s;
+
+	if (CI_NAME(affine_is_inf)(p))
+		return true;
+	if (!CI_NAME(affine_on_curve)(p))
+		return false;
+	CI_NAME(jac_from_affine)(&pj, p);
+	CI_NAME(mul_vartime)(&q, &pj, k, CG_PSI_LIMBS);
+	if (CG_PSI_NEG)
+		CI_NAME(jac_neg)(&q, &q);
+	CI_NAME(psi)(&s, &pj);
+	return CI_NAME(jac_eq)(&s, &q);
+}
+
+void CI_NAME(clear_cofactor)(CI_JAC *r, const CI_JAC *p)
+{
+	CI_NAME(mul_vartime)(r, p, CG_CAT(CG_CONST, _cofactor), CG_H_LIMBS);
+}
+#endif

@@ -69,26 +69,13 @@
 		if (cz_bls12_381_x_is_neg)                                           \
 			cz_fp12_conj((f), (f));                                      \
 	} while (0)
+#define PI_X_ABS cz_bls12_381_x_abs
 #define PI_MILLER_LOOP cz_pairing_miller_loop
 #define PI_FINAL_EXP cz_pairing_final_exp
 #define PI_MULTI cz_multi_pairing
 #define PI_PAIRING cz_pairing
 #define PI_CHECK cz_pairing_check
 #include "zk/curve/pairing_tmpl_pvt.h"
-
-/* r = a^|x| for a in the cyclotomic subgroup (|x| sparse: plain binary). */
-static void cyc_pow_x_abs(cz_fp12 *r, const cz_fp12 *a)
-{
-	const uint64_t x = cz_bls12_381_x_abs;
-	cz_fp12 acc = *a;
-
-	for (int b = 62 - __builtin_clzll(x); b >= 0; b--) {
-		cz_fp12_cyclotomic_sqr(&acc, &acc);
-		if ((x >> b) & 1)
-			cz_fp12_mul(&acc, &acc, a);
-	}
-	*r = acc;
-}
 
 /* r = a^x (x signed) for a in the cyclotomic subgroup. */
 static void cyc_pow_x(cz_fp12 *r, const cz_fp12 *a)
@@ -147,12 +134,7 @@ void cz_pairing_final_exp(cz_fp12 *r, const cz_fp12 *f)
 {
 	cz_fp12 t, s, a, b, u, v;
 
-	/* easy part: t = f^((p^6 - 1)(p^2 + 1)) */
-	cz_fp12_inv(&s, f);
-	cz_fp12_conj(&t, f);
-	cz_fp12_mul(&t, &t, &s);
-	cz_fp12_frobenius(&s, &t, 2);
-	cz_fp12_mul(&t, &t, &s);
+	final_exp_easy(&t, &s, f);       /* t = f^((p^6 - 1)(p^2 + 1)) */
 
 	/* hard part: t^d, d = m x (x^2 - 1) + 1 + m (x^2 - 1) p + m x p^2 + m p^3 */
 	cyc_pow_m(&a, &t);           /* a = t^m */
