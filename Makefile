@@ -14,7 +14,7 @@ CFLAGS   += $(CSTD) $(OPT) -g -Wall -Wextra -Werror -pthread -I. -MMD -MP
 LDLIBS   += -lpthread -lm
 SAN      ?=
 
-LIBDIRS  := zk alloc ring synth engine ctl gpu lib
+LIBDIRS  := zk alloc ring synth curves engine ctl gpu lib
 LIBSRC   := $(sort $(shell find $(LIBDIRS) -name '*.c'))
 LIBOBJ   := $(LIBSRC:%.c=$(B)/obj/%.o)
 
@@ -38,6 +38,8 @@ TESTS    += tools/check-functions
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
+# engine/ names no curve: curves only through curves/curves.h's ops (selftests/curves_free.sh).
+TESTS    += selftests/curves_free.sh
 # No loop of zk/ files calling each other (nm over $(B)/obj/zk: selftests/zk_calls.sh).
 TESTS    += selftests/zk_calls.sh
 # docs/architecture.md's cited files, names and names-in-files are the tree's (selftests/docs_names.sh).

@@ -11,6 +11,7 @@
 
 #include "alloc/budget.h"
 #include "alloc/slab.h"
+#include "curves/curves.h"
 #include "engine/device/devproc.h"
 #include "engine/engine.h"
 #include "engine/durable/journal.h"
@@ -41,20 +42,13 @@ enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED 
 struct cz_circuit {
 	char name[64];
 	char path[PATH_MAX];
-	/* The key's curve says which member of each union is live.  nvars,
-	 * npub and log2n lead both key structs (their common initial
-	 * sequence), so key.nvars, key.npub and key.log2n read either. */
+	/* The key's curve: its ops (curves/curves.h) load, share, size and
+	 * prove the key; key.nvars, key.npub and key.log2n read any curve's. */
 	enum cz_curve curve;
-	union {
-		struct cz_groth16_key key;      /* its arrays in kreg (engine/device/shkey.c) */
-		struct cz_bn254_groth16_key bn_key;
-	};
+	union cz_curve_key key;         /* its arrays in kreg (curves/shkey.c) */
 	struct cz_region kreg;
 	bool kpinned;                   /* kreg pinned by the backend (pin_host) */
-	union {
-		struct cz_ntt_domain *dom;
-		struct cz_bn254_ntt_domain *bn_dom;
-	};
+	void *dom;                      /* the key's NTT domain, of its curve */
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
@@ -422,8 +416,8 @@ int cz_output_job_init(struct cz_job *j);       /* at submit: the job's output b
 char *cz_output_bundle(const char *dir, const char *id, size_t *len, char *err, size_t cap);
 /* Finalizer: scratch for one partition's public inputs (npub values), then
  * partition p's files into the job's buffer; 0 or -1 with p->err. */
-/* npub + 1 scalars of the job's curve (cz_fr or cz_bn254_fr: 32 bytes
- * each), partition p's own. */
+/* npub + 1 scalars of the job's curve's Fr (32 bytes each), partition
+ * p's own. */
 void *cz_output_pub(struct cz_part *p);
 int cz_output_render(struct cz_part *p, const void *pub);
 void cz_output_queue(struct cz_engine *e, struct cz_job *j);   /* every partition done */

@@ -3,17 +3,13 @@
  * engine/control/keys.c — resident proving keys.  A key is read once (outside the
  * engine lock: a large .zkey takes seconds), charged to the memory budget
  * while loaded, and freed by `unload` only when no job uses it.  The
- * .zkey's primes pick the curve (BLS12-381 or BN254); keys of both live
- * side by side, each job proving over its circuit's.
+ * .zkey's primes pick the curve, and one code path loads a key of any
+ * curve through that curve's ops (curves/curves.h); keys of every curve
+ * live side by side, each job proving over its circuit's.
  */
 #include "ctl/ctl.h"
 #include "engine/engine_pvt.h"
-#include "engine/device/shkey.h"
-#include "synth/part.h"
 #include "synth/witness/witness.h"
-#include "zk/ntt/bn254_ntt.h"
-#include "zk/io/groth16_io.h"
-#include "zk/ntt/ntt.h"
 #include "zk/io/zkey.h"
 
 #include <stdio.h>
@@ -34,12 +30,11 @@ static void circuit_free(const struct cz_backend *be, struct cz_circuit *c)
 		be->unpin_host(c->kreg.base);
 	cz_numa_caches_destroy(c);
 	cz_witload_detach(c);
-	if (c->curve == CZ_CURVE_BN254) {
-		cz_bn254_ntt_domain_destroy(c->bn_dom);
-		cz_bn254_shkey_free(&c->bn_key, &c->kreg);
-	} else {
-		cz_ntt_domain_destroy(c->dom);
-		cz_shkey_free(&c->key, &c->kreg);
+	const struct cz_curve_ops *cv = cz_curve_ops(c->curve);
+	if (cv) {       /* NULL: freed before its .zkey named a curve */
+		if (c->dom)
+			cv->dom_destroy(c->dom);
+		cv->key_free(&c->key, &c->kreg);
 	}
 	free(c);
 }
@@ -66,41 +61,21 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 
 	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
 		return -1;
-	if (c->curve == CZ_CURVE_BN254 && !be->bn254) {
-		snprintf(err, cap, "%s: curve bn128/BN254, expected bls12381/BLS12-381: backend %s "
-			 "proves no other yet (cpu, null and cuda prove both)", path, be->name);
+	const struct cz_curve_ops *cv = cz_curve_ops(c->curve);
+	if (cv->backend_check(be, path, err, cap) || cv->key_load(&c->key, path, err, cap))
 		return -1;
-	}
-	if (c->curve == CZ_CURVE_BN254) {
-		if (cz_bn254_groth16_key_load(&c->bn_key, path, NULL, err, cap))
-			return -1;
-		/* One copy, in shared memory: device children map it (engine/device/shkey.c). */
-		if (cz_bn254_shkey_share(&c->bn_key, &c->kreg, nodes, msg, sizeof(msg))) {
-			snprintf(err, cap, "%s: %s", path, msg);
-			return -1;
-		}
-		key_pin(e, c);
-		if (!(c->bn_dom = cz_bn254_ntt_domain_create(c->bn_key.log2n))) {
-			snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
-			return -1;
-		}
-		c->key_bytes = cz_bn254_groth16_key_bytes(&c->bn_key) + cz_bn254_ntt_domain_bytes(c->bn_dom);
-		c->part_bytes = cz_bn254_synth_part_bytes(&c->bn_key);
-		return 0;
-	}
-	if (cz_groth16_key_load(&c->key, path, NULL, err, cap))
-		return -1;
-	if (cz_shkey_share(&c->key, &c->kreg, nodes, msg, sizeof(msg))) {
+	/* One copy, in shared memory: device children map it (curves/shkey.c). */
+	if (cv->key_share(&c->key, &c->kreg, nodes, msg, sizeof(msg))) {
 		snprintf(err, cap, "%s: %s", path, msg);
 		return -1;
 	}
 	key_pin(e, c);
-	if (!(c->dom = cz_ntt_domain_create(c->key.log2n))) {
+	if (!(c->dom = cv->dom_create(c->key.log2n))) {
 		snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
 		return -1;
 	}
-	c->key_bytes = cz_groth16_key_bytes(&c->key) + cz_ntt_domain_bytes(c->dom);
-	c->part_bytes = cz_synth_part_bytes(&c->key);
+	c->key_bytes = cv->key_bytes(&c->key) + cv->dom_bytes(c->dom);
+	c->part_bytes = cv->part_bytes(&c->key);
 	return 0;
 }
 
@@ -184,11 +159,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 		} else {
 			e->key_used[id] = 1;
 			c->key_id = id;
-			struct cz_pipe_key pk = { .curve = c->curve };
-			if (c->curve == CZ_CURVE_BN254)
-				pk.bn_key = &c->bn_key, pk.bn_dom = c->bn_dom;
-			else
-				pk.key = &c->key, pk.dom = c->dom;
+			struct cz_pipe_key pk = { .curve = c->curve, .key = &c->key, .dom = c->dom };
 			cz_pipe_key_set(&e->pipe, id, &pk);
 			c->next = e->circuits;
 			e->circuits = c;

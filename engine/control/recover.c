@@ -235,7 +235,7 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c)
 		if (atomic_load(&j->state) != CZ_JOB_ACTIVE)
 			continue;       /* cancelled while it waited: ended already */
 		j->circ = c;
-		j->curve = c->curve;    /* the output writer renders by it (a BN254 job is not BLS12-381's) */
+		j->curve = c->curve;    /* the output writer renders by it: its curve's files */
 		c->jobs++;
 		if (cz_output_job_init(j)) {
 			for (uint32_t i = 0; i < j->nparts; i++) {

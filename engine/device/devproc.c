@@ -7,7 +7,7 @@
  * must cost one attempt of one partition, never the daemon and every job
  * it accepted.  Everything a consumer touches is already in shared memory
  * and named by offsets (engine/pipeline/pipe.h: rings, consumer and device lines,
- * the partition table; the slab arena; the keys, engine/device/shkey.c; the
+ * the partition table; the slab arena; the keys, curves/shkey.c; the
  * consumers' trace buffers, engine/evidence/trace.c), so a child needs only the fds.
  *
  * WHY A RE-EXEC OF cuzkd ("cuzkd --device-child N PPID", fd 3 the socket)
@@ -73,10 +73,7 @@
 #include "ctl/ctl.h"
 #include "engine/device/devproc.h"
 #include "engine/engine_pvt.h"
-#include "engine/device/shkey.h"
 #include "lib/thread.h"
-#include "zk/ntt/bn254_ntt.h"
-#include "zk/ntt/ntt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -137,15 +134,9 @@ void cz_devproc_place(unsigned dev)
 
 struct child_key {
 	struct cz_region reg;
-	enum cz_curve curve;            /* from the region's header (cz_shkey_curve) */
-	union {
-		struct cz_groth16_key key;
-		struct cz_bn254_groth16_key bn_key;
-	};
-	union {
-		struct cz_ntt_domain *dom;
-		struct cz_bn254_ntt_domain *bn_dom;
-	};
+	const struct cz_curve_ops *cv;  /* from the region's header (cz_curve_ops_of_region) */
+	union cz_curve_key key;
+	void *dom;
 	ino_t ino;
 	bool pinned;            /* reg pinned by the backend (pin_host) */
 };
@@ -158,12 +149,10 @@ static void child_unkey(struct cz_pipe *p, const struct cz_backend *be, struct c
 	__atomic_store_n(&p->keys[id].key, NULL, __ATOMIC_RELEASE);
 	if (k->pinned)
 		be->unpin_host(k->reg.base);
-	if (be->unload_key)     /* either curve: the union's address is the key's */
+	if (be->unload_key)     /* any curve: the union's address is the key's */
 		be->unload_key(hw, &k->key);
-	if (k->curve == CZ_CURVE_BN254)
-		cz_bn254_ntt_domain_destroy(k->bn_dom);
-	else
-		cz_ntt_domain_destroy(k->dom);
+	if (k->dom)
+		k->cv->dom_destroy(k->dom);
 	cz_region_destroy(&k->reg);
 	memset(k, 0, sizeof(*k));
 }
@@ -188,20 +177,17 @@ static int child_key(struct cz_pipe *p, const struct cz_backend *be, struct cz_d
 		close(fd);
 		return rc;
 	}
-	bool ok = !mprotect(k->reg.base, k->reg.size, PROT_READ) && !cz_shkey_curve(&k->reg, &k->curve);
-	if (ok && k->curve == CZ_CURVE_BN254)
-		ok = !cz_bn254_shkey_attach(&k->reg, &k->bn_key) &&
-		     (k->bn_dom = cz_bn254_ntt_domain_create(k->bn_key.log2n));
-	else if (ok)
-		ok = !cz_shkey_attach(&k->reg, &k->key) && (k->dom = cz_ntt_domain_create(k->key.log2n));
+	bool ok = !mprotect(k->reg.base, k->reg.size, PROT_READ) &&
+		  (k->cv = cz_curve_ops_of_region(&k->reg)) && !k->cv->key_attach(&k->reg, &k->key) &&
+		  (k->dom = k->cv->dom_create(k->key.log2n));
 	if (!ok) {
 		cz_region_destroy(&k->reg);
 		return -EPROTO;
 	}
 	k->ino = st.st_ino;
 	k->pinned = be->pin_host && !be->pin_host(k->reg.base, k->reg.size);
-	p->keys[id].curve = k->curve;
-	p->keys[id].dom = k->dom;       /* either curve's: the union's */
+	p->keys[id].curve = k->cv->curve;
+	p->keys[id].dom = k->dom;
 	/* published last: a consumer that sees the key sees its domain and curve */
 	__atomic_store_n(&p->keys[id].key, &k->key, __ATOMIC_RELEASE);
 	return 0;

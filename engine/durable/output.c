@@ -171,7 +171,7 @@ struct cz_output {
  * proof.bin, then one partition's public inputs (the finalizer's scratch:
  * one finalizer takes a job's partitions one at a time) ---- */
 
-static size_t pub_slot(const struct cz_groth16_key *k)
+static size_t pub_slot(const union cz_curve_key *k)
 {
 	return (cz_public_json_max(k->npub) + 63) & ~(size_t)63;
 }
@@ -182,7 +182,7 @@ int cz_output_job_init(struct cz_job *j)
 	size_t per = CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES;
 	/* One public-input scratch per partition: finalizers verify a job's
 	 * partitions in parallel. */
-	size_t pub = (size_t)j->nparts * ((size_t)j->circ->key.npub + 1) * sizeof(cz_fr);
+	size_t pub = (size_t)j->nparts * ((size_t)j->circ->key.npub + 1) * CZ_CURVE_FR_BYTES;
 	j->out = aligned_alloc(64, ((size_t)j->nparts * per + pub + 63) & ~(size_t)63);
 	return j->out ? 0 : -ENOMEM;
 }
@@ -201,37 +201,33 @@ static uint8_t *bin_at(const struct cz_job *j, uint32_t k)
 void *cz_output_pub(struct cz_part *p)
 {
 	struct cz_job *j = p->job;
-	/* both curves' Fr elements are 32 bytes: cz_fr's size is the slot's */
-	return (cz_fr *)(j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub +
-						       CZ_PROOF_BIN_BYTES)) +
-	       (size_t)p->idx * (j->circ->key.npub + 1);
+	return j->out + (size_t)j->nparts * (CZ_PROOF_JSON_MAX + j->out_pub + CZ_PROOF_BIN_BYTES) +
+	       (size_t)p->idx * (j->circ->key.npub + 1) * CZ_CURVE_FR_BYTES;
 }
 
 int cz_output_render(struct cz_part *p, const void *pub)
 {
 	struct cz_job *j = p->job;
-	const struct cz_groth16_key *k = &j->circ->key;        /* npub: either curve's */
+	const union cz_curve_key *k = &j->circ->key;
+	const struct cz_curve_ops *cv = cz_curve_ops(j->curve);
 	char *pj = proof_at(j, p->idx), *uj = pj + CZ_PROOF_JSON_MAX;
-	bool bn = j->curve == CZ_CURVE_BN254;
 
-	size_t n = bn ? cz_bn254_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof.bn)
-		      : cz_proof_json_render(pj, CZ_PROOF_JSON_MAX, &p->proof.bls);
+	size_t n = cv->proof_json(pj, CZ_PROOF_JSON_MAX, &p->proof);
 	if (n >= CZ_PROOF_JSON_MAX) {
 		snprintf(p->err, sizeof(p->err), "partition %u: proof.json needs %zu bytes, its buffer "
 			 "has %d (a bug: CZ_PROOF_JSON_MAX)", p->idx, n + 1, CZ_PROOF_JSON_MAX);
 		return -1;
 	}
 	p->olen[0] = (uint32_t)n;
-	n = bn ? cz_bn254_public_json_render(uj, j->out_pub, pub, k->npub)
-	       : cz_public_json_render(uj, j->out_pub, pub, k->npub);
+	n = cv->public_json(uj, j->out_pub, pub, k->npub);
 	if (n >= j->out_pub) {
 		snprintf(p->err, sizeof(p->err), "partition %u: public.json needs %zu bytes, its buffer "
 			 "has %zu (a bug: cz_public_json_max)", p->idx, n + 1, j->out_pub);
 		return -1;
 	}
 	p->olen[1] = (uint32_t)n;
-	if (!bn)        /* BN254 has no compressed encoding: no proof.bin */
-		cz_proof_bin(bin_at(j, p->idx), &p->proof.bls);
+	if (cv->proof_bin)      /* NULL: the curve has no compressed encoding, no proof.bin */
+		cv->proof_bin(bin_at(j, p->idx), &p->proof);
 	return 0;
 }
 
@@ -284,7 +280,7 @@ static void job_open(struct cz_output *w, struct ojob *o, char *dir, size_t dcap
 /* Adds job j's files to the batch; false when they do not fit. */
 static bool batch_add(struct cz_output *w, unsigned *nj, unsigned *nf, struct cz_job *j)
 {
-	bool bin = j->curve != CZ_CURVE_BN254;   /* proof.bin: BLS12-381's only */
+	bool bin = cz_curve_ops(j->curve)->proof_bin;  /* proof.bin: of the curves with one */
 	unsigned need = 2 * j->nparts + bin;
 
 	if (*nj == BATCH_JOBS || *nf + need > BATCH_FILES)

@@ -50,7 +50,6 @@
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
-#include "synth/part.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -145,35 +144,21 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	/* In a device child a key just loaded may still be being mapped
 	 * (engine/device/devproc.c): wait for it, up to 10 s, with no wake-up held
 	 * back meanwhile (a kept device's, below). */
-	const struct cz_groth16_key *key;       /* or a BN254 key: the union's other member */
+	const union cz_curve_key *key;
 	if (!__atomic_load_n(&k->key, __ATOMIC_ACQUIRE))
 		cz_ring_bell_flush();
 	for (int i = 0; !(key = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE)) && i < 10000 &&
 	     !atomic_load(pipe->stop); i++)
 		usleep(1000);
-	struct cz_dev_work w = { .curve = k->curve, .key = key, .dom = k->dom, .part = d->key.part };
+	struct cz_dev_work w = { .part = d->key.part };
 
 	unsigned arena = CZ_PIPE_OFF_ARENA(d->off[0]);
 	char *base = arena < CZ_PLACE_MAX_NODES ? c->buf_base[arena] : NULL;
 	if (sl->has_buf && !base)
 		key = NULL;     /* an arena this process does not map: fails below, never a wild read */
-	if (key && sl->has_buf && cz_dev_work_bn254(&w)) {
-		struct cz_bn254_synth_part b;
-		cz_bn254_synth_part_carve(w.bn_key, base + CZ_PIPE_OFF_BYTES(d->off[0]), &b);
-		w.w = b.w;
-		w.bn_a = b.a;
-		w.bn_b = b.b;
-		w.bn_c = b.c;
-		w.h = b.h;
-	} else if (key && sl->has_buf) {
-		struct cz_synth_part b;
-		cz_synth_part_carve(key, base + CZ_PIPE_OFF_BYTES(d->off[0]), &b);
-		w.w = b.w;
-		w.a = b.a;
-		w.b = b.b;
-		w.c = b.c;
-		w.h = b.h;
-	}
+	if (key)        /* the work over the key's curve, its buffers carved (synth/part.h) */
+		cz_curve_ops(k->curve)->work(&w, key, k->dom,
+					     sl->has_buf ? base + CZ_PIPE_OFF_BYTES(d->off[0]) : NULL);
 	atomic_store(&me->cur_job, d->key.seq);
 	atomic_store(&me->cur_part, d->key.part);
 	atomic_store(&me->proving, 1);

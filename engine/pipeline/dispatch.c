@@ -66,9 +66,6 @@
  */
 #include "engine/engine_pvt.h"
 #include "lib/thread.h"
-#include "synth/part.h"
-#include "synth/synth.h"
-#include "zk/io/groth16_io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -359,21 +356,16 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigne
 		      struct wbuf *ib)
 {
 	const struct cz_circuit *c = p->job->circ;
-	const struct cz_groth16_key *k = &c->key;
-	struct cz_synth_part b;
+	const struct cz_curve_ops *cv = cz_curve_ops(c->curve);
 	char err[256];
-	bool bn = c->curve == CZ_CURVE_BN254;
 
+	p->work = (struct cz_dev_work){ 0 };
 	if (e->be->input == CZ_BACKEND_IN_NONE) {
 		e->be->stand_in(&e->bopts);
 		if (p->wfd >= 0)
 			close(p->wfd);
 		p->wfd = -1;
-		p->work = (struct cz_dev_work){ .curve = c->curve };
-		if (bn)
-			p->work.bn_key = &c->bn_key, p->work.bn_dom = c->bn_dom;
-		else
-			p->work.key = k, p->work.dom = c->dom;
+		cv->work(&p->work, &c->key, c->dom, NULL);
 		return 0;
 	}
 	/* A partition buffer of 16 MiB or more comes off the cache's stack of
@@ -385,8 +377,8 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigne
 		snprintf(p->err, sizeof(p->err), "partition %u: the buffer region is full", p->idx);
 		return -1;
 	}
-	/* The same layout for both curves (synth/part.h): carved once. */
-	cz_synth_part_carve(k, p->mem, &b);
+	/* Carved into the work once: w, a, b, c and h (synth/part.h). */
+	cv->work(&p->work, &c->key, c->dom, p->mem);
 	/* The spooled copy (engine/durable/spool.c), opened only now: a queued
 	 * partition holds no descriptor. */
 	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
@@ -397,9 +389,9 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigne
 		return -1;
 	}
 	/* An input's witness is generated into the same place (witgen.c). */
-	int rc = p->input ? cz_witgen_run(e, p, worker - 1, b.w, &ib->buf, &ib->cap)
-		 : bn ? cz_bn254_wtns_read_fd(p->wfd, c->bn_key.nvars, b.w, err, sizeof(err))
-		 : cz_wtns_read_fd(p->wfd, k->nvars, b.w, err, sizeof(err));
+	cz_scalar *w = (cz_scalar *)p->work.w;
+	int rc = p->input ? cz_witgen_run(e, p, worker - 1, w, &ib->buf, &ib->cap)
+		 : cv->wtns_read_fd(p->wfd, c->key.nvars, w, err, sizeof(err));
 	close(p->wfd);
 	p->wfd = -1;
 	if (rc) {
@@ -407,18 +399,7 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigne
 			snprintf(p->err, sizeof(p->err), "partition %u witness: %s", p->idx, err);
 		return -1;
 	}
-	if (bn) {
-		struct cz_bn254_synth_part bb;
-		cz_bn254_synth_part_carve(&c->bn_key, p->mem, &bb);
-		cz_bn254_synth_abc(&c->bn_key, bb.w, bb.a, bb.b, bb.c, NULL);
-		p->work = (struct cz_dev_work){ .curve = c->curve, .bn_key = &c->bn_key,
-						.bn_dom = c->bn_dom, .w = bb.w, .bn_a = bb.a,
-						.bn_b = bb.b, .bn_c = bb.c, .h = bb.h };
-		return 0;
-	}
-	cz_synth_abc(k, b.w, b.a, b.b, b.c, NULL);
-	p->work = (struct cz_dev_work){ .curve = c->curve, .key = k, .dom = c->dom, .w = b.w,
-					.a = b.a, .b = b.b, .c = b.c, .h = b.h };
+	cv->synth_abc(&p->work);
 	return 0;
 }
 
@@ -429,11 +410,7 @@ int cz_dispatch_redo(void *v, struct cz_part *p)
 	(void)v;
 	if (!p->mem)
 		return 0;       /* no input (null): nothing to redo */
-	const struct cz_dev_work *w = &p->work;
-	if (cz_dev_work_bn254(w))
-		cz_bn254_synth_abc(w->bn_key, w->w, w->bn_a, w->bn_b, w->bn_c, NULL);
-	else
-		cz_synth_abc(w->key, w->w, w->a, w->b, w->c, NULL);
+	cz_curve_ops(p->work.curve)->synth_abc(&p->work);
 	return 0;
 }
 

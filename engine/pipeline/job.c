@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* engine/pipeline/job.c — partition and job state transitions (the lock is held). */
 #include "engine/engine_pvt.h"
-#include "synth/part.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +128,7 @@ void (*cz_engine_test_put_hook)(const void *mem, size_t bytes);
 void cz_part_wipe(struct cz_part *p)
 {
 	if (p->mem)
-		cz_synth_part_wipe(&p->job->circ->key, p->mem);
+		cz_curve_ops(p->job->circ->curve)->part_wipe(&p->job->circ->key, p->mem);
 }
 
 /* For a partition no ring will carry any more: its terminal step here. */

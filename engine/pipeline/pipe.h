@@ -31,9 +31,7 @@
 #include "alloc/region.h"
 #include "ring/order.h"
 #include "gpu/backend.h"   /* union cz_dev_msms */
-#include "zk/groth16/bn254_groth16.h"
-#include "zk/curve/curve_id.h"
-#include "zk/groth16/groth16.h"
+#include "curves/curves.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -44,7 +42,6 @@
 #define CZ_PIPE_HOLDS 3         /* cz_pipe_cons.holds[] */
 
 struct cz_part;
-struct cz_ntt_domain;
 
 /* One consumer's line in the shared region: whether it computes, and the
  * key the order thread last gave it (what its ring holds, while nonempty;
@@ -140,15 +137,9 @@ struct cz_pipe_stage_hist {
 };
 
 struct cz_pipe_key {
-	enum cz_curve curve;            /* which member of each union */
-	union {
-		const struct cz_groth16_key *key;       /* NULL: no key (either curve) */
-		const struct cz_bn254_groth16_key *bn_key;
-	};
-	union {
-		const struct cz_ntt_domain *dom;
-		const struct cz_bn254_ntt_domain *bn_dom;
-	};
+	enum cz_curve curve;            /* its ops make a partition's work */
+	const union cz_curve_key *key;  /* NULL: no key */
+	const void *dom;                /* the key's NTT domain */
 };
 
 struct cz_pipe {

@@ -15,7 +15,9 @@
  * cuzkd or in the device's process (--isolation process), and again after
  * that process restarts.
  *
- * The key comes from the insecure development setup with a fixed seed: it
+ * The key comes from the insecure development setup with a fixed seed
+ * (cz_curve_devkey_make, over the built-in circuits' curve; the proof goes
+ * through that curve's ops, as a job's does): it
  * never leaves this file, no user partition is ever proved with it, and
  * each device is told to forget it after its proof (unload_key).  The setup
  * costs ~270 ms of one core on the loaded 2-core VM (its fixed-base tables,
@@ -28,10 +30,7 @@
  * backend, one --null-delay-ms.
  */
 #include "engine/engine_pvt.h"
-#include "synth/part.h"
-#include "synth/synth.h"
 #include "zk/groth16/builtin.h"
-#include "zk/ntt/ntt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -43,24 +42,16 @@
 
 /* The process's warm-up circuit, key and witness: made once, kept. */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static struct cz_groth16_key key;
-static cz_fr *wf;
+static struct cz_curve_devkey dk;
 static char key_err[256];
 static int key_rc = -1;
 
 static void key_make(void)
 {
-	struct cz_cs cs;
-	char err[256] = "";
-	if (cz_builtin_build("merkle", CZ_BUILTIN_MIN_LOG2, 1, &cs, &wf, err)) {
-		snprintf(key_err, sizeof(key_err), "warm-up circuit: %.200s", err);
-		return;
-	}
-	if (cz_groth16_devsetup(&cs, WARMUP_SEED, &key, NULL))
-		snprintf(key_err, sizeof(key_err), "warm-up key: out of memory");
-	else
-		key_rc = 0;
-	cz_cs_free(&cs);
+	char err[240] = "";
+	key_rc = cz_curve_devkey_make("merkle", CZ_BUILTIN_MIN_LOG2, WARMUP_SEED, &dk, err, sizeof(err));
+	if (key_rc)
+		snprintf(key_err, sizeof(key_err), "warm-up %s", err);
 }
 
 static void *prepare_main(void *v)
@@ -77,9 +68,9 @@ int cz_warmup_prepare(pthread_t *tid)
 
 int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *why, size_t cap)
 {
-	union cz_dev_proof proof;       /* the .bls member: the warm-up key is BLS12-381 */
-	struct cz_ntt_domain *dom = NULL;
-	cz_fr *pub = NULL;
+	union cz_dev_proof proof;
+	void *dom = NULL;
+	void *pub = NULL;
 	void *mem = NULL;
 	int rc = -1;
 
@@ -88,33 +79,28 @@ int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *wh
 		snprintf(why, cap, "%s", key_err);
 		return -1;
 	}
-	struct cz_dev_work w = { .key = &key, .part = 0 };
+	const struct cz_curve_ops *cv = cz_curve_ops(dk.curve);
+	const union cz_curve_key *key = &dk.key;
+	struct cz_dev_work w = { .part = 0 };
+	cv->work(&w, key, NULL, NULL);
 	if (be->input == CZ_BACKEND_IN_SYNTH) {
-		struct cz_synth_part b;
-		uint64_t bytes = cz_synth_part_bytes(&key);
-		dom = cz_ntt_domain_create(key.log2n);
+		uint64_t bytes = cv->part_bytes(key);
+		dom = cv->dom_create(key->log2n);
 		mem = aligned_alloc(64, (bytes + 63) & ~(uint64_t)63);
 		if (!dom || !mem) {
 			snprintf(why, cap, "warm-up buffers: out of memory");
 			goto out;
 		}
-		cz_synth_part_carve(&key, mem, &b);
-		for (uint32_t i = 0; i < key.nvars; i++)
-			cz_fr_from_mont(b.w[i].l, &wf[i]);
-		cz_synth_abc(&key, b.w, b.a, b.b, b.c, NULL);
-		w.dom = dom;
-		w.w = b.w;
-		w.a = b.a;
-		w.b = b.b;
-		w.c = b.c;
-		w.h = b.h;
+		cv->work(&w, key, dom, mem);
+		memcpy((void *)w.w, dk.w, (size_t)key->nvars * CZ_CURVE_FR_BYTES);
+		cv->synth_abc(&w);
 	}
 	int prc = be->prove(hw, &w);
 	if (prc) {
 		snprintf(why, cap, "warm-up proof: the device stage failed (%d)", prc);
 		goto out;
 	}
-	pub = calloc(key.npub + 1, sizeof(*pub));
+	pub = calloc(key->npub + 1, CZ_CURVE_FR_BYTES);
 	if (!pub) {
 		snprintf(why, cap, "warm-up: out of memory");
 		goto out;
@@ -124,16 +110,17 @@ int cz_warmup_device(const struct cz_backend *be, struct cz_device *hw, char *wh
 		snprintf(why, cap, "warm-up proof did not verify: %s", ferr);
 		goto out;
 	}
-	snprintf(why, cap, "warm-up proof verified (2^%u merkle)", key.log2n);
+	snprintf(why, cap, "warm-up proof verified (2^%u merkle)", key->log2n);
 	rc = 0;
 out:
 	if (be->unload_key)
-		be->unload_key(hw, &key);
+		be->unload_key(hw, key);
 	if (mem) {
-		explicit_bzero(mem, cz_synth_part_bytes(&key));
+		cv->part_wipe(key, mem);
 		free(mem);
 	}
 	free(pub);
-	cz_ntt_domain_destroy(dom);
+	if (dom)
+		cv->dom_destroy(dom);
 	return rc;
 }

@@ -42,8 +42,6 @@
  */
 #include "engine/engine_pvt.h"
 #include "synth/witness/witness.h"
-#include "zk/field/bls12_381.h"
-#include "zk/field/bn254.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -51,9 +49,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const uint64_t bls_r[4] = CZ_BLS12_381_R;
-static const uint64_t bn_r[4] = CZ_BN254_R;
 
 /* As a .wtns is checked on its way in (zk/io/groth16_io.c's wtns_read_fd). */
 static int witness_check(const uint64_t *w, uint32_t n, const uint64_t *r, char *err, size_t cap)
@@ -142,7 +137,7 @@ int cz_witgen_run(struct cz_engine *e, struct cz_part *p, unsigned worker, void 
 		explicit_bzero(*buf, (size_t)n);
 	}
 	if (!rc)
-		rc = witness_check(w, nvars, c->curve == CZ_CURVE_BN254 ? bn_r : bls_r, err, sizeof(err));
+		rc = witness_check(w, nvars, cz_curve_ops(c->curve)->r, err, sizeof(err));
 	if (rc)
 		snprintf(p->err, sizeof(p->err), "partition %u input: %s", p->idx, err);
 	return rc;

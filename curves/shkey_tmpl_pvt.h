@@ -5,8 +5,8 @@
 #define SKB(n) SK_CAT(SK_G2, n)
 
 /*
- * engine/device/shkey_tmpl_pvt.h — a resident key in a shared region (design in
- * engine/device/shkey.c), written once over the curve; private to engine/device/shkey.c,
+ * curves/shkey_tmpl_pvt.h — a resident key in a shared region (design in
+ * curves/shkey.c), written once over the curve; private to curves/shkey.c,
  * which includes it for BLS12-381 (cz_shkey_*, magic "cuzkkey1") and BN254
  * (cz_bn254_shkey_*, "cuzkkbn1").  The includer defines SK(n) (names),
  * SK_KEY SK_COEF (the key's struct tags), SK_G1 SK_G2 (group prefixes),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/device/shkey.c — a resident key in a shared region.
+ * curves/shkey.c — a resident key in a shared region.
  *
  * At load the key's arrays (points, coefficients, row index) move out of
  * the heap into one memfd region (alloc/region.h; hugepages where
@@ -9,10 +9,10 @@
  * lies, by offset: a device child (engine/device/devproc.c) that receives the fd
  * maps it read-only and builds its own struct cz_groth16_key over it
  * (cz_shkey_attach), so a restarted child reads no file and copies nothing.
- * Both curves' keys are shared alike (engine/device/shkey_tmpl_pvt.h); the
+ * Both curves' keys are shared alike (curves/shkey_tmpl_pvt.h); the
  * header's magic says which curve a region holds (cz_shkey_curve).
  */
-#include "engine/device/shkey.h"
+#include "curves/shkey.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ static void interleave(struct cz_region *r, uint64_t mask)
 #define SK_G2 cz_g2
 #define SK_KEY_FREE cz_groth16_key_free
 #define SK_MAGIC "cuzkkey1"
-#include "engine/device/shkey_tmpl_pvt.h"
+#include "curves/shkey_tmpl_pvt.h"
 #undef SK
 #undef SK_KEY
 #undef SK_COEF
@@ -59,7 +59,7 @@ static void interleave(struct cz_region *r, uint64_t mask)
 #define SK_G2 cz_bn254_g2
 #define SK_KEY_FREE cz_bn254_groth16_key_free
 #define SK_MAGIC "cuzkkbn1"
-#include "engine/device/shkey_tmpl_pvt.h"
+#include "curves/shkey_tmpl_pvt.h"
 
 int cz_shkey_curve(const struct cz_region *r, enum cz_curve *curve)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine/device/shkey.h — a resident key's arrays in one shared region, named by
+ * curves/shkey.h — a resident key's arrays in one shared region, named by
  * offsets in its header, so a device child maps the key instead of reading
- * it (engine/device/shkey.c).
+ * it (curves/shkey.c).
  */
 #ifndef CZ_SHKEY_H
 #define CZ_SHKEY_H
