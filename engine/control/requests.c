@@ -375,7 +375,7 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 	pthread_mutex_lock(&e->lock);
 	const struct cz_circuit *c = cz_circuit_find(e, s->name);
 	uint32_t nvars = c ? c->key.nvars : 0;
-	enum cz_curve curve = c ? c->curve : CZ_CURVE_BLS12_381;
+	enum cz_curve curve = c ? c->curve : (enum cz_curve)0;       /* unused without c */
 	pthread_mutex_unlock(&e->lock);
 	if (!c)
 		return NULL;
