@@ -13,7 +13,7 @@
  *
  * THE BOUND, per circuit (key id): max(factor x p99, floor), the p99 over
  * the last CZ_PIPE_STAGE_SAMPLES device stages of that circuit (the
- * finalizer records each slot's device_ns, engine/pipeline/pipe.c).  Until
+ * finalizer records each slot's device_ns, engine/pipeline/slot.c).  Until
  * a circuit has MIN_SAMPLES of them its bound is UNMEASURED x floor: the
  * first proofs of a key carry one-time costs and there is no p99 yet.
  * --watchdog-factor K (default 10, 0: no watchdog) and --watchdog-floor-ms

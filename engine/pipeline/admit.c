@@ -16,7 +16,8 @@
  *    dispatcher then fails the partition with the same figures.)
  *
  * 2. Is there room in the queue?  Every accepted, unfinished partition
- *    costs the daemon a witness descriptor and some memory, so their
+ *    costs the daemon some memory and a spool file (its descriptor is
+ *    closed once the witness is spooled), so their
  *    number is bounded (--max-queued-partitions).  Over the bound a submit
  *    is answered "queue full" with retry_after_ms: the time the excess
  *    takes to drain at the recent rate (a smoothed gap between finished

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * engine/pipeline/consume.c — consumers: wait until the order thread gives them a
- * partition (engine/pipeline/pipe.c says which consumer gets which, and why that
+ * partition (engine/pipeline/order.c says which consumer gets which, and why that
  * keeps order), take the device, claim the lowest partition held on it,
  * run its device stage, hand it to the finalizer.
  *
@@ -40,7 +40,7 @@
  * nothing is held the device is released (and the peer woken): first come,
  * lowest held.  A consumer publishes `computing` around the device stage,
  * so that work held behind a consumer that is merely descheduled is taken
- * over by another device (pipe.c).
+ * over by another device (order.c).
  *
  * Hot path per partition: a CAS for the device when it was not kept; a
  * load or two per consumer to find the lowest held key and one CAS to take
@@ -165,7 +165,7 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	struct started st = { .sample = kept && !sampled };
 	w.started = on_started;
 	w.started_arg = &st;
-	cz_pipe_computing(pipe, c->idx, true);  /* read by pipe.c's dev_load */
+	cz_pipe_computing(pipe, c->idx, true);  /* read by order.c's dev_load */
 	if (!kept)
 		cz_trace_sched(0);      /* preempted between the device lock and here */
 	uint64_t t0 = cz_trace_now();

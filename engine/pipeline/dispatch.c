@@ -41,7 +41,7 @@
  * partition will live: of the nodes with an idle worker, the one whose
  * devices will next be free, and hands it to a worker there, which takes
  * its buffer from that node's arena; the order thread then gives it to a
- * device of that node (engine/pipeline/pipe.c, THE CHOICE).  So buffer, synthesis
+ * device of that node (engine/pipeline/order.c, THE CHOICE).  So buffer, synthesis
  * thread and device share a node by construction, not by luck at the end.
  * "Next free" is estimated per node k as
  *     out[k] x t[k] / up[k]
