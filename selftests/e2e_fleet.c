@@ -158,7 +158,7 @@ static void *client(void *arg)
 		j->nparts = 1 + (c + k) % 4;
 		j->prio = (c * 7 + k * 3) % 4;
 		char q[8192];
-		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":%s}",
+		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\",\"priority\":\"%s\",\"witnesses\":%.7900s}",
 			 j->id, prios[j->prio], wlist_at(k, j->nparts));
 		json_object *r = daemon_req(&nd[(c + k) % NODES], q, NULL, 0);
 		j->acked = mono();
@@ -353,7 +353,7 @@ static int submit_batch(const char *tag, int n, int nparts)
 	int ok = 0;
 	for (int i = 0; i < n; i++) {
 		char q[8192];
-		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s-%d\",\"priority\":\"%s\",\"witnesses\":%s}",
+		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s-%d\",\"priority\":\"%s\",\"witnesses\":%.7900s}",
 			 tag, i, prios[i % 4], wlist_at(i, nparts));
 		for (int k = 0; k < NODES; k++) {       /* any member that is up */
 			struct daemon *d = &nd[(i + k) % NODES];
