@@ -393,6 +393,42 @@ static int wait_held(int i)
 	return -1;
 }
 
+/* The kill -9'ed node 0 restarted on its state directory at once: the
+ * fleet partitions its journal had (fleet-SEQ.PART.ATTEMPT) are dropped
+ * there, never proved as local work, and released in the database. */
+static void restart_check(void)
+{
+	if (node_start(0, "m0", "null", "250")) {
+		ct_diag("node 0 did not start again");
+		return;
+	}
+	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *me, *jobs;
+	int dropped = -1, released = -1, listed = 0, proved = 0, old = 0;
+	if (json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me)) {
+		dropped = (int)int_of(me, "stale_dropped");
+		released = (int)int_of(me, "stale_released");
+	}
+	for (size_t i = 0; json_object_object_get_ex(r, "jobs", &jobs) && i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		unsigned long long seq;
+		unsigned part, att;
+		if (sscanf(str_of(j, "job"), "fleet-%llu.%u.%u", &seq, &part, &att) != 3)
+			continue;
+		bool was = ask(fmt("SELECT count(*) FROM killed WHERE seq = %llu AND part = %u AND attempts = %u",
+				   seq, part, att)) == 1;
+		old += was;
+		listed += was && !strcmp(str_of(j, "state"), "cancelled");
+		proved += was && strcmp(str_of(j, "state"), "cancelled");
+	}
+	json_object_put(r);
+	long long held = ask("SELECT count(*) FROM killed");
+	ct_ok(dropped >= 1 && dropped <= held && old == dropped && listed == dropped && proved == 0,
+	      "restarted after kill -9, the node dropped the %d fleet partitions its journal had (of %lld it held): "
+	      "%d listed, all cancelled, %d proved here", dropped, held, listed, proved);
+	ct_ok(released >= 0 && released <= dropped,
+	      "and released %d of them in the database at registration (the others a lease had returned)", released);
+}
+
 static void phase2(void)
 {
 	for (int i = 0; i < NODES; i++)
@@ -403,13 +439,16 @@ static void phase2(void)
 	int n = 8, np = 4;
 	ct_ok(submit_batch("p2", n, np) == n, "%d jobs of %d partitions submitted to the null fleet", n, np);
 	ct_ok(wait_held(0) == 0, "node %" PRId64 " holds partitions", node_id[0]);
+	usleep(100000);         /* its fed claims reach its journal (the next group commit) */
 	kill(nd[0].pid, SIGKILL);
 	/* what it held when it died: the oracle's own record */
-	ask(fmt("CREATE TEMP TABLE killed AS SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
+	ask(fmt("CREATE TEMP TABLE killed AS SELECT seq, part, attempts FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
 		"; SELECT 1", node_id[0]));
 	long long nkilled = ask("SELECT count(*) FROM killed");
 	waitpid(nd[0].pid, NULL, 0);
 	nd[0].pid = 0;
+	int64_t killed_id = node_id[0];
+	restart_check();
 	ct_ok(wait_held(1) == 0, "node %" PRId64 " holds partitions", node_id[1]);
 	kill(nd[1].pid, SIGSTOP);
 	usleep((LEASE_MS + 1200) * 1000);       /* past its lease, and a renew of node 2 to reap it */
@@ -424,7 +463,7 @@ static void phase2(void)
 	ct_ok(again >= 1, "%lld partitions claimed again after their node's lease ran out (duplicates ignored: %lld)",
 	      again, dups);
 	ct_ok(nkilled > 0 && ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN killed USING (seq, part) WHERE p.state = 2 "
-				     "AND p.proved_by <> %" PRId64, node_id[0])) == nkilled,
+				     "AND p.proved_by <> %" PRId64, killed_id)) == nkilled,
 	      "the %lld partitions the killed node held were proved elsewhere", nkilled);
 }
 
@@ -707,7 +746,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(34);
+	ct_plan(36);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {

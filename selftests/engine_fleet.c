@@ -154,11 +154,12 @@ static void *awaiter_main(void *arg)
 	return NULL;
 }
 
+#define PLAN 42
 int main(void)
 {
-	ct_plan(41);
+	ct_plan(PLAN);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 34; i++)
+		for (int i = 0; i < PLAN; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -700,7 +701,40 @@ int main(void)
 		ct_ok(good, "a partition submitted as an input (JSON) is claimed as one, its bytes intact; a witness as a witness");
 	}
 
-	/* 40-41: pruning after the retention. */
+	/* 40: a restarted node's release: its own claim queued again at once, a claim made since left alone. */
+	{
+		uint64_t rs = submit(a, "release-1", 1000, CZ_PRIO_CRITICAL, 2);
+		struct cz_fleet_claim cl[2];
+		int n = cz_fleet_claim(b, 2, cl);
+		struct cz_fleet_stale k[2] = { { .key = cl[0].key, .attempt = cl[0].attempt },
+					       { .key = cl[1].key, .attempt = cl[1].attempt + 1 } };
+		int rel = n == 2 && cl[0].key.seq == rs && cl[1].key.seq == rs ? cz_fleet_release(c, k, 2) : -1;
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND part = %u AND state = 0"
+			 " AND node IS NULL AND lease_until IS NULL", rs, n == 2 ? cl[0].key.part : 0);
+		long long queued = ask(q);
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND part = %u AND state = 1",
+			 rs, n == 2 ? cl[1].key.part : 0);
+		long long kept = ask(q);
+		struct cz_fleet_claim again;
+		int n2 = cz_fleet_claim(c, 1, &again);
+		bool same = n2 == 1 && again.key.seq == rs && again.key.part == cl[0].key.part &&
+			    again.attempt == cl[0].attempt + 1;
+		if (n2 == 1) {
+			cz_fleet_finish(c, again.key, "p", 1);
+			cz_fleet_claim_free(&again);
+		}
+		for (int i = 0; i < n; i++) {
+			if (i == 1)
+				cz_fleet_finish(b, cl[i].key, "p", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rel == 1 && queued == 1 && kept == 1 && same && cz_fleet_release(c, k, 0) == 0,
+		      "release queues again the partition its claim still holds (%d released), leaves one whose attempt "
+		      "differs (%lld still claimed); the next claim takes it at once, attempt %u", rel, kept,
+		      n2 == 1 ? again.attempt : 0);
+	}
+
+	/* 41-42: pruning after the retention. */
 	{
 		long long before = ask("SELECT count(*) FROM cz_fleet_job");
 		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);

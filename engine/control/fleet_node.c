@@ -46,6 +46,19 @@
  *   to the lease: they return to the queue after it and are proved
  *   elsewhere.
  *
+ * RESTART
+ *   A node restarted on its state directory finds its fed claims in the
+ *   journal as unfinished local jobs named fleet-SEQ.PART.ATTEMPT.  Proved
+ *   again as local work, nothing would finish them (the claim thread that
+ *   fed them is gone): wasted devices.  So cz_engine_fleet_drop_stale,
+ *   before the keys load (nothing of them queued yet), cancels every such
+ *   job (journalled: not again at the next start), and the join releases
+ *   their partitions at registration (cz_fleet_release: those still
+ *   claimed by that very claim go back to the queue at once, not a lease
+ *   later; one claimed again since is left alone).  The database stays the
+ *   source of truth: a partition is proved from its row, by whoever claims
+ *   it next.
+ *
  * PAYLOADS
  *   A submit's witnesses travel through the database up to
  *   CZ_FNODE_INLINE_MAX bytes each; a larger one must be named by an
@@ -127,6 +140,7 @@ struct cz_fnode {
 	/* counters (status "fleet") */
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors, fed_us;
 	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
+	uint32_t stale_dropped, stale_released;  /* the journal's fleet partitions at start: dropped, released */
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
 	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
@@ -513,6 +527,78 @@ static void circuits_list(struct cz_engine *e, char *buf, size_t cap)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* "fleet-SEQ.PART.ATTEMPT", exactly (feed's name), into *k. */
+static bool stale_name(const char *id, struct cz_fleet_stale *k)
+{
+	unsigned long long seq;
+	unsigned part, att;
+	int end = 0;
+	if (sscanf(id, "fleet-%llu.%u.%u%n", &seq, &part, &att, &end) != 3 || id[end])
+		return false;
+	k->key = (struct cz_key){ .seq = seq, .part = part };
+	k->attempt = att;
+	return true;
+}
+
+int cz_engine_fleet_drop_stale(struct cz_engine *e)
+{
+	uint32_t n = 0, cap = 0;
+	struct cz_fleet_stale *k = NULL;
+	char (*ids)[sizeof(((struct cz_job *)0)->id)] = NULL;
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_job *j = e->jobs; j; j = j->next) {
+		struct cz_fleet_stale one;
+		if (atomic_load(&j->state) != CZ_JOB_ACTIVE || !stale_name(j->id, &one))
+			continue;
+		if (n == cap) {
+			uint32_t nc = cap ? 2 * cap : 16;
+			void *nk = realloc(k, nc * sizeof *k), *ni = nk ? realloc(ids, nc * sizeof *ids) : NULL;
+			if (nk)
+				k = nk;
+			if (!ni)
+				break;
+			ids = ni;
+			cap = nc;
+		}
+		k[n] = one;
+		snprintf(ids[n++], sizeof ids[0], "%s", j->id);
+	}
+	pthread_mutex_unlock(&e->lock);
+	uint32_t dropped = 0;
+	for (uint32_t i = 0; i < n; i++) {   /* cancelled outside the lock, as a client's cancel */
+		json_object *q = json_object_new_object(), *r, *v;
+		json_object_object_add(q, "job", json_object_new_string(ids[i]));
+		r = cz_req_cancel(e, q);
+		json_object_put(q);
+		if (json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v))
+			k[dropped++] = k[i];
+		json_object_put(r);
+	}
+	free(ids);
+	if (dropped)
+		fprintf(stderr, "cuzkd: fleet: %u partition(s) this node had claimed before its restart dropped here "
+			"(the database has them; released at registration)\n", dropped);
+	e->fleet_stale = k;
+	e->nfleet_stale = dropped;
+	return (int)dropped;
+}
+
+/* At registration: the journal's fleet partitions back to the queue now. */
+static void stale_release(struct cz_fnode *n)
+{
+	struct cz_engine *e = n->e;
+	n->stale_dropped = e->nfleet_stale;
+	int rc = cz_fleet_release(n->f, e->fleet_stale, e->nfleet_stale);
+	if (rc > 0)
+		n->stale_released = (uint32_t)rc;
+	if (rc < 0)
+		fprintf(stderr, "cuzkd: fleet: releasing the %u partition(s) claimed before the restart: %s (their "
+			"leases return them)\n", e->nfleet_stale, cz_fleet_error(n->f));
+	free(e->fleet_stale);
+	e->fleet_stale = NULL;
+	e->nfleet_stale = 0;
+}
+
 int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, char *err, size_t cap)
 {
 	struct cz_fnode *n = calloc(1, sizeof *n);
@@ -571,6 +657,7 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		snprintf(err, cap, "fleet: registering this node: %s", cz_fleet_error(n->f));
 		goto fail;
 	}
+	stale_release(n);
 	e->fleet = n;
 	atomic_store(&e->fleet_wake, n->wake_fd + 1);
 	if (pthread_create(&n->renewer, NULL, renewer_main, n) == 0)
@@ -965,6 +1052,8 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));
 	json_object_object_add(me, "pruned_nodes", json_object_new_int64((int64_t)atomic_load(&n->pruned_nodes)));
 	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
+	json_object_object_add(me, "stale_dropped", json_object_new_int((int)n->stale_dropped));
+	json_object_object_add(me, "stale_released", json_object_new_int((int)n->stale_released));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
 	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));
 	json_object_object_add(o, "this", me);

@@ -1277,6 +1277,73 @@ bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k)
 	return has;
 }
 
+/* ---------------------------------------------------------------- release */
+
+struct release_arg {
+	const struct cz_fleet_stale *k;
+	uint32_t n;
+	int released;
+};
+
+/* The keys as three text arrays {seq,...} {part,...} {attempt,...}; NULL when out of memory. */
+static char *stale_arrays(const struct cz_fleet_stale *k, uint32_t n, char **parts, char **atts)
+{
+	size_t cap = 32 + (size_t)n * 24, ns = 0, np = 0, na = 0;
+	char *seqs = malloc(cap);
+	*parts = malloc(cap);
+	*atts = malloc(cap);
+	if (!seqs || !*parts || !*atts) {
+		free(seqs), free(*parts), free(*atts);
+		return NULL;
+	}
+	seqs[ns++] = (*parts)[np++] = (*atts)[na++] = '{';
+	for (uint32_t i = 0; i < n; i++) {
+		const char *c = i ? "," : "";
+		ns += (size_t)snprintf(seqs + ns, cap - ns, "%s%" PRIu64, c, k[i].key.seq);
+		np += (size_t)snprintf(*parts + np, cap - np, "%s%" PRIu32, c, k[i].key.part);
+		na += (size_t)snprintf(*atts + na, cap - na, "%s%" PRIu32, c, k[i].attempt);
+	}
+	snprintf(seqs + ns, cap - ns, "}");
+	snprintf(*parts + np, cap - np, "}");
+	snprintf(*atts + na, cap - na, "}");
+	return seqs;
+}
+
+static int release_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct release_arg *a = arg;
+	char *parts, *atts, *seqs = stale_arrays(a->k, a->n, &parts, &atts);
+	if (!seqs)
+		return -ENOMEM;
+	int rc = 0;
+	/* Still claimed, by the claim that made the key (a claim again would have raised attempts):
+	 * queued again now, and the claimers woken. */
+	PGresult *r = QT(f, dl, &rc,
+			 "WITH u AS (UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
+			 "  FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS k(seq, part, attempt)"
+			 "  WHERE p.seq = k.seq AND p.part = k.part AND p.state = 1 AND p.attempts = k.attempt"
+			 "  RETURNING p.seq)"
+			 " SELECT count(*), CASE WHEN count(*) > 0 THEN pg_notify('cz_fleet_work', '') END FROM u",
+			 seqs, parts, atts);
+	free(seqs), free(parts), free(atts);
+	if (!r)
+		return rc;
+	a->released = (int)get_i64(r, 0, 0);
+	PQclear(r);
+	return 0;
+}
+
+int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *keys, uint32_t n)
+{
+	if (!n)
+		return 0;
+	struct release_arg a = { .k = keys, .n = n };
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, release_unit, &a);
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? rc : a.released;
+}
+
 /* ----------------------------------------------------------- finish, fail */
 
 struct finish_arg {

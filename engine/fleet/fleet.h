@@ -198,6 +198,20 @@ uint32_t cz_fleet_held(struct cz_fleet *f);
  * its lease lost since: expired, taken by another node, or its job ended). */
 bool cz_fleet_holds(struct cz_fleet *f, struct cz_key key);
 
+/* A partition a node claimed before it restarted: its key and the claim's
+ * attempt (cz_fleet_claim.attempt; the local job's name carries both). */
+struct cz_fleet_stale {
+	struct cz_key key;
+	uint32_t attempt;
+};
+/* Queues again, at once, the partitions of keys that are still claimed by
+ * the claim that made each (its attempt: a partition claimed again since,
+ * here or elsewhere, is left alone), and wakes the claimers (one
+ * statement).  A restarted node calls it for the fleet partitions its
+ * journal had, rather than proving them as local work nobody collects.
+ * Returns how many were released. */
+int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *keys, uint32_t n);
+
 /* Records a partition's verified proof: 0 when this is the first, 1 when a
  * proof was there already (ignored, counted as a duplicate), -ECANCELED
  * when its job has ended, -ENOENT when there is no such partition. */
