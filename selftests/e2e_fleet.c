@@ -296,10 +296,25 @@ static void phase1(void)
 	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *nodes;
 	ct_ok(json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "nodes", &nodes) &&
 	      json_object_array_length(nodes) == NODES, "status's fleet section lists the %d live nodes", NODES);
+	int reported = 0, busy = 0;
+	for (size_t i = 0; f && nodes && i < json_object_array_length(nodes); i++) {
+		json_object *x = json_object_array_get_idx(nodes, i), *d;
+		if (json_object_object_get_ex(x, "duty_10s", &d) && json_object_is_type(d, json_type_double)) {
+			double v = json_object_get_double(d);
+			reported += v >= 0 && v <= 1;
+			busy += v > 0;
+			ct_diag("node %lld: duty %.3f over the last 10 s, idle mostly '%s' (its heartbeat)",
+				(long long)int_of(x, "node"), v, str_of(x, "idle_cause"));
+		}
+	}
+	ct_ok(reported == NODES && busy >= 1, "each node's duty from its heartbeat, per node in status (%d reported, %d busy)",
+	      reported, busy);
 	json_object_put(r);
 	int rows = system(fmt("%s/cuzkctl --socket %s status --fleet > %s/fleet-status.txt", bindir, nd[1].sock, dir)) ? -1 :
 		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
-	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
+	int duty_rows = atoi(cmd_out(fmt("grep -cE ' [0-9]+\\.[0-9]%% .* ms ago$' %s/fleet-status.txt", dir)));
+	ct_ok(rows == NODES && duty_rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d), each with its duty (%d)",
+	      NODES, rows, duty_rows);
 	double empty = 0, claim = 0;
 	long long wk = 0, wl = 0, wf = 0, nclaims = 0;
 	for (int i = 0; i < NODES; i++) {
@@ -660,11 +675,14 @@ static void phase6(void)
 	long long claimed = atoll(cmd_out(fmt("grep '^cuzk_fleet_claimed_partitions_total ' %s | cut -d' ' -f2", mf)));
 	long long nodes = atoll(cmd_out(fmt("grep '^cuzk_fleet_nodes ' %s | cut -d' ' -f2", mf)));
 	long long up = atoll(cmd_out(fmt("grep '^cuzk_fleet_database_up ' %s | cut -d' ' -f2", mf)));
+	int duty_series = atoi(cmd_out(fmt("grep -c '^cuzk_fleet_node_duty_ratio{node=\"%" PRId64 "\",host=' %s", node_id[0], mf)));
 	long long want = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE proved_by = %" PRId64 "", node_id[0])) +
 			 ask(fmt("SELECT coalesce(sum(attempts), 0) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"));
-	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0,
+	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0 &&
+	      duty_series == 1,
 	      "/metrics of a fleet member: the fleet's figures pass promtool%s; 1 live node, %lld partitions claimed "
-	      "(the table: at least %lld)", prom == -2 ? " (not installed: unchecked)" : "", claimed, want);
+	      "(the table: at least %lld), its duty series %d", prom == -2 ? " (not installed: unchecked)" : "", claimed,
+	      want, duty_series);
 	/* The dashboard's fleet section in headless chromium, as e2e_metrics drives it. */
 	if (system("command -v chromium >/dev/null 2>&1")) {
 		ct_skip("chromium absent (tools/install-deps.sh installs it)", "the dashboard's fleet section");
@@ -680,7 +698,9 @@ static void phase6(void)
 	if (df)
 		fclose(df);
 	int rows = count_of(dom, "data-node=\""), prios = count_of(dom, "data-prio=\"");
-	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 &&
+	int dutied = rows - count_of(dom, "data-duty=\"\"");  /* node rows only carry an empty one */
+	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 && dutied == 1 &&
+	      strstr(dom, "<th>duty (10 s)</th>") &&
 	      strstr(dom, fmt("this node %" PRId64 ":", node_id[0])),
 	      "the dashboard shows the fleet: this node %" PRId64 ", %d live node row(s), the queue's %d priorities",
 	      node_id[0], rows, prios);
@@ -746,7 +766,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(36);
+	ct_plan(37);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {

@@ -37,7 +37,8 @@
  *   idle can be named "no claimable work" versus "claim latency".
  *
  * LEASES
- *   A renew thread calls cz_fleet_renew every lease/3 (heartbeat, leases
+ *   A renew thread calls cz_fleet_renew every lease/3 (heartbeat, with
+ *   this node's duty over the last 10 s and its main idle cause, leases
  *   extended, expired ones fleet-wide reaped).  Once cz_fleet_leases_live
  *   turns false (cut off from the database for a lease) the node stops
  *   claiming; it still finishes what it holds when the database is back
@@ -486,6 +487,39 @@ static void *claimer_main(void *arg)
 	return NULL;
 }
 
+/* The heartbeat's duty: the devices' mean duty over the last 10 s and their
+ * main idle cause over it (the most idle ms summed over the devices). */
+static void duty_report(struct cz_fnode *n)
+{
+	uint64_t lost;
+	json_object *devs = cz_stat_devices_json(n->e, &lost), *by = json_object_new_object(), *w, *c;
+	size_t nd = devs ? json_object_array_length(devs) : 0;
+	double duty = 0, best = 0;
+	const char *cause = "";
+	for (size_t i = 0; i < nd; i++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(devs, i), "last_10s", &w))
+			continue;
+		duty += json_object_get_double(json_object_object_get(w, "duty"));
+		if (!json_object_object_get_ex(w, "idle_by_cause_ms", &c))
+			continue;
+		json_object_object_foreach(c, k, v) {
+			json_object *sum;
+			double ms = json_object_get_double(v) +
+				    (json_object_object_get_ex(by, k, &sum) ? json_object_get_double(sum) : 0);
+			json_object_object_add(by, k, json_object_new_double(ms));
+		}
+	}
+	json_object_object_foreach(by, k, v) {
+		if (json_object_get_double(v) > best) {
+			best = json_object_get_double(v);
+			cause = k;
+		}
+	}
+	cz_fleet_node_duty(n->f, nd ? duty / (double)nd : -1, cause);
+	json_object_put(by);
+	json_object_put(devs);
+}
+
 static void *renewer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
@@ -502,6 +536,7 @@ static void *renewer_main(void *arg)
 		}
 		struct cz_fleet_stats a, b;
 		cz_fleet_stats_get(n->f, &a);
+		duty_report(n);         /* written by the renew's heartbeat: no statement of its own */
 		if (cz_fleet_renew(n->f) < 0)
 			atomic_fetch_add(&n->renew_errors, 1);
 		cz_fleet_stats_get(n->f, &b);
@@ -1071,6 +1106,9 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 			json_object_object_add(x, "circuits", json_object_new_string(rows[i].circuits));
 			json_object_object_add(x, "heartbeat_age_ms", json_object_new_int64(rows[i].heartbeat_age_ms));
 			json_object_object_add(x, "held", json_object_new_int((int)rows[i].held));
+			json_object_object_add(x, "duty_10s", rows[i].duty_10s < 0 ? NULL :
+					       json_object_new_double(rows[i].duty_10s));
+			json_object_object_add(x, "idle_cause", json_object_new_string(rows[i].idle_cause));
 			json_object_array_add(a, x);
 		}
 		json_object_object_add(o, "nodes", a);
@@ -1131,6 +1169,27 @@ static void msummary(char **bp, size_t *lp, size_t *cp, struct cz_fnode *n, cons
 	json_object_put(o);
 }
 
+/* Each live node's duty from its last heartbeat (nodes that reported one). */
+static void mnodes_duty(char **bp, size_t *lp, size_t *cp, const struct cz_fleet_node_row *rows, int nn)
+{
+	mput(bp, lp, cp, "# HELP cuzk_fleet_node_duty_ratio A live node's devices' mean duty over the last 10 s, "
+	     "as its last heartbeat wrote it (the database's view).\n# TYPE cuzk_fleet_node_duty_ratio gauge\n");
+	for (int i = 0; i < nn; i++) {
+		if (rows[i].duty_10s < 0)
+			continue;
+		char host[2 * sizeof rows[i].host];     /* a label value: \\ and " escaped, no newline */
+		size_t k = 0;
+		for (const char *c = rows[i].host; *c && k + 2 < sizeof host; c++) {
+			if (*c == '\\' || *c == '"')
+				host[k++] = '\\';
+			host[k++] = *c == '\n' ? ' ' : *c;
+		}
+		host[k] = 0;
+		mput(bp, lp, cp, "cuzk_fleet_node_duty_ratio{node=\"%lld\",host=\"%s\"} %.4f\n", (long long)rows[i].id,
+		     host, rows[i].duty_10s);
+	}
+}
+
 char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
 {
 	struct cz_fnode *n = e->fleet;
@@ -1189,6 +1248,7 @@ char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
 		   (unsigned long long)consumers);
 		MG("cuzk_fleet_claimed_by_live_nodes_partitions", "Partitions those nodes hold.", "%llu",
 		   (unsigned long long)held);
+		mnodes_duty(&b, &len, &cap, rows, nn);
 	}
 	if (qrc == 0) {
 		MHEAD("cuzk_fleet_queue_partitions", "gauge",
