@@ -385,6 +385,8 @@ void cz_engine_destroy(struct cz_engine *e)
 		return;
 	cz_engine_stop(e);
 	cz_fnode_stop(e);       /* no more claims, before the pipeline stops */
+	free(e->fleet_stale);   /* dropped at start, never released: a join that failed */
+	e->fleet_stale = NULL;
 	if (e->dispatcher)
 		pthread_join(e->dispatcher, NULL);
 	for (unsigned i = 0; e->synth && i < e->nsynth; i++)

@@ -116,6 +116,12 @@ struct cz_engine_fleet {
 	int64_t retain_s;               /* ended jobs and dead nodes kept this long; 0: CZ_FLEET_RETAIN_S (7 days) */
 };
 int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *f, char *err, size_t cap);
+/* With --fleet, before the keys load: cancels the journal's unfinished local
+ * jobs that were fed fleet claims (fleet-SEQ.PART.ATTEMPT: a restart after a
+ * crash), which nothing would finish to the database; cz_engine_fleet_join
+ * then releases their partitions (docs/deploy.md "A fleet", restarts).
+ * Returns how many were dropped. */
+int cz_engine_fleet_drop_stale(struct cz_engine *e);
 /* A fleet member's Prometheus figures (docs/metrics.md "Fleet"; the
  * database's view asked within its bound), malloc'd; NULL when e is no
  * fleet member (or out of memory).  /metrics appends them. */

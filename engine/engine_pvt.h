@@ -279,6 +279,8 @@ struct cz_engine {
 	int spoolfd;                    /* DIR/spool: the jobs' witnesses (engine/durable/spool.c) */
 	int statelock;                  /* DIR/cuzkd.lock, held for the engine's life (engine/durable/statelock.c) */
 	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
+	struct cz_fleet_stale *fleet_stale;     /* the journal's fleet partitions, dropped at start (cz_engine_fleet_drop_stale) */
+	uint32_t nfleet_stale;                  /* ... for the join to release in the database */
 	/* Witness programs being built by loads in flight (engine/control/
 	 * witload.c), under lock: `circuits` names each one's stage. */
 	struct cz_wbuild_note {

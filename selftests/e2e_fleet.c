@@ -296,10 +296,25 @@ static void phase1(void)
 	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *nodes;
 	ct_ok(json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "nodes", &nodes) &&
 	      json_object_array_length(nodes) == NODES, "status's fleet section lists the %d live nodes", NODES);
+	int reported = 0, busy = 0;
+	for (size_t i = 0; f && nodes && i < json_object_array_length(nodes); i++) {
+		json_object *x = json_object_array_get_idx(nodes, i), *d;
+		if (json_object_object_get_ex(x, "duty_10s", &d) && json_object_is_type(d, json_type_double)) {
+			double v = json_object_get_double(d);
+			reported += v >= 0 && v <= 1;
+			busy += v > 0;
+			ct_diag("node %lld: duty %.3f over the last 10 s, idle mostly '%s' (its heartbeat)",
+				(long long)int_of(x, "node"), v, str_of(x, "idle_cause"));
+		}
+	}
+	ct_ok(reported == NODES && busy >= 1, "each node's duty from its heartbeat, per node in status (%d reported, %d busy)",
+	      reported, busy);
 	json_object_put(r);
 	int rows = system(fmt("%s/cuzkctl --socket %s status --fleet > %s/fleet-status.txt", bindir, nd[1].sock, dir)) ? -1 :
 		   atoi(cmd_out(fmt("grep -c 'ms ago$' %s/fleet-status.txt", dir)));
-	ct_ok(rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d)", NODES, rows);
+	int duty_rows = atoi(cmd_out(fmt("grep -cE ' [0-9]+\\.[0-9]%% .* ms ago$' %s/fleet-status.txt", dir)));
+	ct_ok(rows == NODES && duty_rows == NODES, "cuzkctl status --fleet prints the %d nodes (%d), each with its duty (%d)",
+	      NODES, rows, duty_rows);
 	double empty = 0, claim = 0;
 	long long wk = 0, wl = 0, wf = 0, nclaims = 0;
 	for (int i = 0; i < NODES; i++) {
@@ -393,6 +408,42 @@ static int wait_held(int i)
 	return -1;
 }
 
+/* The kill -9'ed node 0 restarted on its state directory at once: the
+ * fleet partitions its journal had (fleet-SEQ.PART.ATTEMPT) are dropped
+ * there, never proved as local work, and released in the database. */
+static void restart_check(void)
+{
+	if (node_start(0, "m0", "null", "250")) {
+		ct_diag("node 0 did not start again");
+		return;
+	}
+	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *f, *me, *jobs;
+	int dropped = -1, released = -1, listed = 0, proved = 0, old = 0;
+	if (json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me)) {
+		dropped = (int)int_of(me, "stale_dropped");
+		released = (int)int_of(me, "stale_released");
+	}
+	for (size_t i = 0; json_object_object_get_ex(r, "jobs", &jobs) && i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		unsigned long long seq;
+		unsigned part, att;
+		if (sscanf(str_of(j, "job"), "fleet-%llu.%u.%u", &seq, &part, &att) != 3)
+			continue;
+		bool was = ask(fmt("SELECT count(*) FROM killed WHERE seq = %llu AND part = %u AND attempts = %u",
+				   seq, part, att)) == 1;
+		old += was;
+		listed += was && !strcmp(str_of(j, "state"), "cancelled");
+		proved += was && strcmp(str_of(j, "state"), "cancelled");
+	}
+	json_object_put(r);
+	long long held = ask("SELECT count(*) FROM killed");
+	ct_ok(dropped >= 1 && dropped <= held && old == dropped && listed == dropped && proved == 0,
+	      "restarted after kill -9, the node dropped the %d fleet partitions its journal had (of %lld it held): "
+	      "%d listed, all cancelled, %d proved here", dropped, held, listed, proved);
+	ct_ok(released >= 0 && released <= dropped,
+	      "and released %d of them in the database at registration (the others a lease had returned)", released);
+}
+
 static void phase2(void)
 {
 	for (int i = 0; i < NODES; i++)
@@ -403,13 +454,16 @@ static void phase2(void)
 	int n = 8, np = 4;
 	ct_ok(submit_batch("p2", n, np) == n, "%d jobs of %d partitions submitted to the null fleet", n, np);
 	ct_ok(wait_held(0) == 0, "node %" PRId64 " holds partitions", node_id[0]);
+	usleep(100000);         /* its fed claims reach its journal (the next group commit) */
 	kill(nd[0].pid, SIGKILL);
 	/* what it held when it died: the oracle's own record */
-	ask(fmt("CREATE TEMP TABLE killed AS SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
+	ask(fmt("CREATE TEMP TABLE killed AS SELECT seq, part, attempts FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
 		"; SELECT 1", node_id[0]));
 	long long nkilled = ask("SELECT count(*) FROM killed");
 	waitpid(nd[0].pid, NULL, 0);
 	nd[0].pid = 0;
+	int64_t killed_id = node_id[0];
+	restart_check();
 	ct_ok(wait_held(1) == 0, "node %" PRId64 " holds partitions", node_id[1]);
 	kill(nd[1].pid, SIGSTOP);
 	usleep((LEASE_MS + 1200) * 1000);       /* past its lease, and a renew of node 2 to reap it */
@@ -424,7 +478,7 @@ static void phase2(void)
 	ct_ok(again >= 1, "%lld partitions claimed again after their node's lease ran out (duplicates ignored: %lld)",
 	      again, dups);
 	ct_ok(nkilled > 0 && ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN killed USING (seq, part) WHERE p.state = 2 "
-				     "AND p.proved_by <> %" PRId64, node_id[0])) == nkilled,
+				     "AND p.proved_by <> %" PRId64, killed_id)) == nkilled,
 	      "the %lld partitions the killed node held were proved elsewhere", nkilled);
 }
 
@@ -621,11 +675,14 @@ static void phase6(void)
 	long long claimed = atoll(cmd_out(fmt("grep '^cuzk_fleet_claimed_partitions_total ' %s | cut -d' ' -f2", mf)));
 	long long nodes = atoll(cmd_out(fmt("grep '^cuzk_fleet_nodes ' %s | cut -d' ' -f2", mf)));
 	long long up = atoll(cmd_out(fmt("grep '^cuzk_fleet_database_up ' %s | cut -d' ' -f2", mf)));
+	int duty_series = atoi(cmd_out(fmt("grep -c '^cuzk_fleet_node_duty_ratio{node=\"%" PRId64 "\",host=' %s", node_id[0], mf)));
 	long long want = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE proved_by = %" PRId64 "", node_id[0])) +
 			 ask(fmt("SELECT coalesce(sum(attempts), 0) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'p6-in'"));
-	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0,
+	ct_ok(got == 0 && (prom == 0 || prom == -2) && up == 1 && nodes == 1 && claimed >= want && claimed > 0 &&
+	      duty_series == 1,
 	      "/metrics of a fleet member: the fleet's figures pass promtool%s; 1 live node, %lld partitions claimed "
-	      "(the table: at least %lld)", prom == -2 ? " (not installed: unchecked)" : "", claimed, want);
+	      "(the table: at least %lld), its duty series %d", prom == -2 ? " (not installed: unchecked)" : "", claimed,
+	      want, duty_series);
 	/* The dashboard's fleet section in headless chromium, as e2e_metrics drives it. */
 	if (system("command -v chromium >/dev/null 2>&1")) {
 		ct_skip("chromium absent (tools/install-deps.sh installs it)", "the dashboard's fleet section");
@@ -641,7 +698,9 @@ static void phase6(void)
 	if (df)
 		fclose(df);
 	int rows = count_of(dom, "data-node=\""), prios = count_of(dom, "data-prio=\"");
-	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 &&
+	int dutied = rows - count_of(dom, "data-duty=\"\"");  /* node rows only carry an empty one */
+	ct_ok(drc == 0 && strstr(dom, "<div id=\"fleet\">") && rows == 1 && prios == 4 && dutied == 1 &&
+	      strstr(dom, "<th>duty (10 s)</th>") &&
 	      strstr(dom, fmt("this node %" PRId64 ":", node_id[0])),
 	      "the dashboard shows the fleet: this node %" PRId64 ", %d live node row(s), the queue's %d priorities",
 	      node_id[0], rows, prios);
@@ -707,7 +766,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(34);
+	ct_plan(37);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {

@@ -154,11 +154,12 @@ static void *awaiter_main(void *arg)
 	return NULL;
 }
 
+#define PLAN 44
 int main(void)
 {
-	ct_plan(41);
+	ct_plan(PLAN);
 	if (pg_start(&pg) != 0) {
-		for (int i = 0; i < 34; i++)
+		for (int i = 0; i < PLAN; i++)
 			ct_skip(pg.why, "fleet point %d", i + 1);
 		pg_stop(&pg, 0);
 		return ct_exit();
@@ -202,6 +203,57 @@ int main(void)
 			rc = rc == 0 ? cz_fleet_open(&o, &fu, err, sizeof err) : -1;
 		}
 		ct_ok(rc == -EPROTO && !fu && strstr(err, "version 99"), "a newer schema (99) is refused: %s", err);
+	}
+
+	/* Upgrade: from schema 2 (as the previous release left it: step 3 undone on a database
+	 * with rows), then each node's duty written by its heartbeat. */
+	{
+		char ci[PATH_MAX + 64];
+		struct cz_fleet *o2 = NULL, *up = NULL;
+		uint64_t js = 0, found = 0;
+		if (pg_createdb(&pg, "upgrade", ci, sizeof ci) == 0 && (o2 = node(ci, 60000, 2, "old"))) {
+			js = submit(o2, "up-1", 1000, CZ_PRIO_NORMAL, 2);
+			cz_fleet_close(o2);
+			PGconn *x = PQconnectdb(ci);
+			PQclear(PQexec(x, "ALTER TABLE cz_fleet_node DROP COLUMN duty_10s, DROP COLUMN idle_cause;"
+					  "DELETE FROM cz_fleet_schema WHERE version = 3"));
+			PGresult *v = PQexec(x, "SELECT max(version) FROM cz_fleet_schema");
+			int was = PQntuples(v) == 1 ? atoi(PQgetvalue(v, 0, 0)) : -1;
+			PQclear(v);
+			PQfinish(x);
+			up = was == 2 ? node(ci, 60000, 2, "new") : NULL;
+		}
+		struct cz_fleet_stats us = { 0 };
+		struct cz_fleet_node_row rows[4];
+		int nr = up ? cz_fleet_nodes(up, 0, rows, 4) : -1;
+		if (up)
+			cz_fleet_stats_get(up, &us);
+		bool old_unknown = false;
+		for (int i = 0; i < nr; i++)
+			old_unknown |= !strcmp(rows[i].host, "old") && rows[i].duty_10s < 0 && !rows[i].idle_cause[0];
+		ct_ok(up && us.migrations == 1 && cz_fleet_schema_version(up) == CZ_FLEET_SCHEMA_VERSION &&
+			      cz_fleet_find(up, "up-1", &found) == 0 && found == js && nr == 2 && old_unknown,
+		      "a schema-2 database with rows is upgraded to %d (%d step applied): its job is there, the old "
+		      "node's duty reads unknown", CZ_FLEET_SCHEMA_VERSION, (int)us.migrations);
+		struct cz_fleet_stats s0, s1;
+		int r1 = up ? cz_fleet_renew(up) : -1;  /* the renew prepared once */
+		if (up) {
+			cz_fleet_node_duty(up, 0.625, "no claimable work");
+			cz_fleet_stats_get(up, &s0);
+		}
+		int r2 = up ? cz_fleet_renew(up) : -1;
+		if (up)
+			cz_fleet_stats_get(up, &s1);
+		nr = up ? cz_fleet_nodes(up, 0, rows, 4) : -1;
+		bool shown = false;
+		for (int i = 0; i < nr; i++)
+			shown |= !strcmp(rows[i].host, "new") && rows[i].duty_10s > 0.624 && rows[i].duty_10s < 0.626 &&
+				 !strcmp(rows[i].idle_cause, "no claimable work");
+		ct_ok(r1 == 0 && r2 == 0 && shown && s1.statements - s0.statements == 2 &&
+			      s1.round_trips - s0.round_trips == 2,
+		      "a node's duty (62.5%%) and main idle cause travel with its heartbeat: the renew's 2 statements "
+		      "(%llu), listed per node", (unsigned long long)(s1.statements - s0.statements));
+		cz_fleet_close(up);
 	}
 
 	/* 4-6: mixed priorities, three nodes claiming in turn: the fleet-wide (prio, seq, part) order. */
@@ -700,7 +752,40 @@ int main(void)
 		ct_ok(good, "a partition submitted as an input (JSON) is claimed as one, its bytes intact; a witness as a witness");
 	}
 
-	/* 40-41: pruning after the retention. */
+	/* 40: a restarted node's release: its own claim queued again at once, a claim made since left alone. */
+	{
+		uint64_t rs = submit(a, "release-1", 1000, CZ_PRIO_CRITICAL, 2);
+		struct cz_fleet_claim cl[2];
+		int n = cz_fleet_claim(b, 2, cl);
+		struct cz_fleet_stale k[2] = { { .key = cl[0].key, .attempt = cl[0].attempt },
+					       { .key = cl[1].key, .attempt = cl[1].attempt + 1 } };
+		int rel = n == 2 && cl[0].key.seq == rs && cl[1].key.seq == rs ? cz_fleet_release(c, k, 2) : -1;
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND part = %u AND state = 0"
+			 " AND node IS NULL AND lease_until IS NULL", rs, n == 2 ? cl[0].key.part : 0);
+		long long queued = ask(q);
+		snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND part = %u AND state = 1",
+			 rs, n == 2 ? cl[1].key.part : 0);
+		long long kept = ask(q);
+		struct cz_fleet_claim again;
+		int n2 = cz_fleet_claim(c, 1, &again);
+		bool same = n2 == 1 && again.key.seq == rs && again.key.part == cl[0].key.part &&
+			    again.attempt == cl[0].attempt + 1;
+		if (n2 == 1) {
+			cz_fleet_finish(c, again.key, "p", 1);
+			cz_fleet_claim_free(&again);
+		}
+		for (int i = 0; i < n; i++) {
+			if (i == 1)
+				cz_fleet_finish(b, cl[i].key, "p", 1);
+			cz_fleet_claim_free(&cl[i]);
+		}
+		ct_ok(rel == 1 && queued == 1 && kept == 1 && same && cz_fleet_release(c, k, 0) == 0,
+		      "release queues again the partition its claim still holds (%d released), leaves one whose attempt "
+		      "differs (%lld still claimed); the next claim takes it at once, attempt %u", rel, kept,
+		      n2 == 1 ? again.attempt : 0);
+	}
+
+	/* 41-42: pruning after the retention. */
 	{
 		long long before = ask("SELECT count(*) FROM cz_fleet_job");
 		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);

@@ -37,7 +37,8 @@
  *   idle can be named "no claimable work" versus "claim latency".
  *
  * LEASES
- *   A renew thread calls cz_fleet_renew every lease/3 (heartbeat, leases
+ *   A renew thread calls cz_fleet_renew every lease/3 (heartbeat, with
+ *   this node's duty over the last 10 s and its main idle cause, leases
  *   extended, expired ones fleet-wide reaped).  Once cz_fleet_leases_live
  *   turns false (cut off from the database for a lease) the node stops
  *   claiming; it still finishes what it holds when the database is back
@@ -45,6 +46,19 @@
  *   duplicate).  A node that stops (SIGTERM) or dies leaves its partitions
  *   to the lease: they return to the queue after it and are proved
  *   elsewhere.
+ *
+ * RESTART
+ *   A node restarted on its state directory finds its fed claims in the
+ *   journal as unfinished local jobs named fleet-SEQ.PART.ATTEMPT.  Proved
+ *   again as local work, nothing would finish them (the claim thread that
+ *   fed them is gone): wasted devices.  So cz_engine_fleet_drop_stale,
+ *   before the keys load (nothing of them queued yet), cancels every such
+ *   job (journalled: not again at the next start), and the join releases
+ *   their partitions at registration (cz_fleet_release: those still
+ *   claimed by that very claim go back to the queue at once, not a lease
+ *   later; one claimed again since is left alone).  The database stays the
+ *   source of truth: a partition is proved from its row, by whoever claims
+ *   it next.
  *
  * PAYLOADS
  *   A submit's witnesses travel through the database up to
@@ -127,6 +141,7 @@ struct cz_fnode {
 	/* counters (status "fleet") */
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors, fed_us;
 	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
+	uint32_t stale_dropped, stale_released;  /* the journal's fleet partitions at start: dropped, released */
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
 	struct lat_ring fed_lat;        /* a partition's claim sent → queued in the local pipeline */
@@ -472,6 +487,39 @@ static void *claimer_main(void *arg)
 	return NULL;
 }
 
+/* The heartbeat's duty: the devices' mean duty over the last 10 s and their
+ * main idle cause over it (the most idle ms summed over the devices). */
+static void duty_report(struct cz_fnode *n)
+{
+	uint64_t lost;
+	json_object *devs = cz_stat_devices_json(n->e, &lost), *by = json_object_new_object(), *w, *c;
+	size_t nd = devs ? json_object_array_length(devs) : 0;
+	double duty = 0, best = 0;
+	const char *cause = "";
+	for (size_t i = 0; i < nd; i++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(devs, i), "last_10s", &w))
+			continue;
+		duty += json_object_get_double(json_object_object_get(w, "duty"));
+		if (!json_object_object_get_ex(w, "idle_by_cause_ms", &c))
+			continue;
+		json_object_object_foreach(c, k, v) {
+			json_object *sum;
+			double ms = json_object_get_double(v) +
+				    (json_object_object_get_ex(by, k, &sum) ? json_object_get_double(sum) : 0);
+			json_object_object_add(by, k, json_object_new_double(ms));
+		}
+	}
+	json_object_object_foreach(by, k, v) {
+		if (json_object_get_double(v) > best) {
+			best = json_object_get_double(v);
+			cause = k;
+		}
+	}
+	cz_fleet_node_duty(n->f, nd ? duty / (double)nd : -1, cause);
+	json_object_put(by);
+	json_object_put(devs);
+}
+
 static void *renewer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
@@ -488,6 +536,7 @@ static void *renewer_main(void *arg)
 		}
 		struct cz_fleet_stats a, b;
 		cz_fleet_stats_get(n->f, &a);
+		duty_report(n);         /* written by the renew's heartbeat: no statement of its own */
 		if (cz_fleet_renew(n->f) < 0)
 			atomic_fetch_add(&n->renew_errors, 1);
 		cz_fleet_stats_get(n->f, &b);
@@ -511,6 +560,78 @@ static void circuits_list(struct cz_engine *e, char *buf, size_t cap)
 	for (struct cz_circuit *c = e->circuits; c && at < cap; c = c->next)
 		at += (size_t)snprintf(buf + at, cap - at, "%s%s", at ? "," : "", c->name);
 	pthread_mutex_unlock(&e->lock);
+}
+
+/* "fleet-SEQ.PART.ATTEMPT", exactly (feed's name), into *k. */
+static bool stale_name(const char *id, struct cz_fleet_stale *k)
+{
+	unsigned long long seq;
+	unsigned part, att;
+	int end = 0;
+	if (sscanf(id, "fleet-%llu.%u.%u%n", &seq, &part, &att, &end) != 3 || id[end])
+		return false;
+	k->key = (struct cz_key){ .seq = seq, .part = part };
+	k->attempt = att;
+	return true;
+}
+
+int cz_engine_fleet_drop_stale(struct cz_engine *e)
+{
+	uint32_t n = 0, cap = 0;
+	struct cz_fleet_stale *k = NULL;
+	char (*ids)[sizeof(((struct cz_job *)0)->id)] = NULL;
+	pthread_mutex_lock(&e->lock);
+	for (struct cz_job *j = e->jobs; j; j = j->next) {
+		struct cz_fleet_stale one;
+		if (atomic_load(&j->state) != CZ_JOB_ACTIVE || !stale_name(j->id, &one))
+			continue;
+		if (n == cap) {
+			uint32_t nc = cap ? 2 * cap : 16;
+			void *nk = realloc(k, nc * sizeof *k), *ni = nk ? realloc(ids, nc * sizeof *ids) : NULL;
+			if (nk)
+				k = nk;
+			if (!ni)
+				break;
+			ids = ni;
+			cap = nc;
+		}
+		k[n] = one;
+		snprintf(ids[n++], sizeof ids[0], "%s", j->id);
+	}
+	pthread_mutex_unlock(&e->lock);
+	uint32_t dropped = 0;
+	for (uint32_t i = 0; i < n; i++) {   /* cancelled outside the lock, as a client's cancel */
+		json_object *q = json_object_new_object(), *r, *v;
+		json_object_object_add(q, "job", json_object_new_string(ids[i]));
+		r = cz_req_cancel(e, q);
+		json_object_put(q);
+		if (json_object_object_get_ex(r, "ok", &v) && json_object_get_boolean(v))
+			k[dropped++] = k[i];
+		json_object_put(r);
+	}
+	free(ids);
+	if (dropped)
+		fprintf(stderr, "cuzkd: fleet: %u partition(s) this node had claimed before its restart dropped here "
+			"(the database has them; released at registration)\n", dropped);
+	e->fleet_stale = k;
+	e->nfleet_stale = dropped;
+	return (int)dropped;
+}
+
+/* At registration: the journal's fleet partitions back to the queue now. */
+static void stale_release(struct cz_fnode *n)
+{
+	struct cz_engine *e = n->e;
+	n->stale_dropped = e->nfleet_stale;
+	int rc = cz_fleet_release(n->f, e->fleet_stale, e->nfleet_stale);
+	if (rc > 0)
+		n->stale_released = (uint32_t)rc;
+	if (rc < 0)
+		fprintf(stderr, "cuzkd: fleet: releasing the %u partition(s) claimed before the restart: %s (their "
+			"leases return them)\n", e->nfleet_stale, cz_fleet_error(n->f));
+	free(e->fleet_stale);
+	e->fleet_stale = NULL;
+	e->nfleet_stale = 0;
 }
 
 int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, char *err, size_t cap)
@@ -571,6 +692,7 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 		snprintf(err, cap, "fleet: registering this node: %s", cz_fleet_error(n->f));
 		goto fail;
 	}
+	stale_release(n);
 	e->fleet = n;
 	atomic_store(&e->fleet_wake, n->wake_fd + 1);
 	if (pthread_create(&n->renewer, NULL, renewer_main, n) == 0)
@@ -965,6 +1087,8 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));
 	json_object_object_add(me, "pruned_nodes", json_object_new_int64((int64_t)atomic_load(&n->pruned_nodes)));
 	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
+	json_object_object_add(me, "stale_dropped", json_object_new_int((int)n->stale_dropped));
+	json_object_object_add(me, "stale_released", json_object_new_int((int)n->stale_released));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
 	json_object_object_add(me, "reconnects", json_object_new_int64((int64_t)fs.reconnects));
 	json_object_object_add(o, "this", me);
@@ -982,6 +1106,9 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 			json_object_object_add(x, "circuits", json_object_new_string(rows[i].circuits));
 			json_object_object_add(x, "heartbeat_age_ms", json_object_new_int64(rows[i].heartbeat_age_ms));
 			json_object_object_add(x, "held", json_object_new_int((int)rows[i].held));
+			json_object_object_add(x, "duty_10s", rows[i].duty_10s < 0 ? NULL :
+					       json_object_new_double(rows[i].duty_10s));
+			json_object_object_add(x, "idle_cause", json_object_new_string(rows[i].idle_cause));
 			json_object_array_add(a, x);
 		}
 		json_object_object_add(o, "nodes", a);
@@ -1042,6 +1169,27 @@ static void msummary(char **bp, size_t *lp, size_t *cp, struct cz_fnode *n, cons
 	json_object_put(o);
 }
 
+/* Each live node's duty from its last heartbeat (nodes that reported one). */
+static void mnodes_duty(char **bp, size_t *lp, size_t *cp, const struct cz_fleet_node_row *rows, int nn)
+{
+	mput(bp, lp, cp, "# HELP cuzk_fleet_node_duty_ratio A live node's devices' mean duty over the last 10 s, "
+	     "as its last heartbeat wrote it (the database's view).\n# TYPE cuzk_fleet_node_duty_ratio gauge\n");
+	for (int i = 0; i < nn; i++) {
+		if (rows[i].duty_10s < 0)
+			continue;
+		char host[2 * sizeof rows[i].host];     /* a label value: \\ and " escaped, no newline */
+		size_t k = 0;
+		for (const char *c = rows[i].host; *c && k + 2 < sizeof host; c++) {
+			if (*c == '\\' || *c == '"')
+				host[k++] = '\\';
+			host[k++] = *c == '\n' ? ' ' : *c;
+		}
+		host[k] = 0;
+		mput(bp, lp, cp, "cuzk_fleet_node_duty_ratio{node=\"%lld\",host=\"%s\"} %.4f\n", (long long)rows[i].id,
+		     host, rows[i].duty_10s);
+	}
+}
+
 char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
 {
 	struct cz_fnode *n = e->fleet;
@@ -1100,6 +1248,7 @@ char *cz_engine_fleet_metrics_text(struct cz_engine *e, size_t *lenp)
 		   (unsigned long long)consumers);
 		MG("cuzk_fleet_claimed_by_live_nodes_partitions", "Partitions those nodes hold.", "%llu",
 		   (unsigned long long)held);
+		mnodes_duty(&b, &len, &cap, rows, nn);
 	}
 	if (qrc == 0) {
 		MHEAD("cuzk_fleet_queue_partitions", "gauge",

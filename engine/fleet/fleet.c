@@ -14,7 +14,9 @@
  * SCHEMA (version CZ_FLEET_SCHEMA_VERSION; cz_fleet_schema holds the
  * version, each step of migrations[] runs once, in one transaction under
  * an advisory lock, so daemons starting together migrate once)
- *   cz_fleet_node  id, host, pid, devices, capacity, circuits, started, heartbeat
+ *   cz_fleet_node  id, host, pid, devices, capacity, circuits, started, heartbeat,
+ *                  duty_10s, idle_cause (step 3: written by the heartbeat, NULL
+ *                  from a node of an older build)
  *   cz_fleet_job   seq (bigserial: the fleet's job sequence), id (unique),
  *                  owner, prio, circuit, nparts, state (0 live, 2 failed,
  *                  3 cancelled), error, submitted, ended
@@ -98,7 +100,8 @@
  *   statement and round trip each, the first time), then only executed.
  *   claim 1 statement (3 when it comes back short and leases had
  *   expired: claim, reap, claim; 2 when short and none had); renew 2
- *   (renew, reap); finish 1 (2 for a duplicate); fail 1 (3 when it fails
+ *   (renew, reap; the heartbeat, with the node's duty, is in the renew);
+ *   release 1; finish 1 (2 for a duplicate); fail 1 (3 when it fails
  *   the job); submit 1 (the job and its rows from arrays, while its
  *   inline inputs total <= 16 MiB; else 3 + nparts: BEGIN, job, a row a
  *   partition, COMMIT); status 1; cancel 2; the node list 1; the queue by
@@ -142,6 +145,7 @@ struct cz_fleet {
 	int connected_once;             /* a later connect counts as a reconnect */
 	unsigned prepared;              /* bit P_*: prepared on this connection */
 	int64_t leases_until_ns;        /* cz_clock_ns(MONOTONIC) by which the held leases expire */
+	char duty[24], cause[CZ_FLEET_CAUSE_MAX];      /* the next heartbeat's duty_10s ("" NULL) and idle_cause */
 	unsigned listen;                /* CZ_FLEET_CH_* this handle listens on (cz_fleet_listen) */
 	unsigned listening;             /* ... issued on this connection */
 	unsigned heard;                 /* CZ_FLEET_CH_* notified since the last cz_fleet_wait */
@@ -482,6 +486,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX cz_fleet_part_node ON cz_fleet_part (node) WHERE state = 1;",
 	/* 2: a partition's payload may be a circom input (JSON) rather than a witness */
 	"ALTER TABLE cz_fleet_part ADD COLUMN is_input boolean NOT NULL DEFAULT false;",
+	/* 3: each node's duty and main idle cause, written by its heartbeat (NULL: not reported) */
+	"ALTER TABLE cz_fleet_node ADD COLUMN duty_10s real, ADD COLUMN idle_cause text;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 _Static_assert(NMIGRATIONS == CZ_FLEET_SCHEMA_VERSION, "one migration step per schema version");
@@ -677,7 +683,8 @@ static int nodes_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	PGresult *r = QT(f, dl, &rc,
 			 "SELECT n.id, n.host, n.pid, n.devices, n.capacity, n.circuits,"
 			 "  (extract(epoch FROM now() - n.heartbeat) * 1000)::bigint,"
-			 "  (SELECT count(*) FROM cz_fleet_part p WHERE p.node = n.id AND p.state = 1)"
+			 "  (SELECT count(*) FROM cz_fleet_part p WHERE p.node = n.id AND p.state = 1),"
+			 "  coalesce(n.duty_10s, -1), coalesce(n.idle_cause, '')"
 			 " FROM cz_fleet_node n"
 			 " WHERE $1::integer = 0 OR n.heartbeat > now() - $1::integer * interval '1 millisecond'"
 			 " ORDER BY n.heartbeat DESC, n.id LIMIT $2",
@@ -696,6 +703,8 @@ static int nodes_unit(struct cz_fleet *f, void *arg, int64_t dl)
 		get_str(r, i, 5, o->circuits, sizeof o->circuits);
 		o->heartbeat_age_ms = get_i64(r, i, 6);
 		o->held = (uint32_t)get_i64(r, i, 7);
+		o->duty_10s = PQgetisnull(r, i, 8) ? -1 : atof(PQgetvalue(r, i, 8));
+		get_str(r, i, 9, o->idle_cause, sizeof o->idle_cause);
 	}
 	PQclear(r);
 	a->n = n;
@@ -1202,16 +1211,17 @@ static int renew_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	snprintf(lease, sizeof lease, "%d", f->lease_ms);
 	int64_t sent = now_ns();
 	int rc = 0;
-	const char *const v[] = { node, lease, seqs, parts };
+	const char *const v[] = { node, lease, seqs, parts, f->duty[0] ? f->duty : NULL, f->cause[0] ? f->cause : NULL };
 	PGresult *r = qp(f, dl, &rc, 0, P_RENEW,
-			 "WITH h AS (UPDATE cz_fleet_node SET heartbeat = now() WHERE id = $1)"
+			 "WITH h AS (UPDATE cz_fleet_node SET heartbeat = now(), duty_10s = $5::real, idle_cause = $6"
+			 "  WHERE id = $1)"
 			 " UPDATE cz_fleet_part p SET lease_until = now() + $2 * interval '1 millisecond'"
 			 " FROM unnest($3::bigint[], $4::integer[]) AS k(seq, part)"
 			 " WHERE p.seq = k.seq AND p.part = k.part AND p.node = $1 AND p.state = 1"
 			 "   AND p.lease_until >= now()"
 			 "   AND EXISTS (SELECT 1 FROM cz_fleet_job j WHERE j.seq = p.seq AND j.state = 0)"
 			 " RETURNING p.seq, p.part",
-			 4, v, NULL, NULL);
+			 6, v, NULL, NULL);
 	free(seqs);
 	free(parts);
 	if (!r)
@@ -1234,6 +1244,17 @@ static int renew_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	f->leases_until_ns = sent + (int64_t)f->lease_ms * 1000000;
 	*renewed = n;
 	return 0;
+}
+
+void cz_fleet_node_duty(struct cz_fleet *f, double duty, const char *cause)
+{
+	pthread_mutex_lock(&f->lock);
+	if (duty >= 0)
+		snprintf(f->duty, sizeof f->duty, "%.4f", duty > 1 ? 1.0 : duty);
+	else
+		f->duty[0] = 0;
+	snprintf(f->cause, sizeof f->cause, "%s", cause ? cause : "");
+	pthread_mutex_unlock(&f->lock);
 }
 
 int cz_fleet_renew(struct cz_fleet *f)
@@ -1275,6 +1296,73 @@ bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k)
 		has = f->held[i].seq == k.seq && f->held[i].part == k.part;
 	pthread_mutex_unlock(&f->lock);
 	return has;
+}
+
+/* ---------------------------------------------------------------- release */
+
+struct release_arg {
+	const struct cz_fleet_stale *k;
+	uint32_t n;
+	int released;
+};
+
+/* The keys as three text arrays {seq,...} {part,...} {attempt,...}; NULL when out of memory. */
+static char *stale_arrays(const struct cz_fleet_stale *k, uint32_t n, char **parts, char **atts)
+{
+	size_t cap = 32 + (size_t)n * 24, ns = 0, np = 0, na = 0;
+	char *seqs = malloc(cap);
+	*parts = malloc(cap);
+	*atts = malloc(cap);
+	if (!seqs || !*parts || !*atts) {
+		free(seqs), free(*parts), free(*atts);
+		return NULL;
+	}
+	seqs[ns++] = (*parts)[np++] = (*atts)[na++] = '{';
+	for (uint32_t i = 0; i < n; i++) {
+		const char *c = i ? "," : "";
+		ns += (size_t)snprintf(seqs + ns, cap - ns, "%s%" PRIu64, c, k[i].key.seq);
+		np += (size_t)snprintf(*parts + np, cap - np, "%s%" PRIu32, c, k[i].key.part);
+		na += (size_t)snprintf(*atts + na, cap - na, "%s%" PRIu32, c, k[i].attempt);
+	}
+	snprintf(seqs + ns, cap - ns, "}");
+	snprintf(*parts + np, cap - np, "}");
+	snprintf(*atts + na, cap - na, "}");
+	return seqs;
+}
+
+static int release_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	struct release_arg *a = arg;
+	char *parts, *atts, *seqs = stale_arrays(a->k, a->n, &parts, &atts);
+	if (!seqs)
+		return -ENOMEM;
+	int rc = 0;
+	/* Still claimed, by the claim that made the key (a claim again would have raised attempts):
+	 * queued again now, and the claimers woken. */
+	PGresult *r = QT(f, dl, &rc,
+			 "WITH u AS (UPDATE cz_fleet_part p SET state = 0, node = NULL, lease_until = NULL"
+			 "  FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS k(seq, part, attempt)"
+			 "  WHERE p.seq = k.seq AND p.part = k.part AND p.state = 1 AND p.attempts = k.attempt"
+			 "  RETURNING p.seq)"
+			 " SELECT count(*), CASE WHEN count(*) > 0 THEN pg_notify('cz_fleet_work', '') END FROM u",
+			 seqs, parts, atts);
+	free(seqs), free(parts), free(atts);
+	if (!r)
+		return rc;
+	a->released = (int)get_i64(r, 0, 0);
+	PQclear(r);
+	return 0;
+}
+
+int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *keys, uint32_t n)
+{
+	if (!n)
+		return 0;
+	struct release_arg a = { .k = keys, .n = n };
+	pthread_mutex_lock(&f->lock);
+	int rc = run_unit(f, release_unit, &a);
+	pthread_mutex_unlock(&f->lock);
+	return rc < 0 ? rc : a.released;
 }
 
 /* ----------------------------------------------------------- finish, fail */

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CZ_FLEET_SCHEMA_VERSION   2              /* the schema this build creates and migrates to */
+#define CZ_FLEET_SCHEMA_VERSION   3              /* the schema this build creates and migrates to */
 #define CZ_FLEET_INLINE_MAX       (64u << 20)    /* a payload (input, proof) in the database: 64 MiB at most */
 #define CZ_FLEET_WITNESS_INLINE_MAX (16u << 20)  /* a witness larger than this travels as a shared path + SHA-256 */
 #define CZ_FLEET_TIMEOUT_MS       5000           /* default bound on connect and on each statement */
@@ -40,6 +40,7 @@
 #define CZ_FLEET_PRUNE_BATCH      1000           /* jobs one cz_fleet_prune deletes at most */
 #define CZ_FLEET_ID_MAX           128            /* job id, bytes with the NUL */
 #define CZ_FLEET_CIRCUIT_MAX      256            /* circuit name, bytes with the NUL */
+#define CZ_FLEET_CAUSE_MAX        48             /* an idle cause's name (docs/trace.md), bytes with the NUL */
 
 struct cz_fleet;
 
@@ -146,6 +147,9 @@ struct cz_fleet_node_row {
 	char circuits[256];
 	int64_t heartbeat_age_ms;       /* since its last heartbeat (register or renew), by the database's clock */
 	uint32_t held;                  /* partitions claimed by it now */
+	double duty_10s;                /* its devices' mean duty over the last 10 s at its last heartbeat, 0..1;
+					 * -1: not reported (a node of a build before schema 3, or none yet) */
+	char idle_cause[CZ_FLEET_CAUSE_MAX];    /* its devices' main idle cause then ("" none) */
 };
 
 /* The queue by priority (the last slot also counts priorities past LOW). */
@@ -183,6 +187,11 @@ void cz_fleet_claim_free(struct cz_fleet_claim *c);
  * (malloc), *len. */
 int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf, size_t *len);
 
+/* What this node's next heartbeat (cz_fleet_renew) writes to its row: its
+ * devices' mean duty over the last 10 s (0..1; < 0: unknown) and their main
+ * idle cause over that window ("" or NULL: none).  No statement of its own:
+ * the heartbeat carries it. */
+void cz_fleet_node_duty(struct cz_fleet *f, double duty_10s, const char *idle_cause);
 /* Heartbeat, and extends the lease of every partition this handle holds
  * and whose lease has not expired; the others are dropped from the held
  * set (counted in stats.lost).  Then reaps expired leases fleet-wide.
@@ -197,6 +206,20 @@ uint32_t cz_fleet_held(struct cz_fleet *f);
 /* Whether this handle still holds key (claimed it, and no renew has found
  * its lease lost since: expired, taken by another node, or its job ended). */
 bool cz_fleet_holds(struct cz_fleet *f, struct cz_key key);
+
+/* A partition a node claimed before it restarted: its key and the claim's
+ * attempt (cz_fleet_claim.attempt; the local job's name carries both). */
+struct cz_fleet_stale {
+	struct cz_key key;
+	uint32_t attempt;
+};
+/* Queues again, at once, the partitions of keys that are still claimed by
+ * the claim that made each (its attempt: a partition claimed again since,
+ * here or elsewhere, is left alone), and wakes the claimers (one
+ * statement).  A restarted node calls it for the fleet partitions its
+ * journal had, rather than proving them as local work nobody collects.
+ * Returns how many were released. */
+int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *keys, uint32_t n);
 
 /* Records a partition's verified proof: 0 when this is the first, 1 when a
  * proof was there already (ignored, counted as a duplicate), -ECANCELED

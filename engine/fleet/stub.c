@@ -34,6 +34,8 @@ int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out)
 void cz_fleet_claim_free(struct cz_fleet_claim *c) { (void)c; }
 int cz_fleet_payload_load(const struct cz_fleet_claim *c, size_t max, void **buf, size_t *len) { (void)c; (void)max; (void)buf; (void)len; return -ENOSYS; }
 int cz_fleet_renew(struct cz_fleet *f) { (void)f; return -ENOSYS; }
+void cz_fleet_node_duty(struct cz_fleet *f, double d, const char *c) { (void)f; (void)d; (void)c; }
+int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *k, uint32_t n) { (void)f; (void)k; (void)n; return -ENOSYS; }
 bool cz_fleet_leases_live(struct cz_fleet *f) { (void)f; return false; }
 uint32_t cz_fleet_held(struct cz_fleet *f) { (void)f; return 0; }
 bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k) { (void)f; (void)k; return false; }

@@ -307,10 +307,16 @@ static int fleet_status(struct cz_fleet *f, int argc, char **argv)
 		fprintf(stderr, "cuzkctl status: %s\n", cz_fleet_error(f));
 		return 2;
 	}
-	printf("%-6s %-24s %-8s %-8s %-9s %-5s %s\n", "node", "host", "pid", "devices", "consumers", "held", "heartbeat");
-	for (int i = 0; i < n; i++)
-		printf("%-6" PRId64 " %-24s %-8d %-8u %-9u %-5u %" PRId64 " ms ago\n", rows[i].id, rows[i].host, rows[i].pid,
-		       rows[i].devices, rows[i].capacity, rows[i].held, rows[i].heartbeat_age_ms);
+	printf("%-6s %-24s %-8s %-8s %-9s %-5s %-7s %-22s %s\n", "node", "host", "pid", "devices", "consumers", "held",
+	       "duty", "idle mostly", "heartbeat");
+	for (int i = 0; i < n; i++) {
+		char duty[16] = "-";    /* a node that reports none: an older build */
+		if (rows[i].duty_10s >= 0)
+			snprintf(duty, sizeof duty, "%.1f%%", 100 * rows[i].duty_10s);
+		printf("%-6" PRId64 " %-24s %-8d %-8u %-9u %-5u %-7s %-22s %" PRId64 " ms ago\n", rows[i].id, rows[i].host,
+		       rows[i].pid, rows[i].devices, rows[i].capacity, rows[i].held, duty,
+		       rows[i].idle_cause[0] ? rows[i].idle_cause : "-", rows[i].heartbeat_age_ms);
+	}
 	printf("queue:");
 	for (int p = 0; p < 4; p++)
 		printf(" %s %" PRIu64 " queued %" PRIu64 " claimed%s", prio_names[p], q.queued[p], q.claimed[p],

@@ -262,12 +262,18 @@ static void print_fleet(json_object *f)
 	       jint(me, "errors"));
 	if (json_object_object_get(f, "error"))
 		printf("the database: %s\n", json_object_get_string(json_object_object_get(f, "error")));
-	printf("%-6s %-24s %-8s %-8s %-9s %-5s %s\n", "node", "host", "pid", "devices", "consumers", "held", "heartbeat");
+	printf("%-6s %-24s %-8s %-8s %-9s %-5s %-7s %-22s %s\n", "node", "host", "pid", "devices", "consumers", "held",
+	       "duty", "idle mostly", "heartbeat");
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		json_object *x = json_object_array_get_idx(nodes, i);
-		printf("%-6lld %-24s %-8lld %-8lld %-9lld %-5lld %lld ms ago\n", jint(x, "node"),
+		json_object *x = json_object_array_get_idx(nodes, i), *d = json_object_object_get(x, "duty_10s");
+		const char *cause = json_object_get_string(json_object_object_get(x, "idle_cause"));
+		char duty[16] = "-";    /* a node that reports none: an older build */
+		if (d)
+			snprintf(duty, sizeof duty, "%.1f%%", 100 * json_object_get_double(d));
+		printf("%-6lld %-24s %-8lld %-8lld %-9lld %-5lld %-7s %-22s %lld ms ago\n", jint(x, "node"),
 		       json_object_get_string(json_object_object_get(x, "host")), jint(x, "pid"), jint(x, "devices"),
-		       jint(x, "capacity"), jint(x, "held"), jint(x, "heartbeat_age_ms"));
+		       jint(x, "capacity"), jint(x, "held"), duty, cause && *cause ? cause : "-",
+		       jint(x, "heartbeat_age_ms"));
 	}
 	static const char *const pr[] = { "critical", "high", "normal", "low" };
 	printf("queue:");

@@ -608,6 +608,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cuzkd: metrics on %s (/metrics, /status, /healthz, /readyz, /)\n",
 			o.metrics_listen);
 	}
+	if (o.fleet.url)
+		cz_engine_fleet_drop_stale(e);  /* before the keys load: none of them queued */
 	if (preload(e, &o) || fleet_join(e, &o)) {
 		cz_http_stop(http);
 		cz_engine_destroy(e);
