@@ -736,7 +736,7 @@ static void bench(void)
 			nodes_stop();
 			return;
 		}
-		char tag[8];
+		char tag[16];
 		snprintf(tag, sizeof tag, "b%d", k);
 		int64_t t0 = mono();
 		int sub = submit_batch(tag, 20, 4);
