@@ -126,9 +126,18 @@ static int fault_stop(struct daemon *d, int *idle)
 {
 	int64_t h0 = dev0(d, "hangs", NULL, 0);
 	int pid = (int)dev0(d, "pid", NULL, 0), busy = 0;
-	for (int i = 0; i < 2000 && !(busy = busy0(d)); i++)
-		usleep(1000);
-	if (!busy || pid <= 0 || kill(pid, SIGSTOP)) {
+	/* as e2e_devproc's stop_busy: stopped while status (frozen with the
+	 * child) still says busy, else continued and tried again */
+	for (int k = 0; k < 50 && pid > 0 && !busy; k++) {
+		for (int i = 0; i < 2000 && !busy0(d); i++)
+			usleep(1000);
+		if (kill(pid, SIGSTOP))
+			break;
+		usleep(20000);
+		if (!(busy = busy0(d)))
+			kill(pid, SIGCONT);
+	}
+	if (!busy) {
 		*idle = 1;
 		return 0;
 	}
