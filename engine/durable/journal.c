@@ -130,6 +130,10 @@ struct cz_journal {
 	char state_dir[PATH_MAX];
 	struct { uint64_t before, after; } lost[16];    /* the damaged stretches' neighbours */
 	size_t nlost;
+	uint64_t named[256];            /* lost sequence numbers already named in the log */
+	size_t nnamed;
+	uint64_t orphan[256];           /* numbers records that check name, with no submit then */
+	size_t norphan;
 };
 
 /* CRC32C of the record framing: engine/durable/jrecover.c (cz_journal_crc32c). */
@@ -635,6 +639,22 @@ static bool replay_damage(struct cz_journal *j, const uint8_t *b, size_t *off, s
 	return true;
 }
 
+/* After damage: job seq has no submit record left, and evidence says it
+ * existed (a later record, or a spooled witness, names it).  Said once
+ * per number, in the words of replay_keep's range line. */
+static void lost_name(struct cz_journal *j, uint64_t seq, const char *evidence)
+{
+	for (size_t k = 0; k < j->nnamed; k++)
+		if (j->named[k] == seq)
+			return;
+	if (j->nnamed < sizeof(j->named) / sizeof(*j->named))
+		j->named[j->nnamed++] = seq;
+	fprintf(stderr, "cuzkd: journal %s: 1 job(s) with sequence numbers from %llu to %llu have no submit "
+		"record left (lost to the damage; %s names it): it is unknown now; its spooled witnesses are "
+		"kept in %s\n", j->path, (unsigned long long)seq, (unsigned long long)seq, evidence,
+		*j->damaged_dir ? j->damaged_dir : "spool/");
+}
+
 /* After a replay that met damage: the file kept for the operator, and
  * which jobs have no record left. */
 static void replay_keep(struct cz_journal *j, const uint8_t *b, size_t got, size_t good)
@@ -660,6 +680,8 @@ static void replay_keep(struct cz_journal *j, const uint8_t *b, size_t got, size
 				if (!missing++)
 					first = s;
 				last = s;
+				if (j->nnamed < sizeof(j->named) / sizeof(*j->named))
+					j->named[j->nnamed++] = s;
 			}
 		if (missing)
 			fprintf(stderr, "cuzkd: journal %s: %u job(s) with sequence numbers from %llu to %llu have no "
@@ -667,6 +689,12 @@ static void replay_keep(struct cz_journal *j, const uint8_t *b, size_t got, size
 				"witnesses are kept in %s\n", j->path, missing, (unsigned long long)first,
 				(unsigned long long)last, *j->damaged_dir ? j->damaged_dir : "spool/");
 	}
+	/* Records are not in sequence order (concurrent jobs, compaction), so
+	 * the neighbours' range can miss a lost submit: name every number a
+	 * later record still names (the spool's witnesses: cz_journal_spool_lost). */
+	for (size_t k = 0; k < j->norphan; k++)
+		if (!find_seq(j, j->orphan[k]))
+			lost_name(j, j->orphan[k], "a later record that checks");
 }
 
 static int replay(struct cz_journal *j, char *err, size_t cap)
@@ -717,8 +745,12 @@ static int replay(struct cz_journal *j, char *err, size_t cap)
 			snprintf(err, cap, "%s: out of memory replaying it", j->path);
 			return rc;
 		}
-		if (rc)
+		if (rc) {
 			bad++;
+			uint64_t os = rec_seq(b, off);
+			if (os && !find_seq(j, os) && j->norphan < sizeof(j->orphan) / sizeof(*j->orphan))
+				j->orphan[j->norphan++] = os;
+		}
 		j->st.replayed++;
 		off += 8 + n;
 		good = off;
@@ -1213,6 +1245,7 @@ int cz_journal_spool_lost(struct cz_journal *j, int spoolfd, const char *name)
 		return 1;       /* left where it is: still not removed */
 	pthread_mutex_lock(&j->lock);
 	j->st.witnesses_kept++;
+	lost_name(j, seq, "its spooled witness");
 	pthread_mutex_unlock(&j->lock);
 	return 1;
 }
