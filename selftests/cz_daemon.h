@@ -201,6 +201,27 @@ static inline int daemon_stop(struct daemon *d)
 	return daemon_stop_timed(d, NULL);
 }
 
+/* All a child wrote into the pipe whose read end is fd, up to cap - 1 bytes,
+ * into buf (NUL-terminated); closes fd; returns the length read. */
+static inline size_t pipe_slurp(int fd, char *buf, size_t cap)
+{
+	size_t at = 0;
+	ssize_t k;
+	while (at < cap - 1 && (k = read(fd, buf + at, cap - 1 - at)) > 0)
+		at += (size_t)k;
+	buf[at] = 0;
+	close(fd);
+	return at;
+}
+
+/* In a child: writes r's JSON text (nothing for NULL) to fd and exits, 0,
+ * or 6 when the write fails. */
+__attribute__((noreturn)) static inline void child_answer(int fd, json_object *r)
+{
+	const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
+	_exit(write(fd, t, strlen(t)) < 0 ? 6 : 0);
+}
+
 /* One request (a JSON text) on a new connection to sock, with nfds
  * descriptors passed; the response, or NULL. */
 static inline json_object *sock_req(const char *sock, const char *json, const int *fds, int nfds)

@@ -52,6 +52,7 @@ static void run_child_setup(void)
 #define CZ_DAEMON_CHILD run_child_setup
 #define CZ_DAEMON_WATCH_EXIT            /* stale(): a cuzkd that refuses to start */
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 #include "selftests/cz_trace.h"
 
 static json_object *req(struct daemon *d, const char *json)
@@ -747,7 +748,6 @@ static int await_end(struct daemon *d, const char *id, char *why, size_t cap)
 	return end;
 }
 
-
 /* CZ_TEST_DEVKILL: cz-dev1 raises SIGKILL right after the ring hands it a
  * descriptor on its 2nd claim (before holds[] names it: the old window),
  * and after holds[0] names it but before the ring slot is freed on its
@@ -1179,19 +1179,6 @@ static int http_code(int port, const char *path)
 	}
 	close(fd);
 	return code;
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
 }
 
 /* Stops device dev's process pid while one of its consumers is in the

@@ -4,6 +4,7 @@
 #define NWTNS 4
 #define CZ_DAEMON_WATCH_EXIT
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,17 +56,11 @@ static __attribute__((unused)) json_object *as_uid(const char *sock, uid_t uid, 
 			_exit(5);
 		json_object *q = json_tokener_parse(json);
 		json_object *r = cz_ctl_call(s, q, fds, n, err, sizeof(err));
-		const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
-		_exit(write(p[1], t, strlen(t)) < 0 ? 6 : 0);
+		child_answer(p[1], r);
 	}
 	close(p[1]);
 	static _Thread_local char buf[1 << 16];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(buf) - 1 && (k = read(p[0], buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(p[0]);
+	size_t at = pipe_slurp(p[0], buf, sizeof(buf));
 	int st;
 	waitpid(pid, &st, 0);
 	return at ? json_tokener_parse(buf) : NULL;
@@ -356,20 +351,13 @@ static pid_t racer(const char *sock, uid_t uid, const char *id, const int *gate,
 		_exit(5);
 	json_object *q = json_tokener_parse(fmt("{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s\"}", id));
 	json_object *r = cz_ctl_call(s, q, &fd, 1, err, sizeof(err));
-	const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
-	_exit(write(out, t, strlen(t)) < 0 ? 6 : 0);
+	child_answer(out, r);
 }
 
 static json_object *answer_of(int fd)
 {
 	static char buf[1 << 14];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(buf) - 1 && (k = read(fd, buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(fd);
-	return at ? json_tokener_parse(buf) : NULL;
+	return pipe_slurp(fd, buf, sizeof(buf)) ? json_tokener_parse(buf) : NULL;
 }
 
 #define RACES 20
@@ -420,33 +408,6 @@ static void test_race(void)
 }
 
 /* ---- item 2: no uid locks the others out of the control socket ---- */
-
-/* A connection to sock that has sent the first `part` bytes of the frame
- * of json (all of it: part < 0); its descriptor, or -1. */
-static int raw_conn(const char *sock, const char *json, long part)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 2 };    /* connect and send: a full backlog does not hang it */
-	char b[4096];
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t n = strlen(json);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
-	if (s >= 0 && (setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-		       connect(s, (struct sockaddr *)&a, sizeof(a)))) {
-		close(s);
-		return -1;
-	}
-	if (s < 0 || n + 4 > sizeof(b))
-		return s;
-	b[0] = (char)n, b[1] = (char)(n >> 8), b[2] = (char)(n >> 16), b[3] = (char)(n >> 24);
-	memcpy(b + 4, json, n);
-	size_t k = part < 0 ? n + 4 : (size_t)part;
-	if (send(s, b, k, MSG_NOSIGNAL) != (ssize_t)k) {
-		close(s);
-		return -1;
-	}
-	return s;
-}
 
 enum attack { AWAITS, HALF_FRAMES, NO_READ };
 

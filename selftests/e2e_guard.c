@@ -66,12 +66,7 @@ static json_object *as_user(struct daemon *d, uid_t uid, gid_t gid, long extra, 
 	}
 	close(p[1]);
 	static char buf[1 << 20];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(buf) - 1 && (k = read(p[0], buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(p[0]);
+	size_t at = pipe_slurp(p[0], buf, sizeof(buf));
 	int st;
 	waitpid(pid, &st, 0);
 	if (conn)
@@ -173,12 +168,7 @@ static json_object *await_delivered(struct daemon *d, const char *id, int *direc
 	}
 	close(p[1]);
 	static char out[1 << 22];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(out) - 1 && (k = read(p[0], out + at, sizeof(out) - 1 - at)) > 0)
-		at += (size_t)k;
-	out[at] = 0;
-	close(p[0]);
+	size_t at = pipe_slurp(p[0], out, sizeof(out));
 	int st;
 	waitpid(pid, &st, 0);
 	*direct = at > 0 && out[0] == '1';

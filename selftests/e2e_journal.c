@@ -419,17 +419,11 @@ static json_object *as_uid(const char *sock, uid_t uid, const char *json, int fi
 			_exit(5);
 		json_object *q = json_tokener_parse(json);
 		json_object *r = cz_ctl_call(s, q, fds, n, err, sizeof(err));
-		const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
-		_exit(write(p[1], t, strlen(t)) < 0 ? 6 : 0);
+		child_answer(p[1], r);
 	}
 	close(p[1]);
 	static char buf[1 << 16];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(buf) - 1 && (k = read(p[0], buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(p[0]);
+	size_t at = pipe_slurp(p[0], buf, sizeof(buf));
 	int st;
 	waitpid(pid, &st, 0);
 	return at ? json_tokener_parse(buf) : NULL;

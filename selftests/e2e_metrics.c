@@ -28,6 +28,8 @@
 #define CZ_DAEMON_START_TRIES 3000
 #define CZ_DAEMON_STOP_TRIES 3000
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_files.h"
+#include "selftests/cz_net.h"
 
 static char data[2 * PATH_MAX], outdir[2 * PATH_MAX];
 
@@ -172,19 +174,6 @@ static int readyz(int port, const char *upath, struct resp *r)
 	return h;
 }
 
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 /* The value of the sample "name{labels}" in a text exposition, NAN if absent. */
 static double metric(const char *text, const char *sample)
 {
@@ -193,13 +182,6 @@ static double metric(const char *text, const char *sample)
 		if (!strncmp(p, sample, n) && p[n] == ' ')
 			return strtod(p + n + 1, NULL);
 	return NAN;
-}
-
-static int have(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
 }
 
 /* promtool check metrics on text: 0 clean; else its complaints in why. */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE     /* setresuid */
 #define NWTNS 1
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -20,32 +21,6 @@ static void become(uid_t uid)
 	gid_t g = (gid_t)uid;
 	if (setgroups(1, &g) || setresgid(g, g, g) || setresuid(uid, uid, uid))
 		_exit(3);
-}
-
-/* A connection that has sent the first part bytes of json's frame (all of
- * it: part < 0); its descriptor, or -1. */
-static int raw_conn(const char *sock, const char *json, long part)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 2 };
-	char b[4096];
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t n = strlen(json);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
-	if (s < 0 || n + 4 > sizeof(b) || setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    connect(s, (struct sockaddr *)&a, sizeof(a))) {
-		if (s >= 0)
-			close(s);
-		return -1;
-	}
-	b[0] = (char)n, b[1] = (char)(n >> 8), b[2] = (char)(n >> 16), b[3] = (char)(n >> 24);
-	memcpy(b + 4, json, n);
-	size_t k = part < 0 ? n + 4 : (size_t)part;
-	if (send(s, b, k, MSG_NOSIGNAL) != (ssize_t)k) {
-		close(s);
-		return -1;
-	}
-	return s;
 }
 
 /* The answer waiting on s, if any: 1 when it contains want. */
@@ -135,17 +110,11 @@ static int as_uid(const char *sock, uid_t uid, const char *json, char *why, size
 		int s = cz_ctl_connect(sock, err, sizeof(err));
 		json_object *q = json_tokener_parse(json);
 		json_object *r = s >= 0 ? cz_ctl_call(s, q, NULL, 0, err, sizeof(err)) : NULL;
-		const char *t = r ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN) : "";
-		_exit(write(p[1], t, strlen(t)) < 0 ? 6 : 0);
+		child_answer(p[1], r);
 	}
 	close(p[1]);
 	static char buf[1 << 16];
-	size_t at = 0;
-	ssize_t k;
-	while (at < sizeof(buf) - 1 && (k = read(p[0], buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(p[0]);
+	size_t at = pipe_slurp(p[0], buf, sizeof(buf));
 	waitpid(pid, NULL, 0);
 	json_object *r = at ? json_tokener_parse(buf) : NULL;
 	int ok = r ? ok_of(r) : -1;

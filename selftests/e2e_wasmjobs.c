@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_files.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -23,20 +24,6 @@ static int sh(const char *cmd)
 {
 	int rc = system(cmd);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static int write_text(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(s, f);
-	return fclose(f);
-}
-
-static int have(const char *prog)
-{
-	return sh(fmt("command -v %s >/dev/null 2>&1", prog)) == 0;
 }
 
 /* NAME compiled (bn128) into dir/NAME_js/NAME.wasm, its key dir/NAME.zkey

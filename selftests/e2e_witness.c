@@ -31,31 +31,8 @@ static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs"
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
 static char cuzk[PATH_MAX], tmp[256], cache[PATH_MAX];
 
-
-static char pbuf[64][PATH_MAX];
-static int pnext;
-
-static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *P(const char *fmt, ...)
-{
-	char *p = pbuf[pnext++ % 64], name[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	if (snprintf(p, PATH_MAX, "%s/%s", tmp, name) >= PATH_MAX)
-		abort();
-	return p;
-}
-
-static int write_text(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(s, f);
-	return fclose(f);
-}
+#define CZ_TMP tmp
+#include "selftests/cz_files.h"
 
 static uint8_t *read_bin(const char *path, size_t *n)
 {
@@ -73,23 +50,6 @@ static uint8_t *read_bin(const char *path, size_t *n)
 	fclose(f);
 	*n = (size_t)sz;
 	return b;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	size_t na, nb;
-	uint8_t *x = read_bin(a, &na), *y = read_bin(b, &nb);
-	int same = x && y && na == nb && !memcmp(x, y, na);
-	free(x);
-	free(y);
-	return same;
-}
-
-static int have(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
 }
 
 /* circuit NAME (selftests/data/witness/NAME.circom) compiled for PRIME into

@@ -30,56 +30,8 @@ static const char *circom05 = "tools/fixtures/node_modules/circom/cli.js";
 static const char *lib05 = "tools/fixtures/node_modules/circomlib05/circuits";
 static char cuzk[PATH_MAX], tmp[256], cache[PATH_MAX], root[PATH_MAX];
 
-static char pbuf[64][PATH_MAX];
-static int pnext;
-
-static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *P(const char *fmt, ...)
-{
-	char *p = pbuf[pnext++ % 64], name[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	if (snprintf(p, PATH_MAX, "%s/%s", tmp, name) >= PATH_MAX)
-		abort();
-	return p;
-}
-
-static int write_text(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(s, f);
-	return fclose(f);
-}
-
-static int same_file(const char *a, const char *b)
-{
-	FILE *x = fopen(a, "rb"), *y = fopen(b, "rb");
-	int same = x && y, ca, cb;
-	while (same) {
-		ca = fgetc(x);
-		cb = fgetc(y);
-		if (ca != cb)
-			same = 0;
-		if (ca == EOF || cb == EOF)
-			break;
-	}
-	if (x)
-		fclose(x);
-	if (y)
-		fclose(y);
-	return same;
-}
-
-static int have(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
-}
+#define CZ_TMP tmp
+#include "selftests/cz_files.h"
 
 static const char mul_src[] =
 	"template Mul() {\n"

@@ -41,15 +41,11 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
 [ -n "${RAPIDSNARK:-}" ] && [ -x "$RAPIDSNARK" ] ||
 	{ echo "$0: RAPIDSNARK must name rapidsnark's prover binary (not built by this script)" >&2; exit 2; }
-[ -x "$cuzk" ] || { echo "$0: $cuzk not built (make)" >&2; exit 2; }
-[ -f "$root/tools/fixtures/node_modules/snarkjs/build/cli.cjs" ] ||
-	{ echo "$0: snarkjs not installed (tools/install-deps.sh)" >&2; exit 2; }
-mkdir -p "$dir"
+. "$root/tools/peers-common.sh"
+peers_ready
 . "$root/tools/bn128-key.sh"
 omp=()
 [ "$threads" != 0 ] && omp=(env "OMP_NUM_THREADS=$threads")
-
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # timed OUTFILE CMD...: runs CMD, appends "wall_s cpu_s" to OUTFILE.
 timed() {

@@ -33,12 +33,8 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: $0 [-c bls12381|bn128] [-r ROUNDS] [-d DIR] [-t THREADS] K [K ...]" >&2; exit 2; }
 case $curve in bls12381|bn128) ;; *) echo "$0: -c: bls12381 or bn128, not '$curve'" >&2; exit 2 ;; esac
-[ -x "$cuzk" ] || { echo "$0: $cuzk not built (make)" >&2; exit 2; }
-[ -f "$root/tools/fixtures/node_modules/snarkjs/build/cli.cjs" ] ||
-	{ echo "$0: snarkjs not installed (tools/install-deps.sh)" >&2; exit 2; }
-mkdir -p "$dir"
-
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. "$root/tools/peers-common.sh"
+peers_ready
 
 # timed OUTFILE CMD...: runs CMD, appends "wall_s maxrss_kb cpu_s" to OUTFILE.
 timed() {
