@@ -16,6 +16,7 @@ static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(
 static void child_setup(void);
 #define CZ_DAEMON_CHILD child_setup
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1     /* a sanitizer's runtime must be the first library: no shim */
@@ -554,19 +555,6 @@ static void phase4(void)
 }
 
 static int http_port;    /* phase 5's node's --metrics-listen */
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
 
 /* How many times needle occurs in hay. */
 static int count_of(const char *hay, const char *needle)
