@@ -32,6 +32,7 @@
 #include "zk/io/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <libgen.h>
@@ -514,6 +515,31 @@ static inline int daemon_wait_warm(struct daemon *d)
 	}
 	ct_diag("a device still warming up after 30 s");
 	return 0;
+}
+
+/* Fills the filesystem holding path to its last byte, writing path: 0 once
+ * a write got ENOSPC (the full-disk tests, e2e_disk and e2e_soak). */
+static inline int fill_fs(const char *path)
+{
+	static char b[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	memset(b, 'f', sizeof(b));
+	int rc = -1;
+	for (int i = 0; i < 1000000; i++) {
+		ssize_t k = write(fd, b, sizeof(b));
+		if (k < 0) {
+			rc = errno == ENOSPC ? 0 : -1;
+			break;
+		}
+		if (k < (ssize_t)sizeof(b)) {
+			rc = write(fd, b, 1) < 0 && errno == ENOSPC ? 0 : -1;
+			break;
+		}
+	}
+	close(fd);
+	return rc;
 }
 
 #endif /* CZ_DAEMON_H */

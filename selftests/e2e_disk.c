@@ -25,28 +25,9 @@ static int start(struct daemon *d)
 	return daemon_start(d, "dk", args);
 }
 
-/* Fills the tmpfs at proofs/ to its last byte: 0 once a write got ENOSPC. */
 static int fill(void)
 {
-	static char b[4096];
-	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	memset(b, 'f', sizeof(b));
-	int rc = -1;
-	for (int i = 0; i < 100000; i++) {
-		ssize_t k = write(fd, b, sizeof(b));
-		if (k < 0) {
-			rc = errno == ENOSPC ? 0 : -1;
-			break;
-		}
-		if (k < (ssize_t)sizeof(b)) {
-			rc = write(fd, b, 1) < 0 && errno == ENOSPC ? 0 : -1;
-			break;
-		}
-	}
-	close(fd);
-	return rc;
+	return fill_fs(filler);
 }
 
 /* The number of spool files of job seq (spool/<seq>.<k>.wtns). */

@@ -246,21 +246,7 @@ static int fault_corrupt(struct daemon *d, uint64_t *seed)
 
 static int fill(void)
 {
-	static char b[4096];
-	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	memset(b, 'f', sizeof(b));
-	int rc = -1;
-	for (int i = 0; i < 1000000; i++) {
-		ssize_t k = write(fd, b, sizeof(b));
-		if (k < (ssize_t)sizeof(b)) {
-			rc = (k < 0 ? errno : (write(fd, b, 1) < 0 ? errno : 0)) == ENOSPC ? 0 : -1;
-			break;
-		}
-	}
-	close(fd);
-	return rc;
+	return fill_fs(filler);
 }
 
 static int retry_seen;
