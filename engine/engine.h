@@ -114,6 +114,7 @@ struct cz_engine_fleet {
 	int lease_ms;                   /* 0: CZ_FLEET_LEASE_MS (30 s) */
 	int timeout_ms;                 /* each database call's bound; 0: 5 s */
 	int64_t retain_s;               /* ended jobs and dead nodes kept this long; 0: CZ_FLEET_RETAIN_S (7 days) */
+	int notify;                     /* --fleet-notify: enum cz_fleet_notify (0 auto, 1 on, 2 off) */
 };
 int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *f, char *err, size_t cap);
 /* With --fleet, before the keys load: cancels the journal's unfinished local

@@ -154,7 +154,120 @@ static void *awaiter_main(void *arg)
 	return NULL;
 }
 
-#define PLAN 44
+
+/* ------------------------------------------------- notifications off */
+
+/* A database whose pg_notify raises (a function of that name in a schema
+ * searched before pg_catalog, as a server without NOTIFY -- YugabyteDB's
+ * YSQL has been one -- refuses it): with --fleet-notify on, submit fails
+ * there; auto finds the refusal at open and every statement runs without
+ * pg_notify; off, on a server with NOTIFY, sends none (a listener hears
+ * nothing). */
+static void notify_points(struct cz_fleet *listener_db_handle)
+{
+	char ci[PATH_MAX + 64], q[512];
+	if (pg_createdb(&pg, "nonotify", ci, sizeof ci) != 0) {
+		for (int i = 0; i < 3; i++)
+			ct_skip("createdb nonotify failed", "notifications off, point %d", i + 1);
+		return;
+	}
+	PGconn *o = PQconnectdb(ci);
+	PQsetNoticeProcessor(o, quiet, NULL);
+	PGresult *r = PQexec(o, "CREATE SCHEMA fake;"
+			     "CREATE FUNCTION fake.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN"
+			     " RAISE EXCEPTION 'NOTIFY is not supported yet (emulated)' USING ERRCODE = 'feature_not_supported';"
+			     " END $$;"
+			     "ALTER DATABASE nonotify SET search_path = public, fake, pg_catalog");
+	int made = PQresultStatus(r) == PGRES_COMMAND_OK;
+	if (!made)
+		ct_diag("fake pg_notify: %s", PQerrorMessage(o));
+	PQclear(r);
+	PQfinish(o);
+	/* on: the emulation bites (a submit's statement calls pg_notify). */
+	struct cz_fleet_opts oo = { .conninfo = ci, .timeout_ms = 5000, .lease_ms = 60000, .notify = CZ_FLEET_NOTIFY_ON };
+	char err[512] = "";
+	struct cz_fleet *on = NULL;
+	const char in[] = "x";
+	struct cz_fleet_payload p1 = { .bytes = in, .len = 1 };
+	struct cz_fleet_job_spec sp = { .owner = 5, .id = "nn-on", .prio = 2, .circuit = "t", .nparts = 1, .parts = &p1 };
+	uint64_t seq = 0;
+	int orc = cz_fleet_open(&oo, &on, err, sizeof err);
+	int src = orc == 0 ? cz_fleet_submit(on, &sp, &seq) : orc;
+	ct_ok(made && orc == 0 && src == -EIO && strstr(cz_fleet_error(on), "not supported"),
+	      "--fleet-notify on, against a database whose pg_notify is refused: the submit fails (%d: %.90s)", src,
+	      on ? cz_fleet_error(on) : err);
+	cz_fleet_close(on);
+	/* auto: refused at open, then everything works without it. */
+	oo.notify = CZ_FLEET_NOTIFY_AUTO;
+	oo.lease_ms = 300;
+	struct cz_fleet *f = NULL, *g = NULL;
+	int arc = cz_fleet_open(&oo, &f, err, sizeof err), grc = cz_fleet_open(&oo, &g, err, sizeof err);
+	struct cz_fleet_node_info info = { .host = "nn", .devices = 1, .capacity = 4, .circuits = "t" };
+	arc = arc ? arc : cz_fleet_node_register(f, &info, NULL);
+	grc = grc ? grc : cz_fleet_node_register(g, &info, NULL);
+	const char *why = arc == 0 ? cz_fleet_notify_off(f) : NULL;
+	struct cz_fleet_stats st = { 0 };
+	if (arc == 0)
+		cz_fleet_stats_get(f, &st);
+	ct_diag("auto: notifications off: %s", why ? why : "(on)");
+	int ok = arc == 0 && grc == 0 && why && strstr(why, "not supported") && st.notify_off == 1 &&
+		 cz_fleet_listen(f, CZ_FLEET_CH_WORK) == -EIO;
+	sp.id = "nn-auto";
+	sp.nparts = 1;
+	struct cz_fleet_payload p3[3] = { p1, p1, p1 };
+	sp.parts = p3;
+	sp.nparts = 3;
+	int s1 = ok ? cz_fleet_submit(f, &sp, &seq) : -1;
+	struct cz_fleet_claim cl[3];
+	int n1 = s1 == 0 ? cz_fleet_claim(f, 3, cl) : -1;
+	int fl = n1 == 3 ? cz_fleet_fail(f, cl[0].key, "again") : -1;      /* requeue: a notify there */
+	for (int i = 1; i < n1; i++)
+		cz_fleet_finish(f, cl[i].key, "p", 1);
+	for (int i = 0; i < n1; i++)
+		cz_fleet_claim_free(&cl[i]);
+	int n2 = fl == 0 ? cz_fleet_claim(g, 1, cl) : -1;              /* g lets its lease lapse */
+	if (n2 == 1)
+		cz_fleet_claim_free(&cl[0]);
+	sleep_ms(400);
+	int rn = n2 == 1 ? cz_fleet_renew(f) : -1;                      /* the reaper: a notify there */
+	int n3 = rn >= 0 ? cz_fleet_claim(f, 1, cl) : -1;
+	int fin = n3 == 1 ? cz_fleet_finish(f, cl[0].key, "p", 1) : -1;
+	if (n3 == 1)
+		cz_fleet_claim_free(&cl[0]);
+	struct cz_fleet_status js = { 0 };
+	int aw = fin == 0 ? cz_fleet_await(f, seq, 5000, &js) : -1;
+	sp.id = "nn-cancel";
+	sp.nparts = 1;
+	uint64_t s2 = 0;
+	int cs = aw == 0 ? cz_fleet_submit(f, &sp, &s2) : -1;
+	int cc = cs == 0 ? cz_fleet_cancel(f, s2, 5, false) : -1;
+	ct_ok(ok && s1 == 0 && n1 == 3 && fl == 0 && n2 == 1 && rn >= 0 && n3 == 1 && fin == 0 && aw == 0 &&
+		      js.state == CZ_FLEET_JOB_DONE && cc == 0,
+	      "--fleet-notify auto there: refused at open, no LISTEN; submit %d, claim %d, fail/requeue %d, a lapsed lease "
+	      "reaped (renew %d) and claimed again (%d), finish %d, await %d (done), cancel %d: nothing stops",
+	      s1, n1, fl, rn, n3, fin, aw, cc);
+	cz_fleet_close(f);
+	cz_fleet_close(g);
+	/* off, on a server with NOTIFY: a listener on the same database hears none of its statements. */
+	struct cz_fleet_opts fo = { .conninfo = pg.conninfo, .timeout_ms = 5000, .lease_ms = 60000,
+				    .notify = CZ_FLEET_NOTIFY_OFF };
+	struct cz_fleet *off = NULL;
+	int frc = cz_fleet_open(&fo, &off, err, sizeof err);
+	int lrc = listener_db_handle ? cz_fleet_listen(listener_db_handle, CZ_FLEET_CH_WORK | CZ_FLEET_CH_DONE) : -1;
+	int quiet0 = lrc == 0 ? cz_fleet_wait(listener_db_handle, -1, 50) : -1;  /* drain */
+	(void)quiet0;
+	uint64_t s3 = frc == 0 ? submit(off, "nn-off", 1000, CZ_PRIO_LOW, 1) : 0;
+	struct cz_key k = { .prio = CZ_PRIO_LOW, .seq = s3, .part = 0 };
+	int ofin = s3 ? cz_fleet_finish(off, k, "p", 1) : -1;
+	int heard = lrc == 0 ? cz_fleet_wait(listener_db_handle, -1, 500) : -1;
+	snprintf(q, sizeof q, "SELECT count(*) FROM cz_fleet_part WHERE seq = %" PRIu64 " AND state = 2", s3);
+	ct_ok(frc == 0 && cz_fleet_notify_off(off) && s3 && ofin == 0 && ask(q) == 1 && heard == 0,
+	      "--fleet-notify off on a server with NOTIFY: a submit and a finish are recorded, and a listener hears "
+	      "neither (%d): no statement called pg_notify", heard);
+	cz_fleet_close(off);
+}
+
+#define PLAN 47
 int main(void)
 {
 	ct_plan(PLAN);
@@ -783,6 +896,13 @@ int main(void)
 		      "release queues again the partition its claim still holds (%d released), leaves one whose attempt "
 		      "differs (%lld still claimed); the next claim takes it at once, attempt %u", rel, kept,
 		      n2 == 1 ? again.attempt : 0);
+	}
+
+	/* 43-45: notifications off (--fleet-notify). */
+	{
+		struct cz_fleet *l = node(pg.conninfo, 60000, 5, "nn-listener");
+		notify_points(l);
+		cz_fleet_close(l);
 	}
 
 	/* 41-42: pruning after the retention. */

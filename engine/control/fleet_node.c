@@ -661,20 +661,26 @@ int cz_engine_fleet_join(struct cz_engine *e, const struct cz_engine_fleet *o, c
 	pthread_condattr_destroy(&ca);
 	snprintf(n->out_dir, sizeof n->out_dir, "%.3800s/fleet-proofs", e->state_dir);
 	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
-				    .lease_ms = n->opts.lease_ms };
+				    .lease_ms = n->opts.lease_ms, .notify = (enum cz_fleet_notify)n->opts.notify };
 	int rc;
 	if ((rc = mkdir_p(n->out_dir))) {
 		snprintf(err, cap, "fleet: %s: %s", n->out_dir, strerror(-rc));
 		goto fail;
 	}
 	n->wake_fd = -1;
-	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)) || (rc = cz_fleet_open(&fo, &n->fc, err, cap)) ||
-	    (rc = cz_fleet_open(&fo, &n->fl, err, cap)))
+	if ((rc = cz_fleet_open(&fo, &n->f, err, cap)))
+		goto fail;
+	/* The first handle probed (auto): the others, and each await's, use its answer. */
+	const char *off = cz_fleet_notify_off(n->f);
+	n->opts.notify = fo.notify = off ? CZ_FLEET_NOTIFY_OFF : CZ_FLEET_NOTIFY_ON;
+	if (off)
+		fprintf(stderr, "cuzkd: fleet: no NOTIFY/LISTEN: %s: no statement calls pg_notify, waiters poll\n", off);
+	if ((rc = cz_fleet_open(&fo, &n->fc, err, cap)) || (rc = cz_fleet_open(&fo, &n->fl, err, cap)))
 		goto fail;
 	if ((rc = cz_fleet_listen(n->fl, CZ_FLEET_CH_WORK)) == -EIO) {
 		n->no_listen = true;
-		fprintf(stderr, "cuzkd: fleet: the database refused LISTEN (%s): the claim thread polls every %d ms "
-			"instead\n", cz_fleet_error(n->fl), CZ_FNODE_IDLE_MS_NOLISTEN);
+		fprintf(stderr, "cuzkd: fleet: no LISTEN (%s): the claim thread polls every %d ms instead\n",
+			cz_fleet_error(n->fl), CZ_FNODE_IDLE_MS_NOLISTEN);
 	} else if (rc) {
 		snprintf(err, cap, "fleet: LISTEN: %s", cz_fleet_error(n->fl));
 		goto fail;
@@ -992,7 +998,7 @@ json_object *cz_fnode_await(struct cz_engine *e, json_object *req, struct cz_ctl
 	if ((r = cz_field_str(req, "job", true, &id)) || (r = cz_field_seconds(req, "timeout", 366.0 * 86400, &timeout)))
 		return r;
 	struct cz_fleet_opts fo = { .conninfo = n->conninfo, .timeout_ms = n->opts.timeout_ms,
-				    .lease_ms = n->opts.lease_ms };
+				    .lease_ms = n->opts.lease_ms, .notify = (enum cz_fleet_notify)n->opts.notify };
 	if (cz_fleet_open(&fo, &f, err, sizeof err))
 		return cz_ctl_err("await %s: the fleet's database: %s", id, err);
 	uint64_t seq = 0;

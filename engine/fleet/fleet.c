@@ -81,6 +81,13 @@
  *   delivers a notification at commit to every connection listening;
  *   one lost with a connection is covered by the waiters' bounded
  *   fallback (CZ_FLEET_AWAIT_POLL_MS; the daemon's claim thread's own).
+ *   Notifications are an optimization, never needed for correctness: with
+ *   them off (opts.notify OFF, or AUTO when the open's probe -- one
+ *   pg_notify, one LISTEN -- is refused, as YugabyteDB's YSQL has refused
+ *   them), exec_by() sends every statement with its pg_notify(...) calls
+ *   spelled NULLIF(...) (same arguments, same column, no notification:
+ *   notify_strip), no LISTEN is issued, and the waiters poll by their
+ *   bounded fallback alone.
  *
  * BOUNDS AND RECONNECTS
  *   Every wait is bounded by timeout_ms: the connection is made with
@@ -152,6 +159,8 @@ struct cz_fleet {
 	uint64_t heard_seq;             /* a "done" notification's seq (the last) */
 	uint64_t want_seq;              /* the job an await waits for (CZ_FLEET_CH__SEQ) */
 	int64_t next_try_ns;            /* cz_fleet_wait: when a lost connection is tried again */
+	bool notify_off;                /* statements without pg_notify, no LISTEN (opts.notify) */
+	char notify_why[256];           /* ... why (cz_fleet_notify_off) */
 	struct cz_fleet_stats st;
 	char err[512];
 };
@@ -263,8 +272,8 @@ bad:
  * Returns the result (caller clears), or NULL with *lost set when the
  * connection is gone (or the deadline passed: the statement is cancelled
  * and the connection dropped). */
-static PGresult *exec_by(struct cz_fleet *f, const char *name, const char *sql, int n, const char *const *vals,
-			 const int *lens, const int *fmts, int binary, int64_t deadline, int *timed_out)
+static PGresult *exec_raw(struct cz_fleet *f, const char *name, const char *sql, int n, const char *const *vals,
+			  const int *lens, const int *fmts, int binary, int64_t deadline, int *timed_out)
 {
 	PGconn *pg = f->pg;
 	*timed_out = 0;
@@ -330,6 +339,35 @@ lost:
 	seterr(f, "fleet: database connection lost: %s", PQerrorMessage(pg));
 	drop(f);
 	return NULL;
+}
+
+/* sql with every "pg_notify(" spelled "   NULLIF(" (the same length, the same
+ * arguments and result column, no notification), malloc'd; NULL: out of memory. */
+static char *notify_strip(const char *sql)
+{
+	static const char from[] = "pg_notify(", to[] = "   NULLIF(";
+	_Static_assert(sizeof from == sizeof to, "the same length");
+	char *s = strdup(sql);
+	for (char *p = s; p && (p = strstr(p, from)); p += sizeof from - 1)
+		memcpy(p, to, sizeof to - 1);
+	return s;
+}
+
+/* exec_raw, with the statement's notifications left out while they are off. */
+static PGresult *exec_by(struct cz_fleet *f, const char *name, const char *sql, int n, const char *const *vals,
+			 const int *lens, const int *fmts, int binary, int64_t deadline, int *timed_out)
+{
+	if (!f->notify_off || !sql || !strstr(sql, "pg_notify("))
+		return exec_raw(f, name, sql, n, vals, lens, fmts, binary, deadline, timed_out);
+	char *own = notify_strip(sql);
+	if (!own) {
+		*timed_out = 0;
+		seterr(f, "fleet: out of memory");
+		return NULL;
+	}
+	PGresult *r = exec_raw(f, name, own, n, vals, lens, fmts, binary, deadline, timed_out);
+	free(own);
+	return r;
 }
 
 /* Whether a failed result is worth retrying in a new transaction. */
@@ -534,6 +572,34 @@ static int migrate_unit(struct cz_fleet *f, void *arg, int64_t dl)
 	return 0;
 }
 
+/* The open's probe (opts.notify AUTO): one pg_notify and one LISTEN (then
+ * UNLISTEN) on a channel nobody listens to; the database's refusal of
+ * either (-EIO) turns notifications off, with its message as the reason. */
+static int notify_probe_unit(struct cz_fleet *f, void *arg, int64_t dl)
+{
+	(void)arg;
+	static const char *const probe[] = { "SELECT pg_notify('cz_fleet_probe', '')", "LISTEN cz_fleet_probe",
+					     "UNLISTEN cz_fleet_probe" };
+	for (unsigned i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+		int rc = 0;
+		PGresult *r = QT0(f, dl, &rc, probe[i]);
+		if (!r && rc == -EIO) {
+			f->notify_off = true;
+			snprintf(f->notify_why, sizeof f->notify_why, "refused at connect (%.200s)", f->err);
+			return 0;
+		}
+		if (!r)
+			return rc;
+		PQclear(r);
+	}
+	return 0;
+}
+
+const char *cz_fleet_notify_off(struct cz_fleet *f)
+{
+	return f->notify_off ? f->notify_why : NULL;
+}
+
 int cz_fleet_open(const struct cz_fleet_opts *o, struct cz_fleet **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -551,8 +617,15 @@ int cz_fleet_open(const struct cz_fleet_opts *o, struct cz_fleet **out, char *er
 	f->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : CZ_FLEET_TIMEOUT_MS;
 	f->lease_ms = o->lease_ms > 0 ? o->lease_ms : CZ_FLEET_LEASE_MS;
 	f->max_attempts = o->max_attempts > 0 ? o->max_attempts : CZ_FLEET_MAX_ATTEMPTS;
+	if (o->notify == CZ_FLEET_NOTIFY_OFF) {
+		f->notify_off = true;
+		snprintf(f->notify_why, sizeof f->notify_why, "notifications off (--fleet-notify off)");
+	}
 	int applied = 0;
 	int rc = run_unit(f, migrate_unit, &applied);
+	if (rc == 0 && o->notify == CZ_FLEET_NOTIFY_AUTO)
+		rc = run_unit(f, notify_probe_unit, NULL);
+	f->st.notify_off = f->notify_off;
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", f->err);
 		cz_fleet_close(f);
@@ -1777,6 +1850,11 @@ static int listen_unit(struct cz_fleet *f, void *arg, int64_t dl)
 int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
 {
 	pthread_mutex_lock(&f->lock);
+	if (f->notify_off) {
+		seterr(f, "fleet: no LISTEN: %s", f->notify_why);
+		pthread_mutex_unlock(&f->lock);
+		return -EIO;
+	}
 	f->listen |= channels & (CZ_FLEET_CH_WORK | CZ_FLEET_CH_DONE);
 	int rc = run_unit(f, listen_unit, NULL);
 	if (rc == -EIO) {
@@ -1853,7 +1931,7 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 {
 	int64_t deadline = now_ns() + (int64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;
 	pthread_mutex_lock(&f->lock);
-	if (!f->st.listen_refused)
+	if (!f->st.listen_refused && !f->notify_off)
 		f->listen |= CZ_FLEET_CH_DONE;
 	f->want_seq = seq;
 	pthread_mutex_unlock(&f->lock);

@@ -44,11 +44,23 @@
 
 struct cz_fleet;
 
+/* Whether the statements carry pg_notify and waiters LISTEN (cuzkd
+ * --fleet-notify): AUTO probes both once at open and, when the database
+ * refuses either (YugabyteDB's YSQL has lacked LISTEN/NOTIFY), turns them
+ * off; ON uses them unprobed (a refusal then fails the statements); OFF
+ * never sends pg_notify or LISTEN: waiters poll by their bounded fallback. */
+enum cz_fleet_notify {
+	CZ_FLEET_NOTIFY_AUTO,
+	CZ_FLEET_NOTIFY_ON,
+	CZ_FLEET_NOTIFY_OFF,
+};
+
 struct cz_fleet_opts {
 	const char *conninfo;   /* libpq: "postgresql://host/db" or "host=... dbname=..." */
 	int timeout_ms;         /* 0: CZ_FLEET_TIMEOUT_MS */
 	int lease_ms;           /* 0: CZ_FLEET_LEASE_MS; renew well within it (lease/3) */
 	int max_attempts;       /* 0: CZ_FLEET_MAX_ATTEMPTS */
+	enum cz_fleet_notify notify;    /* 0: CZ_FLEET_NOTIFY_AUTO */
 };
 
 /* What a node tells the fleet about itself (cz_fleet_node_register). */
@@ -123,12 +135,16 @@ struct cz_fleet_stats {
 	uint64_t await_notified;        /* cz_fleet_await's status reads after a "done" naming its job */
 	uint64_t await_fallback;        /* ... after CZ_FLEET_AWAIT_POLL_MS without one */
 	uint64_t listen_refused;        /* 1: the server refused LISTEN (no NOTIFY: the fallback polls alone) */
+	uint64_t notify_off;            /* 1: no pg_notify in any statement, no LISTEN (cz_fleet_notify_off) */
 };
 
 /* Connects (bounded), creates or migrates the schema.  0 and *out, or a
  * negative errno with the reason in err. */
 int cz_fleet_open(const struct cz_fleet_opts *opts, struct cz_fleet **out, char *err, size_t errlen);
 void cz_fleet_close(struct cz_fleet *f);
+/* NULL while notifications are on; else why they are off ("--fleet-notify
+ * off", or the database's refusal of the open's probe), for the log. */
+const char *cz_fleet_notify_off(struct cz_fleet *f);
 /* The last failure's reason (valid until the next call on f). */
 const char *cz_fleet_error(struct cz_fleet *f);
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st);
@@ -265,7 +281,8 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 #define CZ_FLEET_AWAIT_POLL_MS 1000
 /* -EIO: the server refused LISTEN (a database without it, e.g. YugabyteDB's
  * YSQL): f's waits then poll by their fallback alone, and it is not asked
- * again (stats.listen_refused). */
+ * again (stats.listen_refused); also -EIO, asking nothing, while
+ * notifications are off (cz_fleet_notify_off). */
 int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
 int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
 

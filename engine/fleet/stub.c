@@ -22,6 +22,7 @@ int cz_fleet_open(const struct cz_fleet_opts *opts, struct cz_fleet **out, char 
 	return -ENOSYS;
 }
 void cz_fleet_close(struct cz_fleet *f) { (void)f; }
+const char *cz_fleet_notify_off(struct cz_fleet *f) { (void)f; return NOPQ; }
 const char *cz_fleet_error(struct cz_fleet *f) { (void)f; return NOPQ; }
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st) { (void)f; *st = (struct cz_fleet_stats){ 0 }; }
 int cz_fleet_backend_pid(struct cz_fleet *f) { (void)f; return 0; }

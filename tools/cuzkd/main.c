@@ -52,6 +52,7 @@ static void usage(FILE *f)
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE]\n"
 		"             [--fleet URL] [--fleet-lease-ms N] [--fleet-timeout-ms N] [--fleet-retain-s N]\n"
+		"             [--fleet-notify auto|on|off]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
 		"defaults:\n"
 		"  --socket %s\n"
@@ -86,7 +87,8 @@ static void usage(FILE *f)
 		"    line a token, mode 0600), a request with \"Authorization: Bearer TOKEN\" sees it all\n"
 		"  --fleet off (a PostgreSQL URL: this cuzkd joins the fleet on that job table);\n"
 		"    --fleet-lease-ms 30000 (a claimed partition's lease), --fleet-timeout-ms 5000,\n"
-		"    --fleet-retain-s 604800 (ended jobs and dead nodes kept in the database)\n",
+		"    --fleet-retain-s 604800 (ended jobs and dead nodes kept in the database),\n"
+		"    --fleet-notify auto (probe NOTIFY/LISTEN at connect; off where refused: poll instead)\n",
 		cz_ctl_default_path(sock, sizeof(sock)), d.backend, cz_backend_names(), d.devices,
 		CZ_ENGINE_MAX_DEVICES, d.consumers_per_device, CZ_ENGINE_MAX_CONSUMERS_PER_DEV,
 		d.synth_workers, CZ_ENGINE_MAX_SYNTH_WORKERS, d.finalizers, CZ_ENGINE_MAX_FINALIZERS,
@@ -271,6 +273,10 @@ static int set_fleet_opt(struct opts *o, const char *name, const char *val, int 
 		return parse_uint(val, &v) || v < 300 || v > 3600000 || !(o->fleet.lease_ms = (int)v);
 	if (!strcmp(name, "fleet-timeout-ms"))
 		return parse_uint(val, &v) || v < 100 || v > 600000 || !(o->fleet.timeout_ms = (int)v);
+	if (!strcmp(name, "fleet-notify"))
+		return !strcmp(val, "auto") ? (o->fleet.notify = 0, 0)
+		       : !strcmp(val, "on") ? (o->fleet.notify = 1, 0)
+		       : !strcmp(val, "off") ? (o->fleet.notify = 2, 0) : 1;
 	if (!strcmp(name, "fleet-retain-s"))
 		return parse_uint(val, &v) || v < 1 || v > 3650u * 86400 || !(o->fleet.retain_s = (int64_t)v);
 	return 1;
@@ -284,6 +290,7 @@ static const char *opt_want(const char *name)
 					     "without a suffix is bytes)"
 	       : !strcmp(name, "fleet-timeout-ms") ? "milliseconds, 100 to 600000"
 	       : !strcmp(name, "fleet-retain-s") ? "seconds, 1 to 315360000"
+	       : !strcmp(name, "fleet-notify") ? "auto, on or off"
 	       : strstr(name, "timeout") ? "seconds above 0, at most 86400 (fractions allowed)"
 	       : !strcmp(name, "load") ? "NAME=ZKEY, at most 32 times"
 	       : strstr(name, "group") ? "a group name or number that exists"
@@ -445,7 +452,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "config", 1, 0, 0 }, { "topology", 1, 0, 0 }, { "device-nodes", 1, 0, 0 },
 		{ "max-queued-partitions", 1, 0, 0 }, { "admin-group", 1, 0, 0 }, { "socket-group", 1, 0, 0 },
 		{ "socket-mode", 1, 0, 0 }, { "fleet", 1, 0, 0 }, { "fleet-lease-ms", 1, 0, 0 },
-		{ "fleet-timeout-ms", 1, 0, 0 }, { "fleet-retain-s", 1, 0, 0 },
+		{ "fleet-timeout-ms", 1, 0, 0 }, { "fleet-retain-s", 1, 0, 0 }, { "fleet-notify", 1, 0, 0 },
 		{ "watchdog-factor", 1, 0, 0 }, { "watchdog-floor-ms", 1, 0, 0 },
 		{ "device-retry-ms", 1, 0, 0 }, { "output-retry-max-ms", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "metrics-auth", 1, 0, 0 },
