@@ -2,7 +2,8 @@
 /*
  * cz_pg.h — a real PostgreSQL server for a selftest: initdb a cluster in a
  * scratch directory, start it listening on a unix socket in that directory
- * only (no TCP: tests on one machine never share a port), restart it, stop
+ * only (no TCP: tests on one machine never share a port; a test may name
+ * an address of its own in pg->listen before a restart), restart it, stop
  * it, remove it.  The server refuses to run as root, so when the test runs
  * as root the cluster belongs to "nobody" and every server command runs as
  * that user.
@@ -34,6 +35,7 @@ struct cz_pg {
 	char dir[PATH_MAX];     /* scratch: data/, the socket, log */
 	char conninfo[PATH_MAX + 64];
 	char why[PATH_MAX + 1024];
+	char listen[64];        /* listen_addresses at the next (re)start: "" none (the socket only) */
 	uid_t uid;              /* the server's user */
 	gid_t gid;
 	int running;
@@ -89,10 +91,10 @@ static void pg_log_tail(struct cz_pg *pg, const char *what)
 
 static int pg_ctl(struct cz_pg *pg, const char *verb)
 {
-	char data[PATH_MAX + 8], lg[PATH_MAX + 16], opts[PATH_MAX + 96], t[16];
+	char data[PATH_MAX + 8], lg[PATH_MAX + 16], opts[PATH_MAX + 192], t[16];
 	snprintf(data, sizeof data, "%s/data", pg->dir);
 	snprintf(lg, sizeof lg, "%s/server.log", pg->dir);
-	snprintf(opts, sizeof opts, "-k %s -c listen_addresses= -c fsync=off -c max_connections=60", pg->dir);
+	snprintf(opts, sizeof opts, "-k %s -c listen_addresses=%s -c fsync=off -c max_connections=60", pg->dir, pg->listen);
 	snprintf(t, sizeof t, "%d", CZ_PG_WAIT_S);
 	const char *const argv[] = { "pg_ctl", "-D", data, "-l", lg, "-w", "-t", t, "-m", "fast", "-o", opts, verb, NULL };
 	return pg_run(pg, argv);

@@ -8,11 +8,20 @@
  * against the fixtures' key); the fleet-wide claim order from the nodes'
  * merged traces within the bound (the fleet's consumers); one node
  * kill -9'ed and one SIGSTOPped past its lease mid-run: nothing lost, done
- * once; the database restarted mid-run; status's "fleet" section.
- * Skips when the server binaries or libpq are missing.
+ * once; the database restarted mid-run; status's "fleet" section;
+ * --fleet-notify off, and auto against a database whose pg_notify raises
+ * (phase 7); a circom input submitted with cuzkctl --fleet proved by a
+ * member and verified by snarkjs (phase 8); a real network split: five
+ * members, one in its own network namespace reaching the server over a
+ * veth pair whose link is set down and up again (phase 9; skipped with
+ * the reason where namespaces cannot be made).  Skips when the server
+ * binaries or libpq are missing.
  */
 #define NWTNS 8
+#define _GNU_SOURCE             /* setns */
+#include <sched.h>
 static const char *child_preload;       /* LD_PRELOAD for the next daemon_start(), NULL: none */
+static const char *child_netns;         /* /run/netns/NAME for the next daemon_start(), NULL: none */
 static void child_setup(void);
 #define CZ_DAEMON_CHILD child_setup
 #include "selftests/cz_daemon.h"
@@ -43,6 +52,7 @@ int main(void)
 #include <sys/socket.h>
 
 #define NODES 3
+#define NODES_MAX 6             /* phase 9 and the benchmark's 1..6 nodes */
 #define SLOWSYNC_MS 400         /* phase 4: every fsync and fdatasync of the node this much slower */
 #define CONS_PER_NODE 2         /* --consumers-per-device, one device a node */
 #define LEASE_MS 1500
@@ -50,11 +60,17 @@ int main(void)
 static struct cz_pg pg;
 static char conn[PATH_MAX + 64];
 static PGconn *oracle;
-static struct daemon nd[NODES];
-static int64_t node_id[NODES];
+static struct daemon nd[NODES_MAX];
+static int64_t node_id[NODES_MAX];
 
 static void child_setup(void)
 {
+	if (child_netns) {      /* phase 9: this member's network is its own namespace's */
+		int fd = open(child_netns, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+			_exit(125);
+		close(fd);
+	}
 	if (child_preload) {
 		setenv("LD_PRELOAD", child_preload, 1);
 		setenv("CZ_SLOWSYNC_MS", fmt("%d", SLOWSYNC_MS), 1);
@@ -82,12 +98,25 @@ static int64_t mono(void)
 
 static const char *node_metrics;       /* --metrics-listen for the next node_start(), NULL: none */
 
+static const char *node_conn;          /* --fleet for the next node_start(), NULL: conn */
+static const char *node_notify;        /* --fleet-notify for the next node_start(), NULL: the default */
+
 static int node_start(int i, const char *name, const char *backend, const char *delay)
 {
-	const char *extra[] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
-				"--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
-				fmt("k=%s/k.zkey", dir), "--fleet", conn, "--fleet-lease-ms", "1500",
-				"--fleet-timeout-ms", "2000", node_metrics ? "--metrics-listen" : NULL, node_metrics, NULL };
+	const char *extra[32] = { "--backend", backend, "--isolation", "thread", "--device-threads", "1",
+				  "--consumers-per-device", "2", "--null-delay-ms", delay, "--load",
+				  fmt("k=%s/k.zkey", dir), "--fleet", node_conn ? node_conn : conn, "--fleet-lease-ms", "1500",
+				  "--fleet-timeout-ms", "2000" };
+	int n = 18;
+	if (node_metrics) {
+		extra[n++] = "--metrics-listen";
+		extra[n++] = node_metrics;
+	}
+	if (node_notify) {
+		extra[n++] = "--fleet-notify";
+		extra[n++] = node_notify;
+	}
+	extra[n] = NULL;
 	if (daemon_start(&nd[i], name, extra))
 		return -1;
 	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
@@ -99,7 +128,7 @@ static int node_start(int i, const char *name, const char *backend, const char *
 
 static void nodes_stop(void)
 {
-	for (int i = 0; i < NODES; i++)
+	for (int i = 0; i < NODES_MAX; i++)
 		if (nd[i].pid > 0) {
 			kill(nd[i].pid, SIGCONT);
 			daemon_stop(&nd[i]);
@@ -371,8 +400,8 @@ static int submit_batch(const char *tag, int n, int nparts)
 		char q[8192];
 		snprintf(q, sizeof q, "{\"op\":\"submit\",\"circuit\":\"k\",\"id\":\"%s-%d\",\"priority\":\"%s\",\"witnesses\":%.7900s}",
 			 tag, i, prios[i % 4], wlist_at(i, nparts));
-		for (int k = 0; k < NODES; k++) {       /* any member that is up */
-			struct daemon *d = &nd[(i + k) % NODES];
+		for (int k = 0; k < NODES_MAX; k++) {   /* any member that is up */
+			struct daemon *d = &nd[(i + k) % NODES_MAX];
 			json_object *r = d->pid > 0 ? daemon_req(d, q, NULL, 0) : NULL;
 			int good = ok_of(r);
 			json_object_put(r);
@@ -694,6 +723,286 @@ static void phase6(void)
 	      node_id[0], rows, prios);
 }
 
+/* ---- phase 7: --fleet-notify off, and auto against a database that refuses pg_notify ---- */
+
+/* The nodes' claim threads' wakes on NOTIFY cz_fleet_work, summed (status). */
+static long long wakes_work(int n)
+{
+	long long w = 0;
+	for (int i = 0; i < n; i++) {
+		json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
+		w += json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me) ?
+		     int_of(me, "wakes_work") : 1000000;
+		json_object_put(r);
+	}
+	return w;
+}
+
+static void phase7(void)
+{
+	nodes_stop();
+	node_notify = "off";
+	int up = node_start(0, "q0", "null", "50") == 0;
+	up += node_start(1, "q1", "null", "50") == 0;
+	node_notify = NULL;
+	int n = 6, np = 3;
+	int sub = up == 2 ? submit_batch("p7", n, np) : 0;
+	int done = sub == n ? await_batch(&nd[1], "p7", n) : 0;
+	long long ww = up == 2 ? wakes_work(2) : -1;
+	ct_ok(up == 2 && done == n && ww == 0 &&
+	      ask("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE 'p7-%' AND p.state = 2") == n * np,
+	      "two cuzkd --fleet-notify off prove every job (%d of %d, %d partitions done), their claim threads woke on no "
+	      "NOTIFY (%lld): bounded polling alone", done, n, n * np, ww);
+	nodes_stop();
+	/* a database whose pg_notify raises, as a server without NOTIFY refuses it */
+	static char c2[PATH_MAX + 64];
+	PGconn *o2 = NULL;
+	if (pg_createdb(&pg, "nonotify", c2, sizeof c2) || PQstatus(o2 = PQconnectdb(c2)) != CONNECTION_OK) {
+		PQfinish(o2);
+		ct_skip("createdb nonotify failed", "auto against a database that refuses pg_notify");
+		return;
+	}
+	PGresult *r = PQexec(o2, "CREATE SCHEMA fake;"
+			     "CREATE FUNCTION fake.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN"
+			     " RAISE EXCEPTION 'NOTIFY is not supported yet (emulated)' USING ERRCODE = 'feature_not_supported';"
+			     " END $$;"
+			     "ALTER DATABASE nonotify SET search_path = public, fake, pg_catalog");
+	int made = PQresultStatus(r) == PGRES_COMMAND_OK;
+	PQclear(r);
+	node_conn = c2;
+	up = made && node_start(0, "y0", "null", "50") == 0;
+	up += made && node_start(1, "y1", "null", "50") == 0;
+	node_conn = NULL;
+	sub = up == 2 ? submit_batch("p7y", n, np) : 0;
+	done = sub == n ? await_batch(&nd[0], "p7y", n) : 0;
+	PGresult *c = PQexec(o2, "SELECT count(*) FROM cz_fleet_part WHERE state = 2");
+	long long parts = PQresultStatus(c) == PGRES_TUPLES_OK ? atoll(PQgetvalue(c, 0, 0)) : -1;
+	PQclear(c);
+	PQfinish(o2);
+	int logged = atoi(cmd_out(fmt("cat %s %s | grep -c 'no NOTIFY/LISTEN: refused at connect.*not supported'",
+				      nd[0].log, nd[1].log)));
+	ct_ok(up == 2 && done == n && parts == n * np && logged == 2,
+	      "two cuzkd (--fleet-notify auto) on a database whose pg_notify raises: each logs the fallback (%d), "
+	      "every job done (%d of %d, %lld partitions)", logged, done, n, parts);
+	nodes_stop();
+}
+
+/* ---- phase 8: a circom input submitted with cuzkctl --fleet, proved by a member, verified by snarkjs ---- */
+
+static void phase8(void)
+{
+	const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
+	const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
+	const char *why = system("command -v node >/dev/null 2>&1") ? "node not installed"
+			  : system(fmt("test -r %s/%s -a -r %s/%s", root, snarkjs, root, circom)) ?
+			  "tools/fixtures/node_modules incomplete (tools/install-deps.sh)"
+			  : system("command -v wasm2c >/dev/null 2>&1") ? "wabt (wasm2c) not installed" : NULL;
+	if (why) {
+		ct_skip(why, "an input proved through the fleet");
+		return;
+	}
+	int built = !system(fmt("cd %s && node %s selftests/data/witness/arith.circom --r1cs --wasm --prime bn128 "
+				"-l tools/fixtures/node_modules -o %s >%s/arith.log 2>&1 && %s/cuzk devsetup --r1cs %s/arith.r1cs "
+				"--out-zkey %s/arith.zkey --out-vk %s/arith_vk.json >>%s/arith.log 2>&1",
+				root, circom, dir, dir, bindir, dir, dir, dir, dir));
+	int up = built && node_start(1, "w1", "cpu", "0") == 0;
+	json_object *r = up ? daemon_req(&nd[1], fmt("{\"op\":\"load\",\"name\":\"arith\",\"zkey\":\"%s/arith.zkey\","
+						  "\"wasm\":\"%s/arith_js/arith.wasm\"}", dir, dir), NULL, 0) : NULL;
+	int loaded = ok_of(r);
+	if (up && !loaded)
+		ct_diag("load arith: %s", err_of(r));
+	json_object_put(r);
+	FILE *in = fopen(fmt("%s/arith-in.json", dir), "w");
+	if (in) {
+		fputs("{\"a\": 5, \"b\": 7, \"m\": [[1, 2, 3], [4, 5, 6]]}\n", in);
+		fclose(in);
+	}
+	char ctl[5 * PATH_MAX];
+	snprintf(ctl, sizeof ctl, "%s/cuzkctl --fleet '%s'", bindir, conn);
+	const char *id = loaded ? cmd_out(fmt("%s submit arith --input %s/arith-in.json --id in-1", ctl, dir)) : "";
+	int sub = !strcmp(id, "in-1\n");
+	const char *out = sub ? cmd_out(fmt("%s await in-1 --timeout 120 --out %s/in-1-out", ctl, dir)) : "";
+	int got = sub && !strcmp(out, fmt("%s/in-1-out\n", dir));
+	int verified = got && !system(fmt("cd %s && node %s groth16 verify %s/arith_vk.json %s/in-1-out/0.public.json "
+					  "%s/in-1-out/0.proof.json 2>&1 | grep -q OK", root, snarkjs, dir, dir, dir));
+	long long by = ask("SELECT p.proved_by FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id = 'in-1'"
+			   " AND p.state = 2 AND p.is_input");
+	ct_ok(verified && by == node_id[1],
+	      "a circom input submitted with cuzkctl --fleet (no daemon of its own) is proved by member %" PRId64
+	      " (proved_by %lld) from the input, and snarkjs verifies the proof (%.60s)", node_id[1], by, out);
+	nodes_stop();
+}
+
+/* ---- phase 9: a real network split: one member in its own network namespace ---- */
+
+#define SPLIT_NODES 5           /* 4 on the database's side, 1 behind the veth */
+
+static char ns_name[32], ns_host[32], ns_peer[32], ns_net[32];
+
+static int sh_ok(const char *cmd)
+{
+	return system(fmt("%s >>%s/netns.log 2>&1", cmd, dir)) == 0;
+}
+
+/* The namespace, the veth pair and the server listening on its host side;
+ * NULL or why not. */
+static const char *split_setup(char *tcp, size_t cap)
+{
+	if (geteuid() != 0)
+		return "network namespaces need root";
+	if (system("command -v ip >/dev/null 2>&1"))
+		return "no ip(8) (iproute2)";
+	int b = getpid() % 250;
+	snprintf(ns_name, sizeof ns_name, "czf%d", getpid());
+	snprintf(ns_host, sizeof ns_host, "czh%d", getpid() % 100000);
+	snprintf(ns_peer, sizeof ns_peer, "czn%d", getpid() % 100000);
+	snprintf(ns_net, sizeof ns_net, "10.213.%d", b);
+	if (!sh_ok(fmt("ip netns add %s", ns_name)))
+		return "ip netns add refused (no CAP_SYS_ADMIN here)";
+	if (!sh_ok(fmt("ip link add %s type veth peer name %s", ns_host, ns_peer)) ||
+	    !sh_ok(fmt("ip link set %s netns %s", ns_peer, ns_name)) ||
+	    !sh_ok(fmt("ip addr add %s.1/30 dev %s", ns_net, ns_host)) || !sh_ok(fmt("ip link set %s up", ns_host)) ||
+	    !sh_ok(fmt("ip -n %s addr add %s.2/30 dev %s", ns_name, ns_net, ns_peer)) ||
+	    !sh_ok(fmt("ip -n %s link set %s up", ns_name, ns_peer)) || !sh_ok(fmt("ip -n %s link set lo up", ns_name)))
+		return "a veth pair into the namespace could not be made";
+	/* the server on the veth's host side too (trust from the namespace's address only) */
+	FILE *h = fopen(fmt("%s/data/pg_hba.conf", pg.dir), "a");
+	if (!h)
+		return "pg_hba.conf not writable";
+	fprintf(h, "host all all %s.2/32 trust\n", ns_net);
+	fclose(h);
+	snprintf(pg.listen, sizeof pg.listen, "%s.1", ns_net);
+	PQfinish(oracle);
+	oracle = NULL;
+	if (pg_restart(&pg) != 0)
+		return "the server could not listen on the veth";
+	oracle = PQconnectdb(conn);
+	snprintf(tcp, cap, "host=%s.1 port=5432 user=cz dbname=fleet", ns_net);
+	return NULL;
+}
+
+static void split_teardown(void)
+{
+	if (ns_name[0])
+		sh_ok(fmt("ip netns del %s", ns_name));  /* takes its end of the veth, and so the pair */
+	if (ns_host[0])
+		sh_ok(fmt("ip link del %s", ns_host));
+}
+
+/* Node i's claims (status fleet.this.claims), -1 when it does not answer. */
+static long long claims_of(int i)
+{
+	json_object *r = daemon_req(&nd[i], "{\"op\":\"status\"}", NULL, 0), *f, *me;
+	long long c = json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me) ?
+		      int_of(me, "claims") : -1;
+	json_object_put(r);
+	return c;
+}
+
+/* Every job of tag done, awaited through node a, each proof verified by cuzk verify. */
+static int verify_batch(int a, const char *tag, int n, int np)
+{
+	int good = 0;
+	for (int i = 0; i < n; i++) {
+		json_object *r = daemon_await(&nd[a], fmt("%s-%d", tag, i), 60);
+		int ok = ok_of(r) && !strcmp(str_of(r, "state"), "done");
+		for (int k = 0; ok && k < np; k++)
+			ok = !system(fmt("%s/cuzk verify %s/vk.json %s/%d.public.json %s/%d.proof.json | grep -qx OK", bindir,
+					 dir, str_of(r, "dir"), k, str_of(r, "dir"), k));
+		if (!ok)
+			ct_diag("%s-%d: not done or a proof refused (%s)", tag, i, err_of(r));
+		good += ok;
+		json_object_put(r);
+	}
+	return good;
+}
+
+static long long tag_count(const char *tag, const char *where)
+{
+	return ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN cz_fleet_job j USING (seq) WHERE j.id LIKE '%s-%%' AND %s",
+		       tag, where));
+}
+
+static void phase9_run(int cut)
+{
+	const int n = 12, np = 4;
+	int sub = submit_batch("p9", n, np);
+	int held = 0;
+	for (int k = 0; k < 1000 && !(held = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64,
+						       node_id[cut])) > 0); k++)
+		usleep(5000);
+	sh_ok(fmt("ip link set %s down", ns_host));     /* the split */
+	ask(fmt("CREATE TEMP TABLE split AS SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
+		"; SELECT 1", node_id[cut]));
+	long long nsplit = ask("SELECT count(*) FROM split");
+	usleep(300 * 1000);
+	long long c0 = claims_of(cut);
+	/* the others take over its partitions once its leases lapse and a renew reaps them */
+	int over = 0;
+	for (int k = 0; k < 3000 && !over; k++) {
+		over = ask("SELECT count(*) FROM cz_fleet_part p JOIN split USING (seq, part) WHERE p.state = 2") == nsplit &&
+		       tag_count("p9", "p.state = 2") == n * np;
+		usleep(10000);
+	}
+	long long c1 = claims_of(cut);
+	long long mine = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64, node_id[cut]));
+	long long others = ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN split USING (seq, part) WHERE p.state = 2 AND "
+				   "p.proved_by <> %" PRId64, node_id[cut]));
+	ct_ok(sub == n && held && nsplit > 0 && over && others == nsplit && mine == 0 && c0 >= 0 && c1 == c0,
+	      "link cut under member %" PRId64 " holding %lld partitions: it claims nothing more (%lld, %lld), its leases "
+	      "lapse (%lld still claimed by it) and the %lld are proved by the other %d", node_id[cut], nsplit, c0, c1, mine,
+	      others, SPLIT_NODES - 1);
+	sh_ok(fmt("ip link set %s up", ns_host));       /* the link back */
+	int back = 0;
+	for (int k = 0; k < 1000 && !back; k++) {
+		back = ask(fmt("SELECT count(*) FROM cz_fleet_node WHERE id = %" PRId64 " AND heartbeat > now() - interval "
+			       "'1 second'", node_id[cut])) == 1;
+		usleep(10000);
+	}
+	int sub2 = submit_batch("p9b", n, np);
+	int good = verify_batch(0, "p9", n, np) + verify_batch(1, "p9b", n, np);
+	long long by_cut = tag_count("p9b", fmt("p.proved_by = %" PRId64, node_id[cut]));
+	ct_ok(back && sub2 == n && by_cut > 0, "the link back: it heartbeats again and rejoins, proving %lld of the next "
+	      "%d partitions", by_cut, n * np);
+	ct_ok(good == 2 * n && tag_count("p9", "p.state = 2") == n * np && tag_count("p9b", "p.state = 2") == n * np &&
+	      tag_count("p9", "p.state <> 2") == 0 && tag_count("p9b", "p.state <> 2") == 0,
+	      "every job on both sides of the split done once (%d of %d), every proof verified by cuzk verify "
+	      "(duplicates ignored: %lld)", good, 2 * n, ask("SELECT coalesce(sum(p.duplicates), 0) FROM cz_fleet_part p JOIN split USING (seq, part)"));
+}
+
+static void phase9(void)
+{
+	nodes_stop();
+	static char tcp[128];
+	const char *why = split_setup(tcp, sizeof tcp);
+	if (why) {
+		ct_diag("network split: %s", why);
+		skip_n(3, fmt("a real network split: %s", why));
+		split_teardown();
+		if (!oracle)
+			oracle = PQconnectdb(conn);
+		return;
+	}
+	int up = 0, cut = SPLIT_NODES - 1;
+	for (int i = 0; i < cut; i++)
+		up += node_start(i, fmt("x%d", i), "cpu", "0") == 0;
+	static char nspath[64];
+	snprintf(nspath, sizeof nspath, "/run/netns/%s", ns_name);
+	child_netns = nspath;
+	node_conn = tcp;
+	up += node_start(cut, "xcut", "cpu", "0") == 0;
+	child_netns = NULL;
+	node_conn = NULL;
+	ct_diag("network split: %d members up, member %" PRId64 " in namespace %s reaching %s", up, node_id[cut], ns_name,
+		tcp);
+	if (up == SPLIT_NODES)
+		phase9_run(cut);
+	else
+		skip_n(3, "the members did not start");
+	nodes_stop();
+	split_teardown();
+}
+
 /* cuzkctl --fleet cancel, with no node up to claim the job. */
 static void ctl_cancel(void)
 {
@@ -708,14 +1017,17 @@ static void ctl_cancel(void)
 	      "cuzkctl --fleet URL cancel: the job cancelled in the table, await says so (exit 1), a second cancel is refused");
 }
 
-/* CZ_FLEET_BENCH=1: throughput with 1, 2 and 3 null nodes (2 consumers,
- * 100 ms a partition on one device: 10 partitions/s a node at best), 20 jobs x 4
- * partitions submitted through node 0, makespan from the first submit to
- * the last await (docs/BENCHMARKS.md "Fleet: the daemon"); diagnostics
- * only, no test points. */
+/* CZ_FLEET_BENCH=1: throughput with 1, 2, ... CZ_FLEET_BENCH_NODES (default 3,
+ * at most NODES_MAX) null nodes (2 consumers, 100 ms a partition on one
+ * device: 10 partitions/s a node at best), 20 jobs x 4 partitions submitted
+ * through node 0, makespan from the first submit to the last await, and the
+ * load average at the end of each row (docs/BENCHMARKS.md "Fleet: the
+ * daemon"); diagnostics only, no test points. */
 static void bench(void)
 {
-	for (int k = 1; k <= NODES; k++) {
+	int most = getenv("CZ_FLEET_BENCH_NODES") ? atoi(getenv("CZ_FLEET_BENCH_NODES")) : NODES;
+	most = most < 1 ? 1 : most > NODES_MAX ? NODES_MAX : most;
+	for (int k = 1; k <= most; k++) {
 		int up = 0;
 		for (int i = 0; i < k; i++)
 			up += node_start(i, fmt("b%d%d", k, i), "null", "100") == 0;
@@ -736,9 +1048,12 @@ static void bench(void)
 			claim += idle_ms(&nd[i], "claim latency");
 			nothing += idle_ms(&nd[i], "nothing submitted");
 		}
+		double load[3] = { -1, -1, -1 };
+		getloadavg(load, 3);
 		ct_diag("bench: %d node(s): %d/%d jobs done, 80 partitions in %.2f s = %.1f partitions/s (ideal %d); "
-			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms",
-			k, done, sub, s, 80 / s, 10 * k, empty, claim, nothing);
+			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms; "
+			"load average %.2f %.2f %.2f",
+			k, done, sub, s, 80 / s, 10 * k, empty, claim, nothing, load[0], load[1], load[2]);
 		json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
 		if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
 			ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
@@ -754,7 +1069,7 @@ int main(int argc, char **argv)
 	struct cz_groth16_key key;
 	char err[256];
 
-	ct_plan(37);
+	ct_plan(43);
 	if (e2e_begin(argv[0], "e2e_fleet"))
 		return ct_exit();
 	if (!mkdtemp(dir)) {
@@ -762,7 +1077,7 @@ int main(int argc, char **argv)
 		return ct_exit();
 	}
 	if (pg_start(&pg) || pg_createdb(&pg, "fleet", conn, sizeof conn)) {
-		skip_n(34, pg.why[0] ? pg.why : "no PostgreSQL");
+		skip_n(40, pg.why[0] ? pg.why : "no PostgreSQL");
 		return ct_exit();
 	}
 	oracle = PQconnectdb(conn);
@@ -789,6 +1104,9 @@ int main(int argc, char **argv)
 	phase4();
 	phase5();
 	phase6();
+	phase7();
+	phase8();
+	phase9();
 	nodes_stop();
 	ctl_cancel();
 	PQfinish(oracle);
