@@ -534,6 +534,11 @@ json_object *cz_req_submit(struct cz_engine *e, json_object *req, int *fds, int 
  * off the caller's path; the local journal is a cache).  A crash loses
  * nothing the lease does not bring back. */
 json_object *cz_req_submit_cached(struct cz_engine *e, json_object *req, int *fds, int nfds, long owner);
+/* A submit's "inputs" (docs/protocol.md), a local or a fleet member's: an
+ * integer k marks passed descriptor k an input (fd_inp[k], nfds <=
+ * CZ_CTL_MAX_FDS entries; one named twice is refused); an object is an
+ * input inline, counted in *ninline.  NULL, or the error response. */
+json_object *cz_req_inputs_parse(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline);
 json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 json_object *cz_req_cancel(struct cz_engine *e, json_object *req);
 json_object *cz_req_deliver(json_object *r, int fd, struct cz_ctl_peer *peer);  /* await's passed fd */

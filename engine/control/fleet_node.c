@@ -812,31 +812,6 @@ static json_object *payload_take(int fd, const char *path, uint32_t i, struct cz
 	return NULL;
 }
 
-/* The request's "inputs" (docs/protocol.md, as a local submit's): an
- * integer k marks passed descriptor k an input; an object is an input
- * inline (counted in *ninline, taken by inputs_inline_take). */
-static json_object *inputs_mark(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
-{
-	json_object *a;
-	if (!json_object_object_get_ex(req, "inputs", &a))
-		return NULL;
-	if (!json_object_is_type(a, json_type_array))
-		return cz_ctl_err("\"inputs\" must be an array of inputs (objects) and passed-descriptor indices (numbers)");
-	for (size_t k = 0; k < json_object_array_length(a); k++) {
-		json_object *v = json_object_array_get_idx(a, k);
-		if (json_object_is_type(v, json_type_object)) {
-			(*ninline)++;
-			continue;
-		}
-		int64_t i = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
-		if (i < 0 || i >= nfds || i >= CZ_ENGINE_MAX_PARTS)
-			return cz_ctl_err("inputs[%zu]: neither an input (an object) nor the index of a passed descriptor "
-					  "(0 to %d)", k, nfds - 1);
-		fd_inp[i] = true;
-	}
-	return NULL;
-}
-
 /* The inline inputs, after the witnesses: each one partition whose payload
  * is its JSON text (an input is small: always in the database). */
 static json_object *inputs_inline_take(json_object *req, struct cz_fleet_payload *parts, uint32_t *np)
@@ -889,9 +864,9 @@ json_object *cz_fnode_submit(struct cz_engine *e, json_object *req, int *fds, in
 		r = cz_ctl_err("\"witnesses\" must be an array of paths, and not combined with passed descriptors");
 		goto out;
 	}
-	bool fd_inp[CZ_ENGINE_MAX_PARTS] = { 0 };
+	bool fd_inp[CZ_CTL_MAX_FDS] = { 0 };
 	uint32_t ninline = 0;
-	if ((r = inputs_mark(req, nfds, fd_inp, &ninline)))
+	if ((r = cz_req_inputs_parse(req, nfds, fd_inp, &ninline)))
 		goto out;
 	size_t count = have_paths ? json_object_array_length(paths) : (size_t)nfds;
 	if (count + ninline == 0 || count + ninline > CZ_ENGINE_MAX_PARTS) {
@@ -961,26 +936,9 @@ static json_object *proofs_write(struct cz_fnode *n, struct cz_fleet *f, const c
 	snprintf(dir, cap, "%s/%s", n->out_dir, id);
 	if (mkdir_p(dir))
 		return cz_ctl_err("job %s: cannot make %s: %s", id, dir, strerror(errno));
-	for (uint32_t k = 0; k < st->nparts; k++) {
-		void *buf = NULL;
-		size_t len = 0;
-		struct cz_key key = { .prio = st->prio, .seq = st->seq, .part = k };
-		if (cz_fleet_proof(f, key, &buf, &len))
-			return cz_ctl_err("job %s: partition %u's proof: %s", id, k, cz_fleet_error(f));
-		json_tokener *tok = json_tokener_new();
-		json_object *o = tok && len <= INT32_MAX ? json_tokener_parse_ex(tok, buf, (int)len) : NULL, *pr, *pub;
-		json_tokener_free(tok);
-		free(buf);
-		char p[PATH_MAX + 128], q[PATH_MAX + 128];
-		snprintf(p, sizeof p, "%s/%u.proof.json", dir, k);
-		snprintf(q, sizeof q, "%s/%u.public.json", dir, k);
-		bool ok = o && json_object_object_get_ex(o, "proof", &pr) && json_object_object_get_ex(o, "public", &pub) &&
-			  !json_object_to_file_ext(p, pr, JSON_C_TO_STRING_PRETTY) &&
-			  !json_object_to_file_ext(q, pub, JSON_C_TO_STRING_PRETTY);
-		json_object_put(o);
-		if (!ok)
-			return cz_ctl_err("job %s: partition %u's proof cannot be written to %s", id, k, dir);
-	}
+	char why[PATH_MAX + 256];
+	if (cz_fleet_proofs_write(f, st, dir, why, sizeof why))
+		return cz_ctl_err("job %s: %s", id, why);
 	return NULL;
 }
 

@@ -305,7 +305,7 @@ static json_object *submit_parse(struct submit *s, json_object *req)
 /* The request's "inputs" (docs/protocol.md): an integer k says passed
  * descriptor k is an input, not a witness (fd_inp[k]); an object is an
  * input inline (*ninline counts them; inputs_inline spools them). */
-static json_object *inputs_parse(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
+json_object *cz_req_inputs_parse(json_object *req, int nfds, bool *fd_inp, uint32_t *ninline)
 {
 	json_object *a;
 	if (!json_object_object_get_ex(req, "inputs", &a))
@@ -381,7 +381,7 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 		return NULL;
 	bool fd_inp[CZ_CTL_MAX_FDS] = { 0 };
 	uint32_t ninline = 0;
-	json_object *r = inputs_parse(req, nfds, fd_inp, &ninline);
+	json_object *r = cz_req_inputs_parse(req, nfds, fd_inp, &ninline);
 	if (!r)
 		r = witnesses_open(req, fds, nfds, s->wfd, s->size, s->path, &s->n, ninline);
 	if (r)

@@ -248,6 +248,12 @@ int cz_fleet_fail(struct cz_fleet *f, struct cz_key key, const char *why);
 /* A proof recorded for key: 0 and *buf (malloc), *len. */
 int cz_fleet_proof(struct cz_fleet *f, struct cz_key key, void **buf, size_t *len);
 
+/* engine/fleet/proofs.c: a done job's proofs into dir (which exists) as
+ * K.proof.json and K.public.json, a local job's layout.  0, or a negative
+ * errno with the partition and the reason in err. */
+int cz_fleet_proofs_write(struct cz_fleet *f, const struct cz_fleet_status *st, const char *dir, char *err,
+			  size_t cap);
+
 /* A job's seq by its id. */
 int cz_fleet_find(struct cz_fleet *f, const char *id, uint64_t *seq);
 int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st);

@@ -218,29 +218,10 @@ static int proofs_write(struct cz_fleet *f, const struct cz_fleet_status *st, co
 		fprintf(stderr, "cuzkctl await: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	for (uint32_t k = 0; k < st->nparts; k++) {
-		void *buf = NULL;
-		size_t len = 0;
-		struct cz_key key = { .prio = st->prio, .seq = st->seq, .part = k };
-		if (cz_fleet_proof(f, key, &buf, &len)) {
-			fprintf(stderr, "cuzkctl await: partition %u's proof: %s\n", k, cz_fleet_error(f));
-			return -1;
-		}
-		json_tokener *tok = json_tokener_new();
-		json_object *o = tok && len <= INT32_MAX ? json_tokener_parse_ex(tok, buf, (int)len) : NULL, *pr, *pub;
-		json_tokener_free(tok);
-		free(buf);
-		char p[PATH_MAX + 32], q[PATH_MAX + 32];
-		snprintf(p, sizeof p, "%s/%u.proof.json", dir, k);
-		snprintf(q, sizeof q, "%s/%u.public.json", dir, k);
-		bool ok = o && json_object_object_get_ex(o, "proof", &pr) && json_object_object_get_ex(o, "public", &pub) &&
-			  !json_object_to_file_ext(p, pr, JSON_C_TO_STRING_PRETTY) &&
-			  !json_object_to_file_ext(q, pub, JSON_C_TO_STRING_PRETTY);
-		json_object_put(o);
-		if (!ok) {
-			fprintf(stderr, "cuzkctl await: partition %u's proof cannot be written to %s\n", k, dir);
-			return -1;
-		}
+	char why[PATH_MAX + 256];
+	if (cz_fleet_proofs_write(f, st, dir, why, sizeof why)) {
+		fprintf(stderr, "cuzkctl await: %s\n", why);
+		return -1;
 	}
 	return 0;
 }
