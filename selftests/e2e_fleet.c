@@ -1019,7 +1019,8 @@ static void ctl_cancel(void)
 
 /* CZ_FLEET_BENCH=1: throughput with 1, 2, ... CZ_FLEET_BENCH_NODES (default 3,
  * at most NODES_MAX) null nodes (2 consumers, 100 ms a partition on one
- * device: 10 partitions/s a node at best), 20 jobs x 4 partitions submitted
+ * device: 10 partitions/s a node at best), CZ_FLEET_BENCH_JOBS (default 20,
+ * at most 200) jobs x 4 partitions submitted
  * through node 0, makespan from the first submit to the last await, and the
  * load average at the end of each row (docs/BENCHMARKS.md "Fleet: the
  * daemon"); diagnostics only, no test points. */
@@ -1027,6 +1028,8 @@ static void bench(void)
 {
 	int most = getenv("CZ_FLEET_BENCH_NODES") ? atoi(getenv("CZ_FLEET_BENCH_NODES")) : NODES;
 	most = most < 1 ? 1 : most > NODES_MAX ? NODES_MAX : most;
+	int nj = getenv("CZ_FLEET_BENCH_JOBS") ? atoi(getenv("CZ_FLEET_BENCH_JOBS")) : 20;
+	nj = nj < 1 ? 1 : nj > 200 ? 200 : nj;
 	for (int k = 1; k <= most; k++) {
 		int up = 0;
 		for (int i = 0; i < k; i++)
@@ -1039,8 +1042,8 @@ static void bench(void)
 		char tag[16];
 		snprintf(tag, sizeof tag, "b%d", k);
 		int64_t t0 = mono();
-		int sub = submit_batch(tag, 20, 4);
-		int done = await_batch(&nd[0], tag, 20);
+		int sub = submit_batch(tag, nj, 4);
+		int done = await_batch(&nd[0], tag, nj);
 		double s = (double)(mono() - t0) / 1e9;
 		double empty = 0, claim = 0, nothing = 0;
 		for (int i = 0; i < k; i++) {
@@ -1050,10 +1053,10 @@ static void bench(void)
 		}
 		double load[3] = { -1, -1, -1 };
 		getloadavg(load, 3);
-		ct_diag("bench: %d node(s): %d/%d jobs done, 80 partitions in %.2f s = %.1f partitions/s (ideal %d); "
+		ct_diag("bench: %d node(s): %d/%d jobs done, %d partitions in %.2f s = %.1f partitions/s (ideal %d); "
 			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms; "
 			"load average %.2f %.2f %.2f",
-			k, done, sub, s, 80 / s, 10 * k, empty, claim, nothing, load[0], load[1], load[2]);
+			k, done, sub, 4 * nj, s, 4 * nj / s, 10 * k, empty, claim, nothing, load[0], load[1], load[2]);
 		json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
 		if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
 			ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
