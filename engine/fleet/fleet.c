@@ -112,7 +112,10 @@
  *   the job); submit 1 (the job and its rows from arrays, while its
  *   inline inputs total <= 16 MiB; else 3 + nparts: BEGIN, job, a row a
  *   partition, COMMIT); status 1; cancel 2; the node list 1; the queue by
- *   priority 1.
+ *   priority 1; open, with opts.notify AUTO, 3 more once (the probe:
+ *   pg_notify, LISTEN, UNLISTEN).  With notifications off the waiters'
+ *   polls are the cost instead: a daemon's idle claim thread claims every
+ *   25 ms (engine/control/fleet_node.c).
  *
  * FAILURE MODES
  *   Database unreachable: calls return -ENOTCONN within timeout_ms; held
