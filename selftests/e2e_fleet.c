@@ -1025,53 +1025,66 @@ static void ctl_cancel(void)
 	      "cuzkctl --fleet URL cancel: the job cancelled in the table, await says so (exit 1), a second cancel is refused");
 }
 
+/* One row: k null nodes (with --fleet-notify notify, NULL the default);
+ * -1 when they did not all start. */
+static int bench_row(int k, int nj, const char *notify)
+{
+	int up = 0;
+	node_notify = notify;
+	for (int i = 0; i < k; i++)
+		up += node_start(i, fmt("b%d%d%s", k, i, notify ? notify : ""), "null", "100") == 0;
+	node_notify = NULL;
+	if (up != k) {
+		ct_diag("bench: %d of %d nodes started", up, k);
+		nodes_stop();
+		return -1;
+	}
+	char tag[16];
+	snprintf(tag, sizeof tag, "b%d%s", k, notify ? notify : "");
+	int64_t t0 = mono();
+	int sub = submit_batch(tag, nj, 4);
+	int done = await_batch(&nd[0], tag, nj);
+	double s = (double)(mono() - t0) / 1e9;
+	double empty = 0, claim = 0, nothing = 0;
+	for (int i = 0; i < k; i++) {
+		empty += idle_ms(&nd[i], "no claimable work");
+		claim += idle_ms(&nd[i], "claim latency");
+		nothing += idle_ms(&nd[i], "nothing submitted");
+	}
+	double load[3] = { -1, -1, -1 };
+	getloadavg(load, 3);
+	ct_diag("bench: %d node(s)%s: %d/%d jobs done, %d partitions in %.2f s = %.1f partitions/s (ideal %d); "
+		"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms; "
+		"load average %.2f %.2f %.2f",
+		k, notify ? " --fleet-notify off" : "", done, sub, 4 * nj, s, 4 * nj / s, 10 * k, empty, claim, nothing,
+		load[0], load[1], load[2]);
+	json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
+	if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
+		ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
+			json_object_array_get_idx(devs, 0), "since_start")));
+	json_object_put(r);
+	nodes_stop();
+	return 0;
+}
+
 /* CZ_FLEET_BENCH=1: throughput with 1, 2, ... CZ_FLEET_BENCH_NODES (default 3,
  * at most NODES_MAX) null nodes (2 consumers, 100 ms a partition on one
  * device: 10 partitions/s a node at best), CZ_FLEET_BENCH_JOBS (default 20,
- * at most 200) jobs x 4 partitions submitted
- * through node 0, makespan from the first submit to the last await, and the
- * load average at the end of each row (docs/BENCHMARKS.md "Fleet: the
- * daemon"); diagnostics only, no test points. */
+ * at most 200) jobs x 4 partitions submitted through node 0, makespan from
+ * the first submit to the last await, and the load average at the end of
+ * each row (docs/BENCHMARKS.md "Fleet: the daemon"); CZ_FLEET_BENCH_NOTIFY=ab
+ * follows each row with the same nodes under --fleet-notify off (A/B, one
+ * after the other under the same load).  Diagnostics only, no test points. */
 static void bench(void)
 {
 	int most = getenv("CZ_FLEET_BENCH_NODES") ? atoi(getenv("CZ_FLEET_BENCH_NODES")) : NODES;
 	most = most < 1 ? 1 : most > NODES_MAX ? NODES_MAX : most;
 	int nj = getenv("CZ_FLEET_BENCH_JOBS") ? atoi(getenv("CZ_FLEET_BENCH_JOBS")) : 20;
 	nj = nj < 1 ? 1 : nj > 200 ? 200 : nj;
-	for (int k = 1; k <= most; k++) {
-		int up = 0;
-		for (int i = 0; i < k; i++)
-			up += node_start(i, fmt("b%d%d", k, i), "null", "100") == 0;
-		if (up != k) {
-			ct_diag("bench: %d of %d nodes started", up, k);
-			nodes_stop();
+	bool ab = getenv("CZ_FLEET_BENCH_NOTIFY") && !strcmp(getenv("CZ_FLEET_BENCH_NOTIFY"), "ab");
+	for (int k = 1; k <= most; k++)
+		if (bench_row(k, nj, NULL) || (ab && bench_row(k, nj, "off")))
 			return;
-		}
-		char tag[16];
-		snprintf(tag, sizeof tag, "b%d", k);
-		int64_t t0 = mono();
-		int sub = submit_batch(tag, nj, 4);
-		int done = await_batch(&nd[0], tag, nj);
-		double s = (double)(mono() - t0) / 1e9;
-		double empty = 0, claim = 0, nothing = 0;
-		for (int i = 0; i < k; i++) {
-			empty += idle_ms(&nd[i], "no claimable work");
-			claim += idle_ms(&nd[i], "claim latency");
-			nothing += idle_ms(&nd[i], "nothing submitted");
-		}
-		double load[3] = { -1, -1, -1 };
-		getloadavg(load, 3);
-		ct_diag("bench: %d node(s): %d/%d jobs done, %d partitions in %.2f s = %.1f partitions/s (ideal %d); "
-			"idle summed over nodes since start: no claimable work %.0f ms, claim latency %.0f ms, nothing submitted %.0f ms; "
-			"load average %.2f %.2f %.2f",
-			k, done, sub, 4 * nj, s, 4 * nj / s, 10 * k, empty, claim, nothing, load[0], load[1], load[2]);
-		json_object *r = daemon_req(&nd[0], "{\"op\":\"status\"}", NULL, 0), *devs;
-		if (json_object_object_get_ex(r, "devices", &devs) && json_object_array_length(devs) > 0)
-			ct_diag("bench: node 0's device since start: %s", json_object_to_json_string(json_object_object_get(
-				json_object_array_get_idx(devs, 0), "since_start")));
-		json_object_put(r);
-		nodes_stop();
-	}
 }
 
 int main(int argc, char **argv)
