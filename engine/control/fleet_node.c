@@ -29,7 +29,10 @@
  *   submit, a requeue, reaped leases anywhere in the fleet) and on an
  *   eventfd the journal's commit hook writes (a local job's end became
  *   durable), with a bounded fallback (CZ_FNODE_POLL_MS while it holds
- *   work, CZ_FNODE_IDLE_MS while not); awake, it looks at the local jobs
+ *   work, CZ_FNODE_IDLE_MS while not; without notifications -- --fleet-notify
+ *   off, or auto on a database that refused the first handle's probe, whose
+ *   answer every later handle takes -- it polls, CZ_FNODE_POLL_MS_NOLISTEN
+ *   and CZ_FNODE_IDLE_MS_NOLISTEN); awake, it looks at the local jobs
  *   it feeds (a zero-timeout await), finishes or fails those that ended,
  *   then claims for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
  *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
