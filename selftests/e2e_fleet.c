@@ -939,8 +939,8 @@ static void phase9_run(int cut)
 							       "node = %" PRId64, node_id[cut])) > 0); k++)
 			usleep(5000);
 		sh_ok(fmt("ip link set %s down", ns_host));     /* the split */
-		ask(fmt("DROP TABLE IF EXISTS split; CREATE TEMP TABLE split AS SELECT seq, part FROM cz_fleet_part "
-			"WHERE state = 1 AND node = %" PRId64 "; SELECT 1", node_id[cut]));
+		ask(fmt("%sCREATE TEMP TABLE split AS SELECT seq, part FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64
+			"; SELECT 1", tries ? "DROP TABLE split; " : "", node_id[cut]));
 		nsplit = ask("SELECT count(*) FROM split");
 	}
 	usleep(300 * 1000);
