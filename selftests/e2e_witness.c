@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NPOINTS 41
+#define NPOINTS 44
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -373,15 +373,18 @@ int main(void)
 		ct_ok(rc == 0, "a minimal circom-shaped module runs (exit %d: %.200s)", rc, out);
 	}
 
-	/* ---- two threads ---- */
-	{
+	/* ---- two threads; then again with keep_probe, where the first
+	 * instance is the load's probed one (its first run without a reset)
+	 * and the second a new one: taken twice, both threads would share it ---- */
+	for (int keep = 0; keep < 2; keep++) {
 		char err[512];
-		struct cz_witness_opts o = { .cache_dir = cache };
+		struct cz_witness_opts o = { .cache_dir = cache, .keep_probe = keep };
 		struct cz_witness_prog *p = cz_witness_prog_load(fl, &o, err, sizeof(err));
 		size_t n = 0;
 		uint8_t *want = read_bin(P("fail_bn128_snarkjs.wtns"), &n);
 		ct_ok(p && want && cz_witness_prog_nvars(p) * 32 + 76 == n,
-		      "the library loads the fail circuit (%u values)", p ? cz_witness_prog_nvars(p) : 0);
+		      "the library loads the fail circuit (%u values)%s",
+		      p ? cz_witness_prog_nvars(p) : 0, keep ? ", keeping the probe's instance" : "");
 		if (p && want) {
 			struct worker w[2] = { { p, want + 76, n - 76, 0, 0, 0 },
 					       { p, want + 76, n - 76, 0, 0, 0 } };
@@ -394,8 +397,8 @@ int main(void)
 			      !w[0].wrong && !w[1].wrong,
 			      "two threads, one instance each, 30 runs each: traps and failed "
 			      "asserts in both at once, and every good witness = snarkjs's (%d+%d good, "
-			      "%d+%d errors, %d+%d wrong)", w[0].good, w[1].good, w[0].traps, w[1].traps,
-			      w[0].wrong, w[1].wrong);
+			      "%d+%d errors, %d+%d wrong)%s", w[0].good, w[1].good, w[0].traps, w[1].traps,
+			      w[0].wrong, w[1].wrong, keep ? ", one of them the probe's instance" : "");
 			struct cz_witness_inst *in = cz_witness_inst_create(p, err, sizeof(err));
 			uint8_t *buf = malloc(n);
 			int rc = in ? cz_witness_calc(in, "{}", 2, buf, 10, 0, err, sizeof(err)) : 0;

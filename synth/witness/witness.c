@@ -14,7 +14,10 @@
  * exports (a missing one is named), runs one throw-away instance to read the
  * field (getFieldNumLen32, getRawPrime, or circom 0.5's getFrLen,
  * getPRawPrime: BN254's or BLS12-381's r, else an
- * error naming the prime) and the witness size, and is then read-only.  An
+ * error naming the prime) and the witness size, and is then read-only
+ * (but for keep_probe: a one-shot caller's first cz_witness_inst_create
+ * takes that instance, probed exactly as snarkjs probes its own before the
+ * first witness, instead of instantiating again).  An
  * instance is instantiated once; after each run it is reset to the state
  * instantiate left (the module's bytes and the memory's initial image copied
  * back, pages the run grew discarded and made PROT_NONE again), so a run
@@ -65,6 +68,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -523,6 +527,7 @@ void cz_witness_prog_free(struct cz_witness_prog *p)
 {
 	if (!p)
 		return;
+	cz_witness_inst_free(atomic_exchange(&p->spare, NULL));
 	if (p->dl)
 		dlclose(p->dl);
 	free(p);
@@ -608,7 +613,8 @@ static int bind_exports(struct cz_witness_prog *p, const char *path, char *err, 
 
 /* The glue's init, then a probe run that reads the field: its prime picks
  * the curve. */
-static int probe_field(struct cz_witness_prog *p, const char *path, char *err, size_t cap)
+static int probe_field(struct cz_witness_prog *p, const char *path, int keep, char *err,
+		       size_t cap)
 {
 	char e2[1024];
 
@@ -627,7 +633,11 @@ static int probe_field(struct cz_witness_prog *p, const char *path, char *err, s
 	int t = cz_wrt_run(in, probe_run, 10000);
 	int rc = in->rc;
 	p->mem_bytes = in->mem->size;
-	cz_witness_inst_free(in);
+	if (keep && !t && !rc) {
+		in->err = NULL;         /* e2 is gone: inst_create points it at its caller's */
+		atomic_store(&p->spare, in);
+	} else
+		cz_witness_inst_free(in);
 	if (t || rc) {
 		errf(err, cap, "%s: reading the field: %s", path,
 		     t ? cz_wrt_trap_name(t) : p->version == 1 ? "getFrLen is not 12..72 bytes or "
@@ -690,7 +700,8 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 	}
 	if (prebuilt)
 		snprintf(p->sha, sizeof(p->sha), "%s", p->g->sha256);
-	if (bind_exports(p, path, err, cap) || probe_field(p, path, err, cap)) {
+	if (bind_exports(p, path, err, cap) ||
+	    probe_field(p, path, o ? o->keep_probe : 0, err, cap)) {
 		cz_witness_prog_free(p);
 		return NULL;
 	}
@@ -752,7 +763,15 @@ static size_t image_size(const struct cz_witness_inst *in)
 struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, char *err,
 					       size_t cap)
 {
-	struct cz_witness_inst *in = calloc(1, sizeof(*in));
+	/* keep_probe's instance, once: the prog is otherwise read-only (malloc'd,
+	 * so writing its one atomic member through the const view is defined) */
+	struct cz_witness_inst *in = atomic_exchange(&((struct cz_witness_prog *)p)->spare, NULL);
+	if (in) {
+		in->err = err;
+		in->cap = cap;
+		return in;
+	}
+	in = calloc(1, sizeof(*in));
 	if (!in) {
 		errf(err, cap, "witness: out of memory");
 		return NULL;

@@ -97,6 +97,7 @@ struct cz_witness_prog {
 	uint32_t prime[16];                    /* little-endian words */
 	uint64_t mem_bytes;                    /* an instance's wasm memory, as instantiated */
 	FILE *log;
+	struct cz_witness_inst *_Atomic spare; /* keep_probe: the probe's instance, until taken */
 	char lib[4096];
 	char sha[65];
 };

@@ -235,7 +235,7 @@ PROVE_FN(prove_bn254, cz_bn254_groth16, cz_bn254_, cz_bn254_fr, cz_bn254_synth_a
 int cz_cmd_prove(int argc, char **argv)
 {
 	const char *pos[4];
-	struct prove_args a = { .wopts = { .progress = stderr, .log = stderr } };
+	struct prove_args a = { .wopts = { .progress = stderr, .log = stderr, .keep_probe = 1 } };
 	uint64_t threads = 0;
 	int npos = 0;
 
