@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NPOINTS 44
+#define NPOINTS 45
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -314,6 +314,20 @@ int main(void)
 			 P("y.json"), "--witness-cache", cache);
 		ct_ok(rc == 1 && strstr(out, "5 values given") && access(P("x.json"), F_OK) != 0,
 		      "prove: a bad input exits 1 with the witness's error, no proof (%.160s)", out);
+		/* the key fails to load while the witness is computed beside it */
+		size_t zn = 0;
+		uint8_t *zb = read_bin(zk, &zn);
+		FILE *hf = zb ? fopen(P("half.zkey"), "wb") : NULL;
+		if (hf) {
+			fwrite(zb, 1, zn / 2, hf);
+			fclose(hf);
+		}
+		free(zb);
+		rc = RUN(cuzk, "prove", P("half.zkey"), "--wasm", wasm("arith", "bn128"), "--input",
+			 P("arith_bn128.json"), P("x.json"), P("y.json"), "--witness-cache", cache);
+		ct_ok(rc == 1 && strstr(out, "truncated") && access(P("x.json"), F_OK) != 0,
+		      "prove: a key cut in half fails its load while the witness runs: exit 1, "
+		      "the key's error, no proof (%.160s)", out);
 	}
 
 	/* ---- bad input ---- */
