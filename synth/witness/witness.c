@@ -17,7 +17,8 @@
  * error naming the prime) and the witness size, and is then read-only
  * (but for keep_probe: a one-shot caller's first cz_witness_inst_create
  * takes that instance, probed exactly as snarkjs probes its own before the
- * first witness, instead of instantiating again).  An
+ * first witness, instead of instantiating again; it keeps no reset image,
+ * so it runs one witness and refuses a second).  An
  * instance is instantiated once; after each run it is reset to the state
  * instantiate left (the module's bytes and the memory's initial image copied
  * back, pages the run grew discarded and made PROT_NONE again), so a run
@@ -611,6 +612,9 @@ static int bind_exports(struct cz_witness_prog *p, const char *path, char *err, 
 	return 0;
 }
 
+static struct cz_witness_inst *inst_new(const struct cz_witness_prog *p, int image, char *err,
+					size_t cap);
+
 /* The glue's init, then a probe run that reads the field: its prime picks
  * the curve. */
 static int probe_field(struct cz_witness_prog *p, const char *path, int keep, char *err,
@@ -623,7 +627,7 @@ static int probe_field(struct cz_witness_prog *p, const char *path, int keep, ch
 	p->g->init(&host_table);
 	pthread_mutex_unlock(&init_lock);
 
-	struct cz_witness_inst *in = cz_witness_inst_create(p, e2, sizeof(e2));
+	struct cz_witness_inst *in = inst_new(p, !keep, e2, sizeof(e2));
 	if (!in) {
 		errf(err, cap, "%s: %s", path, e2);
 		return -1;
@@ -732,7 +736,7 @@ void cz_witness_inst_free(struct cz_witness_inst *in)
 	if (!in)
 		return;
 	/* the module's tables are the glue's heap; its memory is our mapping */
-	if (in->mod && in->snap)
+	if (in->mod && in->live)
 		in->p->g->release(in->mod);
 	free(in->mod);
 	free(in->snap);
@@ -771,7 +775,16 @@ struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, 
 		in->cap = cap;
 		return in;
 	}
-	in = calloc(1, sizeof(*in));
+	return inst_new(p, 1, err, cap);
+}
+
+/* An instance, instantiated; with image, the memory's image and the module's
+ * bytes kept for inst_reset, else (keep_probe's: one run) neither: 8 MB of
+ * copy and ~2,000 page faults of a one-shot SHA-256 witness saved. */
+static struct cz_witness_inst *inst_new(const struct cz_witness_prog *p, int image, char *err,
+					size_t cap)
+{
+	struct cz_witness_inst *in = calloc(1, sizeof(*in));
 	if (!in) {
 		errf(err, cap, "witness: out of memory");
 		return NULL;
@@ -795,12 +808,18 @@ struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, 
 		errf(err, cap, "witness: instantiating the circuit: %s", cz_wrt_trap_name(t));
 		goto fail;
 	}
+	in->live = 1;
 	in->mem = p->g->memory(in->mod);
 	if (!in->mem) {
 		errf(err, cap, "witness: the circuit has no memory");
 		goto fail;
 	}
 	in->mem_size0 = in->mem->size;
+	in->fresh = 1;
+	if (!image) {
+		in->once = 1;
+		return in;
+	}
 	in->img_size = image_size(in);
 	in->snap = malloc(p->g->inst_size);
 	in->img = malloc(in->img_size ? in->img_size : 1);
@@ -1287,6 +1306,11 @@ int cz_witness_calc(struct cz_witness_inst *in, const char *json, size_t len, ui
 	if (cz_wj_kind(root, json + len) != CZ_WJ_OBJ) {
 		errf(err, cap, "input JSON: the top level is %s, not an object of signal names",
 		     cz_wj_kind_name(cz_wj_kind(root, json + len)));
+		return -1;
+	}
+	if (!in->fresh && in->once) {
+		errf(err, cap, "witness: this instance ran its one witness (keep_probe's: it keeps "
+			       "no image to reset to)");
 		return -1;
 	}
 	if (!in->fresh)

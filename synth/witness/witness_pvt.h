@@ -115,6 +115,8 @@ struct cz_witness_inst {
 	size_t img_size;                       /* the image's bytes (up to its last non-zero page) */
 	size_t mem_size0;                      /* the memory's size right after instantiate */
 	int fresh;                             /* instantiated, not yet run */
+	int live;                              /* instantiated: release() on free */
+	int once;                              /* no image (keep_probe's): one run only */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
 	size_t stk_size, guard_size, sig_size;
