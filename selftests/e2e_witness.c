@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NPOINTS 41
+#define NPOINTS 45
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -188,6 +188,50 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* keep_probe: the first instance is the load's probed one, run once without
+ * a reset and then refusing; the second a new one (taken twice, the two would
+ * be the same), which resets between runs. */
+static void keep_probe(const char *fl)
+{
+	static const char ok_in[] = "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"7\"}";
+	static const char assert_in[] = "{\"x\": \"12\", \"depth\": \"5\", \"loops\": \"7\"}";
+	char err[512] = "";
+	struct cz_witness_opts o = { .cache_dir = cache, .keep_probe = 1 };
+	struct cz_witness_prog *p = cz_witness_prog_load(fl, &o, err, sizeof(err));
+	size_t n = 0;
+	uint8_t *want = read_bin(P("fail_bn128_snarkjs.wtns"), &n), *buf = malloc(n);
+	struct cz_witness_inst *a = p ? cz_witness_inst_create(p, err, sizeof(err)) : NULL;
+	struct cz_witness_inst *b = p ? cz_witness_inst_create(p, err, sizeof(err)) : NULL;
+	int ok = p && want && buf && a && b && a != b && n > 76;
+	if (!ok) {
+		ct_diag("%s", err);
+		for (int i = 0; i < 3; i++)
+			ct_ok(0, "keep_probe: the fail circuit loads, two instances");
+	} else {
+		n -= 76;
+		int r1 = cz_witness_calc(a, ok_in, strlen(ok_in), buf, n, 0, err, sizeof(err));
+		ct_ok(!r1 && !memcmp(buf, want + 76, n),
+		      "keep_probe: the probed instance's one witness = snarkjs's (%s)", err);
+		int r2 = cz_witness_calc(a, ok_in, strlen(ok_in), buf, n, 0, err, sizeof(err));
+		ct_ok(r2 && strstr(err, "ran its one witness"),
+		      "keep_probe: that instance refuses a second run (%s)", err);
+		int good = 0;
+		for (int i = 0; i < 6; i++) {
+			const char *s = i % 2 ? assert_in : ok_in;
+			int rc = cz_witness_calc(b, s, strlen(s), buf, n, 0, err, sizeof(err));
+			good += i % 2 ? rc && strstr(err, "assert failed") != NULL
+				      : !rc && !memcmp(buf, want + 76, n);
+		}
+		ct_ok(good == 6, "keep_probe: the next instance is a new one, reset between runs: "
+		      "6 runs, good and failing in turn, as snarkjs says (%d of 6)", good);
+	}
+	cz_witness_inst_free(a);
+	cz_witness_inst_free(b);
+	cz_witness_prog_free(p);
+	free(want);
+	free(buf);
+}
+
 int main(void)
 {
 	const char *b = getenv("B");
@@ -314,6 +358,20 @@ int main(void)
 			 P("y.json"), "--witness-cache", cache);
 		ct_ok(rc == 1 && strstr(out, "5 values given") && access(P("x.json"), F_OK) != 0,
 		      "prove: a bad input exits 1 with the witness's error, no proof (%.160s)", out);
+		/* the key fails to load while the witness is computed beside it */
+		size_t zn = 0;
+		uint8_t *zb = read_bin(zk, &zn);
+		FILE *hf = zb ? fopen(P("half.zkey"), "wb") : NULL;
+		if (hf) {
+			fwrite(zb, 1, zn / 2, hf);
+			fclose(hf);
+		}
+		free(zb);
+		rc = RUN(cuzk, "prove", P("half.zkey"), "--wasm", wasm("arith", "bn128"), "--input",
+			 P("arith_bn128.json"), P("x.json"), P("y.json"), "--witness-cache", cache);
+		ct_ok(rc == 1 && strstr(out, "truncated") && access(P("x.json"), F_OK) != 0,
+		      "prove: a key cut in half fails its load while the witness runs: exit 1, "
+		      "the key's error, no proof (%.160s)", out);
 	}
 
 	/* ---- bad input ---- */
@@ -410,6 +468,7 @@ int main(void)
 		free(want);
 		cz_witness_prog_free(p);
 	}
+	keep_probe(fl);
 	if (!getenv("CZ_KEEP"))
 		RUN("rm", "-rf", tmp);
 	return ct_exit();

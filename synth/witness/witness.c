@@ -14,7 +14,11 @@
  * exports (a missing one is named), runs one throw-away instance to read the
  * field (getFieldNumLen32, getRawPrime, or circom 0.5's getFrLen,
  * getPRawPrime: BN254's or BLS12-381's r, else an
- * error naming the prime) and the witness size, and is then read-only.  An
+ * error naming the prime) and the witness size, and is then read-only
+ * (but for keep_probe: a one-shot caller's first cz_witness_inst_create
+ * takes that instance, probed exactly as snarkjs probes its own before the
+ * first witness, instead of instantiating again; it keeps no reset image,
+ * so it runs one witness and refuses a second).  An
  * instance is instantiated once; after each run it is reset to the state
  * instantiate left (the module's bytes and the memory's initial image copied
  * back, pages the run grew discarded and made PROT_NONE again), so a run
@@ -65,6 +69,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -523,6 +528,7 @@ void cz_witness_prog_free(struct cz_witness_prog *p)
 {
 	if (!p)
 		return;
+	cz_witness_inst_free(atomic_exchange(&p->spare, NULL));
 	if (p->dl)
 		dlclose(p->dl);
 	free(p);
@@ -606,9 +612,13 @@ static int bind_exports(struct cz_witness_prog *p, const char *path, char *err, 
 	return 0;
 }
 
+static struct cz_witness_inst *inst_new(const struct cz_witness_prog *p, int image, char *err,
+					size_t cap);
+
 /* The glue's init, then a probe run that reads the field: its prime picks
  * the curve. */
-static int probe_field(struct cz_witness_prog *p, const char *path, char *err, size_t cap)
+static int probe_field(struct cz_witness_prog *p, const char *path, int keep, char *err,
+		       size_t cap)
 {
 	char e2[1024];
 
@@ -617,7 +627,7 @@ static int probe_field(struct cz_witness_prog *p, const char *path, char *err, s
 	p->g->init(&host_table);
 	pthread_mutex_unlock(&init_lock);
 
-	struct cz_witness_inst *in = cz_witness_inst_create(p, e2, sizeof(e2));
+	struct cz_witness_inst *in = inst_new(p, !keep, e2, sizeof(e2));
 	if (!in) {
 		errf(err, cap, "%s: %s", path, e2);
 		return -1;
@@ -627,7 +637,11 @@ static int probe_field(struct cz_witness_prog *p, const char *path, char *err, s
 	int t = cz_wrt_run(in, probe_run, 10000);
 	int rc = in->rc;
 	p->mem_bytes = in->mem->size;
-	cz_witness_inst_free(in);
+	if (keep && !t && !rc) {
+		in->err = NULL;         /* e2 is gone: inst_create points it at its caller's */
+		atomic_store(&p->spare, in);
+	} else
+		cz_witness_inst_free(in);
 	if (t || rc) {
 		errf(err, cap, "%s: reading the field: %s", path,
 		     t ? cz_wrt_trap_name(t) : p->version == 1 ? "getFrLen is not 12..72 bytes or "
@@ -690,7 +704,8 @@ struct cz_witness_prog *cz_witness_prog_load(const char *path, const struct cz_w
 	}
 	if (prebuilt)
 		snprintf(p->sha, sizeof(p->sha), "%s", p->g->sha256);
-	if (bind_exports(p, path, err, cap) || probe_field(p, path, err, cap)) {
+	if (bind_exports(p, path, err, cap) ||
+	    probe_field(p, path, o ? o->keep_probe : 0, err, cap)) {
 		cz_witness_prog_free(p);
 		return NULL;
 	}
@@ -721,7 +736,7 @@ void cz_witness_inst_free(struct cz_witness_inst *in)
 	if (!in)
 		return;
 	/* the module's tables are the glue's heap; its memory is our mapping */
-	if (in->mod && in->snap)
+	if (in->mod && in->live)
 		in->p->g->release(in->mod);
 	free(in->mod);
 	free(in->snap);
@@ -752,6 +767,23 @@ static size_t image_size(const struct cz_witness_inst *in)
 struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, char *err,
 					       size_t cap)
 {
+	/* keep_probe's instance, once: the prog is otherwise read-only (malloc'd,
+	 * so writing its one atomic member through the const view is defined) */
+	struct cz_witness_inst *in = atomic_exchange(&((struct cz_witness_prog *)p)->spare, NULL);
+	if (in) {
+		in->err = err;
+		in->cap = cap;
+		return in;
+	}
+	return inst_new(p, 1, err, cap);
+}
+
+/* An instance, instantiated; with image, the memory's image and the module's
+ * bytes kept for inst_reset, else (keep_probe's: one run) neither: 8 MB of
+ * copy and ~2,000 page faults of a one-shot SHA-256 witness saved. */
+static struct cz_witness_inst *inst_new(const struct cz_witness_prog *p, int image, char *err,
+					size_t cap)
+{
 	struct cz_witness_inst *in = calloc(1, sizeof(*in));
 	if (!in) {
 		errf(err, cap, "witness: out of memory");
@@ -776,12 +808,18 @@ struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, 
 		errf(err, cap, "witness: instantiating the circuit: %s", cz_wrt_trap_name(t));
 		goto fail;
 	}
+	in->live = 1;
 	in->mem = p->g->memory(in->mod);
 	if (!in->mem) {
 		errf(err, cap, "witness: the circuit has no memory");
 		goto fail;
 	}
 	in->mem_size0 = in->mem->size;
+	in->fresh = 1;
+	if (!image) {
+		in->once = 1;
+		return in;
+	}
 	in->img_size = image_size(in);
 	in->snap = malloc(p->g->inst_size);
 	in->img = malloc(in->img_size ? in->img_size : 1);
@@ -1268,6 +1306,11 @@ int cz_witness_calc(struct cz_witness_inst *in, const char *json, size_t len, ui
 	if (cz_wj_kind(root, json + len) != CZ_WJ_OBJ) {
 		errf(err, cap, "input JSON: the top level is %s, not an object of signal names",
 		     cz_wj_kind_name(cz_wj_kind(root, json + len)));
+		return -1;
+	}
+	if (!in->fresh && in->once) {
+		errf(err, cap, "witness: this instance ran its one witness (keep_probe's: it keeps "
+			       "no image to reset to)");
 		return -1;
 	}
 	if (!in->fresh)

@@ -51,6 +51,15 @@ struct cz_witness_opts {
 	void (*stage)(void *arg, const char *stage);
 	void *stage_arg;
 	struct cz_witness_build_report *report;   /* filled when not NULL */
+	/* Keep the instance the load probed the field on for the first
+	 * cz_witness_inst_create (instantiated, probed as snarkjs probes before
+	 * its first witness, not yet run): a one-shot caller (the CLI) then
+	 * instantiates once, not twice.  That instance keeps no image to reset
+	 * to (8 MB copied on SHA-256), so it computes one witness and refuses a
+	 * second; later cz_witness_inst_create calls give ordinary instances.
+	 * The daemon leaves it 0: an instance held by a loaded circuit would be
+	 * memory its budget does not see. */
+	int keep_probe;
 };
 
 /* Loads the witness program of PATH: a circom .wasm (built into the cache,

@@ -97,6 +97,7 @@ struct cz_witness_prog {
 	uint32_t prime[16];                    /* little-endian words */
 	uint64_t mem_bytes;                    /* an instance's wasm memory, as instantiated */
 	FILE *log;
+	struct cz_witness_inst *_Atomic spare; /* keep_probe: the probe's instance, until taken */
 	char lib[4096];
 	char sha[65];
 };
@@ -114,6 +115,8 @@ struct cz_witness_inst {
 	size_t img_size;                       /* the image's bytes (up to its last non-zero page) */
 	size_t mem_size0;                      /* the memory's size right after instantiate */
 	int fresh;                             /* instantiated, not yet run */
+	int live;                              /* instantiated: release() on free */
+	int once;                              /* no image (keep_probe's): one run only */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
 	size_t stk_size, guard_size, sig_size;

@@ -21,8 +21,9 @@
  *
  * `cuzk prove ZKEY --wasm CIRCUIT --input INPUT.json PROOF.json PUBLIC.json`
  * is snarkjs groth16 fullprove's job: the witness is computed here
- * (synth/witness/, the circuit's field checked against the key's curve),
- * then read and checked exactly as a WTNS file would be, and wiped after.
+ * (synth/witness/, the circuit's field checked against the key's curve) on
+ * a thread of its own while the key loads, then read and checked exactly as
+ * a WTNS file would be, and wiped after.
  */
 #define _GNU_SOURCE
 #include "tools/cuzk/cli.h"
@@ -38,6 +39,7 @@
 #include "zk/io/zkey.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -137,6 +139,56 @@ out:
 	return fd;
 }
 
+/* The witness is computed on a thread of its own while the key loads (they
+ * need nothing of each other: the curve is known from the key's header, the
+ * witness's size is checked against the key after both): the witness is one
+ * thread's work, the load's conversion two threads' and its sorting one's,
+ * so on two cores the two overlap.  Without a thread (pthread_create
+ * failed) it runs inline.  wit_join: the memfd of witness_from_input (handed
+ * over once: a second join returns -1), or -1. */
+struct wit_job {
+	const struct prove_args *a;
+	pthread_t t;
+	int started, fd;
+};
+
+static void *wit_thread(void *v)
+{
+	struct wit_job *j = v;
+	j->fd = witness_from_input(j->a);
+	return NULL;
+}
+
+static void wit_start(struct wit_job *j, const struct prove_args *a)
+{
+	j->a = a;
+	j->fd = -1;
+	j->started = a->wasm && !pthread_create(&j->t, NULL, wit_thread, j);
+	if (a->wasm && !j->started)
+		j->fd = witness_from_input(a);
+}
+
+static int wit_join(struct wit_job *j)
+{
+	int fd;
+
+	if (j->started)
+		pthread_join(j->t, NULL);
+	j->started = 0;
+	fd = j->fd;
+	j->fd = -1;             /* the caller's now: a second join returns -1 */
+	return fd;
+}
+
+/* The memfd's private values freed, the fd closed. */
+static void wit_drop(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0)) { /* nothing else to do */ }
+	close(fd);
+}
+
 static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, char err[CZ_ERRLEN])
 {
 	uint8_t bin[CZ_PROOF_BIN_BYTES];
@@ -157,14 +209,17 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 		FR *abc = NULL, *pub = NULL;                                            \
 		int (*wbin)(const struct G16##_proof *, const char *, char *) = WBIN;   \
 		int ret = PROVE_FAIL, rc;                                               \
+		struct wit_job wj;                                                      \
                                                                                         \
 		if (a->bin && !wbin) {                                                  \
 			fprintf(stderr, "cuzk prove: --bin: %s has no compressed proof "  \
 					"encoding (BLS12-381 keys only)\n", a->zkey);     \
 			return PROVE_FAIL;                                              \
 		}                                                                       \
+		wit_start(&wj, a);                                                      \
 		if (LOAD(&k, a->zkey, a->pool, err, sizeof(err))) {                     \
 			fprintf(stderr, "cuzk prove: %s\n", err);                       \
+			wit_drop(wit_join(&wj));                                        \
 			return PROVE_FAIL;                                              \
 		}                                                                       \
 		size_t n = (size_t)1 << k.log2n;                                        \
@@ -176,12 +231,11 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 			goto out;                                                       \
 		}                                                                       \
 		if (a->wasm) {                                                          \
-			int wfd = witness_from_input(a);                                \
+			int wfd = wit_join(&wj);                                        \
 			if (wfd < 0)                                                    \
 				goto out;                                               \
 			rc = WTNSFD(wfd, k.nvars, w, err, sizeof(err));                 \
-			if (ftruncate(wfd, 0)) { /* the private values, freed */ }     \
-			close(wfd);                                                     \
+			wit_drop(wfd);          /* the private values, freed */         \
 			if (rc) {                                                       \
 				fprintf(stderr, "cuzk prove: the witness of %s: %s\n",  \
 					a->input, err);                                 \
@@ -218,6 +272,7 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 		}                                                                       \
 		ret = CZ_EXIT_OK;                                                       \
 	out:                                                                            \
+		wit_drop(wit_join(&wj));        /* a failure before the witness was taken */ \
 		free(abc);      /* wiped by G16_prove */                                \
 		free(pub);                                                              \
 		if (w)                                                                  \
@@ -235,7 +290,7 @@ PROVE_FN(prove_bn254, cz_bn254_groth16, cz_bn254_, cz_bn254_fr, cz_bn254_synth_a
 int cz_cmd_prove(int argc, char **argv)
 {
 	const char *pos[4];
-	struct prove_args a = { .wopts = { .progress = stderr, .log = stderr } };
+	struct prove_args a = { .wopts = { .progress = stderr, .log = stderr, .keep_probe = 1 } };
 	uint64_t threads = 0;
 	int npos = 0;
 

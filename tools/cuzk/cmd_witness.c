@@ -98,7 +98,7 @@ static int witness_usage(void)
 
 int cz_cmd_witness(int argc, char **argv)
 {
-	struct cz_witness_opts o = { .progress = stderr, .log = stdout };
+	struct cz_witness_opts o = { .progress = stderr, .log = stdout, .keep_probe = 1 };
 	uint64_t timeout_ms = 0;
 	const char *pos[3];
 	int npos = 0;

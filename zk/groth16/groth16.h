@@ -27,6 +27,7 @@
 #define CZ_GROTH16_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "zk/curve/g1.h"
@@ -128,6 +129,14 @@ struct cz_ntt_domain;
 			     const struct P##_proof *p);                              \
 	int P##_prove(const struct P##_key *k, const cz_scalar *w, FR *a, FR *b, FR *c, \
 		      struct P##_proof *p, struct cz_pool *pool, struct cz_groth16_times *t)
+
+/* Memory for one of a key's arrays (the loaders', the row index's), freed
+ * by free(): from 1 MiB up, 2 MiB aligned and rounded with the huge-page
+ * advice (transparent huge pages in "madvise" mode), so a fresh key costs a
+ * few dozen page faults, not one per 4 KiB (SHA-256's 16 MB key: ~5,000 of
+ * a one-shot prove's); smaller ones, and where the advice is refused, as
+ * malloc gives them.  NULL when out of memory. */
+void *cz_groth16_key_alloc(size_t bytes);
 
 /* Stage timings, milliseconds (filled by P_prove when asked), both curves. */
 struct cz_groth16_times {

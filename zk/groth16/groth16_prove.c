@@ -9,6 +9,23 @@
 #include "zk/ntt/ntt.h"
 #include "zk/curve/pairing.h"
 
+#include <stdlib.h>
+#include <sys/mman.h>
+
+void *cz_groth16_key_alloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+
+	if (bytes < huge / 2)
+		return malloc(bytes ? bytes : 1);
+	size_t n = (bytes + huge - 1) & ~(huge - 1);
+	void *p = n >= bytes ? aligned_alloc(huge, n) : NULL;
+	if (!p)
+		return malloc(bytes);
+	(void)madvise(p, n, MADV_HUGEPAGE);     /* advice: refused, p is still fine */
+	return p;
+}
+
 #define GV_NAME cz_groth16_verify
 #define GV_G1 cz_g1
 #define GV_G2 cz_g2

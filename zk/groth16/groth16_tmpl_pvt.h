@@ -50,7 +50,7 @@ int G16(key_index)(struct G16_KEY *k)
 {
 	size_t n = (size_t)1 << k->log2n;
 	uint32_t *off = calloc(n + 1, sizeof(*off));
-	struct G16(coef) *sorted = malloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*sorted));
+	struct G16(coef) *sorted = cz_groth16_key_alloc((k->ncoefs ? k->ncoefs : 1) * sizeof(*sorted));
 
 	if (!off || !sorted || k->ncoefs > UINT32_MAX) {
 		free(off);

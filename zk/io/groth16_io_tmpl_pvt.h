@@ -46,12 +46,12 @@ static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_
 	size_t g1 = sizeof(*k->a);
 
 	k->ic = malloc(npc * g1);
-	k->a = malloc(nv * g1);
-	k->b1 = malloc(nv * g1);
-	k->b2 = malloc(nv * sizeof(*k->b2));
-	k->c = malloc((nv - npc) * g1);
-	k->h = malloc(n * g1);
-	k->coefs = malloc((size_t)z->n_coefs * sizeof(*k->coefs));
+	k->a = cz_groth16_key_alloc(nv * g1);
+	k->b1 = cz_groth16_key_alloc(nv * g1);
+	k->b2 = cz_groth16_key_alloc(nv * sizeof(*k->b2));
+	k->c = cz_groth16_key_alloc((nv - npc) * g1);
+	k->h = cz_groth16_key_alloc(n * g1);
+	k->coefs = cz_groth16_key_alloc((size_t)z->n_coefs * sizeof(*k->coefs));
 	if (!k->ic || !k->a || !k->b1 || !k->b2 || !k->c || !k->h || !k->coefs)
 		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
 	int rc;

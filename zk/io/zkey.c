@@ -10,6 +10,10 @@
 #include "zk/io/snarkjs_json.h"
 #include "zk/io/wtns.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #define ZK(n) cz_zkey_##n
 #define ZK_T cz_zkey
 #define ZK_COEF cz_zkey_coef
@@ -29,6 +33,49 @@
 #define ZK_WITH_R1CS 1
 #include "zk/io/zkey_tmpl_pvt.h"
 
+/* The curve from a few preads: the container's header, the section headers
+ * up to the groth16 header's, its n8q and q, each bounded by the file's
+ * size; -1 for anything else (the full open below then says what is
+ * wrong).  Reading the whole key for its prime cost a one-shot prove a
+ * second copy of the file (16 MB, 4,000 page faults on SHA-256's key). */
+static int curve_fast(const char *path, enum cz_curve *curve)
+{
+	uint8_t h[12], q[64];
+	struct stat st;
+	enum cz_iden3_prime which;
+	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 12 ||
+	    pread(fd, h, 12, 0) != 12 || memcmp(h, "zkey", 4) || cz_le32(h + 4) != 1)
+		goto out;
+	uint64_t size = (uint64_t)st.st_size, pos = 12, n = cz_le32(h + 8);
+	for (uint64_t i = 0; i < n && size - pos >= 12; i++) {
+		if (pread(fd, h, 12, (off_t)pos) != 12)
+			break;
+		uint64_t ssize = cz_le64(h + 4);
+		pos += 12;
+		if (ssize > size - pos)
+			break;
+		if (cz_le32(h) == 2) {
+			uint32_t n8;
+			if (ssize < 4 || pread(fd, h, 4, (off_t)pos) != 4 ||
+			    (n8 = cz_le32(h)) > sizeof(q) || n8 > ssize - 4 ||
+			    pread(fd, q, n8, (off_t)pos + 4) != (ssize_t)n8 ||
+			    cz_iden3_prime_find(q, n8, &which))
+				break;
+			*curve = cz_iden3_prime_curve(which);
+			rc = 0;
+			break;
+		}
+		pos += ssize;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
 int cz_zkey_curve(const char *path, enum cz_curve *curve, char err[CZ_ERRLEN])
 {
 	struct cz_iden3 f;
@@ -38,6 +85,8 @@ int cz_zkey_curve(const char *path, enum cz_curve *curve, char err[CZ_ERRLEN])
 	uint32_t n8 = 0;
 	int rc;
 
+	if (!curve_fast(path, curve))
+		return 0;
 	if ((rc = cz_iden3_open(&f, path, "zkey", 1, 1, err)))
 		return rc;
 	if (!(rc = cz_iden3_rd_open(&r, &f, 2, sec_names[2], err)) &&
