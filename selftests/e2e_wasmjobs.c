@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once (and --witness-lib takes a witness-build library) into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9. */
+/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once (and --witness-lib takes a witness-build library) into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9; the same for a circom 0.5 wasm: its input jobs mixed with .wtns jobs at every priority survive kill -9, each done exactly once, verified, resumed in key order. */
 /*
  * The oracle is snarkjs 0.7.6 (tools/fixtures/node_modules): `snarkjs wtns
  * calculate` makes the .wtns partitions, `snarkjs groth16 verify` checks
@@ -15,10 +15,11 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 29
+#define NPOINTS 32
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
+static const char *circom05 = "tools/fixtures/node_modules/circom/cli.js";
 
 static int sh(const char *cmd)
 {
@@ -33,6 +34,18 @@ static int circuit(const char *name)
 	if (sh(fmt("cd %s && node %s selftests/data/witness/%s.circom --r1cs --wasm --prime bn128 "
 		   "-l tools/fixtures/node_modules -o %s >%s/%s.circom.log 2>&1", root, circom, name, dir,
 		   dir, name)))
+		return -1;
+	return sh(fmt("%s/cuzk devsetup --r1cs %s/%s.r1cs --out-zkey %s/%s.zkey --out-vk %s/%s_vk.json "
+		      ">>%s/%s.circom.log 2>&1", bindir, dir, name, dir, name, dir, name, dir, name));
+}
+
+/* NAME (selftests/data/witness/NAME.circom, circom 0.5 syntax) compiled by
+ * the pinned circom 0.5.46 into the same places. */
+static int circuit05(const char *name)
+{
+	if (sh(fmt("mkdir -p %s/%s_js && cd %s && node %s selftests/data/witness/%s.circom -r %s/%s.r1cs "
+		   "-w %s/%s_js/%s.wasm -p bn128 >%s/%s.circom.log 2>&1", dir, name, root, circom05, name, dir,
+		   name, dir, name, name, dir, name)))
 		return -1;
 	return sh(fmt("%s/cuzk devsetup --r1cs %s/%s.r1cs --out-zkey %s/%s.zkey --out-vk %s/%s_vk.json "
 		      ">>%s/%s.circom.log 2>&1", bindir, dir, name, dir, name, dir, name, dir, name));
@@ -370,6 +383,100 @@ static void test_kill(struct daemon *d, const char *state, const char *const *ar
 	      "the restart's load reuses the library built before (state dir, by the wasm's hash)");
 }
 
+/* "job=ID state=done" lines in a daemon log. */
+static int done_lines(const char *log, const char *id)
+{
+	return log_count(log, fmt("job=%s state=done", id));
+}
+
+/* circom 0.5 through the daemon: input jobs of slow05 (a circom 0.5 wasm)
+ * at every priority, mixed with .wtns jobs of the same circuit, kill -9
+ * while the first input's witness is computed, a restart and a load: every
+ * accepted job done exactly once (its "state=done" line in one life's log
+ * only), every proof verified by snarkjs, and the restarted daemon
+ * dispatches them in (priority, job) order (its trace; the first dispatch
+ * may precede jobs still being queued). */
+static void test_kill05(struct daemon *d, const char *const *args)
+{
+	static const char *const pr[] = { "normal", "low", "high", "critical", "low", "normal", "high" };
+	static const int prio[] = { 2, 3, 1, 0, 3, 2, 1 };
+	static const int is_wtns[] = { 0, 0, 1, 0, 1, 0, 0 };
+	enum { NJ = 7 };
+	char ids[NJ][64];
+	int64_t seq[NJ];
+	int n = 0;
+	const char *in = fmt("%s/slow05_in.json", dir), *w = fmt("%s/slow05.wtns", dir);
+	write_text(in, "{\"x\": \"5\", \"loops\": \"1000\"}");
+	int rc = sh(fmt("cd %s && node %s wtns calculate %s %s %s >/dev/null 2>&1", root, snarkjs,
+			wasm("slow05"), in, w));
+	json_object *r = load(d, "slow05", "slow05");
+	int ok = !rc && ok_of(r);
+	ct_ok(ok, "load --wasm of a circom 0.5 wasm (slow05) into "
+	      "the daemon (%s)", err_of(r));
+	json_object_put(r);
+	for (int i = 0; ok && i < NJ; i++) {
+		if (is_wtns[i]) {
+			int fd = open(w, O_RDONLY);
+			r = daemon_req(d, fmt("{\"op\":\"submit\",\"circuit\":\"slow05\",\"priority\":\"%s\"}", pr[i]),
+				       &fd, 1);
+			close(fd);
+		} else
+			r = submit_input(d, "slow05", fmt("{\"x\": \"%d\", \"loops\": \"10000000\"}", i + 2), pr[i]);
+		if (ok_of(r)) {
+			snprintf(ids[n], sizeof(ids[0]), "%s", str_of(r, "job"));
+			seq[n++] = int_of(r, "seq");
+		}
+		json_object_put(r);
+	}
+	usleep(300000);
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	const char *life1 = fmt("%s/d-life1-05.log", dir);
+	rename(d->log, life1);
+	int up = daemon_start(d, "d", args) == 0;
+	r = up ? load(d, "slow05", "slow05") : NULL;
+	ok = up && ok_of(r);
+	json_object_put(r);
+	int done = 0, once = 0;
+	for (int i = 0; ok && i < n; i++) {
+		char out[PATH_MAX];
+		done += await_done(d, ids[i], out, sizeof(out)) && verify_all(out, "slow05", 1);
+		once += done_lines(life1, ids[i]) + done_lines(d->log, ids[i]) == 1;
+	}
+	ct_ok(n == NJ && done == NJ && once == NJ, "circom 0.5: kill -9 with %d jobs accepted (5 inputs, 2 "
+	      ".wtns, 4 priorities): after a restart and a load all are done (%d), each exactly once across "
+	      "both lives' logs (%d), snarkjs verifies every proof", NJ, done, once);
+	FILE *f = daemon_trace_file(d, "kill05.jsonl");
+	char line[1024];
+	int64_t last = -1;
+	int disp = 0, wrong = 0, wg = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *e = json_tokener_parse(line);
+		const char *ev = str_of(e, "ev");
+		int64_t s = int_of(e, "job");
+		int k = -1;
+		for (int i = 0; i < n; i++)
+			k = seq[i] == s ? i : k;
+		if (k >= 0 && !strcmp(ev, "dispatch")) {
+			int64_t key = prio[k] * 1000000 + s;
+			wrong += disp > 0 && key < last;
+			last = key;
+			disp++;
+		}
+		wg += k >= 0 && !strcmp(ev, "witgen_end") && !is_wtns[k];
+		json_object_put(e);
+	}
+	if (f)
+		fclose(f);
+	int resumed = 0;
+	for (int i = 0; i < n; i++)
+		resumed += done_lines(d->log, ids[i]);
+	ct_ok(resumed > 0 && disp == resumed && !wrong && wg > 0 && wg <= 5,
+	      "... the restarted daemon dispatched the %d resumed jobs in (priority, job) order after the "
+	      "first (%d dispatched, %d out of order), their inputs' witness computed there (%d)", resumed,
+	      disp, wrong, wg);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -381,7 +488,7 @@ int main(int argc, char **argv)
 		why = "cannot enter the repository";
 	else if (!have("node"))
 		why = "node not installed";
-	else if (access(snarkjs, R_OK) || access(circom, R_OK))
+	else if (access(snarkjs, R_OK) || access(circom, R_OK) || access(circom05, R_OK))
 		why = "tools/fixtures/node_modules incomplete (tools/install-deps.sh runs npm ci)";
 	else if (!have("wasm2c"))
 		why = "wabt (wasm2c) not installed (tools/install-deps.sh)";
@@ -391,7 +498,8 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(dir))
 		return 1;
-	ct_ok(!circuit("arith") && !circuit("slow"), "circom2 compiled arith and slow, devsetup made their keys");
+	ct_ok(!circuit("arith") && !circuit("slow") && !circuit05("slow05"), "circom2 compiled arith and slow, "
+	      "circom 0.5.46 slow05, devsetup made their keys");
 
 	struct daemon d;
 	static char state[PATH_MAX + 16];
@@ -447,6 +555,7 @@ int main(int argc, char **argv)
 	test_progress();
 	test_order(&d);
 	test_kill(&d, state, args);
+	test_kill05(&d, args);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
 	return e2e_end();
 }
