@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 32
+#define NPOINTS 36
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -187,11 +187,11 @@ static void test_budget(struct daemon *main_d)
 				continue;
 			kb = int_of(c, "key_bytes");
 			pb = int_of(c, "partition_bytes");
-			wb = int_of(c, "witness_memory_bytes");
+			wb = int_of(c, "witness_memory_limit_bytes");   /* a fresh daemon's charge */
 		}
 	json_object_put(r);
 	ct_ok(kb > 0 && pb > 0 && wb > 0 && wb % 65536 == 0, "circuits names an input circuit's "
-	      "witness_memory_bytes: its wasm memory, whole pages (%lld)", (long long)wb);
+	      "witness_memory_limit_bytes: its wasm memory as instantiated, whole pages (%lld)", (long long)wb);
 	struct daemon b;
 	const char *budget = fmt("%lld", (long long)(kb + pb + wb / 2));
 	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
@@ -206,9 +206,11 @@ static void test_budget(struct daemon *main_d)
 	ct_ok(ok_of(s1) && await_done(&b, str_of(s1, "job"), out, sizeof(out)) && verify_all(out, "arith", 1),
 	      "--mem-budget key + buffer + half the wasm memory: a .wtns job proves (%s)", err_of(r));
 	json_object *s2 = ok_of(r) ? submit_input(&b, "arith", arith_in, NULL) : NULL;
-	const char *e = ok_of(s2) ? job_error(&b, s2) : "";
-	ct_ok(strstr(e, fmt("partition needs %lld bytes", (long long)(pb + wb))) != NULL,
-	      "... an input job's partition, charged buffer + wasm memory, fails: it can never fit (%s)", e);
+	const char *e = err_of(s2);
+	ct_ok(!ok_of(s2) && strstr(e, "circuit arith") && strstr(e, fmt("needs %lld bytes", (long long)(pb + wb))) &&
+	      strstr(e, fmt("%s-byte --mem-budget", budget)), "... an input job, its partition charged buffer + "
+	      "wasm memory, is refused at submit: it can never fit; the error names the circuit, the need and "
+	      "the budget (%s)", e);
 	json_object_put(r);
 	json_object_put(s1);
 	json_object_put(s2);
@@ -477,6 +479,105 @@ static void test_kill05(struct daemon *d, const char *const *args)
 	      disp, wrong, wg);
 }
 
+/* The circuits entry of name: its key, buffer and wasm memory figures. */
+struct wmem { int64_t kb, pb, charge, limit, peak; };
+
+static struct wmem wmem_of(struct daemon *d, const char *name)
+{
+	struct wmem m = { -1, -1, -1, -1, -1 };
+	json_object *r = daemon_req(d, "{\"op\":\"circuits\"}", NULL, 0), *a;
+	if (ok_of(r) && json_object_object_get_ex(r, "circuits", &a))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *c = json_object_array_get_idx(a, i);
+			if (strcmp(str_of(c, "name"), name))
+				continue;
+			m = (struct wmem){ int_of(c, "key_bytes"), int_of(c, "partition_bytes"),
+					   int_of(c, "witness_memory_bytes"), int_of(c, "witness_memory_limit_bytes"),
+					   int_of(c, "witness_memory_peak_bytes") };
+		}
+	json_object_put(r);
+	return m;
+}
+
+/* The kernel's resident bytes of pid's mappings of exactly size bytes
+ * (/proc/PID/smaps): circom 0.5's instance memory, 32767 wasm pages
+ * read-write in its reservation. */
+static int64_t smaps_rss(pid_t pid, int64_t size)
+{
+	FILE *f = fopen(fmt("/proc/%d/smaps", (int)pid), "r");
+	char line[512];
+	int64_t rss = 0, kb;
+	int in = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Size: %lld kB", (long long *)&kb) == 1)
+			in = kb * 1024 == size;
+		else if (in && sscanf(line, "Rss: %lld kB", (long long *)&kb) == 1)
+			rss += kb * 1024;
+	}
+	if (f)
+		fclose(f);
+	return f ? rss : -1;
+}
+
+/* circom 0.5's wasm memory is charged what a run touches, not the 2 GiB it
+ * is given: before any run it is charged no more than the budget's room
+ * (so a budget far below 2 GiB runs it); after one the charge covers the
+ * instance memory's resident bytes as /proc/PID/smaps counts them (the
+ * oracle) and is far below 2 GiB; the peak is kept beside the build, so a
+ * restart charges it from the start, and with a budget below it an input
+ * job is refused at submit naming the circuit, the need and the budget
+ * while a .wtns job of the circuit is still accepted. */
+static void test_mem05(struct daemon *main_d)
+{
+	struct wmem m0 = wmem_of(main_d, "slow05");
+	struct daemon m;
+	const char *budget = fmt("%lld", (long long)(m0.kb + m0.pb + (256ll << 20)));
+	const char *const args[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
+				     "--mem-budget", budget, NULL };
+	int up = m0.kb > 0 && daemon_start(&m, "m", args) == 0;
+	json_object *r = up ? load(&m, "slow05", "slow05") : NULL;
+	struct wmem a = wmem_of(&m, "slow05");
+	ct_ok(ok_of(r) && a.limit == 32767ll * 65536 && a.peak == 0 && a.charge == 256ll << 20,
+	      "circom 0.5 before any run: its bound is the 2 GiB given (%lld), no peak measured, charged the "
+	      "budget's room beside key and buffer, 256 MiB (%lld)", (long long)a.limit, (long long)a.charge);
+	json_object_put(r);
+	r = up ? submit_input(&m, "slow05", "{\"x\": \"4\", \"loops\": \"1000\"}", NULL) : NULL;
+	char out[PATH_MAX];
+	int done = ok_of(r) && await_done(&m, str_of(r, "job"), out, sizeof(out)) && verify_all(out, "slow05", 1);
+	json_object_put(r);
+	struct wmem b = wmem_of(&m, "slow05");
+	int64_t rss = up ? smaps_rss(m.pid, 32767ll * 65536) : -1;
+	ct_ok(done && b.peak > 0 && rss > 0 && b.charge >= rss && b.charge >= b.peak && b.charge < (64ll << 20),
+	      "after a run under a budget 1/8 of 2 GiB: proved; charged %lld bytes, at least the instance "
+	      "memory's resident %lld bytes (/proc smaps) and the measured peak %lld, and far below 2 GiB",
+	      (long long)b.charge, (long long)rss, (long long)b.peak);
+	if (up)
+		daemon_stop(&m);
+	const char *small = fmt("%lld", (long long)(m0.kb + m0.pb + b.charge / 2));
+	const char *const args2[] = { "--backend", "cpu", "--isolation", "thread", "--synth-workers", "1",
+				      "--mem-budget", small, NULL };
+	up = b.charge > 0 && daemon_start(&m, "m", args2) == 0;
+	r = up ? load(&m, "slow05", "slow05") : NULL;
+	struct wmem c = wmem_of(&m, "slow05");
+	json_object_put(r);
+	r = up ? submit_input(&m, "slow05", "{\"x\": \"4\", \"loops\": \"1000\"}", NULL) : NULL;
+	const char *e = err_of(r);
+	ct_ok(c.peak == b.peak && c.charge == b.charge && !ok_of(r) && strstr(e, "circuit slow05") &&
+	      strstr(e, fmt("needs %lld bytes", (long long)(c.pb + c.charge))) &&
+	      strstr(e, fmt("%s-byte --mem-budget", small)), "restarted with a budget below key + buffer + "
+	      "that charge: the peak came back from beside the build (%lld), and an input job is refused at "
+	      "submit naming circuit, need and budget (%s)", (long long)c.peak, e);
+	json_object_put(r);
+	int fd = open(fmt("%s/slow05.wtns", dir), O_RDONLY);
+	r = up ? daemon_req(&m, "{\"op\":\"submit\",\"circuit\":\"slow05\"}", &fd, 1) : NULL;
+	close(fd);
+	ct_ok(ok_of(r) && await_done(&m, str_of(r, "job"), out, sizeof(out)) && verify_all(out, "slow05", 1),
+	      "... while a .wtns job of the same circuit is accepted and proves (%s)", err_of(r));
+	json_object_put(r);
+	if (up)
+		daemon_stop(&m);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -556,6 +657,7 @@ int main(int argc, char **argv)
 	test_order(&d);
 	test_kill(&d, state, args);
 	test_kill05(&d, args);
+	test_mem05(&d);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
 	return e2e_end();
 }

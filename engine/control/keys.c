@@ -256,7 +256,11 @@ json_object *cz_req_circuits(struct cz_engine *e)
 			json_object_object_add(o, "witness_sha256",
 					       json_object_new_string(cz_witness_prog_sha256(c->wprog)));
 			json_object_object_add(o, "witness_memory_bytes",
-					       json_object_new_int64((int64_t)c->wmem_bytes));
+					       json_object_new_int64((int64_t)cz_witgen_charge_locked(e, c)));
+			json_object_object_add(o, "witness_memory_limit_bytes",
+					       json_object_new_int64((int64_t)c->wmem_limit));
+			json_object_object_add(o, "witness_memory_peak_bytes",
+					       json_object_new_int64((int64_t)c->wmem_peak));
 		}
 		json_object_array_add(a, o);
 	}

@@ -165,7 +165,7 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		return -1;
 	}
 	c->nwinst = e->nsynth;
-	c->wmem_bytes = cz_witness_prog_mem_bytes(c->wprog);
+	cz_witgen_peak_load(e, c);
 	snprintf(c->wasm, sizeof(c->wasm), "%s", path);
 	fprintf(stderr, "cuzkd: %s: witness program %s (wasm sha256 %s)\n", c->name,
 		cz_witness_prog_lib(c->wprog), cz_witness_prog_sha256(c->wprog));
@@ -182,5 +182,5 @@ void cz_witload_detach(struct cz_circuit *c)
 	if (c->wprog)
 		cz_witness_prog_free(c->wprog);
 	c->wprog = NULL;
-	c->wmem_bytes = 0;
+	c->wmem_bytes = c->wmem_limit = c->wmem_peak = 0;
 }

@@ -211,7 +211,7 @@ static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t
 		struct cz_qent *q = cz_heap_at(&e->queued, i);
 		struct cz_part *p = q->part;
 		if (atomic_load(&p->state) != CZ_PART_QUEUED || atomic_load(&p->job->state) != CZ_JOB_ACTIVE ||
-		    p->job->circ == hc || cz_witgen_need(p) > free)
+		    p->job->circ == hc || cz_witgen_need_locked(e, p) > free)
 			continue;       /* cancelled ones leave when they reach the head */
 		if (!bk || cz_key_cmp(&q->key, bk) < 0) {
 			best = i;
@@ -222,7 +222,7 @@ static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t
 		return 0;
 	struct cz_qent q;
 	struct cz_part *p = ((struct cz_qent *)cz_heap_at(&e->queued, best))->part;
-	uint64_t need = cz_witgen_need(p);
+	uint64_t need = cz_witgen_need_locked(e, p);
 	int k = node_pick(e, need);
 	if (k < 0 || cz_budget_try_reserve(e->budget, need))
 		return 0;
@@ -257,7 +257,7 @@ static int dispatch_one(struct cz_engine *e, struct disp *d)
 	e->node_wait = false;
 	if (!e->synth_idle || e->inflight == CZ_PIPE_INFLIGHT)
 		return 0;
-	uint64_t need = cz_witgen_need(p);
+	uint64_t need = cz_witgen_need_locked(e, p);
 	int k = node_pick(e, need);
 	if (k < 0)
 		return 0;       /* no worker on a node that should take it */

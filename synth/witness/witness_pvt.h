@@ -114,6 +114,8 @@ struct cz_witness_inst {
 	size_t img_size;                       /* the image's bytes (up to its last non-zero page) */
 	size_t mem_size0;                      /* the memory's size right after instantiate */
 	int fresh;                             /* instantiated, not yet run */
+	unsigned char *core;                   /* cz_witness_inst_touched's mincore vector */
+	size_t core_n;                         /* its entries (pages) */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
 	size_t stk_size, guard_size, sig_size;
