@@ -501,15 +501,17 @@ int cz_job_publish(const char *tmp, const char *final);
 void cz_job_rmdir(const char *path);
 /* engine/control/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
-json_object *cz_req_load(struct cz_engine *e, json_object *req);
+json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 /* engine/control/witload.c: load's "wasm" or "witness_lib" onto c (none:
  * 0, nothing done); 0, or -1 with err set (cz_witload_detach undoes a
  * part-made one).  Outside the engine lock: a build can take a minute. */
 /* The loads' witness builds in flight, for `circuits` (e->lock held). */
 json_object *cz_witload_building_locked(struct cz_engine *e);
 void cz_witload_report(const struct cz_circuit *c, json_object *r);   /* load's "witness_build" */
+/* push: the load's connection, to push each build stage to as it begins
+ * (load's "progress"); NULL: none. */
 int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *wasm, const char *lib,
-		      char *err, size_t cap);
+		      struct cz_ctl_peer *push, char *err, size_t cap);
 void cz_witload_detach(struct cz_circuit *c);
 /* engine/pipeline/witgen.c: the bytes partition p takes from the budget:
  * its buffer, and for an input partition its instance's wasm memory

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once (and --witness-lib takes a witness-build library) into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9; the same for a circom 0.5 wasm: its input jobs mixed with .wtns jobs at every priority survive kill -9, each done exactly once, verified, resumed in key order. */
+/* Description: cuzkd with circom inputs (issue 25): load --wasm builds once (and --witness-lib takes a witness-build library) into the state dir (a second load and a restart reuse it), submits mixing .wtns and inputs (passed and inline) prove and snarkjs verifies every proof, bad inputs fail their partition with the reason while the daemon serves on, input jobs are dispatched in key order with witness generation traced inside synthesis, and input jobs survive kill -9; the same for a circom 0.5 wasm: its input jobs mixed with .wtns jobs at every priority survive kill -9, each done exactly once, verified, resumed in key order; a circom 0.5 input is charged the memory a run touches (not 2 GiB), an input job that can never fit is refused at submit, and load's build stages are pushed on its connection before the answer. */
 /*
  * The oracle is snarkjs 0.7.6 (tools/fixtures/node_modules): `snarkjs wtns
  * calculate` makes the .wtns partitions, `snarkjs groth16 verify` checks
@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 36
+#define NPOINTS 38
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -218,10 +218,13 @@ static void test_budget(struct daemon *main_d)
 		daemon_stop(&b);
 }
 
+static void test_push(struct daemon *p);
+
 /* cuzkctl load --wasm shows the build's progress on the client: with a
- * compiler that takes 3 s (a wrapper around cc), the poller sees the
- * compile stage; the answer says where the time went; a second load takes
- * the daemon's cached library and says so. */
+ * compiler that takes 3 s (a wrapper around cc), each stage the daemon
+ * pushes on the load's connection is printed as it comes; the answer says
+ * where the time went; a second load takes the daemon's cached library
+ * and says so. */
 static void test_progress(void)
 {
 	const char *cc = fmt("%s/slowcc.sh", dir);
@@ -239,16 +242,91 @@ static void test_progress(void)
 	const char *log = fmt("%s/ctl-load.log", dir), *log2 = fmt("%s/ctl-load2.log", dir);
 	int rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith %s/arith.zkey --wasm %s >%s 2>&1", bindir,
 			     p.sock, dir, wasm("arith"), log)) : -1;
-	ct_ok(!rc && log_count(log, "witness program: compile (") >= 1 &&
+	ct_ok(!rc && log_count(log, "witness program: hash (at") == 1 &&
+	      log_count(log, "witness program: translate (at") == 1 &&
+	      log_count(log, "witness program: compile (at") == 1 && log_count(log, "witness program: link (at") == 1 &&
 	      log_count(log, "witness program built in") == 1 && log_count(log, ", compile ") == 1 &&
-	      log_count(log, ", link ") == 1, "cuzkctl load --wasm prints the build's stage as it goes "
-	      "(compile) and where the time went (translate, compile, link)");
+	      log_count(log, ", link ") == 1, "cuzkctl load --wasm prints each of the build's stages as the "
+	      "daemon pushes it (hash, translate, compile, link: a 1 s poll would miss the short ones) and "
+	      "where the time went (translate, compile, link)");
 	rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith2 %s/arith.zkey --wasm %s >%s 2>&1", bindir, p.sock,
 			 dir, wasm("arith"), log2)) : -1;
 	ct_ok(!rc && log_count(log2, "from the daemon's cache") == 1 && log_count(log2, "compile") == 0,
 	      "a second load of the same wasm says it took the daemon's cached library");
+	test_push(up ? &p : NULL);
 	if (up)
 		daemon_stop(&p);
+}
+
+/* One frame on a raw connection: its JSON, or NULL. */
+static json_object *frame_in(int sock)
+{
+	char *msg, err[256];
+	size_t len;
+	int fds[4], nfd = 0;
+	if (cz_ctl_recv_ex(sock, CZ_CTL_MAX_REPLY, 60000, &msg, &len, fds, &nfd, 4, err, sizeof(err)))
+		return NULL;
+	json_object *r = json_tokener_parse(msg);
+	free(msg);
+	return r;
+}
+
+static int frame_out(int sock, const char *json)
+{
+	return cz_ctl_send(sock, json, strlen(json), NULL, 0);
+}
+
+/* Over the protocol itself (docs/protocol.md, load's "progress"): the
+ * stages come as frames on the load's connection before its answer, in
+ * order, each with the daemon's elapsed time, the link stage's after the
+ * 3 s compile; a load without "progress" on a connection gets its answer
+ * as the first frame and the next request's as the second (no frame an
+ * older client would misread). */
+static void test_push(struct daemon *p)
+{
+	char err[256];
+	int sock = p ? cz_ctl_connect(p->sock, err, sizeof(err)) : -1;
+	int rc = sock < 0 ? -1 : frame_out(sock, fmt("{\"op\":\"load\",\"name\":\"s05\",\"zkey\":\"%s/slow05.zkey\","
+						   "\"wasm\":\"%s\",\"progress\":true}", dir, wasm("slow05")));
+	static const char *const want[] = { "hash", "translate", "compile", "link" };
+	int nf = 0, order = 1;
+	double el[4] = { 0 }, compile_s = -1;
+	json_object *r = NULL;
+	while (!rc && (r = frame_in(sock))) {
+		json_object *pr;
+		if (!json_object_object_get_ex(r, "progress", &pr))
+			break;
+		if (nf < 4) {
+			order &= !strcmp(str_of(r, "circuit"), "s05") && !strcmp(str_of(r, "stage"), want[nf]);
+			el[nf] = json_object_get_double(json_object_object_get(r, "elapsed_s"));
+		}
+		nf++;
+		json_object_put(r);
+	}
+	json_object *wb;
+	if (r && json_object_object_get_ex(r, "witness_build", &wb))
+		compile_s = json_object_get_double(json_object_object_get(wb, "compile_s"));
+	ct_ok(ok_of(r) && nf == 4 && order && compile_s >= 3 && el[3] >= compile_s && el[3] >= el[2] &&
+	      el[2] >= el[1] && el[1] >= el[0], "load with \"progress\": 4 stage frames (hash, translate, "
+	      "compile, link) arrive before the answer, the link's at %.2f s after the %.2f s compile (the "
+	      "daemon's clock)", el[3], compile_s);
+	json_object_put(r);
+	if (sock >= 0)
+		close(sock);
+	sock = p ? cz_ctl_connect(p->sock, err, sizeof(err)) : -1;
+	rc = sock < 0 ? -1 : frame_out(sock, fmt("{\"op\":\"load\",\"name\":\"sl\",\"zkey\":\"%s/slow.zkey\","
+					       "\"wasm\":\"%s\"}", dir, wasm("slow")));
+	json_object *a = rc ? NULL : frame_in(sock);
+	rc = rc ? rc : frame_out(sock, "{\"op\":\"circuits\"}");
+	json_object *b = rc ? NULL : frame_in(sock);
+	ct_ok(ok_of(a) && json_object_object_get_ex(a, "witness_build", NULL) &&
+	      !json_object_object_get_ex(a, "progress", NULL) && ok_of(b) &&
+	      json_object_object_get_ex(b, "circuits", NULL), "a load without \"progress\" (an older client): "
+	      "its first frame is the answer, the next request's the second (%s)", err_of(a));
+	json_object_put(a);
+	json_object_put(b);
+	if (sock >= 0)
+		close(sock);
 }
 
 /* /metrics (over the daemon's Unix-socket listener): the witness_generation
