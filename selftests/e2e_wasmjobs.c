@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#define NPOINTS 38
+#define NPOINTS 40
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -656,6 +656,93 @@ static void test_mem05(struct daemon *main_d)
 		daemon_stop(&m);
 }
 
+/* The null backend with input jobs: the witness is computed there too (a
+ * bad input fails its job), and with one synthesis worker and 1 ms
+ * devices the device's idle while witnesses are computed is named by
+ * cuzk-trace-report from the daemon's own trace: "waiting for synthesis"
+ * for jobs submitted one at a time (at least 90% of their witgen spans),
+ * "waiting for a synthesis worker" for a backlog (the two together at
+ * least 90% of all spans), and status says so too. */
+static void test_null(void)
+{
+	struct daemon n;
+	const char *const args[] = { "--backend", "null", "--devices", "1", "--null-delay-ms", "1",
+				     "--synth-workers", "1", NULL };
+	static const char in[] = "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"3000000\"}";
+	int up = daemon_start(&n, "n", args) == 0;
+	json_object *r = up ? load(&n, "slow", "slow") : NULL;
+	int ok = ok_of(r), done = 0;
+	json_object_put(r);
+	int64_t seq1[2] = { -1, -1 };
+	char out[PATH_MAX];
+	for (int i = 0; ok && i < 2; i++) {     /* one at a time */
+		r = submit_input(&n, "slow", in, NULL);
+		seq1[i] = int_of(r, "seq");
+		done += ok_of(r) && await_done(&n, str_of(r, "job"), out, sizeof(out));
+		json_object_put(r);
+	}
+	char ids[3][64];
+	int nj = 0;
+	for (int i = 0; ok && i < 3; i++) {     /* a backlog */
+		r = submit_input(&n, "slow", in, NULL);
+		if (ok_of(r))
+			snprintf(ids[nj++], sizeof(ids[0]), "%s", str_of(r, "job"));
+		json_object_put(r);
+	}
+	r = ok ? submit_input(&n, "slow", "{\"x\": \"12\", \"depth\": \"5\", \"loops\": \"7\"}", NULL) : NULL;
+	const char *e = ok_of(r) ? job_error(&n, r) : "";
+	ct_ok(strstr(e, "assert failed") != NULL, "null backend: an input job's witness is computed (a failing "
+	      "assert fails the job: %.120s)", e);
+	json_object_put(r);
+	for (int i = 0; i < nj; i++)
+		done += await_done(&n, ids[i], out, sizeof(out));
+	FILE *f = up ? daemon_trace_file(&n, "null.jsonl") : NULL;
+	char line[1024];
+	int64_t t0 = -1, wsum = 0, wseq = 0;
+	int wg = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		json_object *ev = json_tokener_parse(line);
+		const char *k = str_of(ev, "ev");
+		if (!strcmp(k, "witgen_start"))
+			t0 = int_of(ev, "ns");
+		if (!strcmp(k, "witgen_end") && t0 >= 0) {
+			int64_t d = int_of(ev, "ns") - t0, s = int_of(ev, "job");
+			wsum += d;
+			wseq += s == seq1[0] || s == seq1[1] ? d : 0;
+			wg++;
+			t0 = -1;
+		}
+		json_object_put(ev);
+	}
+	if (f)
+		fclose(f);
+	const char *rep = fmt("%s/null.report.json", dir);
+	int rc = up ? sh(fmt("cd %s && tools/cuzk-trace-report --json %s/null.jsonl > %s 2>/dev/null", root, dir,
+			     rep)) : -1;
+	json_object *j = json_object_from_file(rep), *c = NULL, *v;
+	double ws = 0, wsw = 0;
+	if (j && json_object_object_get_ex(j, "idle_by_cause_ms", &c)) {
+		if (json_object_object_get_ex(c, "waiting for synthesis", &v))
+			ws = json_object_get_double(v);
+		if (json_object_object_get_ex(c, "waiting for a synthesis worker", &v))
+			wsw = json_object_get_double(v);
+	}
+	json_object_put(j);
+	json_object *st = up ? daemon_req(&n, "{\"op\":\"status\"}", NULL, 0) : NULL;
+	json_object *dv = json_object_array_get_idx(json_object_object_get(st, "devices"), 0);
+	double sws = json_object_object_get_ex(json_object_object_get(json_object_object_get(dv, "since_start"),
+						 "idle_by_cause_ms"), "waiting for synthesis", &v)
+		     ? json_object_get_double(v) : 0;
+	json_object_put(st);
+	ct_ok(done == 5 && wg == 6 && !rc && ws >= 0.9 * (double)wseq / 1e6 && ws + wsw >= 0.9 * (double)wsum / 1e6 &&
+	      wsw > 0 && sws > 0, "... 5 jobs done, 6 witgen spans in the trace (%.1f ms, %.1f ms of them the two "
+	      "jobs submitted one at a time); cuzk-trace-report: device idle \"waiting for synthesis\" %.1f ms, "
+	      "\"waiting for a synthesis worker\" %.1f ms (the backlog); status %.1f ms waiting for synthesis",
+	      (double)wsum / 1e6, (double)wseq / 1e6, ws, wsw, sws);
+	if (up)
+		daemon_stop(&n);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -736,6 +823,7 @@ int main(int argc, char **argv)
 	test_kill(&d, state, args);
 	test_kill05(&d, args);
 	test_mem05(&d);
+	test_null();
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
 	return e2e_end();
 }
