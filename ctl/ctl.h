@@ -80,6 +80,13 @@ struct cz_ctl_server_opts {
 	void (*hangup)(void *ctx);
 };
 struct cz_ctl_server;
+/* From a handler, before its response: one more frame on the request's
+ * connection (an op's progress, docs/protocol.md: only to a client that
+ * asked for it), sent without ever blocking on the client, as responses
+ * are (room polled for at most the idle timeout; the server's stop ends
+ * the wait).  0, or -errno: then the connection is shut down (a frame may
+ * have gone in part) and peer->gone set. */
+int cz_ctl_peer_push(struct cz_ctl_peer *peer, struct json_object *msg);
 struct cz_ctl_server *cz_ctl_server_start(const char *path, cz_ctl_fn fn, void *ctx,
 					  const struct cz_ctl_server_opts *o, char *err,
 					  size_t errcap);

@@ -108,7 +108,7 @@ static json_object *err_obj(const char *why)
  * -errno when it could not be sent whole (the client took nothing for the
  * idle timeout, or the server is stopping and the client's socket is
  * full): the stream is then out of frame and the connection must end. */
-static int send_frame(struct cz_ctl_server *s, int fd, const char *json, size_t len)
+static int send_frame_on(int fd, int stopfd, int idle_ms, const char *json, size_t len)
 {
 	uint8_t hdr[4] = { (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24) };
 	size_t off = 0, total = 4 + len;
@@ -129,8 +129,8 @@ static int send_frame(struct cz_ctl_server *s, int fd, const char *json, size_t 
 			continue;
 		if (errno != EAGAIN)
 			return -errno;
-		struct pollfd p[2] = { { .fd = fd, .events = POLLOUT }, { .fd = s->stopfd[0], .events = POLLIN } };
-		int w = poll(p, 2, s->idle_ms);
+		struct pollfd p[2] = { { .fd = fd, .events = POLLOUT }, { .fd = stopfd, .events = POLLIN } };
+		int w = poll(p, 2, idle_ms);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -140,6 +140,28 @@ static int send_frame(struct cz_ctl_server *s, int fd, const char *json, size_t 
 		return p[1].revents ? -ECANCELED : -EPIPE;
 	}
 	return 0;
+}
+
+static int send_frame(struct cz_ctl_server *s, int fd, const char *json, size_t len)
+{
+	return send_frame_on(fd, s->stopfd[0], s->idle_ms, json, len);
+}
+
+int cz_ctl_peer_push(struct cz_ctl_peer *peer, json_object *msg)
+{
+	size_t len;
+	const char *t = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
+	if (atomic_load(&peer->gone))
+		return -EPIPE;
+	if (len > CZ_CTL_MAX_MSG)
+		return -EMSGSIZE;
+	int rc = send_frame_on(peer->sock, peer->stop_fd, peer->idle_ms, t, len);
+	if (rc) {
+		/* maybe part of a frame went: the stream is out of frame, end it */
+		shutdown(peer->sock, SHUT_RDWR);
+		atomic_store(&peer->gone, true);
+	}
+	return rc;
 }
 
 static int reply(struct cz_ctl_server *s, int fd, json_object *r)

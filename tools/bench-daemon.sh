@@ -35,7 +35,15 @@
 #          (median and p99 compute end -> finalize start, from the trace);
 #          heap and mapping calls per partition in engine threads after
 #          warm-up (selftests/shim/heapcount.so, null and cpu backends)
-# usage: tools/bench-daemon.sh [null|rss|cpu|bn128|scen|table|all] [--log2 K]
+#   witsynth  input jobs (circom inputs: the witness computed in the synthesis
+#          workers, issue 25), synthesis the bottleneck: selftests/data/witness/
+#          slow.circom (circom2, BN254) with loops WS_LOOPS (default 3000000)
+#          a witness, WS_JOBS (default 12) one-input jobs submitted at once;
+#          on the null backend (1 device, 1 ms a partition) and the cpu
+#          backend, with 1 and 2 synthesis workers: proofs/min (first submit to
+#          last done), the daemon's CPU seconds (user+sys, /proc), and the
+#          device's idle by cause from tools/cuzk-trace-report
+# usage: tools/bench-daemon.sh [null|rss|cpu|bn128|scen|table|witsynth|all] [--log2 K]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -339,6 +347,38 @@ ready() {
 	done
 }
 
+bench_witsynth() {
+	local loops=${WS_LOOPS:-3000000} nj=${WS_JOBS:-12} fx=tools/fixtures/node_modules
+	[ -f "$fx/circom2/cli.js" ] && command -v wasm2c >/dev/null || { echo "$0: witsynth needs $fx (npm ci) and wasm2c" >&2; return 2; }
+	node "$fx/circom2/cli.js" selftests/data/witness/slow.circom --r1cs --wasm --prime bn128 -l "$fx" -o "$tmp" >/dev/null
+	"$B/bin/cuzk" devsetup --r1cs "$tmp/slow.r1cs" --out-zkey "$tmp/slow.zkey" --out-vk "$tmp/slow_vk.json" >/dev/null 2>&1
+	echo "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"$loops\"}" > "$tmp/in.json"
+	echo "== input jobs, synthesis the bottleneck: slow.circom, loops $loops a witness, $nj one-input jobs at once ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC'))"
+	printf '%-8s %-7s %9s %11s %10s  %s\n' backend workers wall_ms proofs/min cpu_s "device idle by cause (ms, tools/cuzk-trace-report)"
+	local be w
+	for be in null cpu; do for w in 1 2; do
+		local args=(--backend cpu --synth-workers "$w")
+		[ "$be" = null ] && args=(--backend null --devices 1 --null-delay-ms 1 --synth-workers "$w")
+		start "${args[@]}"
+		ctl load slow "$tmp/slow.zkey" --wasm "$tmp/slow_js/slow.wasm" >/dev/null 2>&1
+		ctl submit slow --input "$tmp/in.json" --id warm --wait >/dev/null
+		local c0 t0 t1 c1 j
+		c0=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+		t0=$(now_ms)
+		for j in $(seq "$nj"); do ctl submit slow --input "$tmp/in.json" --id "j$j" >/dev/null; done
+		for j in $(seq "$nj"); do ctl await "j$j" >/dev/null; done
+		t1=$(now_ms)
+		c1=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+		ctl trace --since $(( (t1 - t0) / 1000 + 1 )) --out "$tmp/ws.jsonl"
+		stop
+		local causes
+		causes=$(tools/cuzk-trace-report --json "$tmp/ws.jsonl" | python3 -c 'import json,sys; c=json.load(sys.stdin)["idle_by_cause_ms"]; print(", ".join("%s %.0f" % (k, v) for k, v in sorted(c.items(), key=lambda x: -x[1]) if v >= 1))')
+		printf '%-8s %-7s %9d %11.1f %10.2f  %s\n' "$be" "$w" $(( t1 - t0 )) \
+			"$(awk -v n="$nj" -v m=$(( t1 - t0 )) 'BEGIN{print n*60000/m}')" \
+			"$(awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN{print (b-a)/hz}')" "$causes"
+	done; done
+}
+
 bench_table() {
 	echo "== issue 9 targets ($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC'))"
 	table_null4
@@ -357,6 +397,7 @@ rss) bench_rss ;;
 cpu) bench_cpu ;;
 bn128) bench_bn128 ;;
 scen) bench_scen ;;
+witsynth) bench_witsynth ;;
 all) bench_null; bench_rss; bench_cpu; bench_scen ;;
-*) echo "usage: $0 [null|rss|cpu|bn128|scen|table|all] [--log2 K]" >&2; exit 2 ;;
+*) echo "usage: $0 [null|rss|cpu|bn128|scen|table|witsynth|all] [--log2 K]" >&2; exit 2 ;;
 esac

@@ -81,25 +81,27 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 
 /* load's fields (docs/protocol.md); NULL, or the error naming one. */
 static json_object *load_fields(json_object *req, const char **name, const char **path, uint64_t *parts,
-				const char **wasm, const char **wlib)
+				const char **wasm, const char **wlib, bool *progress)
 {
 	json_object *bad;
 	if ((bad = cz_field_str(req, "name", true, name)) || (bad = cz_field_str(req, "zkey", true, path)) ||
 	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, parts)) ||
 	    (bad = cz_field_str(req, "wasm", false, wasm)) ||
-	    (bad = cz_field_str(req, "witness_lib", false, wlib)))
+	    (bad = cz_field_str(req, "witness_lib", false, wlib)) ||
+	    (bad = cz_field_bool(req, "progress", progress)))
 		return bad;
 	return NULL;
 }
 
-json_object *cz_req_load(struct cz_engine *e, json_object *req)
+json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
 {
 	const char *name = NULL, *path = NULL, *wasm = NULL, *wlib = NULL;
 	uint64_t parts = 0;
+	bool progress = false;
 	char err[256];
 	json_object *bad;
 
-	if ((bad = load_fields(req, &name, &path, &parts, &wasm, &wlib)))
+	if ((bad = load_fields(req, &name, &path, &parts, &wasm, &wlib, &progress)))
 		return bad;
 	if (!*name || strlen(name) >= 64)
 		return cz_ctl_err("\"name\" must be 1 to 63 characters");
@@ -118,7 +120,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req)
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
 	if (circuit_key_load(e, c, path, err, sizeof(err)) ||
-	    cz_witload_attach(e, c, wasm, wlib, err, sizeof(err))) {
+	    cz_witload_attach(e, c, wasm, wlib, progress ? peer : NULL, err, sizeof(err))) {
 		circuit_free(e->be, c);
 		return cz_ctl_err("%s", err);
 	}
@@ -256,7 +258,11 @@ json_object *cz_req_circuits(struct cz_engine *e)
 			json_object_object_add(o, "witness_sha256",
 					       json_object_new_string(cz_witness_prog_sha256(c->wprog)));
 			json_object_object_add(o, "witness_memory_bytes",
-					       json_object_new_int64((int64_t)c->wmem_bytes));
+					       json_object_new_int64((int64_t)cz_witgen_charge_locked(e, c)));
+			json_object_object_add(o, "witness_memory_limit_bytes",
+					       json_object_new_int64((int64_t)c->wmem_limit));
+			json_object_object_add(o, "witness_memory_peak_bytes",
+					       json_object_new_int64((int64_t)c->wmem_peak));
 		}
 		json_object_array_add(a, o);
 	}

@@ -391,6 +391,14 @@ static json_object *submit_open(struct submit *s, json_object *req, int *fds, in
 	return (r = witnesses_head(s, nvars, curve)) ? r : inputs_inline(s, req);
 }
 
+static bool submit_has_input(const struct submit *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->inp[i])
+			return true;
+	return false;
+}
+
 /* admit: under the lock, the circuit, the witnesses' shape, the queue
  * places and a sequence number; or s->retry, an id held already. */
 static json_object *submit_admit(struct submit *s)
@@ -411,7 +419,7 @@ static json_object *submit_admit(struct submit *s)
 	else if (e->stopping)
 		r = cz_ctl_err("the daemon is shutting down");
 	else if (!(r = witnesses_check_locked(e, s->c, s->n, s->size, s->path, s->inp)) && !s->retry &&
-		 !(r = cz_admit_locked(e, s->c, s->n))) {     /* queue room, taken now; a partition that can ever fit */
+		 !(r = cz_admit_locked(e, s->c, s->n, submit_has_input(s)))) {     /* queue room, taken now; a partition that can ever fit */
 		s->admitted = true;     /* n places held: given back by submit_undo if this submit fails */
 		s->out_disk = cz_admit_out_disk(s->c);
 		s->seq = e->next_seq++; /* a number an unaccepted job burns is never reused */

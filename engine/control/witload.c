@@ -12,8 +12,10 @@
  * request's thread, outside the engine lock, with its progress in cuzkd's
  * log ("translate", "compile" and their times), its stage as it goes in a
  * slot of e->wbuilds (taken under the lock for an instant at each stage:
- * `circuits` lists them as "building", which cuzkctl load polls and
- * prints), and where the time went (translate, compile, link) in load's
+ * `circuits` lists them as "building"), pushed on the load's connection as
+ * each stage begins when the request asked for it ("progress": cuzkctl
+ * load prints them as they come; an older daemon's cuzkctl polls
+ * "building" instead), and where the time went (translate, compile, link) in load's
  * answer ("witness_build").  The program must prove
  * over the key's curve and compute exactly the key's nVars values; a
  * mismatch refuses the load naming both numbers.
@@ -32,9 +34,32 @@
 struct stage_arg {
 	struct cz_engine *e;
 	int slot;
+	struct cz_ctl_peer *push;       /* the load's connection (its "progress"), or NULL */
+	const char *circuit;
+	struct timespec t0;
 };
 
-/* The load's stage into its slot (taking one at the first stage). */
+static double since(const struct timespec *t, const struct timespec *now);
+
+/* The stage pushed on the load's connection, before the answer:
+ * {"ok": true, "progress": true, "circuit", "stage", "elapsed_s"}.  No lock
+ * is held (the send never blocks: ctl's push polls for room at most the
+ * idle timeout); a client gone stops the pushes, not the build. */
+static void push_stage(struct stage_arg *a, const char *stage, const struct timespec *now)
+{
+	json_object *m = json_object_new_object();
+	json_object_object_add(m, "ok", json_object_new_boolean(1));
+	json_object_object_add(m, "progress", json_object_new_boolean(1));
+	json_object_object_add(m, "circuit", json_object_new_string(a->circuit));
+	json_object_object_add(m, "stage", json_object_new_string(stage));
+	json_object_object_add(m, "elapsed_s", json_object_new_double(since(&a->t0, now)));
+	if (cz_ctl_peer_push(a->push, m))
+		a->push = NULL;
+	json_object_put(m);
+}
+
+/* The load's stage into its slot (taking one at the first stage), and to
+ * the client when it asked for the stages. */
 static void on_stage(void *arg, const char *stage)
 {
 	struct stage_arg *a = arg;
@@ -46,6 +71,8 @@ static void on_stage(void *arg, const char *stage)
 		a->e->wbuilds[a->slot].st0 = now;
 	}
 	pthread_mutex_unlock(&a->e->lock);
+	if (a->push)
+		push_stage(a, stage, &now);
 }
 
 static int slot_take(struct cz_engine *e, const char *circuit)
@@ -112,7 +139,7 @@ void cz_witload_report(const struct cz_circuit *c, json_object *r)
 }
 
 int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *wasm, const char *lib,
-		      char *err, size_t cap)
+		      struct cz_ctl_peer *push, char *err, size_t cap)
 {
 	char dir[PATH_MAX + 16], msg[512];
 	const char *path = wasm ? wasm : lib;
@@ -133,7 +160,10 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		return -1;
 	}
 	struct cz_witness_build_report rep = { 0 };
-	struct stage_arg sa = { e, slot_take(e, c->name) };
+	struct stage_arg sa = { e, slot_take(e, c->name), push, c->name, { 0, 0 } };
+	clock_gettime(CLOCK_MONOTONIC, &sa.t0);
+	if (push)
+		push_stage(&sa, "hash", &sa.t0);
 	struct cz_witness_opts o = { .cache_dir = dir, .progress = stderr, .stage = on_stage,
 				     .stage_arg = &sa, .report = &rep };
 	fprintf(stderr, "cuzkd: %s: witness program from %s (built into %s unless cached)\n", c->name,
@@ -165,7 +195,7 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		return -1;
 	}
 	c->nwinst = e->nsynth;
-	c->wmem_bytes = cz_witness_prog_mem_bytes(c->wprog);
+	cz_witgen_peak_load(e, c);
 	snprintf(c->wasm, sizeof(c->wasm), "%s", path);
 	fprintf(stderr, "cuzkd: %s: witness program %s (wasm sha256 %s)\n", c->name,
 		cz_witness_prog_lib(c->wprog), cz_witness_prog_sha256(c->wprog));
@@ -182,5 +212,5 @@ void cz_witload_detach(struct cz_circuit *c)
 	if (c->wprog)
 		cz_witness_prog_free(c->wprog);
 	c->wprog = NULL;
-	c->wmem_bytes = 0;
+	c->wmem_bytes = c->wmem_limit = c->wmem_peak = 0;
 }

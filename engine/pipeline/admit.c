@@ -150,11 +150,37 @@ bool cz_admit_never_fits_locked(const struct cz_engine *e, uint64_t part_bytes)
 	return e->keys_bytes > st.limit || part_bytes > st.limit - e->keys_bytes;
 }
 
-json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, uint32_t n)
+/* A job with an input partition whose buffer and wasm memory together can
+ * never fit the budget: the error naming the circuit, the need and the
+ * budget (the dispatcher would fail it only when it reached the head). */
+static json_object *input_never_fits_locked(struct cz_engine *e, const struct cz_circuit *c)
+{
+	cz_mutex_assert_held(&e->lock);
+	uint64_t w = cz_witgen_charge_locked(e, c), need = c->part_bytes + w;
+	if (!cz_admit_never_fits_locked(e, need))
+		return NULL;
+	struct cz_budget_stat st;
+	cz_budget_stat(e->budget, &st);
+	uint64_t room = st.limit > e->keys_bytes ? st.limit - e->keys_bytes : 0;
+	return cz_ctl_err("circuit %s: an input partition needs %llu bytes (its %llu-byte buffer and "
+			   "%llu bytes of wasm memory, %s), but with the loaded keys (%llu bytes) the "
+			   "%llu-byte --mem-budget leaves %llu: it can never run; unload a key or raise "
+			   "--mem-budget", c->name, (unsigned long long)need,
+			   (unsigned long long)c->part_bytes, (unsigned long long)w,
+			   c->wmem_peak ? "as measured" : "its bound before any run",
+			   (unsigned long long)e->keys_bytes, (unsigned long long)st.limit,
+			   (unsigned long long)room);
+}
+
+json_object *cz_admit_locked(struct cz_engine *e, const struct cz_circuit *c, uint32_t n, bool inputs)
 {
 	cz_mutex_assert_held(&e->lock);
 	struct cz_budget_stat st;
 	cz_budget_stat(e->budget, &st);
+	json_object *never = inputs && !cz_admit_never_fits_locked(e, c->part_bytes)
+			     ? input_never_fits_locked(e, c) : NULL;
+	if (never)
+		return never;
 	if (cz_admit_never_fits_locked(e, c->part_bytes)) {
 		uint64_t room = st.limit > e->keys_bytes ? st.limit - e->keys_bytes : 0;
 		return cz_ctl_err("circuit %s: a partition needs %llu bytes, but with the loaded keys "

@@ -211,7 +211,7 @@ static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t
 		struct cz_qent *q = cz_heap_at(&e->queued, i);
 		struct cz_part *p = q->part;
 		if (atomic_load(&p->state) != CZ_PART_QUEUED || atomic_load(&p->job->state) != CZ_JOB_ACTIVE ||
-		    p->job->circ == hc || cz_witgen_need(p) > free)
+		    p->job->circ == hc || cz_witgen_need_locked(e, p) > free)
 			continue;       /* cancelled ones leave when they reach the head */
 		if (!bk || cz_key_cmp(&q->key, bk) < 0) {
 			best = i;
@@ -222,7 +222,7 @@ static int skip_ahead(struct cz_engine *e, const struct cz_circuit *hc, uint64_t
 		return 0;
 	struct cz_qent q;
 	struct cz_part *p = ((struct cz_qent *)cz_heap_at(&e->queued, best))->part;
-	uint64_t need = cz_witgen_need(p);
+	uint64_t need = cz_witgen_need_locked(e, p);
 	int k = node_pick(e, need);
 	if (k < 0 || cz_budget_try_reserve(e->budget, need))
 		return 0;
@@ -257,7 +257,7 @@ static int dispatch_one(struct cz_engine *e, struct disp *d)
 	e->node_wait = false;
 	if (!e->synth_idle || e->inflight == CZ_PIPE_INFLIGHT)
 		return 0;
-	uint64_t need = cz_witgen_need(p);
+	uint64_t need = cz_witgen_need_locked(e, p);
 	int k = node_pick(e, need);
 	if (k < 0)
 		return 0;       /* no worker on a node that should take it */
@@ -350,7 +350,38 @@ void *cz_dispatch_main(void *v)
 struct wbuf {                   /* a worker's input buffer (engine/pipeline/witgen.c) */
 	char *buf;
 	size_t cap;
+	void *w;                /* the null backend's: a witness scratch for input partitions */
+	size_t wcap;
 };
+
+/* The null backend has no partition buffer, but an input partition's
+ * witness is still computed (the real CPU work of synthesis: its errors
+ * fail the partition, and its time is what the devices wait for), into
+ * the worker's scratch (grown only for a circuit larger than any before),
+ * then dropped. */
+static int null_witgen(struct cz_engine *e, struct cz_part *p, unsigned worker, struct wbuf *ib)
+{
+	size_t need = (size_t)p->job->circ->key.nvars * sizeof(cz_scalar);
+	if (ib->wcap < need) {
+		free(ib->w);
+		ib->wcap = 0;
+		if (!(ib->w = malloc(need))) {
+			snprintf(p->err, sizeof(p->err), "partition %u input: out of memory for its %zu-byte "
+				 "witness", p->idx, need);
+			return -1;
+		}
+		ib->wcap = need;
+	}
+	if (p->wfd < 0 && (p->wfd = cz_spool_open(e->spoolfd, p->job->seq, p->idx)) < 0) {
+		snprintf(p->err, sizeof(p->err), "partition %u input: cannot open spool/%llu.%u.wtns: %s",
+			 p->idx, (unsigned long long)p->job->seq, p->idx, strerror(-p->wfd));
+		p->wfd = -1;
+		return -1;
+	}
+	int rc = cz_witgen_run(e, p, worker - 1, ib->w, &ib->buf, &ib->cap);
+	explicit_bzero(ib->w, need);
+	return rc;
+}
 
 static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigned worker,
 		      struct wbuf *ib)
@@ -361,12 +392,13 @@ static int synthesize(struct cz_engine *e, struct cz_part *p, int arena, unsigne
 
 	p->work = (struct cz_dev_work){ 0 };
 	if (e->be->input == CZ_BACKEND_IN_NONE) {
+		int rc = p->input ? null_witgen(e, p, worker, ib) : 0;
 		e->be->stand_in(&e->bopts);
 		if (p->wfd >= 0)
 			close(p->wfd);
 		p->wfd = -1;
 		cv->work(&p->work, &c->key, c->dom, NULL);
-		return 0;
+		return rc;
 	}
 	/* A partition buffer of 16 MiB or more comes off the cache's stack of
 	 * free buffers (alloc/slab.c, BUFFER CACHES): one lock, tens of ns
@@ -482,5 +514,6 @@ void *cz_dispatch_synth_main(void *v)
 	}
 	pthread_mutex_unlock(&e->lock);
 	free(ib.buf);
+	free(ib.w);
 	return NULL;
 }

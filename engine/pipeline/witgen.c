@@ -18,11 +18,21 @@
  * took the partition in key order and reserved its buffer from the budget;
  * the witness is written into that buffer, nothing else of the partition's
  * size is allocated.  An input partition also takes its instance's wasm
- * memory from the budget (cz_witgen_need: the memory as instantiated,
- * cz_witness_prog_mem_bytes; circom 0.5's the 2 GiB it is given), reserved
- * with the buffer before the work starts and released with it, so the
- * dispatcher holds an input partition back (or fails one that can never
- * fit) exactly as it does a witness partition's buffer.  The instance is
+ * memory from the budget (cz_witgen_need_locked), reserved with the buffer
+ * before the work starts and released with it (p->reserved), so the
+ * dispatcher holds an input partition back exactly as it does a witness
+ * partition's buffer, and submit refuses a job whose input partition can
+ * never fit (cz_admit_locked).  The charge is what a run really touches:
+ * after each successful run the instance's resident memory is measured
+ * (cz_witness_inst_touched: mincore, the kernel's count of the pages the
+ * run and the image hold), the highest seen plus a quarter, in whole
+ * 64 KiB pages, is charged from then on (charge_of), and that peak is
+ * written beside the build (<state>/witness/<sha>.peak), so a restart or
+ * another load of the wasm charges it from the start.  Before any run the
+ * bound is charged: circom 2's memory as instantiated (its initial pages;
+ * never less afterwards either), circom 0.5's the 2 GiB its imported
+ * memory is given, but no more than the room the budget leaves beside the
+ * keys and the buffer, so its first run is never refused: it runs alone.  The instance is
  * the worker's and kept between runs, but what a run touches beyond the
  * instantiated image is given back after it (synth/witness/rt.c).
  *
@@ -37,13 +47,15 @@
  * COST.  After a worker's first input partition of a circuit: a pread of
  * the input into its reused buffer (grown only for a larger input), the
  * run (no heap call: the input JSON is walked in place, the instance reset
- * in place; selftests/e2e_heap counts 0 per partition in the engine's
+ * in place; its resident pages counted into the instance's vector, and a
+ * new high written with open/write; selftests/e2e_heap counts 0 per partition in the engine's
  * threads after warm-up), the check (one pass over the values).
  */
 #include "engine/engine_pvt.h"
 #include "synth/witness/witness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +117,94 @@ static ssize_t input_read(int fd, char **buf, size_t *cap, char *err, size_t eca
 	return (ssize_t)n;
 }
 
-uint64_t cz_witgen_need(const struct cz_part *p)
+/* ---- the wasm memory's charge ---- */
+
+#define WMEM_PAGE 65536ull
+
+/* What an input partition of c is charged for its instance's memory, given
+ * the most a run was seen to touch (0: none yet): that plus a quarter, in
+ * whole wasm pages; circom 0.5's never above the 2 GiB it is given, circom
+ * 2's never below its own initial memory (it may grow past it). */
+static uint64_t charge_of(const struct cz_circuit *c, uint64_t peak)
 {
+	if (!peak)
+		return c->wmem_limit;
+	uint64_t w = (peak + peak / 4 + WMEM_PAGE - 1) / WMEM_PAGE * WMEM_PAGE;
+	if (cz_witness_prog_version(c->wprog) >= 2)
+		return w > c->wmem_limit ? w : c->wmem_limit;
+	return w < c->wmem_limit ? w : c->wmem_limit;
+}
+
+uint64_t cz_witgen_charge_locked(struct cz_engine *e, const struct cz_circuit *c)
+{
+	cz_mutex_assert_held(&e->lock);
+	if (c->wmem_peak || !c->wprog || cz_witness_prog_version(c->wprog) >= 2)
+		return c->wmem_bytes;
+	/* circom 0.5 not yet measured: its first run may have all the room the
+	 * budget leaves beside the keys and its buffer (it then runs alone),
+	 * up to the 2 GiB; the run measures it. */
+	struct cz_budget_stat st;
+	cz_budget_stat(e->budget, &st);
+	uint64_t used = e->keys_bytes + c->part_bytes;
+	uint64_t room = st.limit > used ? st.limit - used : 0;
+	return c->wmem_bytes < room ? c->wmem_bytes : room;
+}
+
+uint64_t cz_witgen_need_locked(struct cz_engine *e, const struct cz_part *p)
+{
+	cz_mutex_assert_held(&e->lock);
 	const struct cz_circuit *c = p->job->circ;
-	return c->part_bytes + (p->input ? c->wmem_bytes : 0);
+	return c->part_bytes + (p->input ? cz_witgen_charge_locked(e, c) : 0);
+}
+
+static void peak_path(const struct cz_engine *e, const struct cz_circuit *c, char *p, size_t cap)
+{
+	snprintf(p, cap, "%s/witness/%s.peak", e->state_dir, cz_witness_prog_sha256(c->wprog));
+}
+
+void cz_witgen_peak_load(struct cz_engine *e, struct cz_circuit *c)
+{
+	char path[PATH_MAX + 96];
+	unsigned long long v = 0;
+	c->wmem_limit = cz_witness_prog_mem_bytes(c->wprog);
+	peak_path(e, c, path, sizeof(path));
+	FILE *f = fopen(path, "re");
+	if (f && fscanf(f, "%llu", &v) == 1 && v <= c->wmem_limit * 2)
+		c->wmem_peak = v;       /* a figure past twice the bound is not ours: ignored */
+	if (f)
+		fclose(f);
+	c->wmem_bytes = charge_of(c, c->wmem_peak);
+}
+
+/* After a run: what it touched, a new high raising the charge (under the
+ * lock, for an instant) and written beside the build (outside it), so a
+ * restart or another load of the wasm charges it from the start. */
+static void peak_note(struct cz_engine *e, struct cz_circuit *c, unsigned worker, uint64_t touched)
+{
+	if (!touched)
+		return;
+	pthread_mutex_lock(&e->lock);
+	int higher = touched > c->wmem_peak;
+	if (higher) {
+		c->wmem_peak = touched;
+		c->wmem_bytes = charge_of(c, touched);
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (!higher)
+		return;
+	char path[PATH_MAX + 96], tmp[PATH_MAX + 128];
+	peak_path(e, c, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.%u.tmp", path, worker);
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%llu\n", (unsigned long long)touched);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);      /* no stdio: no heap call */
+	int ok = fd >= 0 && write(fd, num, (size_t)n) == n;
+	if (fd >= 0 && close(fd))
+		ok = 0;
+	if (!ok || rename(tmp, path)) {
+		unlink(tmp);
+		fprintf(stderr, "cuzkd: %s: cannot record the witness memory peak in %s\n", c->name, path);
+	}
 }
 
 int cz_witgen_run(struct cz_engine *e, struct cz_part *p, unsigned worker, void *w, char **buf,
@@ -135,6 +231,8 @@ int cz_witgen_run(struct cz_engine *e, struct cz_part *p, unsigned worker, void 
 				     e->cfg.witness_timeout_ms, err, sizeof(err));
 		cz_trace(CZ_EV_WITGEN_END, p->job->seq, p->idx);
 		explicit_bzero(*buf, (size_t)n);
+		if (!rc)
+			peak_note(e, c, worker, cz_witness_inst_touched(c->winst[worker]));
 	}
 	if (!rc)
 		rc = witness_check(w, nvars, cz_curve_ops(c->curve)->r, err, sizeof(err));

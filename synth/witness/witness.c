@@ -741,6 +741,7 @@ void cz_witness_inst_free(struct cz_witness_inst *in)
 	free(in->mod);
 	free(in->snap);
 	free(in->img);
+	free(in->core);
 	cz_wrt_inst_unmap(in);
 	free(in);
 }
@@ -762,6 +763,24 @@ static size_t image_size(const struct cz_witness_inst *in)
 			last = i + 1;
 	free(vec);
 	return last * pg;
+}
+
+uint64_t cz_witness_inst_touched(struct cz_witness_inst *in)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = in->mem ? in->mem->size / pg : 0;
+	if (n > in->core_n) {   /* a heap call only for a memory larger than any before */
+		free(in->core);
+		in->core_n = 0;
+		if (!(in->core = malloc(n)))
+			return 0;
+		in->core_n = n;
+	}
+	if (!n || mincore(in->mem_base, n * pg, in->core))
+		return 0;
+	uint64_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += in->core[i] & 1;
+	return k * pg;
 }
 
 struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, char *err,

@@ -89,6 +89,15 @@ struct cz_witness_inst *cz_witness_inst_create(const struct cz_witness_prog *p, 
 					       size_t cap);
 void cz_witness_inst_free(struct cz_witness_inst *in);
 
+/* The bytes of the instance's wasm memory resident now (mincore(2)): after a
+ * run, until the next one resets it, what the run touched plus the
+ * instantiated image: the run's real peak as the kernel counts it (circom
+ * 0.5's 2 GiB is mapped lazily, so its data and the stack at its top are
+ * resident, the rest not).  0 if it cannot tell.  The first call allocates
+ * the page vector (one byte a page); later ones only for a larger memory.
+ * One thread's, like the instance. */
+uint64_t cz_witness_inst_touched(struct cz_witness_inst *in);
+
 /* Computes the witness of the input JSON (len bytes; circom's input: signal
  * names to decimal/hex strings or numbers, nested arrays, objects for
  * sub-components' buses) into out: nvars values of n8 bytes each,

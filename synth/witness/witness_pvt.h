@@ -117,6 +117,8 @@ struct cz_witness_inst {
 	int fresh;                             /* instantiated, not yet run */
 	int live;                              /* instantiated: release() on free */
 	int once;                              /* no image (keep_probe's): one run only */
+	unsigned char *core;                   /* cz_witness_inst_touched's mincore vector */
+	size_t core_n;                         /* its entries (pages) */
 	/* the run: its own stack, a guard page below it, the signal stack */
 	uint8_t *stk, *stk_guard, *sig_stk;
 	size_t stk_size, guard_size, sig_size;

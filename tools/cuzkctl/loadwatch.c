@@ -8,13 +8,18 @@
  * stage to stderr when it changes, and every 10 s within a long one.  The
  * child ends when the answer comes (SIGTERM from the parent), when the
  * parent is gone, or after an hour; it never writes to the load's
- * connection.  After the answer, where the time went ("witness_build").
+ * connection.  That is the fallback for a daemon that predates load's
+ * "progress": cuzkctl asks for it (cz_loadwatch_call), and the daemon then
+ * pushes each stage on the load's own connection as it begins, before the
+ * answer, which cuzkctl prints as it arrives.  After the answer, where the
+ * time went ("witness_build").
  */
 #define _GNU_SOURCE
 #include "tools/cuzkctl/loadwatch.h"
 #include "ctl/ctl.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,4 +99,38 @@ void cz_loadwatch_report(const char *name, json_object *r)
 	else
 		fprintf(stderr, "cuzkctl load: %s: witness program from the daemon's cache (built "
 			"before), link %.2f s\n", name, l);
+}
+
+json_object *cz_loadwatch_call(int sock, json_object *q, const char *name, char *err, size_t cap)
+{
+	size_t len;
+	const char *t = json_object_to_json_string_length(q, JSON_C_TO_STRING_PLAIN, &len);
+	int rc = cz_ctl_send(sock, t, len, NULL, 0);
+	if (rc) {
+		snprintf(err, cap, "sending the request: %s", strerror(-rc));
+		return NULL;
+	}
+	for (;;) {
+		char *msg;
+		int fds[4], nfd = 0;
+		rc = cz_ctl_recv_ex(sock, CZ_CTL_MAX_REPLY, -1, &msg, &len, fds, &nfd, 4, err, cap);
+		if (rc == 1)
+			snprintf(err, cap, "the daemon closed the connection without answering");
+		if (rc)
+			return NULL;
+		for (int i = 0; i < nfd; i++)
+			close(fds[i]);
+		json_object *r = json_tokener_parse(msg), *pr;
+		free(msg);
+		if (!r) {
+			snprintf(err, cap, "the daemon's answer is not JSON");
+			return NULL;
+		}
+		if (!json_object_object_get_ex(r, "progress", &pr) || !json_object_get_boolean(pr))
+			return r;       /* the answer */
+		fprintf(stderr, "cuzkctl load: %s: witness program: %s (at %.2f s)\n", name,
+			json_object_get_string(json_object_object_get(r, "stage")),
+			json_object_get_double(json_object_object_get(r, "elapsed_s")));
+		json_object_put(r);
+	}
 }

@@ -315,9 +315,31 @@ static int cmd_load(int sock, int argc, char **argv)
 		}
 		i++;
 	}
-	pid_t watch = wasm && g_sock_path ? cz_loadwatch_start(g_sock_path, argv[1]) : -1;
-	json_object *r = call(sock, q, NULL, 0);
-	cz_loadwatch_stop(watch);
+	json_object *r = NULL;
+	if (wasm) {             /* the daemon pushes the build's stages on this connection */
+		char err[512];
+		json_object_object_add(q, "progress", json_object_new_boolean(1));
+		r = cz_loadwatch_call(sock, q, argv[1], err, sizeof(err));
+		json_object_object_del(q, "progress");
+		if (!r) {
+			fprintf(stderr, "cuzkctl: %s\n", err);
+			json_object_put(q);
+			return 2;
+		}
+		if (!ok_of(r) && strstr(str_of(r, "error"), "unknown field \"progress\"")) {
+			json_object_put(r);     /* an older daemon: poll its "building" instead */
+			r = NULL;
+		} else {
+			json_object_put(q);
+			if (!ok_of(r))
+				fprintf(stderr, "cuzkctl: %s\n", str_of(r, "error"));
+		}
+	}
+	if (!r) {
+		pid_t watch = wasm && g_sock_path ? cz_loadwatch_start(g_sock_path, argv[1]) : -1;
+		r = call(sock, q, NULL, 0);
+		cz_loadwatch_stop(watch);
+	}
 	if (r && ok_of(r) && json_object_object_get_ex(r, "witness_lib", NULL)) {
 		cz_loadwatch_report(argv[1], r);
 		fprintf(stderr, "cuzkctl load: %s takes inputs (witness program %s)\n", argv[1],
