@@ -209,3 +209,15 @@ void cz_msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned th
 	if (nones)
 		p->nones = nones < 4096 ? 1 : threads;
 }
+
+/* For the fixed-base MSM (zk/msm/msm_fixed_pvt.h): the same window recoding
+ * and the same price of a task. */
+void cz_msm_plan_window(struct msm_plan *p, unsigned c)
+{
+	plan_window(p, c);
+}
+
+double cz_msm_task_cost(size_t m, unsigned batch, double nb, size_t aff_bytes)
+{
+	return task_cost(m, batch, nb, aff_bytes);
+}
