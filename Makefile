@@ -60,7 +60,7 @@ TESTS    += selftests/zk_groth16_ifma4.sh
 # (cuzkd's default is one child process per device): both modes pass them.
 TESTS    += selftests/e2e_heap_thread.sh selftests/e2e_daemon_thread.sh \
             selftests/e2e_order_thread.sh selftests/e2e_evidence_thread.sh \
-            selftests/e2e_bn254_thread.sh
+            selftests/e2e_bn254_thread.sh selftests/e2e_tables_thread.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

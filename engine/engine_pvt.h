@@ -51,6 +51,8 @@ struct cz_circuit {
 	void *dom;                      /* the key's NTT domain, of its curve */
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
+	uint64_t tables_bytes;  /* its fixed-base tables (engine/control/tables.c), in key_bytes */
+	double tables_ms;       /* how long they took to build */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
 	/* The same in each node's arena (engine/place/numa.c): node_cache[k] is
 	 * arena k's, node_cache[0] == cache. */
@@ -329,7 +331,7 @@ void cz_watchdog_free(struct cz_engine *e);
 #define CZ_OP_MAX 32
 struct cz_op {
 	const char *name;
-	const char *const fields[6];    /* the fields it may carry, "op" aside */
+	const char *const fields[7];    /* the fields it may carry, "op" aside; NULL ends them */
 	bool admin;                     /* admins only */
 	bool owns_fds;                  /* the handler keeps or closes the descriptors */
 	json_object *(*handler)(struct cz_engine *e, json_object *req, int *fds, int nfds,
@@ -498,6 +500,12 @@ void cz_job_rmdir(const char *path);
 /* engine/control/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req);
+/* engine/control/tables.c: c's fixed-base tables, as mode allows
+ * (CZ_FIXED_TABLES_*, or at most that many bytes), built into c->key before
+ * it is shared; c->part_bytes, tables_bytes and tables_ms set.  0, or -1
+ * with err set. */
+int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		    uint64_t mode, char *err, size_t cap);
 /* engine/control/witload.c: load's "wasm" or "witness_lib" onto c (none:
  * 0, nothing done); 0, or -1 with err set (cz_witload_detach undoes a
  * part-made one).  Outside the engine lock: a build can take a minute. */
