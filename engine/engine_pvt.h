@@ -283,12 +283,14 @@ struct cz_engine {
 	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
 	struct cz_fleet_stale *fleet_stale;     /* the journal's fleet partitions, dropped at start (cz_engine_fleet_drop_stale) */
 	uint32_t nfleet_stale;                  /* ... for the join to release in the database */
-	/* Witness programs being built by loads in flight (engine/control/
-	 * witload.c), under lock: `circuits` names each one's stage. */
+	/* Witness programs and fixed-base tables being built by loads in
+	 * flight (engine/control/witload.c, tables.c), under lock: `circuits`
+	 * names each one's stage. */
 	struct cz_wbuild_note {
 		char circuit[64];
 		const char *stage;      /* a string literal; NULL: the slot is free */
 		struct timespec t0, st0;        /* the load's start, the stage's */
+		int pct;                /* stage "tables": percent of the bases done; else -1 */
 	} wbuilds[8];
 	_Atomic int fleet_wake;         /* its claim thread's eventfd + 1 (0: none): a journal commit wakes it */
 };
@@ -511,6 +513,10 @@ int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_c
  * part-made one).  Outside the engine lock: a build can take a minute. */
 /* The loads' witness builds in flight, for `circuits` (e->lock held). */
 json_object *cz_witload_building_locked(struct cz_engine *e);
+/* A slot of e->wbuilds for circuit's load at stage (a literal): its index,
+ * or -1 when all are taken (the load is then not listed); and its end. */
+int cz_witload_note_take(struct cz_engine *e, const char *circuit, const char *stage);
+void cz_witload_note_free(struct cz_engine *e, int k);
 void cz_witload_report(const struct cz_circuit *c, json_object *r);   /* load's "witness_build" */
 int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *wasm, const char *lib,
 		      char *err, size_t cap);

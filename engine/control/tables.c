@@ -16,8 +16,10 @@
  *
  * Building takes seconds (255 doublings per base): on threads of a pool
  * made for it (the consumers idle: the key is not loaded yet), outside the
- * engine lock; the loading thread logs its progress every second, and the
- * load's reply says what was built and how long it took.
+ * engine lock; the loading thread logs its progress every second, keeps it
+ * in a slot of e->wbuilds (`circuits`' "building": stage "tables",
+ * progress_pct; cuzkctl load prints it), and the load's reply says what
+ * was built and how long it took.
  */
 #include "engine/engine_pvt.h"
 #include "lib/pool.h"
@@ -83,17 +85,24 @@ int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_c
 		snprintf(err, cap, "%s: cannot start the fixed-base tables' threads", c->path);
 		return -1;
 	}
-	/* progress once a second while it runs (the join below has no bound
-	 * of its own: the build is finite work, ~255 doublings per base) */
+	/* progress while it runs (the join below has no bound of its own: the
+	 * build is finite work, ~255 doublings per base) */
+	int note = cz_witload_note_take(e, c->name, "tables");
 	for (int tick = 0; !atomic_load(&t.fin); tick++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+		if (note >= 0 && t.total) {
+			pthread_mutex_lock(&e->lock);
+			e->wbuilds[note].pct = (int)(100 * atomic_load(&t.done) / t.total);
+			pthread_mutex_unlock(&e->lock);
+		}
 		if (tick % 20 == 19 && t.total)
 			fprintf(stderr, "cuzkd: loading %s: fixed-base tables %.0f%% (%llu of %llu bases)\n",
 				c->name, 100.0 * (double)atomic_load(&t.done) / (double)t.total,
 				(unsigned long long)atomic_load(&t.done), (unsigned long long)t.total);
 	}
 	pthread_join(th, NULL);
+	cz_witload_note_free(e, note);
 	cz_pool_destroy(t.pool);
 	if (t.rc) {
 		snprintf(err, cap, "%s: out of memory for its fixed-base tables (%llu bytes allowed; "

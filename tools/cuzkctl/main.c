@@ -288,7 +288,7 @@ static const char *g_sock_path;    /* for load's progress child */
  *      [--fixed-tables auto|off|SIZE] (checked by the daemon) */
 static int cmd_load(int sock, int argc, char **argv)
 {
-	int wasm = 0;
+	int wasm = 0;   /* a witness program or tables: progress worth watching */
 	char full[4096];
 	json_object *q = req_new("load");
 	json_object_object_add(q, "name", json_object_new_string(argv[1]));
@@ -306,6 +306,7 @@ static int cmd_load(int sock, int argc, char **argv)
 			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
 		} else if (!strcmp(argv[i], "--fixed-tables") && i + 1 < argc) {
 			json_object_object_add(q, "fixed_tables", json_object_new_string(argv[i + 1]));
+			wasm |= strcmp(argv[i + 1], "off") != 0;
 		} else if ((!strcmp(argv[i], "--wasm") || !strcmp(argv[i], "--witness-lib")) && i + 1 < argc) {
 			wasm |= argv[i][2] == 'w' && argv[i][3] == 'a';
 			json_object_object_add(q, argv[i][2] == 'w' && argv[i][3] == 'a' ? "wasm" : "witness_lib",
