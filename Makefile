@@ -52,7 +52,7 @@ TESTS    += selftests/zk_x86_gen.sh
 # interop suites likewise; and on the four-lane flush (CZ_IFMA_LANES=4).
 TESTS    += selftests/zk_groth16_noifma.sh
 TESTS    += selftests/e2e_cli_noifma.sh
-TESTS    += selftests/zk_bn254_msm_noifma.sh
+TESTS    += selftests/zk_bn254_msm_noifma.sh selftests/zk_msm_fixed_noifma.sh
 TESTS    += selftests/zk_bn254_groth16_noifma.sh
 TESTS    += selftests/zk_bn254_msm_ifma4.sh
 TESTS    += selftests/zk_groth16_ifma4.sh
@@ -60,7 +60,7 @@ TESTS    += selftests/zk_groth16_ifma4.sh
 # (cuzkd's default is one child process per device): both modes pass them.
 TESTS    += selftests/e2e_heap_thread.sh selftests/e2e_daemon_thread.sh \
             selftests/e2e_order_thread.sh selftests/e2e_evidence_thread.sh \
-            selftests/e2e_bn254_thread.sh
+            selftests/e2e_bn254_thread.sh selftests/e2e_tables_thread.sh
 
 # Optional system libraries: linked when present (tools/install-deps.sh installs them).
 PKGS     := $(shell pkg-config --exists liburing && echo liburing) \

@@ -23,6 +23,7 @@
 #include "zk/groth16/groth16.h"
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,8 +60,16 @@ struct cz_curve_ops {
 	int (*key_share)(union cz_curve_key *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap);
 	void (*key_free)(union cz_curve_key *k, struct cz_region *r);
 	int (*key_attach)(const struct cz_region *r, union cz_curve_key *k);
-	/* Bytes the key's arrays hold (the memory budget's charge). */
+	/* Bytes the key's arrays hold (the memory budget's charge), its
+	 * fixed-base tables included. */
 	uint64_t (*key_bytes)(const union cz_curve_key *k);
+	/* Fixed-base tables for the key's MSMs (zk/groth16/groth16.h,
+	 * key_tables): at most max_bytes, chosen for threads, built on pool
+	 * before key_share (they are shared with the key); done counts bases
+	 * finished of *total.  0 or -ENOMEM.  key_table_bytes: what they hold. */
+	int (*key_tables)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
+			  struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total);
+	uint64_t (*key_table_bytes)(const union cz_curve_key *k);
 	/* The key's NTT domain (NULL: out of memory), its bytes, its end. */
 	void *(*dom_create)(uint32_t log2n);
 	uint64_t (*dom_bytes)(const void *dom);

@@ -49,6 +49,20 @@ static uint64_t CV(key_bytes)(const union cz_curve_key *k)
 	return CV_KEY(key_bytes)(&k->CV_M);
 }
 
+static int CV(key_tables)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
+			 struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total)
+{
+	return CV_KEY(key_tables)(&k->CV_M, max_bytes, threads, pool, done, total);
+}
+
+static uint64_t CV(key_table_bytes)(const union cz_curve_key *k)
+{
+	uint64_t b = 0;
+	for (int i = 0; i < CZ_G16_FX; i++)
+		b += k->CV_M.fx[i].tab ? k->CV_M.fx[i].bytes : 0;
+	return b;
+}
+
 static void *CV(dom_create)(uint32_t log2n)
 {
 	return CV_NTT(domain_create)(log2n);
@@ -121,6 +135,8 @@ static const struct cz_curve_ops CV(ops) = {
 	.key_free = CV(key_free),
 	.key_attach = CV(key_attach),
 	.key_bytes = CV(key_bytes),
+	.key_tables = CV(key_tables),
+	.key_table_bytes = CV(key_table_bytes),
 	.dom_create = CV(dom_create),
 	.dom_bytes = CV(dom_bytes),
 	.dom_destroy = CV(dom_destroy),

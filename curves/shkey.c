@@ -9,6 +9,9 @@
  * lies, by offset: a device child (engine/device/devproc.c) that receives the fd
  * maps it read-only and builds its own struct cz_groth16_key over it
  * (cz_shkey_attach), so a restarted child reads no file and copies nothing.
+ * The key's fixed-base tables (zk/msm/msm_fixed.h), when built before the
+ * share, are arrays of the region like the others (the header keeps each
+ * one's window and stride), so a child proves with them too.
  * Both curves' keys are shared alike (curves/shkey_tmpl_pvt.h); the
  * header's magic says which curve a region holds (cz_shkey_curve).
  */
@@ -21,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define NARR 8
+#define NARR (8 + CZ_G16_FX)   /* the key's arrays, then its fixed-base tables */
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 
 /* Spreads r's pages round-robin over the nodes in mask (bit n: node n),

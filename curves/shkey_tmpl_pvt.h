@@ -19,7 +19,27 @@ struct SK(hdr) {
 	SKA(affine) alpha1, beta1, delta1;
 	SKB(affine) beta2, gamma2, delta2;
 	uint64_t off[NARR], len[NARR];  /* bytes; off 0: absent */
+	uint32_t fxc[CZ_G16_FX], fxs[CZ_G16_FX]; /* the tables' window and stride */
 };
+
+/* Table i's shape (zk/msm/msm_fixed.h) for window c, stride s, over its
+ * query's bases; c 0: none. */
+static void SK(fx_shape)(struct SK_KEY *k, int i, unsigned c, unsigned s)
+{
+	size_t n = i == CZ_G16_FX_C ? k->nvars - k->npub - 1
+		   : i == CZ_G16_FX_H ? (size_t)1 << k->log2n : k->nvars;
+	size_t aff = i == CZ_G16_FX_B2 ? sizeof(SKB(affine)) : sizeof(SKA(affine));
+	struct cz_msm_fixed *f = &k->fx[i];
+	memset(f, 0, sizeof(*f));
+	if (c < 3 || c > 20 || s < 1 || s > (255 + c - 1) / c)
+		return;
+	f->n = n;
+	f->c = c;
+	f->nwin = (255 + c - 1) / c;
+	f->stride = s;
+	f->rows = (f->nwin + s - 1) / s;
+	f->bytes = cz_msm_fixed_bytes(n, aff, c, s);
+}
 
 /* The arrays by their place in the header, with their lengths in bytes. */
 static void SK(arrays)(struct SK_KEY *k, void **p[NARR], size_t len[NARR])
@@ -33,6 +53,10 @@ static void SK(arrays)(struct SK_KEY *k, void **p[NARR], size_t len[NARR])
 	p[5] = (void **)&k->h;       len[5] = n * sizeof(SKA(affine));
 	p[6] = (void **)&k->coefs;   len[6] = k->ncoefs * sizeof(struct SK_COEF);
 	p[7] = (void **)&k->row_off; len[7] = (n + 1) * sizeof(uint32_t);
+	for (int i = 0; i < CZ_G16_FX; i++) {   /* fixed-base tables, where built */
+		p[8 + i] = &k->fx[i].tab;
+		len[8 + i] = k->fx[i].bytes;
+	}
 }
 
 int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap)
@@ -72,6 +96,10 @@ int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, 
 	h->beta2 = k->beta2;
 	h->gamma2 = k->gamma2;
 	h->delta2 = k->delta2;
+	for (int i = 0; i < CZ_G16_FX; i++) {
+		h->fxc[i] = k->fx[i].tab ? k->fx[i].c : 0;
+		h->fxs[i] = k->fx[i].tab ? k->fx[i].stride : 0;
+	}
 	size_t at = ALIGN64(sizeof(*h));
 	for (int i = 0; i < NARR; i++) {
 		if (!*p[i])
@@ -114,6 +142,8 @@ int SK(attach)(const struct cz_region *r, struct SK_KEY *k)
 		.alpha1 = h->alpha1, .beta1 = h->beta1, .delta1 = h->delta1,
 		.beta2 = h->beta2, .gamma2 = h->gamma2, .delta2 = h->delta2,
 	};
+	for (int i = 0; i < CZ_G16_FX; i++)
+		SK(fx_shape)(k, i, h->fxc[i], h->fxs[i]);
 	SK(arrays)(k, p, len);
 	for (int i = 0; i < NARR; i++) {
 		if (!h->off[i])

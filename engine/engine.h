@@ -59,7 +59,16 @@ struct cz_engine_config {
 	 * (engine/durable/output.c) are tried again after 1 s, doubling up to
 	 * this; the job fails only when cancelled or after retain_s. */
 	unsigned output_retry_max_ms;   /* --output-retry-max-ms: 1..3600000 */
+	/* Fixed-base tables for loaded keys (engine/control/tables.c):
+	 * CZ_FIXED_TABLES_OFF, _AUTO, or at most this many bytes a key. */
+	uint64_t fixed_tables;          /* --fixed-tables */
 };
+
+#define CZ_FIXED_TABLES_OFF  0
+#define CZ_FIXED_TABLES_AUTO UINT64_MAX
+/* "auto", "off", or bytes with an optional K, M, G or T suffix (powers of
+ * 1024) into *out: 0, or -1 when s is none of them. */
+int cz_engine_parse_tables(const char *s, uint64_t *out);
 
 #define CZ_ENGINE_RETAIN_MAX_S (3650ull * 86400)   /* --retain: ten years at most */
 

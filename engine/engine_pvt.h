@@ -51,6 +51,8 @@ struct cz_circuit {
 	void *dom;                      /* the key's NTT domain, of its curve */
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
+	uint64_t tables_bytes;  /* its fixed-base tables (engine/control/tables.c), in key_bytes */
+	double tables_ms;       /* how long they took to build */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
 	/* The same in each node's arena (engine/place/numa.c): node_cache[k] is
 	 * arena k's, node_cache[0] == cache. */
@@ -285,12 +287,14 @@ struct cz_engine {
 	struct cz_fnode *fleet;         /* --fleet: this node of the fleet (engine/control/fleet_node.c), or NULL */
 	struct cz_fleet_stale *fleet_stale;     /* the journal's fleet partitions, dropped at start (cz_engine_fleet_drop_stale) */
 	uint32_t nfleet_stale;                  /* ... for the join to release in the database */
-	/* Witness programs being built by loads in flight (engine/control/
-	 * witload.c), under lock: `circuits` names each one's stage. */
+	/* Witness programs and fixed-base tables being built by loads in
+	 * flight (engine/control/witload.c, tables.c), under lock: `circuits`
+	 * names each one's stage. */
 	struct cz_wbuild_note {
 		char circuit[64];
 		const char *stage;      /* a string literal; NULL: the slot is free */
 		struct timespec t0, st0;        /* the load's start, the stage's */
+		int pct;                /* stage "tables": percent of the bases done; else -1 */
 	} wbuilds[8];
 	_Atomic int fleet_wake;         /* its claim thread's eventfd + 1 (0: none): a journal commit wakes it */
 };
@@ -333,7 +337,7 @@ void cz_watchdog_free(struct cz_engine *e);
 #define CZ_OP_MAX 32
 struct cz_op {
 	const char *name;
-	const char *const fields[6];    /* the fields it may carry, "op" aside */
+	const char *const fields[8];    /* the fields it may carry, "op" aside; NULL ends them */
 	bool admin;                     /* admins only */
 	bool owns_fds;                  /* the handler keeps or closes the descriptors */
 	json_object *(*handler)(struct cz_engine *e, json_object *req, int *fds, int nfds,
@@ -502,11 +506,21 @@ void cz_job_rmdir(const char *path);
 /* engine/control/keys.c */
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
+/* engine/control/tables.c: c's fixed-base tables, as mode allows
+ * (CZ_FIXED_TABLES_*, or at most that many bytes), built into c->key before
+ * it is shared; c->part_bytes, tables_bytes and tables_ms set.  0, or -1
+ * with err set. */
+int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		    uint64_t mode, char *err, size_t cap);
 /* engine/control/witload.c: load's "wasm" or "witness_lib" onto c (none:
  * 0, nothing done); 0, or -1 with err set (cz_witload_detach undoes a
  * part-made one).  Outside the engine lock: a build can take a minute. */
 /* The loads' witness builds in flight, for `circuits` (e->lock held). */
 json_object *cz_witload_building_locked(struct cz_engine *e);
+/* A slot of e->wbuilds for circuit's load at stage (a literal): its index,
+ * or -1 when all are taken (the load is then not listed); and its end. */
+int cz_witload_note_take(struct cz_engine *e, const char *circuit, const char *stage);
+void cz_witload_note_free(struct cz_engine *e, int k);
 void cz_witload_report(const struct cz_circuit *c, json_object *r);   /* load's "witness_build" */
 /* push: the load's connection, to push each build stage to as it begins
  * (load's "progress"); NULL: none. */

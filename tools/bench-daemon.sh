@@ -11,7 +11,10 @@
 #          2 jobs x 4 partitions after one warm-up job, vs `cuzk prove` (which loads the
 #          key each time) on the same partitions one after another.  The key and witness
 #          are tools/interop.sh -c bn128's (circom mulchain, cuzk devsetup --r1cs), made
-#          there first: BN_DIR (default /tmp/cuzk-bn128)/mulchain_bn128_LOG2.zkey
+#          there first: BN_DIR (default /tmp/cuzk-bn128)/mulchain_bn128_LOG2.zkey.
+#          FIXED_TABLES=auto|off|SIZE loads the key with that many fixed-base tables
+#          (cuzkctl load --fixed-tables; default off); the 8 proofs' CPU time (cuzkd and
+#          its device children, user + system) is reported per proof
 #   scen   issue 9's scenarios, each from the daemon's own trace
 #          (tools/cuzk-trace-report --json): worst order inversions vs the
 #          bound, the critical job's wait in partitions and ms, duty per
@@ -129,6 +132,15 @@ bench_cpu() {
 	echo "cuzkd 3 jobs x 4 partitions:      $d_ms ms ($(awk -v m=$d_ms 'BEGIN{printf "%.1f", 12*60000/m}') proofs/min), peak RSS ${rss} kB; ratio $(awk -v a=$seq_ms -v b=$d_ms 'BEGIN{printf "%.2f", a/b}')x"
 }
 
+# Clock ticks of user + system CPU of process $1 and its live children.
+tree_cpu_ticks() {
+	local t=0 p
+	for p in "$1" $(pgrep -P "$1" || true); do
+		[ -r "/proc/$p/stat" ] && t=$(( t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}') ))
+	done
+	echo "$t"
+}
+
 bench_bn128() {
 	local k=${log2:-16} bd=${BN_DIR:-/tmp/cuzk-bn128}
 	local zk=$bd/mulchain_bn128_$k.zkey w=$bd/mulchain_bn128_${k}_0.wtns
@@ -141,12 +153,17 @@ bench_bn128() {
 	done
 	t1=$(now_ms); seq_ms=$(( t1 - t0 ))
 	start --backend cpu --consumers-per-device 2 --synth-workers 1
-	ctl load bn "$zk" >/dev/null
+	ctl load bn "$zk" --fixed-tables "${FIXED_TABLES:-off}" | grep -o '"tables_[a-z]*": *[0-9.]*' | tr '\n' ' ' || true
+	echo
 	ctl submit bn "$w" "$w" --id warm --wait >/dev/null
+	local c0 c1
+	c0=$(tree_cpu_ticks "$dpid")
 	t0=$(now_ms)
 	for j in 1 2; do ctl submit bn "$w" "$w" "$w" "$w" --id "b$j" >/dev/null; done
 	for j in 1 2; do ctl await "b$j" >/dev/null; done
 	t1=$(now_ms); d_ms=$(( t1 - t0 ))
+	c1=$(tree_cpu_ticks "$dpid")
+	echo "cuzkd CPU (user + system, it and its children) per proof: $(awk -v a="$c0" -v b="$c1" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f ms", (b-a)*1000/hz/8}') (tables: ${FIXED_TABLES:-off})"
 	local rss; rss=$(awk '/VmHWM/ {print $2}' "/proc/$dpid/status")
 	local out; out=$(ctl await b2 | sed -n 's/.*"dir": *"\([^"]*\)".*/\1/p')
 	[ -z "$out" ] || "$B/bin/cuzk" verify "$bd/mulchain_bn128_${k}_vk.json" "$out/3.public.json" "$out/3.proof.json" >/dev/null ||

@@ -64,7 +64,7 @@ json_object *cz_access_request(struct cz_engine *e, const struct cz_op *opd, jso
 			f++;
 		if (*f)
 			continue;
-		char known[96] = "";
+		char known[160] = "";
 		size_t at = 0;
 		for (f = opd->fields; *f; f++)
 			at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", at ? ", " : "", *f);

@@ -51,7 +51,7 @@ static void key_pin(struct cz_engine *e, struct cz_circuit *c)
  * region, its NTT domain made; key_bytes and part_bytes set.  0, or -1
  * with err set (c's parts made so far are circuit_free's). */
 static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const char *path,
-			    char *err, size_t cap)
+			    uint64_t tables, char *err, size_t cap)
 {
 	const struct cz_backend *be = e->be;
 	/* On a multi-node machine the key's pages are interleaved over the
@@ -62,7 +62,8 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
 		return -1;
 	const struct cz_curve_ops *cv = cz_curve_ops(c->curve);
-	if (cv->backend_check(be, path, err, cap) || cv->key_load(&c->key, path, err, cap))
+	if (cv->backend_check(be, path, err, cap) || cv->key_load(&c->key, path, err, cap) ||
+	    cz_tables_build(e, c, cv, tables, err, cap))   /* before the share: they are the key's */
 		return -1;
 	/* One copy, in shared memory: device children map it (curves/shkey.c). */
 	if (cv->key_share(&c->key, &c->kreg, nodes, msg, sizeof(msg))) {
@@ -81,27 +82,32 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 
 /* load's fields (docs/protocol.md); NULL, or the error naming one. */
 static json_object *load_fields(json_object *req, const char **name, const char **path, uint64_t *parts,
-				const char **wasm, const char **wlib, bool *progress)
+				const char **wasm, const char **wlib, bool *progress, uint64_t *tables)
 {
 	json_object *bad;
+	const char *tabs = NULL;
 	if ((bad = cz_field_str(req, "name", true, name)) || (bad = cz_field_str(req, "zkey", true, path)) ||
 	    (bad = cz_field_uint(req, "partitions", CZ_ENGINE_MAX_PARTS, parts)) ||
 	    (bad = cz_field_str(req, "wasm", false, wasm)) ||
 	    (bad = cz_field_str(req, "witness_lib", false, wlib)) ||
-	    (bad = cz_field_bool(req, "progress", progress)))
+	    (bad = cz_field_bool(req, "progress", progress)) ||
+	    (bad = cz_field_str(req, "fixed_tables", false, &tabs)))
 		return bad;
+	if (tabs && cz_engine_parse_tables(tabs, tables))
+		return cz_ctl_err("\"fixed_tables\" must be \"auto\", \"off\" or a size in bytes "
+				  "(K, M, G, T suffixes), not '%s'", tabs);
 	return NULL;
 }
 
 json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
 {
 	const char *name = NULL, *path = NULL, *wasm = NULL, *wlib = NULL;
-	uint64_t parts = 0;
+	uint64_t parts = 0, tables = e->cfg.fixed_tables;
 	bool progress = false;
 	char err[256];
 	json_object *bad;
 
-	if ((bad = load_fields(req, &name, &path, &parts, &wasm, &wlib, &progress)))
+	if ((bad = load_fields(req, &name, &path, &parts, &wasm, &wlib, &progress, &tables)))
 		return bad;
 	if (!*name || strlen(name) >= 64)
 		return cz_ctl_err("\"name\" must be 1 to 63 characters");
@@ -119,7 +125,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->partitions = (uint32_t)parts;
-	if (circuit_key_load(e, c, path, err, sizeof(err)) ||
+	if (circuit_key_load(e, c, path, tables, err, sizeof(err)) ||
 	    cz_witload_attach(e, c, wasm, wlib, progress ? peer : NULL, err, sizeof(err))) {
 		circuit_free(e->be, c);
 		return cz_ctl_err("%s", err);
@@ -184,6 +190,8 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
 	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
+	json_object_object_add(r, "tables_bytes", json_object_new_int64((int64_t)c->tables_bytes));
+	json_object_object_add(r, "tables_ms", json_object_new_double(c->tables_ms));
 	if (c->wprog) {
 		json_object_object_add(r, "witness_lib", json_object_new_string(cz_witness_prog_lib(c->wprog)));
 		cz_witload_report(c, r);
@@ -252,6 +260,7 @@ json_object *cz_req_circuits(struct cz_engine *e)
 		json_object_object_add(o, "partitions", json_object_new_int64(c->partitions));
 		json_object_object_add(o, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
 		json_object_object_add(o, "partition_bytes", json_object_new_int64((int64_t)c->part_bytes));
+		json_object_object_add(o, "tables_bytes", json_object_new_int64((int64_t)c->tables_bytes));
 		json_object_object_add(o, "active_jobs", json_object_new_int(c->jobs));
 		if (c->wprog) {         /* takes inputs (docs/protocol.md) */
 			json_object_object_add(o, "wasm", json_object_new_string(c->wasm));

@@ -108,7 +108,7 @@ static json_object *op_device(struct cz_engine *e, json_object *req, int *fds, i
 
 /* In the order the unknown-op error lists them. */
 static const struct cz_op ops[] = {
-	{ "load", { "name", "zkey", "partitions", "wasm", "witness_lib", "progress" }, true, false, op_load },
+	{ "load", { "name", "zkey", "partitions", "wasm", "witness_lib", "progress", "fixed_tables" }, true, false, op_load },
 	{ "unload", { "name" }, true, false, op_unload },
 	{ "circuits", { 0 }, false, false, op_circuits },
 	{ "submit", { "circuit", "witnesses", "inputs", "priority", "id" }, false, true, op_submit },

@@ -75,7 +75,7 @@ static void on_stage(void *arg, const char *stage)
 		push_stage(a, stage, &now);
 }
 
-static int slot_take(struct cz_engine *e, const char *circuit)
+int cz_witload_note_take(struct cz_engine *e, const char *circuit, const char *stage)
 {
 	int k = -1;
 	struct timespec now;
@@ -85,14 +85,15 @@ static int slot_take(struct cz_engine *e, const char *circuit)
 		if (!e->wbuilds[i].stage) {
 			k = i;
 			snprintf(e->wbuilds[i].circuit, sizeof(e->wbuilds[i].circuit), "%s", circuit);
-			e->wbuilds[i].stage = "hash";
+			e->wbuilds[i].stage = stage;
+			e->wbuilds[i].pct = -1;
 			e->wbuilds[i].t0 = e->wbuilds[i].st0 = now;
 		}
 	pthread_mutex_unlock(&e->lock);
 	return k;       /* -1: more loads than slots building at once: not listed */
 }
 
-static void slot_free(struct cz_engine *e, int k)
+void cz_witload_note_free(struct cz_engine *e, int k)
 {
 	if (k < 0)
 		return;
@@ -121,6 +122,8 @@ json_object *cz_witload_building_locked(struct cz_engine *e)
 		json_object_object_add(o, "stage", json_object_new_string(n->stage));
 		json_object_object_add(o, "stage_s", json_object_new_double(since(&n->st0, &now)));
 		json_object_object_add(o, "elapsed_s", json_object_new_double(since(&n->t0, &now)));
+		if (n->pct >= 0)
+			json_object_object_add(o, "progress_pct", json_object_new_int(n->pct));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -160,7 +163,7 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 		return -1;
 	}
 	struct cz_witness_build_report rep = { 0 };
-	struct stage_arg sa = { e, slot_take(e, c->name), push, c->name, { 0, 0 } };
+	struct stage_arg sa = { e, cz_witload_note_take(e, c->name, "hash"), push, c->name, { 0, 0 } };
 	clock_gettime(CLOCK_MONOTONIC, &sa.t0);
 	if (push)
 		push_stage(&sa, "hash", &sa.t0);
@@ -169,7 +172,7 @@ int cz_witload_attach(struct cz_engine *e, struct cz_circuit *c, const char *was
 	fprintf(stderr, "cuzkd: %s: witness program from %s (built into %s unless cached)\n", c->name,
 		path, dir);
 	c->wprog = cz_witness_prog_load(path, &o, msg, sizeof(msg));
-	slot_free(e, sa.slot);
+	cz_witload_note_free(e, sa.slot);
 	c->wb_built = rep.built;
 	c->wb_translate_s = rep.translate_s;
 	c->wb_compile_s = rep.compile_s;

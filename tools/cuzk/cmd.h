@@ -43,6 +43,7 @@ struct cz_bench_opts {
 	const char *path;      /* --path scalar|ifma|ifma8|ifma4|both|all: the MSM flush (NULL = as chosen at start-up) */
 	unsigned window;       /* --window C: the MSM's window bits (0 = the plan's) */
 	unsigned batch;        /* --batch B: the MSM's batch-affine batch size (0 = the plan's) */
+	const char *tables;    /* --tables auto|off|both|SIZE: bench prove's fixed-base tables (NULL = off) */
 	int npos;              /* positional arguments left after the options */
 	char **pos;
 };

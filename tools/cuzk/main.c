@@ -105,6 +105,8 @@ static int bench_main(int argc, char **argv)
 			o.window = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(a, "--batch") && more)
 			o.batch = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(a, "--tables") && more)
+			o.tables = argv[++i];
 		else if (!strcmp(a, "--backend") && more)
 			o.backend = argv[++i];
 		else if (a[0] == '-' && a[1] == '-') {

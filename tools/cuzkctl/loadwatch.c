@@ -50,7 +50,14 @@ static void watch(const char *sock_path, const char *name, pid_t parent)
 				if (!c || !s || strcmp(c, name))
 					continue;
 				time_t now = time(NULL);
-				if (strcmp(s, last) || now - printed >= 10) {
+				json_object *pct = json_object_object_get(o, "progress_pct");
+				if (pct && (strcmp(s, last) || now - printed >= 5)) {
+					fprintf(stderr, "cuzkctl load: %s: fixed-base tables: %d%% (%.0f s)\n", name,
+						json_object_get_int(pct),
+						json_object_get_double(json_object_object_get(o, "stage_s")));
+					snprintf(last, sizeof(last), "%s", s);
+					printed = now;
+				} else if (!pct && (strcmp(s, last) || now - printed >= 10)) {
 					fprintf(stderr, "cuzkctl load: %s: witness program: %s (%.0f s in it, "
 						"%.0f s in all)\n", name, s,
 						json_object_get_double(json_object_object_get(o, "stage_s")),

@@ -24,6 +24,7 @@ static void usage(FILE *f)
 		"usage: cuzkctl [--socket PATH] COMMAND\n"
 		"       cuzkctl --fleet URL submit|await|status|cancel ...   on a fleet's database, no cuzkd here\n"
 		"  load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB]\n"
+		"                 [--fixed-tables auto|off|SIZE]\n"
 		"                                    read a proving key and keep it resident; with its\n"
 		"                                    witness program, its jobs may carry inputs\n"
 		"  unload NAME                       free a key no job uses\n"
@@ -283,10 +284,11 @@ static void print_fleet(json_object *f)
 
 static const char *g_sock_path;    /* for load's progress child */
 
-/* load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB] */
+/* load NAME ZKEY [--partitions N] [--wasm CIRCUIT.wasm | --witness-lib LIB]
+ *      [--fixed-tables auto|off|SIZE] (checked by the daemon) */
 static int cmd_load(int sock, int argc, char **argv)
 {
-	int wasm = 0;
+	int wasm = 0;   /* a witness program or tables: progress worth watching */
 	char full[4096];
 	json_object *q = req_new("load");
 	json_object_object_add(q, "name", json_object_new_string(argv[1]));
@@ -302,6 +304,9 @@ static int cmd_load(int sock, int argc, char **argv)
 				return 2;
 			}
 			json_object_object_add(q, "partitions", json_object_new_int((int)parts));
+		} else if (!strcmp(argv[i], "--fixed-tables") && i + 1 < argc) {
+			json_object_object_add(q, "fixed_tables", json_object_new_string(argv[i + 1]));
+			wasm |= strcmp(argv[i + 1], "off") != 0;
 		} else if ((!strcmp(argv[i], "--wasm") || !strcmp(argv[i], "--witness-lib")) && i + 1 < argc) {
 			wasm |= argv[i][2] == 'w' && argv[i][3] == 'a';
 			json_object_object_add(q, argv[i][2] == 'w' && argv[i][3] == 'a' ? "wasm" : "witness_lib",

@@ -48,6 +48,7 @@ static void usage(FILE *f)
 		"             [--retain DURATION] [--witness-timeout S]\n"
 		"             [--watchdog-factor K] [--watchdog-floor-ms MS]\n"
 		"             [--device-retry-ms MS] [--output-retry-max-ms MS]\n"
+		"             [--fixed-tables auto|off|SIZE]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
 		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE]\n"
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 		"    doubling while it keeps failing, up to max(15 min, MS); 1 to 86400000\n"
 		"  --output-retry-max-ms %u: proofs not written for want of space (or EIO) are tried\n"
 		"    again after 1 s, doubling up to MS; 1 to 3600000\n"
+		"  --fixed-tables off: auto builds fixed-base MSM tables for each loaded key (cpu backend)\n"
+		"    within half the budget the key and two partitions leave; SIZE at most that per key\n"
 		"  --topology: this machine%s; --device-nodes: a GPU's PCI locality, else round-robin\n"
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n"
 		"  --metrics-auth none: /status on TCP shows no job and no key path; with FILE (its first\n"
@@ -288,6 +291,7 @@ static const char *opt_want(const char *name)
 {
 	return !strcmp(name, "mem-budget") ? "a size of at least 1 byte, such as 512M or 1.5G (a number "
 					     "without a suffix is bytes)"
+	       : !strcmp(name, "fixed-tables") ? "auto, off, or a size such as 512M (bytes of tables a key)"
 	       : !strcmp(name, "fleet-timeout-ms") ? "milliseconds, 100 to 600000"
 	       : !strcmp(name, "fleet-retain-s") ? "seconds, 1 to 315360000"
 	       : !strcmp(name, "fleet-notify") ? "auto, on or off"
@@ -366,6 +370,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = !(c->device_nodes = keep(o, val, copy));
 	else if (!strcmp(name, "mem-budget"))
 		bad = parse_size(val, &c->mem_budget);
+	else if (!strcmp(name, "fixed-tables"))
+		bad = cz_engine_parse_tables(val, &c->fixed_tables);
 	else if (!strcmp(name, "idle-timeout"))
 		bad = parse_secs(val, &o->srv.idle_timeout_s);
 	else if (!strcmp(name, "read-timeout"))
@@ -446,6 +452,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "socket", 1, 0, 0 }, { "state-dir", 1, 0, 0 }, { "backend", 1, 0, 0 },
 		{ "devices", 1, 0, 0 }, { "consumers-per-device", 1, 0, 0 },
 		{ "synth-workers", 1, 0, 0 }, { "finalizers", 1, 0, 0 }, { "device-threads", 1, 0, 0 }, { "mem-budget", 1, 0, 0 },
+		{ "fixed-tables", 1, 0, 0 },
 		{ "null-delay-ms", 1, 0, 0 }, { "null-synth-ms", 1, 0, 0 }, { "load", 1, 0, 0 },
 		{ "idle-timeout", 1, 0, 0 }, { "read-timeout", 1, 0, 0 }, { "max-conns-per-uid", 1, 0, 0 },
 		{ "isolation", 1, 0, 0 }, { "retain", 1, 0, 0 }, { "witness-timeout", 1, 0, 0 }, { "null-fault", 1, 0, 0 }, { "null-fault-part", 1, 0, 0 },

@@ -33,6 +33,7 @@
 #include "zk/curve/g1.h"
 #include "zk/curve/g2.h"
 #include "zk/msm/msm.h"
+#include "zk/msm/msm_fixed.h"
 
 struct cz_pool;
 struct cz_ntt_domain;
@@ -71,6 +72,13 @@ struct cz_ntt_domain;
  * (may be NULL) gets the finalize and verify times.
  * check_proof: verifies a proof for the witness's own public inputs
  * (w[1..npub]).
+ * key_tables: fixed-base tables (zk/msm/msm_fixed.h) for the key's five
+ * MSM queries (fx: a, b1, b2, c, h), each as the cost model chooses for
+ * threads threads within its share of max_bytes (shares by the queries'
+ * own bytes); a query no table speeds up gets none.  Built on pool; done
+ * counts bases finished of *total (set first), for a progress report.
+ * key_bytes counts the tables, key_free frees them, the device stage uses
+ * them.  0, or -ENOMEM (no table kept).
  * prove: the rest of a proof once a, b, c are synthesized (synth/synth.h,
  * n each): device stage, finish, so the proof is verified before it is
  * returned.  t may be NULL; t->synth is the caller's to fill.  a, b, c,
@@ -98,6 +106,7 @@ struct cz_ntt_domain;
 		struct P##_coef *coefs; /* sorted by row once indexed */              \
 		size_t ncoefs;                                                        \
 		uint32_t *row_off;      /* n + 1: row i's coefficients are [row_off[i], row_off[i+1]) */ \
+		struct cz_msm_fixed fx[CZ_G16_FX]; /* tables of a, b1, b2, c, h; tab NULL: none */ \
 	};                                                                            \
 	struct P##_msms {                                                             \
 		G1##_jac a, b1, c, h;                                                 \
@@ -128,7 +137,12 @@ struct cz_ntt_domain;
 	bool P##_check_proof(const struct P##_key *k, const cz_scalar *w,             \
 			     const struct P##_proof *p);                              \
 	int P##_prove(const struct P##_key *k, const cz_scalar *w, FR *a, FR *b, FR *c, \
-		      struct P##_proof *p, struct cz_pool *pool, struct cz_groth16_times *t)
+		      struct P##_proof *p, struct cz_pool *pool, struct cz_groth16_times *t); \
+	int P##_key_tables(struct P##_key *k, uint64_t max_bytes, unsigned threads,   \
+			   struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total)
+
+/* The key's fixed-base tables (struct P_key's fx): one per MSM query. */
+enum { CZ_G16_FX_A, CZ_G16_FX_B1, CZ_G16_FX_B2, CZ_G16_FX_C, CZ_G16_FX_H, CZ_G16_FX };
 
 /* Memory for one of a key's arrays (the loaders', the row index's), freed
  * by free(): from 1 MiB up, 2 MiB aligned and rounded with the huge-page

@@ -83,9 +83,12 @@ uint64_t G16(key_bytes)(const struct G16_KEY *k)
 	uint64_t n = 1ull << k->log2n, nv = k->nvars, npc = (uint64_t)k->npub + 1;
 	uint64_t g1 = npc /* ic */ + 2 * nv /* a, b1 */ + (nv > npc ? nv - npc : 0) /* c */ + n /* h */;
 
+	uint64_t fx = 0;
+	for (int i = 0; i < CZ_G16_FX; i++)
+		fx += k->fx[i].tab ? k->fx[i].bytes : 0;
 	return g1 * sizeof(G16A(affine)) + nv * sizeof(G16B(affine)) +
 	       k->ncoefs * sizeof(struct G16(coef)) +
-	       (k->row_off ? (n + 1) * sizeof(*k->row_off) : 0);
+	       (k->row_off ? (n + 1) * sizeof(*k->row_off) : 0) + fx;
 }
 
 void G16(key_free)(struct G16_KEY *k)
@@ -99,6 +102,8 @@ void G16(key_free)(struct G16_KEY *k)
 	free(k->coefs);
 	free(k->row_off);
 	k->row_off = NULL;
+	for (int i = 0; i < CZ_G16_FX; i++)
+		cz_msm_fixed_free(&k->fx[i]);
 	k->ic = k->a = k->b1 = k->c = k->h = NULL;
 	k->b2 = NULL;
 	k->coefs = NULL;
@@ -180,13 +185,72 @@ int G16(device)(const struct G16_KEY *k, const struct G16_D *d, const cz_scalar 
 			t->field = t2 - t1;                 \
 		t1 = t2;                                    \
 	} while (0)
-	TIMED(msm_a, G16M(g1)(&out->a, k->a, w, k->nvars, pool));
-	TIMED(msm_b1, G16M(g1)(&out->b1, k->b1, w, k->nvars, pool));
-	TIMED(msm_b2, G16M(g2)(&out->b2, k->b2, w, k->nvars, pool));
-	TIMED(msm_c, G16M(g1)(&out->c, k->c, w + npc, k->nvars - npc, pool));
-	TIMED(msm_h, G16M(g1)(&out->h, k->h, hbuf, n, pool));
+	/* with the key's table where it has one (zk/msm/msm_fixed.h) */
+#define G16_MSM_FX(g, i, r, bases, sc, m)                                                  \
+	(k->fx[i].tab ? G16M(g##_fixed)(r, &k->fx[i], bases, sc, m, pool)                \
+		      : G16M(g)(r, bases, sc, m, pool))
+	TIMED(msm_a, G16_MSM_FX(g1, CZ_G16_FX_A, &out->a, k->a, w, k->nvars));
+	TIMED(msm_b1, G16_MSM_FX(g1, CZ_G16_FX_B1, &out->b1, k->b1, w, k->nvars));
+	TIMED(msm_b2, G16_MSM_FX(g2, CZ_G16_FX_B2, &out->b2, k->b2, w, k->nvars));
+	TIMED(msm_c, G16_MSM_FX(g1, CZ_G16_FX_C, &out->c, k->c, w + npc, k->nvars - npc));
+	TIMED(msm_h, G16_MSM_FX(g1, CZ_G16_FX_H, &out->h, k->h, hbuf, n));
+#undef G16_MSM_FX
 #undef TIMED
 	return rc ? -ENOMEM : 0;
+}
+
+/* ---- fixed-base tables for a resident key ---- */
+
+/* Query i's bases and their count. */
+static const void *g16_fx_query(const struct G16_KEY *k, int i, size_t *n, size_t *aff)
+{
+	size_t npc = (size_t)k->npub + 1;
+	*aff = i == CZ_G16_FX_B2 ? sizeof(G16B(affine)) : sizeof(G16A(affine));
+	switch (i) {
+	case CZ_G16_FX_A: *n = k->nvars; return k->a;
+	case CZ_G16_FX_B1: *n = k->nvars; return k->b1;
+	case CZ_G16_FX_B2: *n = k->nvars; return k->b2;
+	case CZ_G16_FX_C: *n = k->nvars - npc; return k->c;
+	default: *n = (size_t)1 << k->log2n; return k->h;
+	}
+}
+
+int G16(key_tables)(struct G16_KEY *k, uint64_t max_bytes, unsigned threads, struct cz_pool *pool,
+		    _Atomic uint64_t *done, uint64_t *total)
+{
+	unsigned c[CZ_G16_FX] = { 0 }, s[CZ_G16_FX] = { 0 };
+	double all = 0;
+	size_t n, aff;
+	uint64_t tot = 0;
+	int rc = 0;
+
+	for (int i = 0; i < CZ_G16_FX; i++) {
+		g16_fx_query(k, i, &n, &aff);
+		all += (double)n * (double)aff;
+	}
+	for (int i = 0; i < CZ_G16_FX; i++) {
+		const void *b = g16_fx_query(k, i, &n, &aff);
+		double share = all > 0 ? (double)max_bytes * ((double)n * (double)aff / all) : 0;
+		if (b && n && cz_msm_fixed_choose(n, threads, aff, (uint64_t)share, &c[i], &s[i]))
+			tot += n;
+		else
+			c[i] = 0;
+	}
+	if (total)
+		*total = tot;
+	for (int i = 0; i < CZ_G16_FX && !rc; i++) {
+		const void *b = g16_fx_query(k, i, &n, &aff);
+		if (!c[i])
+			continue;
+		if (i == CZ_G16_FX_B2)
+			rc = G16M(g2_fixed_build)(&k->fx[i], b, n, c[i], s[i], pool, done);
+		else
+			rc = G16M(g1_fixed_build)(&k->fx[i], b, n, c[i], s[i], pool, done);
+	}
+	if (rc)
+		for (int i = 0; i < CZ_G16_FX; i++)
+			cz_msm_fixed_free(&k->fx[i]);
+	return rc;
 }
 
 /* ---- the finalize stage ---- */

@@ -46,10 +46,10 @@
  * Fp mul/sqr ~65% of cycles, Fp sub ~19% (6 per add), our own code ~9%.
  * Not done, and why: GLV (two 128-bit halves) leaves the point-window count
  * unchanged (2n points × half the windows) and only halves the running
- * sums, ~5% at 2^16 and less above.  A fixed-base table (2^(j·c)·P for
- * every window j, one shared bucket set) saves the same running sums and
- * allows c + 3, ~25% at 2^16 but ~10% at 2^20 for nwin× the key's memory,
- * so it does not pay at Filecoin sizes.
+ * sums, ~5% at 2^16 and less above.  Fixed-base tables (2^(j·c)·P for
+ * every window j, one shared bucket set: no running sum per window, a wider
+ * window) are zk/msm/msm_fixed.c, for keys a daemon keeps resident; they
+ * cost nwin× the bases' memory and ~255 doublings per base to build.
  *
  * Vector flush: on a CPU with AVX-512 IFMA (zk/msm/fp_ifma.h, unless CZ_NO_IFMA)
  * a batch of 16 or more adds runs eight at a time (zk/msm/msm_ifma_tmpl_pvt.h;
@@ -208,4 +208,16 @@ void cz_msm_plan_make(struct msm_plan *p, size_t nbig, size_t nones, unsigned th
 	p->nones = 0;
 	if (nones)
 		p->nones = nones < 4096 ? 1 : threads;
+}
+
+/* For the fixed-base MSM (zk/msm/msm_fixed_pvt.h): the same window recoding
+ * and the same price of a task. */
+void cz_msm_plan_window(struct msm_plan *p, unsigned c)
+{
+	plan_window(p, c);
+}
+
+double cz_msm_task_cost(size_t m, unsigned batch, double nb, size_t aff_bytes)
+{
+	return task_cost(m, batch, nb, aff_bytes);
 }

@@ -94,3 +94,4 @@ static inline void den_inv(MI_F *t, const MI_F *d, const MI_FP *ninv)
 #endif
 
 #include "zk/msm/msm_tmpl_pvt.h"
+#include "zk/msm/msm_fixed_tmpl_pvt.h"  /* the same buckets over a fixed-base table */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine/control/tables.c — fixed-base tables for a key being loaded
+ * (--fixed-tables, a load's "fixed_tables"; zk/msm/msm_fixed.c has the
+ * design): built once, between reading the .zkey and sharing it, so they
+ * live in the key's region and device children prove with them too, and
+ * charged to the memory budget as part of the key's bytes.
+ *
+ * How much: off builds none; a size builds at most that many bytes; auto
+ * at most half of what the free budget leaves after the key itself and
+ * two partitions (one computing, one being prepared), so tables never
+ * take the room the pipeline needs.  Within that the cost model chooses
+ * each query's window and stride (or no table, where none pays), for the
+ * backend's host threads.  Only the cpu backend's device stage runs the
+ * MSMs on the host, so only its keys get tables.
+ *
+ * Building takes seconds (255 doublings per base): on threads of a pool
+ * made for it (the consumers idle: the key is not loaded yet), outside the
+ * engine lock; the loading thread logs its progress every second, keeps it
+ * in a slot of e->wbuilds (`circuits`' "building": stage "tables",
+ * progress_pct; cuzkctl load prints it), and the load's reply says what
+ * was built and how long it took.
+ */
+#include "engine/engine_pvt.h"
+#include "lib/pool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tb_run {
+	const struct cz_curve_ops *cv;
+	union cz_curve_key *key;
+	uint64_t max;
+	unsigned threads;
+	struct cz_pool *pool;
+	_Atomic uint64_t done;
+	uint64_t total;
+	_Atomic int fin;
+	int rc;
+};
+
+static void *tb_main(void *arg)
+{
+	struct tb_run *t = arg;
+	t->rc = t->cv->key_tables(t->key, t->max, t->threads, t->pool, &t->done, &t->total);
+	atomic_store(&t->fin, 1);
+	return NULL;
+}
+
+/* The bytes mode allows for c's key, the budget as it stands now. */
+static uint64_t tb_allow(struct cz_engine *e, const struct cz_circuit *c, uint64_t mode, uint64_t kb)
+{
+	struct cz_budget_stat st;
+	pthread_mutex_lock(&e->lock);
+	cz_budget_stat(e->budget, &st);
+	pthread_mutex_unlock(&e->lock);
+	uint64_t need = kb + 2 * c->part_bytes;
+	uint64_t room = st.free > need ? st.free - need : 0;
+	if (mode == CZ_FIXED_TABLES_AUTO)
+		return room / 2;
+	return mode < room ? mode : room;
+}
+
+int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		    uint64_t mode, char *err, size_t cap)
+{
+	c->tables_bytes = 0;
+	c->tables_ms = 0;
+	if (mode == CZ_FIXED_TABLES_OFF || strcmp(e->be->name, "cpu"))
+		return 0;
+	c->part_bytes = cv->part_bytes(&c->key);
+	uint64_t allow = tb_allow(e, c, mode, cv->key_bytes(&c->key));
+	if (!allow)
+		return 0;
+	unsigned threads = e->cfg.device_threads ? e->cfg.device_threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	struct tb_run t = { .cv = cv, .key = &c->key, .max = allow, .threads = threads ? threads : 1 };
+	t.pool = cz_pool_create_named(t.threads, "cz-tables");
+	pthread_t th;
+	double t0 = cz_now_ms();
+	if (!t.pool || pthread_create(&th, NULL, tb_main, &t)) {
+		cz_pool_destroy(t.pool);
+		snprintf(err, cap, "%s: cannot start the fixed-base tables' threads", c->path);
+		return -1;
+	}
+	/* progress while it runs (the join below has no bound of its own: the
+	 * build is finite work, ~255 doublings per base) */
+	int note = cz_witload_note_take(e, c->name, "tables");
+	for (int tick = 0; !atomic_load(&t.fin); tick++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		if (note >= 0 && t.total) {
+			pthread_mutex_lock(&e->lock);
+			e->wbuilds[note].pct = (int)(100 * atomic_load(&t.done) / t.total);
+			pthread_mutex_unlock(&e->lock);
+		}
+		if (tick % 20 == 19 && t.total)
+			fprintf(stderr, "cuzkd: loading %s: fixed-base tables %.0f%% (%llu of %llu bases)\n",
+				c->name, 100.0 * (double)atomic_load(&t.done) / (double)t.total,
+				(unsigned long long)atomic_load(&t.done), (unsigned long long)t.total);
+	}
+	pthread_join(th, NULL);
+	cz_witload_note_free(e, note);
+	cz_pool_destroy(t.pool);
+	if (t.rc) {
+		snprintf(err, cap, "%s: out of memory for its fixed-base tables (%llu bytes allowed; "
+			 "--fixed-tables off loads it without)", c->path, (unsigned long long)allow);
+		return -1;
+	}
+	c->tables_bytes = cv->key_table_bytes(&c->key);
+	c->tables_ms = cz_now_ms() - t0;
+	if (c->tables_bytes)
+		fprintf(stderr, "cuzkd: loading %s: fixed-base tables built, %llu bytes (of %llu allowed) "
+			"in %.1f s on %u threads\n", c->name, (unsigned long long)c->tables_bytes,
+			(unsigned long long)allow, c->tables_ms / 1e3, t.threads);
+	return 0;
+}
+
+int cz_engine_parse_tables(const char *s, uint64_t *out)
+{
+	static const char suf[] = "KMGT";
+	char *end;
+
+	if (!strcmp(s, "auto") || !strcmp(s, "off")) {
+		*out = !strcmp(s, "auto") ? CZ_FIXED_TABLES_AUTO : CZ_FIXED_TABLES_OFF;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	const char *p = *end ? strchr(suf, *end & ~0x20) : NULL;
+	if (errno || (*end && (!p || end[1])))
+		return -1;
+	for (int k = p ? (int)(p - suf) + 1 : 0; k > 0; k--) {
+		if (v > (UINT64_MAX - 1) / 1024)
+			return -1;
+		v *= 1024;
+	}
+	if (v == CZ_FIXED_TABLES_AUTO)
+		return -1;
+	*out = v;
+	return 0;
+}

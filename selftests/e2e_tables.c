@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* Description: cuzkd with fixed-base tables (--fixed-tables, load's fixed_tables): keys of both curves proved with tables, every proof verified by snarkjs; the tables charged to the memory budget and sized by it; bad values refused. */
+/*
+ * The oracle is snarkjs 0.7.6 (tools/fixtures/node_modules): each proof
+ * is checked with `snarkjs groth16 verify` against the verification key
+ * snarkjs exported for the fixture circuit (without snarkjs, cuzk verify).
+ * The budget figures are the daemon's own (load's reply, status), checked
+ * against each other: a key with tables costs its bytes without them plus
+ * exactly its tables, and reserved is the sum of the keys.  The daemon's
+ * device children (process isolation, cuzkd's default) prove with the
+ * tables from the key's shared region; CZ_ISOLATION=thread runs it in
+ * threads.
+ */
+#define CZ_DAEMON_ENV_ISOLATION
+#define CZ_DAEMON_START_TRIES 1000
+#include "selftests/cz_daemon.h"
+
+static int have_snarkjs;
+
+static const char *data(int bn)
+{
+	return bn ? fmt("%s/selftests/data/bn128", root) : fmt("%s/selftests/data", root);
+}
+
+static json_object *req(struct daemon *d, const char *json)
+{
+	return daemon_req(d, json, NULL, 0);
+}
+
+static int verify_one(const char *vk, const char *out, int k)
+{
+	const char *cmd = have_snarkjs
+		? fmt("node %s/tools/fixtures/node_modules/snarkjs/build/cli.cjs groth16 verify %s %s/%d.public.json "
+		      "%s/%d.proof.json 2>&1 | grep -q 'OK!'", root, vk, out, k, out, k)
+		: fmt("%s/cuzk verify %s %s/%d.public.json %s/%d.proof.json >/dev/null 2>&1", bindir, vk, out, k, out, k);
+	return system(cmd) == 0;
+}
+
+static int64_t budget_of(struct daemon *d, const char *field)
+{
+	json_object *s = req(d, "{\"op\":\"status\"}");
+	int64_t v = int_of(json_object_object_get(s, "budget"), field);
+	json_object_put(s);
+	return v;
+}
+
+/* load name from zkey with fixed_tables tabs (NULL: the daemon's mode);
+ * its reply's key_bytes and tables_bytes, or -1. */
+static int load(struct daemon *d, const char *name, int bn, const char *zkey, const char *tabs,
+		int64_t *kb, int64_t *tb, char *err, size_t cap)
+{
+	json_object *r = req(d, fmt("{\"op\":\"load\",\"name\":\"%s\",\"zkey\":\"%s/%s.zkey\"%s%s%s}", name, data(bn),
+				    zkey, tabs ? ",\"fixed_tables\":\"" : "", tabs ? tabs : "", tabs ? "\"" : ""));
+	int ok = ok_of(r);
+	*kb = ok ? int_of(r, "key_bytes") : -1;
+	*tb = ok ? int_of(r, "tables_bytes") : -1;
+	snprintf(err, cap, "%s", ok ? "" : str_of(r, "error"));
+	json_object_put(r);
+	return ok;
+}
+
+static int prove_check(struct daemon *d, const char *id, const char *circ, int bn, const char *name)
+{
+	json_object *r = req(d, fmt("{\"op\":\"submit\",\"circuit\":\"%s\",\"id\":\"%s\",\"witnesses\":"
+				    "[\"%s/%s_1.wtns\",\"%s/%s_2.wtns\"]}", circ, id, data(bn), name, data(bn), name));
+	int ok = ok_of(r);
+	json_object_put(r);
+	r = daemon_await(d, id, -1);
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
+	ok = ok && ok_of(r) && !strcmp(str_of(r, "state"), "done");
+	if (!ok)
+		ct_diag("job %s: %s", id, str_of(r, "error"));
+	json_object_put(r);
+	const char *vk = fmt("%s/%s_vk.json", data(bn), name);
+	return ok && verify_one(vk, out, 0) && verify_one(vk, out, 1);
+}
+
+static void test_tables(struct daemon *d)
+{
+	char err[512];
+	int64_t kb_off = -1, tb_off = -1, kb = -1, tb = -1, kb2 = -1, tb2 = -1;
+
+	/* the same key without and with tables: the difference is the tables */
+	int ok = load(d, "bn_plain", 1, "mulchain", "off", &kb_off, &tb_off, err, sizeof(err));
+	int64_t free0 = budget_of(d, "free");
+	ok = ok && load(d, "bn_tab", 1, "mulchain", "auto", &kb, &tb, err, sizeof(err));
+	ct_ok(ok && tb_off == 0 && tb > 0 && kb == kb_off + tb,
+	      "bn128 key with fixed_tables auto: key_bytes %lld = %lld without + %lld of tables (%s)",
+	      (long long)kb, (long long)kb_off, (long long)tb, err);
+	json_object *c = req(d, "{\"op\":\"circuits\"}");
+	json_object *a = json_object_object_get(c, "circuits");
+	int64_t part = 0, sum = 0, ctb = -1;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		sum += int_of(o, "key_bytes");
+		if (!strcmp(str_of(o, "name"), "bn_tab")) {
+			part = int_of(o, "partition_bytes");
+			ctb = int_of(o, "tables_bytes");
+		}
+	}
+	json_object_put(c);
+	ct_ok(budget_of(d, "reserved") == sum && ctb == tb,
+	      "the budget's reserved bytes are the keys' (tables included): %lld; circuits says %lld of tables",
+	      (long long)sum, (long long)ctb);
+	/* auto: at most half of what the key and two partitions leave */
+	ct_ok(tb <= (free0 - kb_off - 2 * part) / 2,
+	      "auto's tables (%lld bytes) within half the free budget %lld less the key %lld and two "
+	      "partitions of %lld", (long long)tb, (long long)free0, (long long)kb_off, (long long)part);
+
+	ok = load(d, "bls_tab", 0, "mulchain", "auto", &kb2, &tb2, err, sizeof(err)) && tb2 > 0;
+	ct_ok(ok, "BLS12-381 key with tables: %lld bytes of tables (%s)", (long long)tb2, err);
+	int64_t kb3 = -1, tb3 = -1;
+	ok = load(d, "bn_small", 1, "rangehash", "4K", &kb3, &tb3, err, sizeof(err)) && tb3 >= 0 && tb3 <= 4096;
+	ct_ok(ok, "fixed_tables 4K: at most 4096 bytes of tables (%lld)", (long long)tb3);
+
+	ok = prove_check(d, "t_bn", "bn_tab", 1, "mulchain") && prove_check(d, "t_bls", "bls_tab", 0, "mulchain") &&
+	     prove_check(d, "t_plain", "bn_plain", 1, "mulchain");
+	ct_ok(ok, "%s accepts the proofs of keys with tables (bn128, BLS12-381) and without",
+	      have_snarkjs ? "snarkjs groth16 verify" : "cuzk verify");
+
+	ok = !load(d, "bad", 1, "mulchain", "lots", &kb3, &tb3, err, sizeof(err)) && strstr(err, "fixed_tables") &&
+	     strstr(err, "lots");
+	ct_ok(ok, "fixed_tables 'lots' refused naming the field: %s", err);
+
+	int64_t res = budget_of(d, "reserved");
+	json_object_put(req(d, "{\"op\":\"unload\",\"name\":\"bn_tab\"}"));
+	ct_ok(budget_of(d, "reserved") == res - kb, "unload gives back the key and its tables (%lld bytes)",
+	      (long long)kb);
+}
+
+/* A budget too small for the whole tables: auto builds smaller ones
+ * (a wider stride or window), within the same bound. */
+static void test_tight(void)
+{
+	struct daemon d;
+	char err[512];
+	int64_t kb_off = -1, tb_off = -1, kb = -1, tb = -1;
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--mem-budget", "300K",
+			      "--fixed-tables", "auto", NULL };
+	if (!ct_ok(daemon_start(&d, "cpu", cpu) == 0, "cuzkd with a 300 KiB budget starts"))
+		return;
+	int ok = load(&d, "plain", 1, "mulchain", "off", &kb_off, &tb_off, err, sizeof(err));
+	json_object_put(req(&d, "{\"op\":\"unload\",\"name\":\"plain\"}"));
+	int64_t free0 = budget_of(&d, "free");
+	ok = ok && load(&d, "tight", 1, "mulchain", NULL, &kb, &tb, err, sizeof(err));
+	json_object *c = req(&d, "{\"op\":\"circuits\"}");
+	int64_t part = int_of(json_object_array_get_idx(json_object_object_get(c, "circuits"), 0), "partition_bytes");
+	json_object_put(c);
+	ct_ok(ok && tb > 0 && tb < 376832 && tb <= (free0 - kb_off - 2 * part) / 2 && kb == kb_off + tb &&
+	      budget_of(&d, "reserved") == kb,
+	      "300 KiB budget: auto builds %lld bytes of tables, within (%lld - %lld - 2 x %lld) / 2 and "
+	      "charged (%s)", (long long)tb, (long long)free0, (long long)kb_off, (long long)part, err);
+	ct_ok(prove_check(&d, "t_tight", "tight", 1, "mulchain"), "its proofs verify");
+	ct_ok(daemon_stop(&d) == 0, "that cuzkd stops with status 0");
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	if (e2e_begin(argv[0], "cuzk-e2e-tables"))
+		return 1;
+	ct_plan(14);
+	if (!mkdtemp(dir)) {
+		ct_ok(0, "mkdtemp");
+		return ct_exit();
+	}
+	have_snarkjs = !access(fmt("%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root), R_OK) &&
+		       system("node --version >/dev/null 2>&1") == 0;
+	struct daemon d;
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--mem-budget", "1G",
+			      "--fixed-tables", "auto", NULL };
+	if (!ct_ok(daemon_start(&d, "cpu", cpu) == 0, "cuzkd (cpu backend, --fixed-tables auto) starts"))
+		return ct_exit();
+	test_tables(&d);
+	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
+	test_tight();
+	return e2e_end();
+}
