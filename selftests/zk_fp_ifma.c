@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the AVX-512 IFMA vector Fp and Fp2 (zk/msm/fp_ifma.h) of BLS12-381 and BN254, on 8 (zmm) and 4 (ymm) lanes: every lane against GMP and against the scalar path, on random values, edges and the lazy ranges. */
+/* Description: the AVX-512 IFMA vector Fp and Fp2 (zk/msm/fp_ifma.h) of BLS12-381 and BN254, on 8 (zmm) and 4 (ymm) lanes, and the AVX2 one (4 lanes, 29-bit limbs): every lane against GMP and against the scalar path, on random values, edges and the lazy ranges. */
 /*
  * One run of the same 14 checks per (curve, lane count).  Elements are
  * handled as plain limb arrays of the curve's size (6 or 4 64-bit limbs),
@@ -32,20 +32,21 @@ static void bn_fp2_sqr(void *r, const void *a) { cz_bn254_fp2_sqr(r, a); }
 static const struct curve {
 	const char *name, *p_hex;
 	int limbs;
-	const struct cz_fpv_ops *ops[2]; /* 8 lanes, 4 lanes */
+	const struct cz_fpv_ops *ops[3]; /* IFMA 8 lanes, IFMA 4 lanes, AVX2 */
 	void (*smul)(void *r, const void *a, const void *b);
 	void (*fp2_mul)(void *r, const void *a, const void *b);
 	void (*fp2_sqr)(void *r, const void *a);
 } curves[] = {
 	{ "bls12-381",
 	  "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
-	  6, { &cz_fpv_bls12_381_8, &cz_fpv_bls12_381_4 }, bls_mul, bls_fp2_mul, bls_fp2_sqr },
+	  6, { &cz_fpv_bls12_381_8, &cz_fpv_bls12_381_4, &cz_fpv_bls12_381_avx2 }, bls_mul, bls_fp2_mul, bls_fp2_sqr },
 	{ "bn254", "30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47",
-	  4, { &cz_fpv_bn254_8, &cz_fpv_bn254_4 }, bn_mul, bn_fp2_mul, bn_fp2_sqr },
+	  4, { &cz_fpv_bn254_8, &cz_fpv_bn254_4, &cz_fpv_bn254_avx2 }, bn_mul, bn_fp2_mul, bn_fp2_sqr },
 };
 
 static const struct curve *cv;
 static const struct cz_fpv_ops *ops;
+#define KIND (ops->avx2 ? " (AVX2, 29-bit limbs)" : "")
 static int L;              /* limbs of the current curve */
 static mpz_t p, W, Rinv, two_p, four_p, eight_p;
 static unsigned long head; /* floor(W / p) */
@@ -174,8 +175,8 @@ static void t_mul(const char *what, const mpz_t ba, const mpz_t bb, int sqr)
 			bad += check_mul(r, a, b, two_p);
 		}
 	}
-	ct_ok(bad == 0, "%s/%u lanes: %s: %d rounds x 8 elements equal a*b/R mod p (GMP) and stay < 2p (%d bad)",
-	      cv->name, ops->lanes, what, ROUNDS, bad);
+	ct_ok(bad == 0, "%s/%u lanes%s: %s: %d rounds x 8 elements equal a*b/R mod p (GMP) and stay < 2p (%d bad)",
+	      cv->name, ops->lanes, KIND, what, ROUNDS, bad);
 }
 
 static void run(void)
@@ -216,8 +217,8 @@ static void run(void)
 				bad += memcmp(s, at(c, k), 8 * (size_t)L) != 0;
 			}
 		}
-		ct_ok(bad == 0, "%s/%u lanes: mul: every lane equals the scalar path bit for bit after reduction (%d bad)",
-		      cv->name, ops->lanes, bad);
+		ct_ok(bad == 0, "%s/%u lanes%s: mul: every lane equals the scalar path bit for bit after reduction (%d bad)",
+		      cv->name, ops->lanes, KIND, bad);
 	}
 
 	/* 6-8: add, sub, canon as exact integers, within W */
@@ -255,12 +256,12 @@ static void run(void)
 				bad_can += mpz_cmp(v, w) != 0;
 			}
 		}
-		ct_ok(bad_add == 0, "%s/%u lanes: add: a + b exactly, a, b < min(4p, W/2) (%d bad)",
-		      cv->name, ops->lanes, bad_add);
-		ct_ok(bad_sub == 0, "%s/%u lanes: sub: a + 2p - b exactly, a < min(4p, W-2p), b <= 2p (%d bad)",
-		      cv->name, ops->lanes, bad_sub);
-		ct_ok(bad_can == 0, "%s/%u lanes: canon: a mod p for a < min(8p, W), edges p-1, p, p+1, top (%d bad)",
-		      cv->name, ops->lanes, bad_can);
+		ct_ok(bad_add == 0, "%s/%u lanes%s: add: a + b exactly, a, b < min(4p, W/2) (%d bad)",
+		      cv->name, ops->lanes, KIND, bad_add);
+		ct_ok(bad_sub == 0, "%s/%u lanes%s: sub: a + 2p - b exactly, a < min(4p, W-2p), b <= 2p (%d bad)",
+		      cv->name, ops->lanes, KIND, bad_sub);
+		ct_ok(bad_can == 0, "%s/%u lanes%s: canon: a mod p for a < min(8p, W), edges p-1, p, p+1, top (%d bad)",
+		      cv->name, ops->lanes, KIND, bad_can);
 		mpz_clears(ba, bs, bc, NULL);
 	}
 
@@ -287,8 +288,8 @@ static void run(void)
 				bad += mpz_cmp(t, v) != 0;
 			}
 		}
-		ct_ok(bad == 0, "%s/%u lanes: every bit position converts in and out (x*R/R = x, %d bad)",
-		      cv->name, ops->lanes, bad);
+		ct_ok(bad == 0, "%s/%u lanes%s: every bit position converts in and out (x*R/R = x, %d bad)",
+		      cv->name, ops->lanes, KIND, bad);
 	}
 
 	/* 10: a chain of 1000 products per lane equals the scalar chain */
@@ -305,8 +306,8 @@ static void run(void)
 				cv->smul(at(s, k), at(s, k), at(y, k));
 			bad += memcmp(at(s, k), at(x, k), 8 * (size_t)L) != 0;
 		}
-		ct_ok(bad == 0, "%s/%u lanes: 1000-step product chains (lazy throughout) equal the scalar chains (%d bad)",
-		      cv->name, ops->lanes, bad);
+		ct_ok(bad == 0, "%s/%u lanes%s: 1000-step product chains (lazy throughout) equal the scalar chains (%d bad)",
+		      cv->name, ops->lanes, KIND, bad);
 	}
 
 	/* 11-14: Fp2, against GMP and the scalar Fp2, reduced and lazy inputs */
@@ -353,10 +354,10 @@ static void run(void)
 			}
 		}
 		mpz_clears(x0, x1, y0, y1, c0, c1, NULL);
-		ct_ok(bad_g == 0, "%s/%u lanes: fp2 mul/sqr, components < %s: every lane equals GMP, reduced (%d bad)",
-		      cv->name, ops->lanes, lazy ? "2p" : "p", bad_g);
-		ct_ok(bad_s == 0, "%s/%u lanes: fp2 mul/sqr, components < %s: every lane equals the scalar fp2 mul/sqr of the reduced inputs (%d bad)",
-		      cv->name, ops->lanes, lazy ? "2p" : "p", bad_s);
+		ct_ok(bad_g == 0, "%s/%u lanes%s: fp2 mul/sqr, components < %s: every lane equals GMP, reduced (%d bad)",
+		      cv->name, ops->lanes, KIND, lazy ? "2p" : "p", bad_g);
+		ct_ok(bad_s == 0, "%s/%u lanes%s: fp2 mul/sqr, components < %s: every lane equals the scalar fp2 mul/sqr of the reduced inputs (%d bad)",
+		      cv->name, ops->lanes, KIND, lazy ? "2p" : "p", bad_s);
 	}
 	mpz_clears(t, u, v, w, bnd, NULL);
 }
@@ -365,19 +366,21 @@ int main(void)
 {
 	const int ncurves = (int)(sizeof(curves) / sizeof(curves[0]));
 
-	ct_plan(ncurves * 2 * NCHECK);
+	ct_plan(ncurves * 3 * NCHECK);
 	mpz_inits(p, W, Rinv, two_p, four_p, eight_p, NULL);
 	for (int c = 0; c < ncurves; c++)
-		for (int w = 0; w < 2; w++) {
+		for (int w = 0; w < 3; w++) {
 			cv = &curves[c];
 			ops = cv->ops[w];
 			L = cv->limbs;
-			unsigned lanes = w ? 4 : 8;
-			if (!cz_ifma_have_lanes(lanes) || ops->lanes != lanes) {
+			unsigned lanes = w == 0 ? 8 : 4;
+			if (!cz_fpv_usable(ops) || ops->lanes != lanes || ops->avx2 != (w == 2)) {
 				for (int i = 0; i < NCHECK; i++)
-					ct_skip(lanes == 4 ? "this CPU has no AVX-512 IFMA with AVX-512VL"
-							   : "this CPU has no AVX-512 IFMA",
-						"%s/%u lanes: vector Fp point %d", cv->name, lanes, i + 1);
+					ct_skip(w == 2	 ? "this CPU has no AVX2"
+						: w == 1 ? "this CPU has no AVX-512 IFMA with AVX-512VL"
+							 : "this CPU has no AVX-512 IFMA",
+						"%s/%u lanes%s: vector Fp point %d", cv->name, lanes,
+						w == 2 ? " (AVX2, 29-bit limbs)" : "", i + 1);
 				continue;
 			}
 			if ((int)ops->limbs != L)

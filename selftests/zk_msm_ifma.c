@@ -119,9 +119,9 @@ static const struct cz_msm_tune tunes[] = {
 #define NTUNES 4
 
 /* One TAP point per (group, kind, size): every plan at 1 and 2 threads,
- * scalar flush and the 8-lane vector flush, and at 1 thread the 4-lane one
- * too; all results equal; the vector path ran (and did not when forced
- * off). */
+ * scalar flush, the 8-lane vector flush and the AVX2 one, and at 1 thread
+ * the 4-lane IFMA one too; all results equal; the vector paths ran (and
+ * did not when forced off). */
 #define MSM_CASE(G, PFX, MSM, POINTS, NEGFN, SCALAR_RAND)                                     \
 	static void G##_case(enum kind kd, size_t n)                                     \
 	{                                                                                \
@@ -130,7 +130,7 @@ static const struct cz_msm_tune tunes[] = {
 		size_t *src = malloc(n * sizeof(*src));                                  \
 		uint8_t *ng = malloc(n), *inf = malloc(n);                               \
 		int ok = 1;                                                              \
-		unsigned long fv = 0;                                                    \
+		unsigned long fv = 0, fa = 0;                                            \
 		POINTS(pool, n);                                                         \
 		make_case(kd, n, k, src, ng, inf, SCALAR_RAND);                          \
 		for (size_t i = 0; i < n; i++) {                                         \
@@ -142,9 +142,9 @@ static const struct cz_msm_tune tunes[] = {
 		}                                                                        \
 		for (unsigned t = 0; t < NTUNES && ok; t++)                              \
 			for (int th = 1; th <= 2 && ok; th++) {                          \
-				PFX##_jac rv, rs, r4;                                    \
+				PFX##_jac rv, rs, r4, ra;                                \
 				struct cz_pool *pl = th == 2 ? pool2 : NULL;             \
-				int e3 = 0, eq4 = 1;                                     \
+				int e3 = 0, eq4 = 1, eqa = 1;                            \
 				cz_ifma_force_off(false);                                \
 				cz_ifma_set_lanes(8);                                    \
 				unsigned long a0 = cz_msm_ifma_flush_count();            \
@@ -155,22 +155,30 @@ static const struct cz_msm_tune tunes[] = {
 					cz_ifma_set_lanes(8);                            \
 				}                                                        \
 				fv += cz_msm_ifma_flush_count() - a0;                    \
+				if (cz_fpv_force_avx2(true)) {                           \
+					a0 = cz_msm_ifma_flush_count();                  \
+					e3 |= MSM##_tuned(&ra, b, k, n, pl, &tunes[t]); \
+					fa += cz_msm_ifma_flush_count() - a0;            \
+					eqa = PFX##_jac_eq(&ra, &rv);                    \
+					cz_fpv_force_avx2(false);                        \
+				}                                                        \
 				cz_ifma_force_off(true);                                 \
 				a0 = cz_msm_ifma_flush_count();                          \
 				int e2 = MSM##_tuned(&rs, b, k, n, pl, &tunes[t]);\
 				ok = !e1 && !e2 && !e3 && PFX##_jac_eq(&rv, &rs) && eq4 && \
-				     cz_msm_ifma_flush_count() == a0;                    \
+				     eqa && cz_msm_ifma_flush_count() == a0;             \
 				if (!ok)                                                 \
-					ct_diag(#G " %s n=%zu: plan %u, %d threads differ%s", \
-						kind_name[kd], n, t, th, eq4 ? "" : " (4 lanes)"); \
+					ct_diag(#G " %s n=%zu: plan %u, %d threads differ%s%s", \
+						kind_name[kd], n, t, th, eq4 ? "" : " (4 lanes)", \
+						eqa ? "" : " (AVX2)");                   \
 			}                                                                \
 		cz_ifma_force_off(false);                                                \
 		/* small n: batches stay under the vector minimum (the scalar     \
 		 * flush runs inside the vector path); from 1000 on it must run */  \
-		ct_ok(ok && (n < 1000 || fv > 0),                                        \
-		      #G " %s (n=%zu): vector flush (8 lanes; 4 lanes at 1 thread) == scalar flush, " \
-		      "4 plans x 1-2 threads (%lu vector flushes, none when forced off)", \
-		      kind_name[kd], n, fv);                                             \
+		ct_ok(ok && (n < 1000 || fv > 0) && (n < 1000 || !cz_avx2_have() || fa > 0), \
+		      #G " %s (n=%zu): vector flush (8 lanes; 4 lanes at 1 thread; AVX2) == scalar flush, " \
+		      "4 plans x 1-2 threads (%lu IFMA, %lu AVX2 vector flushes, none when forced off)", \
+		      kind_name[kd], n, fv, fa);                                         \
 		free(pool), free(b), free(k), free(src), free(ng), free(inf);           \
 	}
 

@@ -116,11 +116,11 @@ static void tput_report(const struct cz_bench_opts *o, const char *op, const cha
 	cz_bench_report(o, op, (uint64_t)(8 * steps * TPUT_STEPS), 1, ms, extra);
 }
 
-#define TPUT_FN(NAME, OP, T, PFX, OPS8, OPS4)                                              \
+#define TPUT_FN(NAME, OP, T, PFX, OPS8, OPS4, OPSA)                                        \
 	static void NAME(const struct cz_bench_opts *o, const char *path, long n, double ghz) \
 	{                                                                               \
-		const struct cz_fpv_ops *vec[3] = { NULL, &OPS8, &OPS4 };               \
-		static const char *const vname[3] = { NULL, "ifma-8lane", "ifma-4lane" }; \
+		const struct cz_fpv_ops *vec[4] = { NULL, &OPS8, &OPS4, &OPSA };        \
+		static const char *const vname[4] = { NULL, "ifma-8lane", "ifma-4lane", "avx2-4lane" }; \
 		T x[8], y[8];                                                           \
 		long steps = n / (8 * TPUT_STEPS), ns_ = MIN_SLICES * 4, per;          \
 		for (int k = 0; k < 8; k++) {                                           \
@@ -131,9 +131,9 @@ static void tput_report(const struct cz_bench_opts *o, const char *op, const cha
 		if (steps < ns_)                                                        \
 			steps = ns_;                                                    \
 		per = steps / ns_;                                                      \
-		for (int v = 0; v < 3; v++) {                                           \
+		for (int v = 0; v < 4; v++) {                                           \
 			double all = 0, best = 1e300;                                   \
-			if (v && (!vec[v]->lanes || !cz_ifma_have_lanes(vec[v]->lanes))) \
+			if (v && !cz_fpv_usable(vec[v]))                                \
 				continue;                                               \
 			for (long s = 0; s < ns_; s++) {                                \
 				double t = cz_now_ms();                                 \
@@ -156,8 +156,10 @@ static void tput_report(const struct cz_bench_opts *o, const char *op, const cha
 			printf("# checksum hit\n");                                    \
 	}
 
-TPUT_FN(tput_fp, "fp_mul_tput8", cz_fp, cz_fp, cz_fpv_bls12_381_8, cz_fpv_bls12_381_4)
-TPUT_FN(tput_bn254_fp, "bn254_fp_mul_tput8", cz_bn254_fp, cz_bn254_fp, cz_fpv_bn254_8, cz_fpv_bn254_4)
+TPUT_FN(tput_fp, "fp_mul_tput8", cz_fp, cz_fp, cz_fpv_bls12_381_8, cz_fpv_bls12_381_4,
+	cz_fpv_bls12_381_avx2)
+TPUT_FN(tput_bn254_fp, "bn254_fp_mul_tput8", cz_bn254_fp, cz_bn254_fp, cz_fpv_bn254_8, cz_fpv_bn254_4,
+	cz_fpv_bn254_avx2)
 
 static void fp_bench_tput(const struct cz_bench_opts *o, const char *path, long n, double ghz)
 {

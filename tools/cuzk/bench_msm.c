@@ -2,7 +2,7 @@
 /*
  * tools/cuzk/bench_msm.c — `cuzk bench msm [--log2 N] [--threads T]
  * [--group g1|g2|bn254-g1|bn254-g2] [--iters I]
- * [--path scalar|ifma|ifma8|ifma4|both|all] [--window C] [--batch B] [--json]`: Pippenger MSM time
+ * [--path scalar|ifma|ifma8|ifma4|avx2|both|all] [--window C] [--batch B] [--json]`: Pippenger MSM time
  * for 2^N random bases and uniformly random scalars < r, for either curve's
  * groups (BLS12-381's g1/g2, BN254's bn254-g1/bn254-g2; both have the IFMA
  * path).  Without --log2, sweeps 2^10..2^16
@@ -14,7 +14,8 @@
  * lane count chosen at start-up) alternately, iteration by iteration, so
  * both see the same machine load, and gives the IFMA line a speedup (best
  * scalar / best IFMA, CPU time); --path all runs scalar, 8 lanes and
- * 4 lanes the same way (ifma8 / ifma4: one lane count alone).
+ * 4 lanes (and AVX2 where the CPU has it) the same way (ifma8 / ifma4: one
+ * lane count alone; avx2: the AVX2 flush alone, zk/msm/bn254_fp_avx2.c).
  * --window / --batch override the plan's window and batch-affine batch
  * (cz_msm_*_tuned), to measure the batch shape.
  */
@@ -185,18 +186,21 @@ static int run_msm(enum grp g, const void *b, const cz_scalar *k, size_t n, stru
 }
 
 /* The flush paths to run: bit 0 scalar, bit 1 IFMA on 8 lanes, bit 2 on
- * 4 lanes; 0 = bad --path (or a lane count this CPU lacks). */
-#define PATHS 3
-static const unsigned path_lanes[PATHS] = { 0, 8, 4 };
+ * 4 lanes, bit 3 AVX2 (4 lanes); 0 = bad --path (or a path this CPU lacks). */
+#define PATHS 4
+static const unsigned path_lanes[PATHS] = { 0, 8, 4, 4 };
+static const char *const path_names[PATHS] = { "scalar", "ifma", "ifma", "avx2" };
 
 static int bench_paths(const struct cz_bench_opts *o)
 {
 	int chosen = cz_ifma_lanes == 4 ? 4 : 2;
 	int have = (cz_ifma_have_lanes(8) ? 2 : 0) | (cz_ifma_have_lanes(4) ? 4 : 0);
 	if (!o->path)
-		return cz_ifma_on ? chosen : 1;
+		return cz_fpv_avx2 ? 8 : cz_ifma_on ? chosen : 1;
 	if (!strcmp(o->path, "scalar"))
 		return 1;
+	if (!strcmp(o->path, "avx2"))
+		return cz_avx2_have() ? 8 : 0;
 	if (!strcmp(o->path, "ifma"))
 		return have ? chosen : 0;
 	if (!strcmp(o->path, "ifma8"))
@@ -206,7 +210,7 @@ static int bench_paths(const struct cz_bench_opts *o)
 	if (!strcmp(o->path, "both"))
 		return have ? 1 | chosen : 0;
 	if (!strcmp(o->path, "all"))
-		return have ? 1 | have : 0;
+		return have || cz_avx2_have() ? 1 | have | (cz_avx2_have() ? 8 : 0) : 0;
 	return 0;
 }
 
@@ -216,9 +220,9 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 	unsigned iters = o->iters > 0 ? (unsigned)o->iters : 1;
 	cz_scalar *k = malloc(n * sizeof(*k));
 	void *b = malloc(n * grp_aff[g]);
-	double best[PATHS] = { -1, -1, -1 }, best_cpu[PATHS] = { -1, -1, -1 }, par[PATHS] = { 0 };
+	double best[PATHS] = { -1, -1, -1, -1 }, best_cpu[PATHS] = { -1, -1, -1, -1 }, par[PATHS] = { 0 };
 	int rc = 0, paths = bench_paths(o);
-	bool was_on = cz_ifma_on;
+	bool was_on = cz_ifma_on, was_avx2 = cz_fpv_avx2;
 	unsigned was_lanes = cz_ifma_lanes;
 	/* --window / --batch: the plan's other choices stay automatic; a batch
 	 * forces batch-affine buckets */
@@ -241,7 +245,9 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 			if (!(paths >> v & 1))
 				continue;
 			cz_ifma_force_off(v == 0);
-			if (v)
+			if (v == 3)
+				cz_fpv_force_avx2(true);
+			else if (v)
 				cz_ifma_set_lanes(path_lanes[v]);
 			int na = thread_ticks(ta, MAXTHREADS);
 			double t0 = cz_now_ms(), c0 = cz_cpu_ms();
@@ -258,6 +264,8 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 	}
 	cz_ifma_force_off(!was_on);
 	cz_ifma_set_lanes(was_lanes);
+	if (was_avx2)
+		cz_fpv_force_avx2(true);
 	if (rc) {
 		fprintf(stderr, "cuzk bench msm: cz_msm failed (%d)\n", rc);
 	} else {
@@ -271,7 +279,7 @@ static int bench_one(const struct cz_bench_opts *o, struct cz_pool *pool, enum g
 			snprintf(extra, sizeof(extra),
 				 o->json ? "\"log2\": %d, \"cpu_ms\": %.3f, \"cpu_spread\": %.2f, \"path\": \"%s\", \"lanes\": %u%s"
 					 : "log2=%d cpu=%.1fms cpu_spread=%.2f path=%s lanes=%u%s",
-				 log2, best_cpu[v], par[v], v ? "ifma" : "scalar", path_lanes[v], sp);
+				 log2, best_cpu[v], par[v], path_names[v], path_lanes[v], sp);
 			cz_bench_report(o, grp_ops[g], n, cz_pool_nthreads(pool), best[v],
 					extra);
 		}
@@ -294,7 +302,7 @@ int cz_bench_msm(const struct cz_bench_opts *o)
 		return 2;
 	}
 	if (!bench_paths(o)) {
-		fprintf(stderr, "cuzk bench msm: --path must be scalar, ifma, ifma8, ifma4, both or all (ifma needs a CPU with AVX-512 IFMA, ifma4 AVX-512VL too), not '%s'\n",
+		fprintf(stderr, "cuzk bench msm: --path must be scalar, ifma, ifma8, ifma4, avx2, both or all (ifma needs a CPU with AVX-512 IFMA, ifma4 AVX-512VL too, avx2 AVX2), not '%s'\n",
 			o->path);
 		return 2;
 	}

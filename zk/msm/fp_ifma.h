@@ -8,17 +8,26 @@
  * 8 limbs of 52 bits), zk/msm/bn254_fp_ifma.c and zk/msm/bn254_fp_ifma256.c (BN254,
  * 5 limbs).  Each exports its operations as one struct cz_fpv_ops.
  *
+ * A CPU with AVX2 but no IFMA (AMD Zen 2/3, Intel before Ice Lake) runs
+ * the same code on four 64-bit lanes with 29-bit limbs and vpmuludq
+ * products: zk/msm/bn254_fp_avx2.c and zk/msm/fp_avx2.c.
+ *
  * Selection (zk/msm/ifma.c), once at start-up:
  *   cz_ifma_on     the vector path runs: the CPU (and the OS's saved state)
  *                  has AVX-512F and AVX512-IFMA, and the environment has no
- *                  CZ_NO_IFMA set to anything but "0" (then the scalar
- *                  mulx/adx or portable path runs, as on a CPU without IFMA)
+ *                  CZ_NO_IFMA set to anything but "0"; or, failing that,
+ *                  the CPU has AVX2 and the environment CZ_AVX2 set to
+ *                  anything but "0" (then cz_fpv_avx2 is set too: opt-in, as
+ *                  it measured faster than the scalar flush only on G1).
+ *                  Else the scalar mulx/adx or portable path runs (so
+ *                  CZ_NO_IFMA=1 runs what a CPU without IFMA runs by default,
+ *                  CZ_NO_IFMA=1 CZ_AVX2=1 its AVX2 path)
  *   cz_ifma_lanes  8 (zmm) or 4 (ymm, needs AVX-512VL as well): 8 unless
  *                  CZ_IFMA_LANES=4 says otherwise; the measurement that
  *                  chose the default is in docs/BENCHMARKS.md
- * Tests and benches flip both with cz_ifma_force_off / cz_ifma_set_lanes.
- * Nothing outside the four instance files is compiled for AVX-512, so the
- * binary runs on any x86-64.
+ * Tests and benches flip them with cz_ifma_force_off / cz_ifma_set_lanes /
+ * cz_fpv_force_avx2.  Nothing outside the instance files is compiled for
+ * AVX-512 or AVX2, so the binary runs on any x86-64.
  */
 #ifndef CZ_FP_IFMA_H
 #define CZ_FP_IFMA_H
@@ -29,10 +38,16 @@
 
 extern bool cz_ifma_on;
 extern unsigned cz_ifma_lanes;
+extern bool cz_fpv_avx2;                  /* cz_ifma_on runs the AVX2 instances */
+bool cz_avx2_have(void);                  /* the CPU (and OS) can run AVX2 */
 bool cz_ifma_have(void);                  /* the CPU can run 8 lanes */
 bool cz_ifma_have_lanes(unsigned lanes);  /* ... this many (8, or 4: + AVX-512VL) */
 void cz_ifma_force_off(bool off);         /* not thread safe; between phases */
 bool cz_ifma_set_lanes(unsigned lanes);   /* false (unchanged) if the CPU can't */
+/* on: the vector path on the AVX2 instances (false if the CPU can't);
+ * off: back to IFMA where the CPU has it, else the scalar path.  Not
+ * thread safe; between phases. */
+bool cz_fpv_force_avx2(bool on);
 
 /*
  * One (curve, lane count) instance.  The lane functions are for tests and
@@ -48,6 +63,7 @@ struct msm_ent;
 struct cz_fpv_ops {
 	const char *curve;   /* "bls12-381", "bn254" */
 	unsigned lanes;      /* 8 or 4; 0: not built for this target */
+	bool avx2;           /* an AVX2 instance (29-bit limbs), not IFMA */
 	unsigned limbs;      /* 64-bit limbs of the scalar element */
 	/* r = a·b/R mod m, r < a·b/W + m (< 2m when a, b < 2m, or a < 2m and
 	 * b < 4m if floor(W/m) >= 8, BLS12-381 but not BN254); a < W. */
@@ -73,6 +89,8 @@ struct cz_fpv_ops {
 
 extern const struct cz_fpv_ops cz_fpv_bls12_381_8, cz_fpv_bls12_381_4;
 extern const struct cz_fpv_ops cz_fpv_bn254_8, cz_fpv_bn254_4;
+extern const struct cz_fpv_ops cz_fpv_bls12_381_avx2, cz_fpv_bn254_avx2;
+bool cz_fpv_usable(const struct cz_fpv_ops *o); /* built, and the CPU can run it */
 
 /* The MSM instances' VEC_FLUSH / VEC_BYTES (zk/msm/msm_g1.c, ..., bn254_msm_g2.c):
  * the flush of the selected lane count; scratch for either.  Only when

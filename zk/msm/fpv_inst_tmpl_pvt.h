@@ -10,8 +10,8 @@
  *   FV_SMUL, FV_SINV   scalar mul and inversion (the flush's one inversion)
  *   FV_OPS, FV_CURVE   the exported table's name, the curve's name
  *
- * Only the code between the target pragmas is compiled for AVX-512; the
- * constructor above it runs on any x86-64, and nothing below it is called
+ * Only the code between the target pragmas is compiled for AVX-512 (for
+ * AVX2 in the FV_AVX2 instances); the constructor above it runs on any x86-64, and nothing below it is called
  * unless zk/msm/ifma.c found the instructions this lane count needs.
  */
 #include "zk/msm/fp_ifma.h"
@@ -28,12 +28,18 @@ static void fv_setup(void);
  * of path, and CZ_NO_IFMA, are zk/msm/ifma.c's). */
 __attribute__((constructor)) static void fv_inst_init(void)
 {
+#ifdef FV_AVX2
+	if (cz_avx2_have())
+#else
 	if (cz_ifma_have_lanes(FV_L))
+#endif
 		fv_setup();
 }
 
 #pragma GCC push_options
-#if FV_L == 4
+#ifdef FV_AVX2
+#pragma GCC target("avx2")
+#elif FV_L == 4
 #pragma GCC target("avx512f,avx512ifma,avx512vl")
 #else
 #pragma GCC target("avx512f,avx512ifma")
@@ -190,6 +196,9 @@ static unsigned long fv_flush_count(void)
 const struct cz_fpv_ops FV_OPS = {
 	.curve = FV_CURVE,
 	.lanes = FV_L,
+#ifdef FV_AVX2
+	.avx2 = true,
+#endif
 	.limbs = FV_SN,
 	.mul8 = fv_mul8,
 	.sqr8 = fv_sqr8,

@@ -83,6 +83,56 @@ FV_AI void fvw_scatter(void *base, __mmask8 k, fvw idx, fvw a)
 {
 	_mm512_mask_i64scatter_epi64(base, k, idx, a, 1);
 }
+#elif FV_L == 4 && defined(FV_AVX2)
+/* Plain AVX2 (no AVX-512): the same operations on ymm, the masks emulated
+ * (a mask bit k <-> lane k all ones), srai and scatter by hand.  There is no
+ * 52-bit multiply: fv_mul below uses vpmuludq on 29-bit limbs instead. */
+typedef __m256i fvw;
+FV_AI fvw fvw_set1(uint64_t v) { return _mm256_set1_epi64x((long long)v); }
+FV_AI fvw fvw_zero(void) { return _mm256_setzero_si256(); }
+FV_AI fvw fvw_add(fvw a, fvw b) { return _mm256_add_epi64(a, b); }
+FV_AI fvw fvw_sub(fvw a, fvw b) { return _mm256_sub_epi64(a, b); }
+FV_AI fvw fvw_and(fvw a, fvw b) { return _mm256_and_si256(a, b); }
+FV_AI fvw fvw_or(fvw a, fvw b) { return _mm256_or_si256(a, b); }
+FV_AI fvw fvw_slli(fvw a, unsigned s) { return _mm256_slli_epi64(a, (int)s); }
+FV_AI fvw fvw_srli(fvw a, unsigned s) { return _mm256_srli_epi64(a, (int)s); }
+FV_AI fvw fvw_srai(fvw a, unsigned s) /* (a >>> s ^ sign) - sign, sign = 2^(63-s) */
+{
+	const fvw g = _mm256_set1_epi64x((long long)(1ull << (63 - s)));
+	return _mm256_sub_epi64(_mm256_xor_si256(_mm256_srli_epi64(a, (int)s), g), g);
+}
+FV_AI fvw fvw_mul32(fvw a, fvw b) { return _mm256_mul_epu32(a, b); }
+FV_AI fvw fvw_kvec(__mmask8 k)
+{
+	const fvw bit = _mm256_set_epi64x(8, 4, 2, 1);
+	return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(k), bit), bit);
+}
+FV_AI __mmask8 fvw_kof(fvw v) { return (__mmask8)_mm256_movemask_pd(_mm256_castsi256_pd(v)); }
+FV_AI fvw fvw_mask_add(fvw s, __mmask8 k, fvw a, fvw b)
+{
+	return _mm256_blendv_epi8(s, _mm256_add_epi64(a, b), fvw_kvec(k));
+}
+FV_AI __mmask8 fvw_test(fvw a, fvw b)
+{
+	return (__mmask8)(fvw_kof(_mm256_cmpeq_epi64(_mm256_and_si256(a, b), fvw_zero())) ^ 0xf);
+}
+FV_AI __mmask8 fvw_cmplt(fvw a, fvw b) { return fvw_kof(_mm256_cmpgt_epi64(b, a)); }
+FV_AI fvw fvw_blend(__mmask8 k, fvw a, fvw b) { return _mm256_blendv_epi8(a, b, fvw_kvec(k)); }
+FV_AI fvw fvw_loadu(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+FV_AI void fvw_storeu(void *p, fvw a) { _mm256_storeu_si256((__m256i *)p, a); }
+FV_AI fvw fvw_gather(__mmask8 k, fvw idx, const void *base)
+{
+	return _mm256_mask_i64gather_epi64(fvw_zero(), (const long long *)base, idx, fvw_kvec(k), 1);
+}
+FV_AI void fvw_scatter(void *base, __mmask8 k, fvw idx, fvw a)
+{
+	uint64_t i[4], v[4];
+	_mm256_storeu_si256((__m256i *)i, idx);
+	_mm256_storeu_si256((__m256i *)v, a);
+	for (int l = 0; l < 4; l++)
+		if (k >> l & 1)
+			__builtin_memcpy((char *)base + i[l], &v[l], 8);
+}
 #elif FV_L == 4
 typedef __m256i fvw;
 FV_AI fvw fvw_set1(uint64_t v) { return _mm256_set1_epi64x((long long)v); }
@@ -115,10 +165,17 @@ FV_AI void fvw_scatter(void *base, __mmask8 k, fvw idx, fvw a)
 #endif
 #define FV_ALL ((__mmask8)((1u << FV_L) - 1))
 
-#define FV_M52 ((1ull << 52) - 1)
-#define FV_S (52 * FV_N - 64 * FV_SN)
+/* Limb bits: 52 for IFMA, 29 for AVX2's 32x32-bit vpmuludq (fv_mul there
+ * sums up to 2·FV_N products of 58 bits in a lane: 2·14·2^58 < 2^63). */
+#ifdef FV_AVX2
+#define FV_LB 29
+#else
+#define FV_LB 52
+#endif
+#define FV_M52 ((1ull << FV_LB) - 1)
+#define FV_S (FV_LB * FV_N - 64 * FV_SN)
 
-_Static_assert(FV_S >= 0 && FV_S < 52, "FV_N 52-bit limbs must cover FV_SN 64-bit ones by < 52 bits");
+_Static_assert(FV_S >= 0 && FV_S < FV_LB, "FV_N limbs must cover FV_SN 64-bit ones by < one limb");
 
 typedef struct { fvw l[FV_N]; } fv;
 
@@ -142,10 +199,10 @@ static const uint64_t fv_one64[FV_SN] = FV_ONE;
 static inline uint64_t fv_limb_of(const uint64_t *w, int j)
 {
 	uint64_t v = 0;
-	int bit = 52 * j, lo = bit / 64, off = bit % 64;
+	int bit = FV_LB * j, lo = bit / 64, off = bit % 64;
 	if (lo < FV_SN)
 		v = w[lo] >> off;
-	if (off > 12 && lo + 1 < FV_SN)
+	if (off > 64 - FV_LB && lo + 1 < FV_SN)
 		v |= w[lo + 1] << (64 - off);
 	return j == FV_N - 1 ? v : v & FV_M52;
 }
@@ -185,7 +242,7 @@ static inline void fv_norm(fv *r)
 	const fvw m = fv_b(FV_M52);
 	FV_UNROLL
 	for (int j = 0; j + 1 < FV_N; j++) {
-		r->l[j + 1] = fvw_add(r->l[j + 1], fvw_srai(r->l[j], 52));
+		r->l[j + 1] = fvw_add(r->l[j + 1], fvw_srai(r->l[j], FV_LB));
 		r->l[j] = fvw_and(r->l[j], m);
 	}
 }
@@ -200,6 +257,7 @@ static inline void fv_norm(fv *r)
  * ((t_0 + lo(q·m_0)) is t_0 rounded up to a multiple of 2^52, so the carry
  * is t_0 >> 52, plus one unless t_0's low 52 bits are zero), not after a
  * vpmadd52 on t_0. */
+#ifndef FV_AVX2
 static inline void fv_mul(fv *r, const fv *a, const fv *b)
 {
 	const fvw m = fv_b(FV_M52), z = fvw_zero(), one = fv_b(1);
@@ -243,6 +301,56 @@ static inline void fv_mul(fv *r, const fv *a, const fv *b)
 		r->l[j] = t[j];
 	fv_norm(r);
 }
+#else
+/* The same product on AVX2: 29-bit limbs, whose 58-bit products vpmuludq
+ * gives whole, so the lanes just add them up (no lo/hi halves; the sums
+ * stay < 2^63, see FV_LB) and only t_0's carry moves per step:
+ * t += a_i·b, q = t_0·(-m^-1) mod 2^29, t += q·m (t_0 -> a multiple of
+ * 2^29), t = t/2^29 with t_0's carry added to t_1.  The bounds are the IFMA
+ * form's (the same Montgomery factor R, the same operand shift by S). */
+static inline void fv_mul(fv *r, const fv *a, const fv *b)
+{
+	const fvw m = fv_b(FV_M52), z = fvw_zero();
+	const fvw inv = fv_b(fv_c.inv);
+	fvw t[FV_N];
+
+	FV_UNROLL
+	for (int j = 0; j < FV_N; j++)
+		t[j] = z;
+	FV_UNROLL
+	for (int i = 0; i < FV_N; i++) {
+		fvw ai = fvw_and(fvw_slli(a->l[i], FV_S), m);
+		if (i)
+			ai = fvw_or(ai, fvw_srli(a->l[i - 1], FV_LB - FV_S));
+		/* ai "depends" on the row's t_0, and b is read again per row:
+		 * else the compiler computes every row's products first and
+		 * keeps b's limbs, spilling most of them (two thirds of the
+		 * code was stack traffic) */
+		__asm__("" : "+x"(ai) : "x"(t[0]) : "memory");
+		FV_UNROLL
+		for (int j = 0; j < FV_N; j++)
+			t[j] = fvw_add(t[j], fvw_mul32(ai, b->l[j]));
+		fvw q = fvw_and(fvw_mul32(t[0], inv), m);
+		FV_UNROLL
+		for (int j = 0; j < FV_N; j++)
+			t[j] = fvw_add(t[j], fvw_mul32(q, fv_b(fv_c.p[1][j])));
+		fvw c = fvw_srli(t[0], FV_LB);
+		FV_UNROLL
+		for (int j = 0; j + 1 < FV_N; j++)
+			t[j] = t[j + 1];
+		t[FV_N - 1] = z;
+		t[0] = fvw_add(t[0], c);
+	}
+	/* every limb is >= 0: carry with logical shifts (fv_norm's srai is
+	 * three instructions here, on the chain from one product to the next) */
+	FV_UNROLL
+	for (int j = 0; j + 1 < FV_N; j++) {
+		t[j + 1] = fvw_add(t[j + 1], fvw_srli(t[j], FV_LB));
+		r->l[j] = fvw_and(t[j], m);
+	}
+	r->l[FV_N - 1] = t[FV_N - 1];
+}
+#endif
 
 static inline void fv_sqr(fv *r, const fv *a)
 {
@@ -322,11 +430,11 @@ static inline void fv_from64(fv *r, const fvw *w)
 	const fvw m = fv_b(FV_M52);
 	FV_UNROLL
 	for (int j = 0; j < FV_N; j++) {
-		int bit = 52 * j, lo = bit / 64, off = bit % 64;
+		int bit = FV_LB * j, lo = bit / 64, off = bit % 64;
 		fvw v = fvw_zero();
 		if (lo < FV_SN)
 			v = fvw_srli(w[lo], (unsigned)off);
-		if (off > 12 && lo + 1 < FV_SN)
+		if (off > 64 - FV_LB && lo + 1 < FV_SN)
 			v = fvw_or(v, fvw_slli(w[lo + 1], (unsigned)(64 - off)));
 		r->l[j] = j == FV_N - 1 ? v : fvw_and(v, m);
 	}
@@ -340,8 +448,8 @@ static inline void fv_to64(fvw *w, const fv *a)
 		fvw v = fvw_zero();
 		FV_UNROLL
 		for (int j = 0; j < FV_N; j++) {
-			int sh = 52 * j - 64 * i;
-			if (sh >= 64 || sh <= -52)
+			int sh = FV_LB * j - 64 * i;
+			if (sh >= 64 || sh <= -FV_LB)
 				continue;
 			v = fvw_or(v, sh >= 0 ? fvw_slli(a->l[j], (unsigned)sh)
 						       : fvw_srli(a->l[j], (unsigned)-sh));

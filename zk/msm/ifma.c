@@ -3,12 +3,14 @@
  * zk/msm/ifma.c — whether the AVX-512 IFMA vector path runs, and on how many
  * lanes (zk/msm/fp_ifma.h): decided once at start-up from what the CPU can
  * run (zk/msm/ifma_cpu.c) and the environment (CZ_NO_IFMA set to anything but "0" forces
- * the scalar path; CZ_IFMA_LANES=4 or 8 picks the lane count).  Shared by
+ * what a CPU without IFMA runs: the scalar path, or the AVX2 instances when
+ * CZ_AVX2 is set to anything but "0" and the CPU has AVX2; CZ_IFMA_LANES=4
+ * or 8 picks the IFMA lane count).  Shared by
  * every curve's vector instances: each sets up its own constants when
  * cz_ifma_have_lanes() says yes, and the MSM instances call the flushes
  * below, which pick the instance of the chosen lane count (one indirect
  * call per batch of hundreds of additions).
- * Nothing here is compiled for AVX-512.
+ * Nothing here is compiled for AVX-512 or AVX2.
  */
 #include "zk/msm/fp_ifma.h"
 
@@ -17,6 +19,7 @@
 
 bool cz_ifma_on;
 unsigned cz_ifma_lanes = 8;
+bool cz_fpv_avx2;
 
 /*
  * The default is 8 lanes: on the machine this was measured on (Intel Xeon,
@@ -25,20 +28,48 @@ unsigned cz_ifma_lanes = 8;
  * 512-bit lanes").  Four lanes stay selectable for CPUs that split 512-bit
  * operations in two (Zen 4) where they may win; CZ_IFMA_LANES=4 picks them.
  */
+static bool env_set(const char *name)
+{
+	const char *env = getenv(name);
+	return env && *env && strcmp(env, "0");
+}
+
+/* IFMA where the CPU has it and CZ_NO_IFMA allows; else AVX2 where the CPU
+ * has it and CZ_AVX2 asks for it (opt-in: on the Zen 4 it was measured on,
+ * the AVX2 flush beat the mulx/adx one only on G1, docs/BENCHMARKS.md);
+ * else the scalar path. */
 __attribute__((constructor)) static void ifma_detect(void)
 {
-	const char *env = getenv("CZ_NO_IFMA"), *lanes = getenv("CZ_IFMA_LANES");
+	const char *lanes = getenv("CZ_IFMA_LANES");
 
-	cz_ifma_on = cz_ifma_have() && !(env && *env && strcmp(env, "0"));
+	cz_ifma_on = cz_ifma_have() && !env_set("CZ_NO_IFMA");
+	if (!cz_ifma_on && cz_avx2_have() && env_set("CZ_AVX2"))
+		cz_ifma_on = cz_fpv_avx2 = true;
 	if (lanes && !strcmp(lanes, "4") && cz_ifma_have_lanes(4))
 		cz_ifma_lanes = 4;
 }
 
 /* Not thread safe against running MSMs; tests and benches flip it between
- * phases. */
+ * phases.  off: the scalar path; on: IFMA where the CPU has it (the AVX2
+ * instances only through cz_fpv_force_avx2). */
 void cz_ifma_force_off(bool off)
 {
+	cz_fpv_avx2 = false;
 	cz_ifma_on = cz_ifma_have() && !off;
+}
+
+bool cz_fpv_force_avx2(bool on)
+{
+	if (on && !cz_avx2_have())
+		return false;
+	cz_fpv_avx2 = on;
+	cz_ifma_on = on || cz_ifma_have();
+	return true;
+}
+
+bool cz_fpv_usable(const struct cz_fpv_ops *o)
+{
+	return o->lanes && (o->avx2 ? cz_avx2_have() : cz_ifma_have_lanes(o->lanes));
 }
 
 bool cz_ifma_set_lanes(unsigned lanes)
@@ -49,7 +80,9 @@ bool cz_ifma_set_lanes(unsigned lanes)
 	return true;
 }
 
-#define IFMA_PICK(curve) (cz_ifma_lanes == 4 ? &cz_fpv_##curve##_4 : &cz_fpv_##curve##_8)
+#define IFMA_PICK(curve)                                                               \
+	(cz_fpv_avx2 ? &cz_fpv_##curve##_avx2                                             \
+		     : cz_ifma_lanes == 4 ? &cz_fpv_##curve##_4 : &cz_fpv_##curve##_8)
 
 static size_t bytes_max(size_t a, size_t b)
 {
@@ -65,11 +98,12 @@ static size_t bytes_max(size_t a, size_t b)
 	}                                                                               \
 	size_t bytes_fn(uint32_t n)                                                     \
 	{                                                                               \
-		if (!cz_ifma_have_lanes(8))                                             \
-			return 0;                                                       \
-		size_t b = cz_fpv_##curve##_8.grp##_bytes(n);                           \
-		if (cz_ifma_have_lanes(4))                                              \
-			b = bytes_max(b, cz_fpv_##curve##_4.grp##_bytes(n));            \
+		const struct cz_fpv_ops *all[] = { &cz_fpv_##curve##_8, &cz_fpv_##curve##_4, \
+						   &cz_fpv_##curve##_avx2 };                    \
+		size_t b = 0;                                                           \
+		for (size_t i = 0; i < 3; i++)                                          \
+			if (cz_fpv_usable(all[i]))                                      \
+				b = bytes_max(b, all[i]->grp##_bytes(n));               \
 		return b;                                                               \
 	}
 
@@ -81,11 +115,12 @@ IFMA_FLUSH(cz_bn254_msm_g2_flush_ifma, cz_bn254_msm_g2_ifma_bytes, bn254, g2)
 unsigned long cz_msm_ifma_flush_count(void)
 {
 	const struct cz_fpv_ops *all[] = { &cz_fpv_bls12_381_8, &cz_fpv_bls12_381_4,
-					   &cz_fpv_bn254_8, &cz_fpv_bn254_4 };
+					   &cz_fpv_bn254_8, &cz_fpv_bn254_4,
+					   &cz_fpv_bls12_381_avx2, &cz_fpv_bn254_avx2 };
 	unsigned long n = 0;
 	/* nothing compiled for AVX-512 runs on a CPU without it, not even this */
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (all[i]->lanes && cz_ifma_have_lanes(all[i]->lanes))
+		if (cz_fpv_usable(all[i]))
 			n += all[i]->flushes();
 	return n;
 }

@@ -10,7 +10,7 @@
  */
 #include "zk/msm/fp_ifma.h"
 
-static int have8 = -1, have4 = -1; /* unknown until the first call */
+static int have8 = -1, have4 = -1, have_avx2 = -1; /* unknown until the first call */
 
 /* Constructors of the instance files and of zk/msm/ifma.c call this in
  * no set order: it decides on first use (start-up is single-threaded). */
@@ -22,8 +22,9 @@ static void ifma_probe(void)
 	__builtin_cpu_init();
 	have8 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
 	have4 = have8 && __builtin_cpu_supports("avx512vl");
+	have_avx2 = __builtin_cpu_supports("avx2");
 #else
-	have8 = have4 = 0;
+	have8 = have4 = have_avx2 = 0;
 #endif
 }
 
@@ -37,4 +38,10 @@ bool cz_ifma_have_lanes(unsigned lanes)
 {
 	ifma_probe();
 	return lanes == 8 ? have8 : lanes == 4 ? have4 : false;
+}
+
+bool cz_avx2_have(void)
+{
+	ifma_probe();
+	return have_avx2;
 }
