@@ -126,16 +126,24 @@ static int wait_warm(struct daemon *d, unsigned dev)
 static int wait_busy(struct daemon *d, unsigned dev)
 {
 	for (int i = 0; i < 4000; i++) {
-		json_object *r = status(d), *cons;
-		int busy = 0;
+		json_object *r = status(d), *cons, *cnt;
+		int busy = 0, ended = 0;
 		if (r && json_object_object_get_ex(r, "consumers", &cons))
 			for (size_t k = 0; k < json_object_array_length(cons); k++) {
 				json_object *c = json_object_array_get_idx(cons, k);
 				busy |= int_of(c, "device") == dev && !strcmp(str_of(c, "state"), "busy");
 			}
+		/* every job submitted has ended: nothing left to see it busy with
+		 * (on a loaded machine short jobs end between two polls, and the
+		 * rest of the 4000 polls only waited) */
+		if (r && json_object_object_get_ex(r, "counters", &cnt))
+			ended = int_of(cnt, "jobs_done") + int_of(cnt, "jobs_failed") + int_of(cnt, "jobs_cancelled") ==
+				int_of(cnt, "jobs_submitted");
 		json_object_put(r);
 		if (busy)
 			return 1;
+		if (ended)
+			return 0;
 		usleep(1000);
 	}
 	return 0;
