@@ -16,6 +16,16 @@
 #include <sys/stat.h>
 
 #define NPOINTS 40
+/* ThreadSanitizer holds an asynchronous signal until the thread next calls
+ * into its runtime (an intercepted libc call); the translated circuit's
+ * loop makes none, so the time limit's timer signal never lands and the
+ * run goes on for ever.  Built with TSan, the time-limit point skips. */
+#if defined(__SANITIZE_THREAD__)
+#define TSAN_NO_TIMER 1
+#else
+#define TSAN_NO_TIMER 0
+#endif
+#define TSAN_NO_TIMER_WHY "ThreadSanitizer delivers the time limit's signal only at its next interceptor, which a circuit's loop never reaches"
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -158,6 +168,10 @@ static void test_errors(struct daemon *d)
 		  "a run past --witness-timeout" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (TSAN_NO_TIMER && !strcmp(bad[i].want, "time limit")) {
+			ct_skip(TSAN_NO_TIMER_WHY, "%s", bad[i].what);
+			continue;
+		}
 		r = submit_input(d, bad[i].circ, bad[i].in, NULL);
 		const char *e = ok_of(r) ? job_error(d, r) : err_of(r);
 		ct_ok(ok_of(r) && strstr(e, "partition 0 input") && strstr(e, bad[i].want),
@@ -371,7 +385,14 @@ static void test_order(struct daemon *d)
 {
 	static const char *const pr[] = { "low", "normal", "high", "critical" };
 	int64_t seq[5], prio[5] = { 2, 3, 2, 1, 0 };
-	json_object *r = submit_input(d, "slow", "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"10000000\"}", NULL);
+	/* First a slow input alone, so that the device idles "waiting for
+	 * synthesis" past the 100 ms asked below (with jobs queued behind a
+	 * witness the cause is "waiting for a synthesis worker"; the 10 s
+	 * time-limit run gave that idle before, and under TSan it is skipped). */
+	json_object *r = submit_input(d, "slow", "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"5000000\"}", NULL);
+	json_object_put(daemon_await(d, fmt("@%lld", (long long)int_of(r, "seq")), 120));
+	json_object_put(r);
+	r = submit_input(d, "slow", "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"10000000\"}", NULL);
 	seq[0] = int_of(r, "seq");
 	json_object_put(r);
 	for (int i = 0; i < 4; i++) {
