@@ -155,10 +155,12 @@ void cz_engine_status_line(struct cz_engine *e, char *line, size_t cap);
 
 /* engine/http.c: the HTTP listener (--metrics-listen): "ADDR:PORT" (IPv4,
  * [IPv6]:PORT) or a Unix socket path starting with '/'; auth: the
- * --metrics-auth token file or NULL.  NULL with err set (also when this
- * build has no libmicrohttpd). */
+ * --metrics-auth token file or NULL; max_conns: --metrics-max-conns (0: the
+ * default, 1024).  NULL with err set (also when this build has no
+ * libmicrohttpd). */
 struct cz_http;
-struct cz_http *cz_http_start(struct cz_engine *e, const char *listen, const char *auth, char *err, size_t cap);
+struct cz_http *cz_http_start(struct cz_engine *e, const char *listen, const char *auth, unsigned max_conns,
+			      char *err, size_t cap);
 void cz_http_stop(struct cz_http *h);
 
 #endif

@@ -252,6 +252,10 @@ struct cz_engine {
 	uint64_t jobs_done, jobs_failed, jobs_cancelled, parts_done;
 	_Atomic uint64_t out_retries;   /* output attempts that failed and will be tried again */
 	_Atomic unsigned out_waiting;   /* jobs waiting in output-retry now */
+	/* The journal's failed writes, copied after each commit (cz_recover_on_commit) for
+	 * the metrics, which may not call the journal (tools/layers.txt). */
+	_Atomic unsigned jn_refusing;   /* 1 while its last commit failed */
+	_Atomic uint64_t jn_failed_commits, jn_refused;
 	bool stopping;
 
 	/* Synthesis → order → consumers → finalizer: rings (engine/pipeline/pipe.c). */

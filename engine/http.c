@@ -20,10 +20,17 @@
  * uid, the kernel's SO_PEERCRED); any other peer there gets the control
  * socket's per-user view, its own jobs only.  A wrong token is a 401.
  *
- * Crowds: at most HTTP_MAX_CONNS connections, HTTP_MAX_PER_ADDR of them
- * from one address (so that one address's idle sockets cannot take the
- * scraper's place), each closed after HTTP_IDLE_S idle seconds; epoll,
- * so the count is not bounded by select()'s FD_SETSIZE.
+ * Crowds: at most --metrics-max-conns connections (HTTP_MAX_CONNS), at most
+ * HTTP_MAX_PER_ADDR of them from one address (so that one address's idle
+ * sockets cannot take the scraper's place), each closed after HTTP_IDLE_S
+ * idle seconds; epoll, so the count is not bounded by select()'s
+ * FD_SETSIZE.  A newcomer that finds either cap reached is not refused
+ * while a connection it counts against is idle (no request in progress):
+ * the one idle the longest is shut down for it (conn_make_room; all in
+ * libmicrohttpd's one thread, so the table needs no lock), and only when
+ * every such connection is running a request is the newcomer refused.
+ * libmicrohttpd's own limits sit HTTP_EVICT_SLACK above ours, room for the
+ * connections being closed.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -40,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl/ctl.h"
@@ -51,13 +59,34 @@ extern const unsigned cz_dashboard_html_len;
 #define HTTP_MAX_PER_ADDR 64u   /* from one IP address */
 #define HTTP_IDLE_S 10u         /* an idle connection is closed after it */
 #define HTTP_TOKEN_MAX 256      /* --metrics-auth: the token's bytes at most */
+#define HTTP_EVICT_SLACK 32u    /* connections shut down for newcomers, not yet closed */
+
+/* A connection the listener holds (socket_context). */
+struct hconn {
+	int fd;
+	struct sockaddr_storage addr;   /* the peer (family AF_UNIX: no address) */
+	int64_t since;                  /* idle since (CLOCK_MONOTONIC ns) */
+	bool busy;                      /* a request in progress */
+	bool closing;                   /* shut down for a newcomer */
+	unsigned at;                    /* its index in conns */
+};
 
 struct cz_http {
 	struct cz_engine *e;
 	struct MHD_Daemon *d;
+	struct hconn **conns;           /* libmicrohttpd's thread only */
+	unsigned nconns, max_conns, max_per_addr;
+	uint64_t evicted;
 	char unix_path[108];    /* unlinked at stop, when listening on one */
 	char token[HTTP_TOKEN_MAX + 1]; /* --metrics-auth's token, "" without */
 };
+
+static int64_t cz_http_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 /* Equal, in a time that depends on b's length only (the token's). */
 static bool token_eq(const char *a, const char *b)
@@ -144,6 +173,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)version;
 	(void)upload;
 	(void)state;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct hconn *hc = ci ? ci->socket_context : NULL;
+	if (hc)
+		hc->busy = true;        /* until its response is sent (req_done) */
 
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: only GET and HEAD\n", method);
@@ -303,33 +336,140 @@ static int read_token(const char *path, char *tok, char *err, size_t cap)
 	return 0;
 }
 
-struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, char *err, size_t cap)
+/* ---- the connection table: a newcomer evicts the idlest, not refused ---- */
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr *b)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr,
+			       sizeof(struct in_addr));
+	if (b->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;           /* a Unix socket's peers have no address to share */
+}
+
+/* Shuts down the idle connection (of addr's, when addr) idle the longest;
+ * libmicrohttpd then sees its end and closes it.  false: none is idle. */
+static bool conn_evict(struct cz_http *h, const struct sockaddr *addr)
+{
+	struct hconn *best = NULL;
+	for (unsigned i = 0; i < h->nconns; i++) {
+		struct hconn *c = h->conns[i];
+		if (!c->busy && !c->closing && (!addr || same_addr(&c->addr, addr)) && (!best || c->since < best->since))
+			best = c;
+	}
+	if (!best)
+		return false;
+	best->closing = true;
+	shutdown(best->fd, SHUT_RDWR);
+	h->evicted++;
+	return true;
+}
+
+/* The accept policy: room for a newcomer from addr, made by evicting the
+ * longest-idle connection where a cap is reached; MHD_NO when every
+ * connection counted against it is running a request. */
+static enum MHD_Result conn_make_room(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct cz_http *h = cls;
+	unsigned live = 0, here = 0;
+	(void)len;
+	for (unsigned i = 0; i < h->nconns; i++)
+		if (!h->conns[i]->closing) {
+			live++;
+			here += same_addr(&h->conns[i]->addr, addr);
+		}
+	if (h->nconns >= h->max_conns + HTTP_EVICT_SLACK)
+		return MHD_NO;  /* too many being closed already */
+	if (here >= h->max_per_addr && !conn_evict(h, addr))
+		return MHD_NO;
+	if (live >= h->max_conns && here < h->max_per_addr && !conn_evict(h, NULL))
+		return MHD_NO;
+	return MHD_YES;
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode what)
+{
+	struct cz_http *h = cls;
+	struct hconn *hc = *ctx;
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ai = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (h->nconns >= h->max_conns + HTTP_EVICT_SLACK || !fi || !(hc = calloc(1, sizeof(*hc))))
+			return;         /* untracked: never evicted (its accept was refused past this) */
+		hc->fd = fi->connect_fd;
+		if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET)
+			memcpy(&hc->addr, ai->client_addr, sizeof(struct sockaddr_in));
+		else if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET6)
+			memcpy(&hc->addr, ai->client_addr, sizeof(struct sockaddr_in6));
+		else
+			hc->addr.ss_family = AF_UNIX;
+		hc->since = cz_http_now();
+		hc->at = h->nconns;
+		h->conns[h->nconns++] = hc;
+		*ctx = hc;
+	} else if (hc) {        /* MHD_CONNECTION_NOTIFY_CLOSED */
+		h->conns[hc->at] = h->conns[--h->nconns];
+		h->conns[hc->at]->at = hc->at;
+		free(hc);
+		*ctx = NULL;
+	}
+}
+
+/* A request's response is sent (or it ended): idle from now. */
+static void req_done(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)state;
+	(void)toe;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct hconn *hc = ci ? ci->socket_context : NULL;
+	if (hc) {
+		hc->busy = false;
+		hc->since = cz_http_now();
+	}
+}
+
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, unsigned max_conns,
+			      char *err, size_t cap)
 {
 	struct cz_http *h = calloc(1, sizeof(*h));
-	if (!h) {
+	if (h) {
+		h->max_conns = max_conns ? max_conns : HTTP_MAX_CONNS;
+		h->conns = calloc(h->max_conns + HTTP_EVICT_SLACK, sizeof(*h->conns));
+	}
+	if (!h || !h->conns) {
+		free(h);
 		snprintf(err, cap, "out of memory");
 		return NULL;
 	}
+	h->max_per_addr = HTTP_MAX_PER_ADDR < h->max_conns ? HTTP_MAX_PER_ADDR : h->max_conns;
 	h->e = e;
-	if (auth && read_token(auth, h->token, err, cap)) {
-		free(h);
-		return NULL;
-	}
-	int fd = listen_on(spec, h, err, cap);
+	int fd = auth && read_token(auth, h->token, err, cap) ? -1 : listen_on(spec, h, err, cap);
 	if (fd < 0) {
+		free(h->conns);
 		free(h);
 		return NULL;
 	}
-	/* The per-address cap on TCP only: a Unix socket's peers have no address. */
-	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, h,
-				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNS,
+	/* Our caps are conn_make_room's (evicting the idlest first); libmicrohttpd's
+	 * sit above them by the slack for connections being closed.  The
+	 * per-address cap on TCP only: a Unix socket's peers have no address. */
+	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, conn_make_room, h, handle, h,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_LIMIT, h->max_conns + HTTP_EVICT_SLACK,
 				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_S, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				h->unix_path[0] ? 0u : HTTP_MAX_PER_ADDR, MHD_OPTION_END);
+				h->unix_path[0] ? 0u : h->max_per_addr + HTTP_EVICT_SLACK,
+				MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h, MHD_OPTION_NOTIFY_COMPLETED, req_done, h,
+				MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, cap, "--metrics-listen %s: libmicrohttpd cannot serve on it", spec);
 		close(fd);
 		if (h->unix_path[0])
 			unlink(h->unix_path);
+		free(h->conns);
 		free(h);
 		return NULL;
 	}
@@ -340,18 +480,23 @@ void cz_http_stop(struct cz_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);  /* closes the listening socket too */
+	MHD_stop_daemon(h->d);  /* closes the listening socket too (and every connection: conn_notify) */
 	if (h->unix_path[0])
 		unlink(h->unix_path);
+	for (unsigned i = 0; i < h->nconns; i++)
+		free(h->conns[i]);
+	free(h->conns);
 	free(h);
 }
 
 #else /* !CZ_HAVE_MICROHTTPD */
 
-struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, char *err, size_t cap)
+struct cz_http *cz_http_start(struct cz_engine *e, const char *spec, const char *auth, unsigned max_conns,
+			      char *err, size_t cap)
 {
 	(void)e;
 	(void)auth;
+	(void)max_conns;
 	snprintf(err, cap, "--metrics-listen %s: this cuzkd was built without libmicrohttpd "
 		 "(install libmicrohttpd-dev, e.g. by tools/install-deps.sh, and rebuild)", spec);
 	return NULL;

@@ -35,6 +35,12 @@
 
 void cz_recover_on_commit(void *v)
 {
+	struct cz_engine *e = v;
+	struct cz_journal_stat js;
+	cz_journal_stat(e->jn, &js);
+	atomic_store_explicit(&e->jn_refusing, js.error != 0, memory_order_relaxed);
+	atomic_store_explicit(&e->jn_failed_commits, js.failed_commits, memory_order_relaxed);
+	atomic_store_explicit(&e->jn_refused, js.refused, memory_order_relaxed);
 	cz_job_wake(v);
 	cz_fnode_poke(v);
 }

@@ -563,7 +563,7 @@ static json_object *submit_record(struct submit *s)
 	struct cz_jent *je = &s->je;
 	*je = (struct cz_jent){ .seq = s->seq, .nparts = s->n, .prio = (uint8_t)s->prio,
 				.has_digest = j->has_digest, .t_submit = cz_clock_ns(CLOCK_REALTIME),
-				.owner = s->owner };
+				.owner = s->owner, .nowait = s->cache };
 	snprintf(je->id, sizeof(je->id), "%s", j->id);
 	snprintf(je->circuit, sizeof(je->circuit), "%s", s->c->name);
 	memcpy(je->digest, s->jdg, sizeof(s->jdg));
@@ -603,8 +603,21 @@ static json_object *submit_queue(struct submit *s, int jrc)
 			cz_part_set(p, CZ_PART_FAILED);
 			cz_job_part_terminal_locked(e, p);
 		}
+		/* Never accepted: it holds its id no longer (the journal forgot
+		 * it too), so a retry is a new submit, not "existing". */
+		for (struct cz_job **pp = &e->jobs; *pp; pp = &(*pp)->next)
+			if (*pp == j && j->nterminal == j->nparts && !j->in_heap && !j->writing) {
+				*pp = j->next;
+				cz_job_free(j);
+				break;
+			}
 		pthread_mutex_unlock(&e->lock);
-		return cz_ctl_err("job %s not accepted: %s", s->je.id, s->err);
+		/* The journal refused it (its record could not be written: a
+		 * full disk): temporary, cuzkctl exits 75 (cuzkd(8), Full disk). */
+		json_object *r = cz_ctl_err("job %s not accepted: %s", s->je.id, s->err);
+		json_object_object_add(r, "journal_refused", json_object_new_boolean(1));
+		json_object_object_add(r, "retry_after_ms", json_object_new_int(1000));
+		return r;
 	}
 	cz_job_queue_locked(e, j);
 	jobs_trim_locked(e);
@@ -701,6 +714,9 @@ static json_object *job_result_locked(const struct cz_engine *e, const struct cz
 	json_object_object_add(r, "accounting", cz_metrics_acct_json(j));
 	return r;
 }
+
+/* How long a cancel waits for its end record to be durable. */
+#define CANCEL_WAIT_NS (5 * 1000000000ll)
 
 /* A year: any longer is surely a mistake, and far below where the
  * deadline's arithmetic could overflow (a 1e19 s timeout once wrapped
@@ -865,8 +881,10 @@ json_object *cz_req_cancel(struct cz_engine *e, json_object *req)
 	pthread_mutex_unlock(&e->lock);
 	if (kick)
 		cz_output_kick(e);
-	char err[300];
-	if (ticket && cz_journal_wait(e->jn, ticket, err, sizeof(err))) {
+	char err[400];
+	/* Bounded: a journal that cannot be written (a full disk) keeps the
+	 * record and writes it once it can; the canceller is told so. */
+	if (ticket && cz_journal_wait_for(e->jn, ticket, CANCEL_WAIT_NS, err, sizeof(err))) {
 		json_object_put(r);
 		r = cz_ctl_err("job %s cancelled, but %s", id, err);
 	}
@@ -1069,8 +1087,15 @@ json_object *cz_req_status(struct cz_engine *e, long view)
 	json_object_object_add(jo, "torn_bytes", json_object_new_int64((int64_t)js.torn_bytes));
 	cz_journal_damage_json(e->jn, jo);
 	json_object_object_add(jo, "open_ms", json_object_new_double(js.open_ms));
+	/* A failed write refuses submits until one goes through (engine/durable/journal.c). */
+	json_object_object_add(jo, "refusing", json_object_new_boolean(js.error != 0));
 	if (js.error)
 		json_object_object_add(jo, "error", json_object_new_string(strerror(-js.error)));
+	if (js.last_error)
+		json_object_object_add(jo, "last_error", json_object_new_string(strerror(-js.last_error)));
+	json_object_object_add(jo, "failed_commits", json_object_new_int64((int64_t)js.failed_commits));
+	json_object_object_add(jo, "refused_submits", json_object_new_int64((int64_t)js.refused));
+	json_object_object_add(jo, "retry_records", json_object_new_int64((int64_t)js.retry_records));
 	json_object_object_add(r, "journal", jo);
 	struct cz_spool_stat ss;
 	cz_spool_stat(&ss);

@@ -52,6 +52,24 @@
  * four times its compacted size (at least 1 MiB), and hourly when something
  * expired.  So its size follows the retained jobs, not the daemon's age.
  *
+ * A failed write.  A full disk (ENOSPC, EDQUOT) or an I/O error while a
+ * batch is written or fsynced does not stop the journal.  The file is cut
+ * back to the end of the last good record (a short write leaves no partial
+ * record for replay to take for damage; the cut is fsynced, and retried
+ * before anything else is written if it fails), the batch's submits are
+ * refused (their waiters get the errno and the journal's path, their jobs
+ * are forgotten, their spool files removed: never durable, never
+ * acknowledged; their sequence numbers are not handed out again, the
+ * high-water mark covers them), and everything else in it (end and acct
+ * records of accepted jobs, the submit of a job queued without waiting,
+ * cz_req_submit_cached) is kept in the writer's carry and written before
+ * the next batch.  The writer tries again on its own (RETRY_MIN_MS,
+ * doubling to RETRY_MAX_MS) and at once when anything new is appended, so
+ * the first submit after space returns is accepted.  While it is failing,
+ * status says so (journal.refusing, .error, .last_error, .refused_submits;
+ * cuzkd(8), Full disk).  Compaction waits until the carry is written, and
+ * never copies a submit whose record is still pending (it could be refused).
+ *
  * Locks: j->lock guards the live set and the pending buffer, never held over
  * I/O.  on_commit is called with no journal lock (it takes the engine's).
  */
@@ -84,6 +102,8 @@
 _Static_assert(END_TEXT_MAX < REC_MAX, "an end record fits a record");
 #define COMPACT_MIN (1ull << 20)
 #define COMPACT_EVERY_S 3600
+#define RETRY_MIN_MS 250                /* a failed commit's records are tried again after it, */
+#define RETRY_MAX_MS 4000               /* doubling up to this (and at once on a new record) */
 
 struct unl {
 	uint64_t seq;
@@ -134,7 +154,25 @@ struct cz_journal {
 	size_t nnamed;
 	uint64_t orphan[256];           /* numbers records that check name, with no submit then */
 	size_t norphan;
+	/* a failed write (writer_failed_locked): the carry and the cut are the writer's own */
+	char *carry;                    /* records of failed commits, written before the next batch */
+	size_t clen, ccap;
+	struct unl *cunl;               /* their jobs' spool files, removed once they are durable */
+	size_t ncunl, ccunl;
+	bool c_sub;                     /* the carry holds a submit (a cached one) */
+	uint64_t c_seq_hi;
+	bool cut;                       /* the file may hold a partial batch past st.bytes */
+	uint64_t taken;                 /* the last ticket the writer took */
+	int64_t retry_at;               /* CLOCK_MONOTONIC ns: the carry's next try (under lock) */
+	int64_t retry_ms;
+	struct refusal { uint64_t ticket; int err; } *refused;  /* under lock: until the waiter takes it */
+	size_t nrefused, crefused;
+	int dead;                       /* closed while failing: what a waiter for the rest is told */
+	size_t ntomb;                   /* index slots of forgotten jobs (tomb) */
 };
+
+/* What a forgotten job's index slots point to: no job has seq 0 or id "". */
+static struct cz_jent tomb;
 
 /* CRC32C of the record framing: engine/durable/jrecover.c (cz_journal_crc32c). */
 #define crc32c cz_journal_crc32c
@@ -193,6 +231,7 @@ static int index_rebuild(struct cz_journal *j, size_t want)
 	j->by_seq = s;
 	j->by_id = d;
 	j->hcap = cap;
+	j->ntomb = 0;
 	for (size_t k = 0; k < j->nents; k++)
 		index_put(j, j->ents[k]);
 	return 0;
@@ -233,7 +272,7 @@ static struct cz_jent *ent_add(struct cz_journal *j, const struct cz_jent *src)
 		j->ents = ne;
 		j->cap_ents = nc;
 	}
-	if (2 * (j->nents + 1) + 2 > j->hcap && index_rebuild(j, 2 * j->nents + 64))
+	if (2 * (j->nents + j->ntomb + 1) + 2 > j->hcap && index_rebuild(j, 2 * j->nents + 64))
 		return NULL;
 	struct cz_jent *e = malloc(sizeof(*e));
 	if (!e)
@@ -828,12 +867,18 @@ static int compact_snapshot_locked(struct cz_journal *j, struct cz_jent **out, s
 	struct cz_jent *a = malloc((j->nents + 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	uint64_t durable = atomic_load(&j->durable);
+	size_t m = 0;
 	for (size_t k = 0; k < j->nents; k++) {
-		a[k] = *j->ents[k];
-		a[k].err = j->ents[k]->err ? strdup(j->ents[k]->err) : NULL;
+		/* A submit still pending is written by its own batch (which may
+		 * fail and refuse it): not copied ahead of it. */
+		if (j->ents[k]->sub_ticket > durable)
+			continue;
+		a[m] = *j->ents[k];
+		a[m++].err = j->ents[k]->err ? strdup(j->ents[k]->err) : NULL;
 	}
 	*out = a;
-	*n = j->nents;
+	*n = m;
 	*next = j->next_seq;
 	return 0;
 }
@@ -885,13 +930,16 @@ static int compact_write(struct cz_journal *j, const char *b, size_t len)
 		rc = -errno;
 	if (!rc && rename(j->tmp, j->path))
 		rc = -errno;
-	if (!rc && fsync(j->dirfd))
-		rc = -errno;
 	if (rc) {
 		close(fd);
 		unlink(j->tmp);
 		return rc;
 	}
+	/* Renamed: appends go to the new file from here whatever the
+	 * directory's fsync says (the old one is unlinked). */
+	if (fsync(j->dirfd))
+		fprintf(stderr, "cuzkd: journal %s: fsync of its directory after compaction: %s\n", j->path,
+			strerror(errno));
 	close(fd);
 	int nfd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (nfd < 0)
@@ -982,27 +1030,261 @@ static bool any_expired(struct cz_journal *j)
 	return r;
 }
 
+/* ---- a failed write ---- */
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 64;
+	while (nc < want)
+		nc *= 2;
+	void *np = realloc(*p, nc * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* A job whose submit was refused: out of the live set (its index slots
+ * point to tomb until the next rebuild). */
+static void ent_forget_locked(struct cz_journal *j, struct cz_jent *e)
+{
+	cz_mutex_assert_held(&j->lock);
+	size_t m = j->hcap - 1;
+	for (size_t i = hash_seq(e->seq) & m; j->by_seq[i]; i = (i + 1) & m)
+		if (j->by_seq[i] == e)
+			j->by_seq[i] = &tomb;
+	for (size_t i = hash_str(e->id) & m; j->by_id[i]; i = (i + 1) & m)
+		if (j->by_id[i] == e)
+			j->by_id[i] = &tomb;
+	for (size_t k = 0; k < j->nents; k++)
+		if (j->ents[k] == e) {
+			j->ents[k] = j->ents[--j->nents];
+			break;
+		}
+	j->ntomb++;
+	j->st.live = j->nents;
+	free(e->err);
+	free(e);
+}
+
+/* The failed batch's record at b (n bytes of JSON): its kind's first
+ * letter ('s'ub, 'e'nd, 'a'cct, or 0) and its sequence number. */
+static char rec_kind(const char *b, uint32_t n, uint64_t *seq)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = tok ? json_tokener_parse_ex(tok, b, (int)n) : NULL;
+	const char *t = o && json_object_is_type(o, json_type_object) ? jstr(o, "t") : NULL;
+	char k = t ? t[0] : 0;
+	int64_t s = o && json_object_is_type(o, json_type_object) ? jint(o, "seq", 0) : 0;
+	*seq = s > 0 ? (uint64_t)s : 0;
+	json_object_put(o);
+	if (tok)
+		json_tokener_free(tok);
+	return k;
+}
+
+static bool in_list(const struct unl *g, size_t n, uint64_t seq)
+{
+	for (size_t k = 0; k < n; k++)
+		if (g[k].seq == seq)
+			return true;
+	return false;
+}
+
+/* On the writer, under j->lock, once batch b (len bytes, tickets from lo)
+ * failed with rc and the file was cut back: each submit refused (its
+ * ticket's waiter is told rc, the job forgotten and listed in *gone for
+ * its spool files to go), unless its submitter does not wait (or the
+ * refusal cannot be kept: out of memory); every other record, but those
+ * of a job refused here, carried to be written again. */
+static void writer_failed_locked(struct cz_journal *j, const char *b, size_t len, uint64_t lo, int rc,
+				 struct unl **gone, size_t *ngone, size_t *cgone)
+{
+	cz_mutex_assert_held(&j->lock);
+	uint64_t t = lo;
+	for (size_t off = 0; off + 8 <= len; t++) {
+		uint32_t n = get32((const uint8_t *)b + off);
+		uint64_t seq;
+		char k = rec_kind(b + off + 8, n, &seq);
+		struct cz_jent *e = k == 's' ? find_seq(j, seq) : NULL;
+		bool drop = false;
+		if (e && !e->nowait && !grow((void **)&j->refused, &j->crefused, j->nrefused + 1, sizeof(*j->refused)) &&
+		    !grow((void **)gone, cgone, *ngone + 1, sizeof(**gone))) {
+			j->refused[j->nrefused++] = (struct refusal){ t, rc };
+			(*gone)[(*ngone)++] = (struct unl){ seq, e->nparts };
+			ent_forget_locked(j, e);
+			j->st.refused++;
+			drop = true;
+		} else if ((k == 'e' || k == 'a') && in_list(*gone, *ngone, seq)) {
+			drop = true;    /* a refused job's (a cancel while it was being accepted) */
+		}
+		if (!drop && !grow((void **)&j->carry, &j->ccap, j->clen + 8 + n, 1)) {
+			memcpy(j->carry + j->clen, b + off, 8 + n);
+			j->clen += 8 + n;
+			if (k == 's') {
+				j->c_sub = true;
+				j->c_seq_hi = seq > j->c_seq_hi ? seq : j->c_seq_hi;
+			}
+		} else if (!drop) {
+			fprintf(stderr, "cuzkd: journal %s: out of memory keeping a record of a failed commit "
+				"(job seq %llu): it is lost until a restart resumes the job\n", j->path,
+				(unsigned long long)seq);
+		}
+		off += 8 + n;
+	}
+	if (j->st.error != rc)
+		fprintf(stderr, "cuzkd: journal %s: %s: submits are refused until it can be written again (tried "
+			"again every %d to %d ms and at each submit); the records of accepted jobs are kept and "
+			"written then\n", j->path, strerror(-rc), RETRY_MIN_MS, RETRY_MAX_MS);
+	j->st.error = j->st.last_error = rc;
+	j->st.failed_commits++;
+	j->st.retry_records = 0;
+	for (size_t off = 0; off + 8 <= j->clen; off += 8 + get32((const uint8_t *)j->carry + off))
+		j->st.retry_records++;
+	j->retry_ms = j->retry_ms ? j->retry_ms * 2 : RETRY_MIN_MS;
+	if (j->retry_ms > RETRY_MAX_MS)
+		j->retry_ms = RETRY_MAX_MS;
+	j->retry_at = cz_now_ns() + j->retry_ms * 1000000;
+}
+
+/* The ticket's refusal, taken (each submit waits once): its -errno, or 0. */
+static int refusal_take_locked(struct cz_journal *j, uint64_t ticket)
+{
+	cz_mutex_assert_held(&j->lock);
+	for (size_t k = 0; k < j->nrefused; k++)
+		if (j->refused[k].ticket == ticket) {
+			int rc = j->refused[k].err;
+			j->refused[k] = j->refused[--j->nrefused];
+			return rc;
+		}
+	return 0;
+}
+
+/* ---- the writer ---- */
+
+/* Until there is a batch, or carried records are due (at once when
+ * stopping); false: stopping with nothing to write.  Idle, hourly, it
+ * compacts when something expired (not while records are carried). */
+static bool writer_wait_locked(struct cz_journal *j)
+{
+	cz_mutex_assert_held(&j->lock);
+	for (;;) {
+		int64_t now = cz_now_ns();
+		if (j->len || (j->clen && (j->stop || now >= j->retry_at)))
+			return true;
+		if (j->stop)
+			return false;
+		int64_t wait = j->clen ? j->retry_at - now : COMPACT_EVERY_S * 1000000000ll;
+		struct timespec until = cz_deadline(CLOCK_MONOTONIC, wait);
+		if (pthread_cond_timedwait(&j->cv, &j->lock, &until) == ETIMEDOUT && !j->len && !j->clen &&
+		    any_expired_locked(j)) {
+			pthread_mutex_unlock(&j->lock);
+			compact(j);
+			pthread_mutex_lock(&j->lock);
+		}
+	}
+}
+
+/* Back to the last good record's end (st.bytes), fsynced: 0, or -errno
+ * (j->cut stays set, and the next commit tries it first). */
+static int writer_cut(struct cz_journal *j)
+{
+	if (ftruncate(j->fd, (off_t)j->st.bytes) || fsync(j->fd)) {
+		int rc = -errno;
+		fprintf(stderr, "cuzkd: journal %s: cannot cut it back to its last good record (%llu bytes): %s "
+			"(tried again before the next write)\n", j->path, (unsigned long long)j->st.bytes,
+			strerror(-rc));
+		return rc;
+	}
+	j->cut = false;
+	return 0;
+}
+
+/* One commit: the carry, then batch b; 0 or -errno. */
+static int writer_commit(struct cz_journal *j, const char *b, size_t len, bool sub, uint64_t seq_hi)
+{
+	int rc = j->cut ? writer_cut(j) : 0;
+	sub = sub || j->c_sub;
+	seq_hi = seq_hi > j->c_seq_hi ? seq_hi : j->c_seq_hi;
+	if (!rc && sub)
+		rc = hwm_reserve(j, seq_hi);    /* the numbers before the records using them */
+	/* The spool files' names before the record that names them (the
+	 * files' data each submitter fsynced itself). */
+	if (!rc && sub && fsync(j->spoolfd))
+		rc = -errno;
+	if (!rc && (j->clen || len)) {
+		j->cut = true;          /* from here the file may hold part of it */
+		rc = write_all(j->fd, j->carry, j->clen);
+		if (!rc)
+			rc = write_all(j->fd, b, len);
+		if (!rc && fdatasync(j->fd))
+			rc = -errno;
+		if (!rc)
+			j->cut = false;
+		else
+			writer_cut(j);
+	}
+	return rc;
+}
+
+/* A commit that went through: every ticket up to hi durable, the carry
+ * with it (its spool removals appended to *u's). */
+static void writer_done_locked(struct cz_journal *j, uint64_t hi, bool sub, size_t len)
+{
+	cz_mutex_assert_held(&j->lock);
+	atomic_store_explicit(&j->durable, hi, memory_order_release);
+	j->st.commits++;
+	j->st.dir_syncs += sub || j->c_sub;
+	j->st.bytes += len + j->clen;
+	if (j->st.error)
+		fprintf(stderr, "cuzkd: journal %s: written again after %llu failed commits (%llu submits refused): "
+			"submits are accepted\n", j->path, (unsigned long long)j->st.failed_commits,
+			(unsigned long long)j->st.refused);
+	j->st.error = 0;
+	j->st.retry_records = 0;
+	j->clen = 0;
+	j->c_sub = false;
+	j->c_seq_hi = 0;
+	j->retry_ms = 0;
+}
+
+/* Spool files: the refused jobs' (never durable) at once; ended jobs'
+ * once their end is durable (a crash before that resumes them). */
+static void writer_unlink(struct cz_journal *j, int rc, const struct unl *u, size_t nu, struct unl *gone,
+			  size_t ngone)
+{
+	for (size_t k = 0; k < ngone; k++)
+		cz_spool_remove(j->spoolfd, gone[k].seq, gone[k].n);
+	if (rc) {
+		if (!grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
+			memcpy(j->cunl + j->ncunl, u, nu * sizeof(*u));
+			j->ncunl += nu;
+		}       /* else they stay until a restart cleans them */
+		return;
+	}
+	for (size_t k = 0; k < j->ncunl; k++)
+		cz_spool_remove(j->spoolfd, j->cunl[k].seq, j->cunl[k].n);
+	j->ncunl = 0;
+	for (size_t k = 0; k < nu; k++)
+		cz_spool_remove(j->spoolfd, u[k].seq, u[k].n);
+}
+
 static void *writer_main(void *v)
 {
 	struct cz_journal *j = v;
+	struct unl *gone = NULL;
+	size_t cgone = 0;
+	int rc = 0;
 
 	cz_thread_name("cz-journal");
 	pthread_mutex_lock(&j->lock);
-	for (;;) {
-		while (!j->len && !j->stop) {
-			struct timespec until = cz_deadline(CLOCK_MONOTONIC, COMPACT_EVERY_S * 1000000000ll);
-			if (pthread_cond_timedwait(&j->cv, &j->lock, &until) == ETIMEDOUT && !j->len &&
-			    any_expired_locked(j)) {
-				pthread_mutex_unlock(&j->lock);
-				compact(j);
-				pthread_mutex_lock(&j->lock);
-			}
-		}
-		if (!j->len)
-			break;          /* stopping, nothing pending */
+	while (writer_wait_locked(j)) {
 		/* Take the batch; the next one gathers in the spare meanwhile. */
 		char *b = j->buf;
-		size_t len = j->len, cap = j->cap;
+		size_t len = j->len, cap = j->cap, ngone = 0;
 		j->buf = j->spare, j->cap = j->spare_cap, j->len = 0;
 		j->spare = NULL, j->spare_cap = 0;
 		struct unl *u = j->unl;
@@ -1011,60 +1293,48 @@ static void *writer_main(void *v)
 		j->unl_spare = NULL, j->cap_unl_spare = 0;
 		bool sub = j->pend_sub;
 		j->pend_sub = false;
-		uint64_t hi = j->ticket, seq_hi = j->pend_seq_hi;
-		int failed = j->st.error;
+		uint64_t hi = j->ticket, seq_hi = j->pend_seq_hi, lo = j->taken + 1;
+		j->taken = hi;
 		pthread_mutex_unlock(&j->lock);
 
-		int rc = failed;
-		if (!rc && sub)
-			rc = hwm_reserve(j, seq_hi);    /* the numbers before the records using them */
-		/* The spool files' names before the record that names them (the
-		 * files' data each submitter fsynced itself). */
-		if (!rc && sub && fsync(j->spoolfd))
-			rc = -errno;
-		if (!rc)
-			rc = write_all(j->fd, b, len);
-		if (!rc && fdatasync(j->fd))
-			rc = -errno;
+		rc = writer_commit(j, b, len, sub, seq_hi);
 
 		pthread_mutex_lock(&j->lock);
-		if (rc && !j->st.error) {
-			j->st.error = rc;
-			fprintf(stderr, "cuzkd: journal %s: %s: nothing more is durable; submits are refused\n",
-				j->path, strerror(-rc));
-		} else if (!rc) {
-			atomic_store_explicit(&j->durable, hi, memory_order_release);
-			j->st.commits++;
-			j->st.dir_syncs += sub;
-			j->st.bytes += len;
-		}
+		if (rc)
+			writer_failed_locked(j, b, len, lo, rc, &gone, &ngone, &cgone);
+		else
+			writer_done_locked(j, hi, sub, len);
 		pthread_cond_broadcast(&j->done_cv);
-		bool big = j->st.bytes > COMPACT_MIN && j->st.bytes > 4 * j->compacted_bytes;
+		bool big = !rc && j->st.bytes > COMPACT_MIN && j->st.bytes > 4 * j->compacted_bytes;
 		free(j->spare);         /* keep the larger buffer as the spare */
 		j->spare = b, j->spare_cap = cap;
 		pthread_mutex_unlock(&j->lock);
 
 		if (j->on_commit)
 			j->on_commit(j->ctx);
-		/* An ended job's witnesses go only once its end is durable: a
-		 * crash before that resumes it from them. */
-		for (size_t k = 0; !rc && k < nu; k++)
-			cz_spool_remove(j->spoolfd, u[k].seq, u[k].n);
-		if (!rc && big)
+		writer_unlink(j, rc, u, nu, gone, ngone);
+		if (big)
 			compact(j);
 
 		pthread_mutex_lock(&j->lock);
 		free(j->unl_spare);
 		j->unl_spare = u, j->cap_unl_spare = cu;
+		if (rc && j->stop)
+			break;          /* closing: what is carried is lost to this run (a restart resumes its jobs) */
+	}
+	if (rc || j->clen || j->len) {
+		j->dead = rc ? rc : -EIO;
+		pthread_cond_broadcast(&j->done_cv);
 	}
 	pthread_mutex_unlock(&j->lock);
+	free(gone);
 	return NULL;
 }
 
 static uint64_t append_locked(struct cz_journal *j, json_object *o)
 {
 	cz_mutex_assert_held(&j->lock);
-	if (j->st.error || frame(&j->buf, &j->len, &j->cap, o))
+	if (frame(&j->buf, &j->len, &j->cap, o))
 		return 0;
 	j->st.records++;
 	pthread_cond_signal(&j->cv);
@@ -1075,9 +1345,11 @@ uint64_t cz_journal_submit(struct cz_journal *j, const struct cz_jent *e)
 {
 	uint64_t t = 0;
 	pthread_mutex_lock(&j->lock);
-	struct cz_jent *n = j->st.error ? NULL : ent_add(j, e);
-	if (n && (t = append_locked(j, rec_sub(n))))
+	struct cz_jent *n = j->dead ? NULL : ent_add(j, e);
+	if (n && (t = append_locked(j, rec_sub(n)))) {
 		j->pend_sub = true;
+		n->sub_ticket = t;
+	}
 	if (n && e->seq > j->pend_seq_hi)
 		j->pend_seq_hi = e->seq;
 	if (n) {
@@ -1096,7 +1368,7 @@ uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const cha
 static uint64_t append_raw_locked(struct cz_journal *j, const char *rb, size_t rn)
 {
 	cz_mutex_assert_held(&j->lock);
-	if (!rn || j->st.error || frame_raw(&j->buf, &j->len, &j->cap, rb, rn))
+	if (!rn || frame_raw(&j->buf, &j->len, &j->cap, rb, rn))
 		return 0;
 	j->st.records++;
 	pthread_cond_signal(&j->cv);
@@ -1142,18 +1414,45 @@ uint64_t cz_journal_end_acct(struct cz_journal *j, uint64_t seq, int state, cons
 	return t;
 }
 
-int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap)
+int cz_journal_wait_for(struct cz_journal *j, uint64_t ticket, int64_t timeout_ns, char *err, size_t cap)
 {
 	int rc = 0;
+	struct timespec until = cz_deadline(CLOCK_REALTIME, timeout_ns > 0 ? timeout_ns : 0);    /* done_cv's clock */
 	pthread_mutex_lock(&j->lock);
-	while (atomic_load(&j->durable) < ticket && !j->st.error)
-		pthread_cond_wait(&j->done_cv, &j->lock);
-	if (atomic_load(&j->durable) < ticket) {
-		rc = j->st.error;
-		snprintf(err, cap, "the journal %s cannot be written: %s", j->path, strerror(-rc));
+	for (;;) {
+		/* Before durable: a later commit's success covers a refused ticket too. */
+		if ((rc = refusal_take_locked(j, ticket))) {
+			snprintf(err, cap, "journal: %s (%s): its record could not be written, so nothing of the "
+				 "submit was kept; retry later: submits are accepted again as soon as the journal "
+				 "can be written", strerror(-rc), j->path);
+			break;
+		}
+		if (atomic_load(&j->durable) >= ticket)
+			break;
+		if (j->dead) {
+			rc = j->dead;
+			snprintf(err, cap, "journal: %s (%s): cuzkd stopped before the record could be written",
+				 strerror(-rc), j->path);
+			break;
+		}
+		if (timeout_ns < 0) {
+			pthread_cond_wait(&j->done_cv, &j->lock);
+		} else if (pthread_cond_timedwait(&j->done_cv, &j->lock, &until) == ETIMEDOUT &&
+			   atomic_load(&j->durable) < ticket) {
+			rc = -ETIMEDOUT;
+			snprintf(err, cap, "journal: %s (%s): the record is not written yet; it is kept and written as "
+				 "soon as the journal can be (a crash before that loses it)",
+				 strerror(-(j->st.error ? j->st.error : ETIMEDOUT)), j->path);
+			break;
+		}
 	}
 	pthread_mutex_unlock(&j->lock);
 	return rc;
+}
+
+int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap)
+{
+	return cz_journal_wait_for(j, ticket, -1, err, cap);
 }
 
 uint64_t cz_journal_durable(struct cz_journal *j)
@@ -1380,6 +1679,9 @@ void cz_journal_close(struct cz_journal *j)
 	free(j->spare);
 	free(j->unl);
 	free(j->unl_spare);
+	free(j->carry);
+	free(j->cunl);
+	free(j->refused);
 	if (j->fd >= 0)
 		close(j->fd);
 	if (j->dirfd >= 0)

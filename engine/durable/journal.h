@@ -41,6 +41,11 @@ struct cz_jent {
 	 * one (an older version's, or none yet). */
 	bool has_acct;
 	struct cz_job_acct acct;
+	/* This run only, never journaled: */
+	bool nowait;                    /* the submitter queued the job without waiting for its
+					 * record (cz_req_submit_cached): a failed write keeps the
+					 * record to be written again rather than refusing it */
+	uint64_t sub_ticket;            /* its submit record's ticket (the journal's) */
 };
 
 struct cz_journal_stat {
@@ -55,7 +60,11 @@ struct cz_journal_stat {
 	uint64_t damaged_ranges;        /* at open: such stretches (records after each kept) */
 	uint64_t witnesses_kept;        /* at open: spool files no record accounts for, kept after damage */
 	double open_ms;         /* replay + compaction at open */
-	int error;              /* the writer's first I/O error (-errno), or 0 */
+	int error;              /* while the journal is refusing: the last write's error (-errno), else 0 */
+	int last_error;         /* the last write's error ever (-errno), or 0: kept once it recovers */
+	uint64_t failed_commits;        /* group commits whose write or fsync failed (each retried) */
+	uint64_t refused;               /* submits refused because their record could not be written */
+	uint64_t retry_records;         /* records of failed commits waiting to be written again */
 };
 
 struct cz_journal;
@@ -107,9 +116,18 @@ uint64_t cz_journal_end(struct cz_journal *j, uint64_t seq, int state, const cha
  * appends the accounting on its own ("acct" record) and returns its ticket. */
 uint64_t cz_journal_end_acct(struct cz_journal *j, uint64_t seq, int state, const char *err, double ms,
 			     const struct cz_job_acct *a, uint64_t t_submit);
-/* Waits until ticket is durable: 0, or -errno with err (the writer's I/O
- * error: nothing after it is durable). */
+/* Waits until ticket is durable: 0, or -errno with err.  A write that
+ * fails (ENOSPC, EDQUOT, EIO, ...) is cut back to the last good record and
+ * refuses the submits in it: their waiters get the error, naming the
+ * journal and the errno, and their jobs are forgotten (never durable, their
+ * spool files removed); every other record in it (ends, a cached submit's)
+ * is written again with the next commit, and the writer retries on its own
+ * meanwhile, so an end's waiter waits until the disk takes it.  Only a
+ * journal closed while failing answers an end's waiter with the error. */
 int cz_journal_wait(struct cz_journal *j, uint64_t ticket, char *err, size_t cap);
+/* The same, at most timeout_ns (< 0: no bound): -ETIMEDOUT with err naming
+ * the journal's error when the record is still waiting to be written. */
+int cz_journal_wait_for(struct cz_journal *j, uint64_t ticket, int64_t timeout_ns, char *err, size_t cap);
 /* The highest durable ticket (lock-free: an acquire load). */
 uint64_t cz_journal_durable(struct cz_journal *j);
 void cz_journal_stat(struct cz_journal *j, struct cz_journal_stat *st);

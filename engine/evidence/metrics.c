@@ -763,6 +763,19 @@ static void output_metrics(struct buf *bp, struct cz_engine *e)
 	    (unsigned long long)atomic_load_explicit(&e->out_retries, memory_order_relaxed));
 	head(bp, "cuzk_jobs_output_retry", "gauge", "Jobs proved whose proofs wait to be written (output-retry).");
 	put(bp, "cuzk_jobs_output_retry %u\n", atomic_load_explicit(&e->out_waiting, memory_order_relaxed));
+	/* The journal's own failed writes (engine/durable/journal.c), as the
+	 * engine copied them after its last commit (cz_recover_on_commit). */
+	head(bp, "cuzk_journal_refusing", "gauge",
+	     "1 while the journal's last write failed (ENOSPC, EDQUOT, EIO, ...): submits are refused.");
+	put(bp, "cuzk_journal_refusing %u\n", atomic_load_explicit(&e->jn_refusing, memory_order_relaxed));
+	head(bp, "cuzk_journal_failed_commits_total", "counter",
+	     "Journal group commits whose write or fsync failed (their accepted jobs' records written again).");
+	put(bp, "cuzk_journal_failed_commits_total %llu\n",
+	    (unsigned long long)atomic_load_explicit(&e->jn_failed_commits, memory_order_relaxed));
+	head(bp, "cuzk_journal_refused_submits_total", "counter",
+	     "Submits refused because their journal record could not be written.");
+	put(bp, "cuzk_journal_refused_submits_total %llu\n",
+	    (unsigned long long)atomic_load_explicit(&e->jn_refused, memory_order_relaxed));
 }
 
 char *cz_engine_metrics_text(struct cz_engine *e, size_t *len)

@@ -98,6 +98,8 @@ static int finish(json_object *r, int print_json)
 	json_object *full;
 	/* "queue full" is temporary: EX_TEMPFAIL, so a script can retry. */
 	int busy = json_object_object_get_ex(r, "queue_full", &full) && json_object_get_boolean(full);
+	/* So is a submit the journal refused (a full disk under the state directory). */
+	busy = busy || (json_object_object_get_ex(r, "journal_refused", &full) && json_object_get_boolean(full));
 	if (ok && print_json)
 		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY));
 	json_object_put(r);

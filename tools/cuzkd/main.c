@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"             [--fixed-tables auto|off|SIZE]\n"
 		"             [--load NAME=ZKEY]... [--config FILE]\n"
 		"             [--topology XML] [--device-nodes LIST] [--print-placement]\n"
-		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE]\n"
+		"             [--metrics-listen ADDR:PORT|/PATH] [--metrics-auth FILE] [--metrics-max-conns N]\n"
 		"             [--fleet URL] [--fleet-lease-ms N] [--fleet-timeout-ms N] [--fleet-retain-s N]\n"
 		"             [--fleet-notify auto|on|off]\n"
 		"SIZE takes a K, M, G or T suffix (powers of 1024).  See docs/cuzkd.8.md.\n"
@@ -88,6 +88,8 @@ static void usage(FILE *f)
 		"  --metrics-listen off (HTTP: /metrics, /status, /healthz, /readyz, /)%s\n"
 		"  --metrics-auth none: /status on TCP shows no job and no key path; with FILE (its first\n"
 		"    line a token, mode 0600), a request with \"Authorization: Bearer TOKEN\" sees it all\n"
+		"  --metrics-max-conns 1024: HTTP connections at most (64 from one address); a newcomer\n"
+		"    past either closes the connection idle the longest (refused only when none is idle)\n"
 		"  --fleet off (a PostgreSQL URL: this cuzkd joins the fleet on that job table);\n"
 		"    --fleet-lease-ms 30000 (a claimed partition's lease), --fleet-timeout-ms 5000,\n"
 		"    --fleet-retain-s 604800 (ended jobs and dead nodes kept in the database),\n"
@@ -241,6 +243,7 @@ struct opts {
 	const char *socket;
 	const char *metrics_listen;
 	const char *metrics_auth;       /* --metrics-auth FILE, or NULL */
+	unsigned metrics_max_conns;     /* --metrics-max-conns N (0: the listener's 1024) */
 	const char *loads[MAX_LOADS];
 	int nloads;
 	int print_placement;    /* --print-placement: print the plan, exit */
@@ -300,6 +303,7 @@ static const char *opt_want(const char *name)
 	       : strstr(name, "group") ? "a group name or number that exists"
 	       : !strcmp(name, "socket-mode") ? "an octal mode with owner read and write, such as 0660"
 	       : !strcmp(name, "max-queued-partitions") ? "a whole number above 0"
+	       : !strcmp(name, "metrics-max-conns") ? "connections, 1 to 65536"
 	       : !strcmp(name, "fleet") ? "a PostgreSQL URL (postgresql://host/db) or conninfo"
 	       : !strcmp(name, "fleet-lease-ms") ? "milliseconds, 300 to 3600000"
 	       : !strcmp(name, "retain") ? "a duration above 0 such as 3600, 90m, 12h or 7d, at most 3650d"
@@ -345,6 +349,8 @@ static int set_opt(struct opts *o, const char *name, const char *val, int copy)
 		bad = !(o->metrics_listen = keep(o, val, copy));
 	else if (!strcmp(name, "metrics-auth"))
 		bad = !(o->metrics_auth = keep(o, val, copy));
+	else if (!strcmp(name, "metrics-max-conns"))
+		bad = parse_uint(val, &o->metrics_max_conns) || o->metrics_max_conns < 1 || o->metrics_max_conns > 65536;
 	else if (!strcmp(name, "state-dir"))
 		bad = !(c->state_dir = keep(o, val, copy));
 	else if (!strcmp(name, "backend"))
@@ -463,6 +469,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "watchdog-factor", 1, 0, 0 }, { "watchdog-floor-ms", 1, 0, 0 },
 		{ "device-retry-ms", 1, 0, 0 }, { "output-retry-max-ms", 1, 0, 0 },
 		{ "print-placement", 0, 0, 'P' }, { "metrics-listen", 1, 0, 0 }, { "metrics-auth", 1, 0, 0 },
+		{ "metrics-max-conns", 1, 0, 0 },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int idx, ch;
@@ -613,7 +620,7 @@ int main(int argc, char **argv)
 	/* Before the keys load, so /readyz says what it waits for meanwhile. */
 	struct cz_http *http = NULL;
 	if (o.metrics_listen) {
-		http = cz_http_start(e, o.metrics_listen, o.metrics_auth, err, sizeof(err));
+		http = cz_http_start(e, o.metrics_listen, o.metrics_auth, o.metrics_max_conns, err, sizeof(err));
 		if (!http) {
 			fprintf(stderr, "cuzkd: %s\n", err);
 			cz_engine_destroy(e);
