@@ -341,7 +341,7 @@ void cz_watchdog_free(struct cz_engine *e);
 #define CZ_OP_MAX 32
 struct cz_op {
 	const char *name;
-	const char *const fields[8];    /* the fields it may carry, "op" aside; NULL ends them */
+	const char *const fields[8];    /* the fields it may carry, "op" aside; NULL-ended: one more than the longest row */
 	bool admin;                     /* admins only */
 	bool owns_fds;                  /* the handler keeps or closes the descriptors */
 	json_object *(*handler)(struct cz_engine *e, json_object *req, int *fds, int nfds,
