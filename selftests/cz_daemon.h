@@ -57,6 +57,19 @@ static char dir[PATH_MAX], bindir[2 * PATH_MAX], root[2 * PATH_MAX];
 #ifndef CZ_FMT_BYTES
 #define CZ_FMT_BYTES 8192
 #endif
+/* The lines of file log holding want (0 when it cannot be read). */
+static inline int cz_log_count(const char *log, const char *want)
+{
+	FILE *f = fopen(log, "r");
+	char line[4096];
+	int n = 0;
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static inline char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static inline char *fmt(const char *f, ...)
 {

@@ -45,18 +45,6 @@ static int spooled(int64_t seq)
 	return n;
 }
 
-static int log_count(const char *log, const char *want)
-{
-	FILE *f = fopen(log, "r");
-	char line[4096];
-	int n = 0;
-	while (f && fgets(line, sizeof(line), f))
-		n += strstr(line, want) != NULL;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 static json_object *status_job(struct daemon *d, const char *id, json_object **all)
 {
 	json_object *r = daemon_req(d, "{\"op\":\"status\"}", NULL, 0), *jobs;
@@ -159,7 +147,7 @@ static void test_full(struct daemon *d)
 	wait_retry(d, "full", &t2, why, sizeof(why), &next);
 	int sp = seq > 0 ? spooled(seq) : -1;
 	int64_t nret = counter(d, "output_retries"), nwait = counter(d, "jobs_output_retry");
-	int logged = log_count(d->log, "job=full output-retry: attempt ");
+	int logged = cz_log_count(d->log, "job=full output-retry: attempt ");
 	static char met[1 << 20];
 	int64_t mret = -1;
 	const char *mp = metrics(met, sizeof(met)) > 0 ? strstr(met, "\ncuzk_output_retries_total ") : NULL;
@@ -195,7 +183,7 @@ static void test_full(struct daemon *d)
 	int ok = done_verified(d, "full");
 	for (int i = 0; ok && i < 500 && spooled(seq); i++)
 		usleep(10000);
-	int written = log_count(d->log, "job=full output-retry: its proofs are written");
+	int written = cz_log_count(d->log, "job=full output-retry: its proofs are written");
 	ct_ok(ok && written == 1 && spooled(seq) == 0 && counter(d, "jobs_output_retry") == 0 &&
 	      counter(d, "jobs_done") == 1 && counter(d, "jobs_failed") == 0,
 	      "with the filler removed the job completes, written once (logged %d), its %d proofs verify, its "

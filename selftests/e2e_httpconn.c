@@ -14,18 +14,6 @@
 
 static int port;
 
-static int log_has(const char *log, const char *want)
-{
-	FILE *f = fopen(log, "r");
-	char line[4096];
-	int n = 0;
-	while (f && fgets(line, sizeof(line), f))
-		n += strstr(line, want) != NULL;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 static int start(struct daemon *d, const char *name, const char *cap)
 {
 	const char *a[] = { "--backend", "null", "--devices", "1", "--metrics-listen", fmt("127.0.0.1:%d", port),
@@ -160,7 +148,7 @@ int main(int argc, char **argv)
 		ct_ok(0, "cuzkd with the default caps did not start");
 	ct_ok(d.pid > 0 && daemon_stop(&d) == 0, "it stops cleanly");
 	int st = start(&d, "he", "0");
-	ct_ok(st == 2 && log_has(d.log, "bad value for --metrics-max-conns: '0' (expected connections, 1 to 65536)"),
+	ct_ok(st == 2 && cz_log_count(d.log, "bad value for --metrics-max-conns: '0' (expected connections, 1 to 65536)"),
 	      "--metrics-max-conns 0 is refused naming the flag and its range (exit %d)", st);
 	return e2e_end();
 }

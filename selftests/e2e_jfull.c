@@ -85,18 +85,6 @@ static long long metric(const char *name)
 	return p ? strtoll(p + strlen(name) + 2, NULL, 10) : -1;
 }
 
-static int log_count(const char *log, const char *want)
-{
-	FILE *f = fopen(log, "r");
-	char line[4096];
-	int n = 0;
-	while (f && fgets(line, sizeof(line), f))
-		n += strstr(line, want) != NULL;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 static int spool_files(void)
 {
 	DIR *dd = opendir(spool);
@@ -206,8 +194,8 @@ static void test_back(struct daemon *d)
 	json_object *all, *jo = journal_status(d, &all);
 	int refusing = jbool(jo, "refusing");
 	const char *last = jo ? str_of(jo, "last_error") : "";
-	int said = log_count(d->log, "No space left on device: submits are refused until it can be written again");
-	int back = log_count(d->log, ": written again after ");
+	int said = cz_log_count(d->log, "No space left on device: submits are refused until it can be written again");
+	int back = cz_log_count(d->log, ": written again after ");
 	long long mon = -1;
 	for (int t = 0; t < 200 && mon != 0; t++) {
 		if (t)
@@ -283,7 +271,7 @@ static void test_restart(struct daemon *d)
 	int64_t dmg = jo ? int_of(jo, "damaged_ranges") : -1, torn = jo ? int_of(jo, "torn_bytes") : -1;
 	int left = spool_files();
 	ct_ok(up && once && done1 == nacc && done2 == 0 && parts2 == 0 && dmg == 0 && torn == 0 && left == 0 &&
-	      !log_count(d->log, "do not check"),
+	      !cz_log_count(d->log, "do not check"),
 	      "after a kill -9 and a restart each of the %d accepted jobs is done exactly once (%lld done before, "
 	      "%lld jobs and %lld partitions proved again after; distinct sequence numbers, proofs verified); the "
 	      "journal replays with damaged_ranges %lld, torn_bytes %lld; %d spool files left", nacc,
