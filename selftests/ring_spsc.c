@@ -408,6 +408,25 @@ static void t_close(void)
 	ct_diag("close woke the sleeping waiter after %.0f us", took / 1e3);
 }
 
+/* Thread tid of this process asleep (state S; the only sleep of the
+ * waiters here is FUTEX_WAIT) before until: counted in sleepers is not yet
+ * asleep, it re-checks first. */
+static bool asleep(int tid, int64_t until)
+{
+	char path[64], st = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	while (st != 'S' && cz_now_ns() < until) {
+		FILE *f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
+			st = 0;
+		if (f)
+			fclose(f);
+		if (st != 'S')
+			usleep(1000);
+	}
+	return st == 'S';
+}
+
 /* Held wake-ups (cz_ring_bell_hold): an enqueue under hold leaves the
  * sleeper asleep, with its element there, until the flush; after the flush
  * the thread wakes at once again.  The waiter says when it returned. */
@@ -437,18 +456,7 @@ static int held_round(struct cz_ring *r, bool hold)
 	ok &= cz_ring_bell_sleepers(b) == 1;
 	/* Counted in sleepers is not yet asleep: it re-checks first (and would
 	 * see the element).  Asleep: state S, the only sleep is FUTEX_WAIT. */
-	char path[64], st = 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", atomic_load(&held_tid));
-	while (st != 'S' && cz_now_ns() < until) {
-		FILE *f = fopen(path, "r");
-		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
-			st = 0;
-		if (f)
-			fclose(f);
-		if (st != 'S')
-			usleep(1000);
-	}
-	ok &= st == 'S';
+	ok &= asleep(atomic_load(&held_tid), until);
 	if (hold)
 		cz_ring_bell_hold();
 	rt_desc(&d, 1, 0);
@@ -497,7 +505,6 @@ static int once_round(struct cz_ring *r, bool plain, int64_t *took)
 	struct cz_ring_bell *b = cz_ring_cons_bell(r);
 	pthread_t t;
 	void *res;
-	char path[64], st = 0;
 	int64_t until = cz_now_ns() + 2 * SEC;
 
 	atomic_store(&once_tid, 0);
@@ -505,21 +512,12 @@ static int once_round(struct cz_ring *r, bool plain, int64_t *took)
 	pthread_create(&t, NULL, once_waiter, r);
 	while ((!atomic_load(&once_tid) || !cz_ring_bell_sleepers(b)) && cz_now_ns() < until)
 		sched_yield();
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", atomic_load(&once_tid));
-	while (st != 'S' && cz_now_ns() < until) {
-		FILE *f = fopen(path, "r");
-		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
-			st = 0;
-		if (f)
-			fclose(f);
-		if (st != 'S')
-			usleep(1000);
-	}
+	bool slept = asleep(atomic_load(&once_tid), until);
 	int64_t t0 = cz_now_ns();
 	cz_ring_bell_ring(b, 1);
 	pthread_join(t, &res);
 	*took = cz_now_ns() - t0;
-	return st == 'S' ? (int)(intptr_t)res : 1;
+	return slept ? (int)(intptr_t)res : 1;
 }
 
 static void t_once(void)
