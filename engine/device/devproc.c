@@ -482,8 +482,8 @@ static void on_death(struct cz_engine *e, struct cz_devproc *d, int st)
 	unsigned n = cz_pipe_recover_dev(&e->pipe, d->dev, POISON, why);
 	for (unsigned c = d->dev; c < e->ncons; c += e->ndev) {
 		/* its stages ended with it (the watchdog times none of them) */
-		atomic_store(&e->pipe.cons[c].stage_ns, 0);
 		atomic_store(&e->pipe.cons[c].proving, 0);
+		atomic_store(&e->pipe.cons[c].stage_ns, 0);
 		char role[32];
 		snprintf(role, sizeof(role), "consumer %u.%u", d->dev, c / e->ndev);
 		cz_trace_shared_orphan(role, c);

@@ -724,8 +724,10 @@ static void replay_keep(struct cz_journal *j, const uint8_t *b, size_t got, size
 			}
 		if (missing)
 			fprintf(stderr, "cuzkd: journal %s: %u job(s) with sequence numbers from %llu to %llu have no "
-				"submit record left (lost to the damage): they are unknown now; their spooled "
-				"witnesses are kept in %s\n", j->path, missing, (unsigned long long)first,
+				"submit record left (lost to the damage, or used up by a submit that was never "
+				"accepted: numbers are never reused, so a refused submit leaves a gap): they are "
+				"unknown now; their spooled witnesses are kept in %s\n", j->path, missing,
+				(unsigned long long)first,
 				(unsigned long long)last, *j->damaged_dir ? j->damaged_dir : "spool/");
 	}
 	/* Records are not in sequence order (concurrent jobs, compaction), so

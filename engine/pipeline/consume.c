@@ -161,6 +161,11 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 					     sl->has_buf ? base + CZ_PIPE_OFF_BYTES(d->off[0]) : NULL);
 	atomic_store(&me->cur_job, d->key.seq);
 	atomic_store(&me->cur_part, d->key.part);
+	/* The watchdog's clock runs before status says busy and stops after
+	 * it says idle again: a process stopped while status says busy is one
+	 * the watchdog times (a stop between the two used to go unseen). */
+	atomic_store(&me->stage_key, sl->key_id);
+	atomic_store(&me->stage_ns, cz_trace_now());
 	atomic_store(&me->proving, 1);
 	struct started st = { .sample = kept && !sampled };
 	w.started = on_started;
@@ -169,19 +174,17 @@ static uint64_t prove(struct cz_consumer *c, const struct cz_ring_desc *d, struc
 	if (!kept)
 		cz_trace_sched(0);      /* preempted between the device lock and here */
 	uint64_t t0 = cz_trace_now();
-	atomic_store(&me->stage_key, sl->key_id);
-	atomic_store(&me->stage_ns, t0);        /* the watchdog times it (engine/device/watchdog.c) */
 	cz_trace_arg(CZ_EV_COMPUTE_START, d->key.seq, d->key.part, c->dev);
 	int rc = key ? c->be->prove(c->hw, &w) : -EINVAL;
 	cz_dev_work_started(&w);        /* if the backend did not */
 	cz_trace(CZ_EV_COMPUTE_END, d->key.seq, d->key.part);
 	cz_pipe_computing(pipe, c->idx, false);
-	atomic_store(&me->stage_ns, 0);
 	uint64_t t1 = cz_trace_now(), dt = t1 - t0;
 	atomic_fetch_add(&me->busy_ns, dt);
 	sl->device_ns = dt;
 	sl->device_cpu_ns = cz_thread_cpu_ns() - st.cpu0;
 	atomic_store(&me->proving, 0);
+	atomic_store(&me->stage_ns, 0); /* after proving: see above */
 	atomic_fetch_add(&me->proved, 1);
 	sl->out = w.msms;
 	sl->rc = rc;
