@@ -1261,7 +1261,9 @@ static void writer_unlink(struct cz_journal *j, int rc, const struct unl *u, siz
 	for (size_t k = 0; k < ngone; k++)
 		cz_spool_remove(j->spoolfd, gone[k].seq, gone[k].n);
 	if (rc) {
-		if (!grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
+		/* nu may be 0 with nothing allocated yet: no memcpy of NULL
+		 * (UBSan stopped the daemon here on the first failed commit) */
+		if (nu && !grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
 			memcpy(j->cunl + j->ncunl, u, nu * sizeof(*u));
 			j->ncunl += nu;
 		}       /* else they stay until a restart cleans them */
