@@ -64,11 +64,15 @@ struct cz_curve_ops {
 	 * fixed-base tables included. */
 	uint64_t (*key_bytes)(const union cz_curve_key *k);
 	/* Fixed-base tables for the key's MSMs (zk/groth16/groth16.h,
-	 * key_tables): at most max_bytes, chosen for threads, built on pool
-	 * before key_share (they are shared with the key); done counts bases
-	 * finished of *total.  0 or -ENOMEM.  key_table_bytes: what they hold. */
-	int (*key_tables)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
-			  struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total);
+	 * key_tables_plan and _fill): key_tables_plan shapes them within
+	 * max_bytes, chosen for threads, and returns their bytes (*total: their
+	 * bases), before key_share, which gives them their place in the shared
+	 * region; key_tables_fill then builds them there on pool (done counts
+	 * bases finished), so they are never held twice.  Fill: 0, -ENOMEM.
+	 * key_table_bytes: what the tables in place hold. */
+	uint64_t (*key_tables_plan)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
+				    uint64_t *total);
+	int (*key_tables_fill)(union cz_curve_key *k, struct cz_pool *pool, _Atomic uint64_t *done);
 	uint64_t (*key_table_bytes)(const union cz_curve_key *k);
 	/* The key's NTT domain (NULL: out of memory), its bytes, its end. */
 	void *(*dom_create)(uint32_t log2n);

@@ -49,10 +49,15 @@ static uint64_t CV(key_bytes)(const union cz_curve_key *k)
 	return CV_KEY(key_bytes)(&k->CV_M);
 }
 
-static int CV(key_tables)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
-			 struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total)
+static uint64_t CV(key_tables_plan)(union cz_curve_key *k, uint64_t max_bytes, unsigned threads,
+				   uint64_t *total)
 {
-	return CV_KEY(key_tables)(&k->CV_M, max_bytes, threads, pool, done, total);
+	return CV_KEY(key_tables_plan)(&k->CV_M, max_bytes, threads, total);
+}
+
+static int CV(key_tables_fill)(union cz_curve_key *k, struct cz_pool *pool, _Atomic uint64_t *done)
+{
+	return CV_KEY(key_tables_fill)(&k->CV_M, pool, done);
 }
 
 static uint64_t CV(key_table_bytes)(const union cz_curve_key *k)
@@ -135,7 +140,8 @@ static const struct cz_curve_ops CV(ops) = {
 	.key_free = CV(key_free),
 	.key_attach = CV(key_attach),
 	.key_bytes = CV(key_bytes),
-	.key_tables = CV(key_tables),
+	.key_tables_plan = CV(key_tables_plan),
+	.key_tables_fill = CV(key_tables_fill),
 	.key_table_bytes = CV(key_table_bytes),
 	.dom_create = CV(dom_create),
 	.dom_bytes = CV(dom_bytes),

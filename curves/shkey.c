@@ -9,9 +9,11 @@
  * lies, by offset: a device child (engine/device/devproc.c) that receives the fd
  * maps it read-only and builds its own struct cz_groth16_key over it
  * (cz_shkey_attach), so a restarted child reads no file and copies nothing.
- * The key's fixed-base tables (zk/msm/msm_fixed.h), when built before the
- * share, are arrays of the region like the others (the header keeps each
- * one's window and stride), so a child proves with them too.
+ * The key's fixed-base tables (zk/msm/msm_fixed.h) are arrays of the
+ * region like the others (the header keeps each one's window and stride),
+ * so a child proves with them too; tables planned before the share get
+ * their place zeroed and are built there after it (engine/control/tables.c),
+ * so the region holds their only copy.
  * Both curves' keys are shared alike (curves/shkey_tmpl_pvt.h); the
  * header's magic says which curve a region holds (cz_shkey_curve).
  */

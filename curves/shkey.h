@@ -17,8 +17,11 @@
 
 /* Moves k's arrays into a new region r and re-points k there, its pages
  * interleaved over the NUMA nodes in `nodes` (bit n: node n; fewer than
- * two: wherever first touched).  0, or -errno with err set (k is then
- * untouched). */
+ * two: wherever first touched).  A fixed-base table that is planned
+ * (P_key_tables_plan: shaped, tab NULL) gets its place too, zeroed, with
+ * tab pointing there for P_key_tables_fill to build in place (so the
+ * region holds the only copy of the tables; fill it before the region is
+ * sent to anyone).  0, or -errno with err set (k is then untouched). */
 int cz_shkey_share(struct cz_groth16_key *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap);
 /* Frees k: its region if it has one (r->base), else its heap arrays. */
 void cz_shkey_free(struct cz_groth16_key *k, struct cz_region *r);

@@ -29,16 +29,10 @@ static void SK(fx_shape)(struct SK_KEY *k, int i, unsigned c, unsigned s)
 	size_t n = i == CZ_G16_FX_C ? k->nvars - k->npub - 1
 		   : i == CZ_G16_FX_H ? (size_t)1 << k->log2n : k->nvars;
 	size_t aff = i == CZ_G16_FX_B2 ? sizeof(SKB(affine)) : sizeof(SKA(affine));
-	struct cz_msm_fixed *f = &k->fx[i];
-	memset(f, 0, sizeof(*f));
-	if (c < 3 || c > 20 || s < 1 || s > (255 + c - 1) / c)
-		return;
-	f->n = n;
-	f->c = c;
-	f->nwin = (255 + c - 1) / c;
-	f->stride = s;
-	f->rows = (f->nwin + s - 1) / s;
-	f->bytes = cz_msm_fixed_bytes(n, aff, c, s);
+	if (c)
+		cz_msm_fixed_shape(&k->fx[i], n, aff, c, s);   /* zeroed if out of range */
+	else
+		memset(&k->fx[i], 0, sizeof(k->fx[i]));
 }
 
 /* The arrays by their place in the header, with their lengths in bytes. */
@@ -59,6 +53,13 @@ static void SK(arrays)(struct SK_KEY *k, void **p[NARR], size_t len[NARR])
 	}
 }
 
+/* Array i has a place in the region: it is held, or it is a table
+ * planned (key_tables_plan: shaped, tab NULL) to be filled there. */
+static bool SK(present)(void **p[NARR], const size_t len[NARR], int i)
+{
+	return *p[i] || (i >= 8 && len[i]);
+}
+
 int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, size_t cap)
 {
 	void **p[NARR];
@@ -70,7 +71,7 @@ int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, 
 	}
 	SK(arrays)(k, p, len);
 	for (int i = 0; i < NARR; i++)
-		if (*p[i])
+		if (SK(present)(p, len, i))
 			bytes += ALIGN64(len[i]);
 	/* Huge pages only for a key worth them: a small one on 2 MiB pages
 	 * would cost up to 2 MiB of RAM for a few KiB (e2e_ctl loads 302). */
@@ -97,17 +98,19 @@ int SK(share)(struct SK_KEY *k, struct cz_region *r, uint64_t nodes, char *err, 
 	h->gamma2 = k->gamma2;
 	h->delta2 = k->delta2;
 	for (int i = 0; i < CZ_G16_FX; i++) {
-		h->fxc[i] = k->fx[i].tab ? k->fx[i].c : 0;
-		h->fxs[i] = k->fx[i].tab ? k->fx[i].stride : 0;
+		h->fxc[i] = SK(present)(p, len, 8 + i) ? k->fx[i].c : 0;
+		h->fxs[i] = SK(present)(p, len, 8 + i) ? k->fx[i].stride : 0;
 	}
 	size_t at = ALIGN64(sizeof(*h));
 	for (int i = 0; i < NARR; i++) {
-		if (!*p[i])
+		if (!SK(present)(p, len, i))
 			continue;
 		h->off[i] = at;
 		h->len[i] = len[i];
-		memcpy((char *)r->base + at, *p[i], len[i]);
-		free(*p[i]);
+		if (*p[i]) {    /* a planned table (no tab yet) is filled in place later */
+			memcpy((char *)r->base + at, *p[i], len[i]);
+			free(*p[i]);
+		}
 		*p[i] = (char *)r->base + at;
 		at += ALIGN64(len[i]);
 	}

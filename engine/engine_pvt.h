@@ -57,6 +57,8 @@ struct cz_circuit {
 	uint64_t key_bytes;     /* charged to the budget while loaded */
 	uint64_t part_bytes;    /* one partition's buffers */
 	uint64_t tables_bytes;  /* its fixed-base tables (engine/control/tables.c), in key_bytes */
+	uint64_t tables_resv;   /* of key_bytes, reserved before the key (the tables, at plan) */
+	uint64_t tables_bases;  /* bases the tables being built cover (progress) */
 	double tables_ms;       /* how long they took to build */
 	struct cz_slab_cache *cache;  /* of part_bytes objects (backends with input) */
 	/* The same in each node's arena (engine/place/numa.c): node_cache[k] is
@@ -518,11 +520,18 @@ void cz_job_rmdir(const char *path);
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name);
 json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer);
 /* engine/control/tables.c: c's fixed-base tables, as mode allows
- * (CZ_FIXED_TABLES_*, or at most that many bytes), built into c->key before
- * it is shared; c->part_bytes, tables_bytes and tables_ms set.  0, or -1
- * with err set. */
+ * (CZ_FIXED_TABLES_*, or at most that many bytes).  _plan, with c->key on
+ * the heap: shapes them (c->part_bytes, tables_bases set) and reserves
+ * their bytes in the budget (c->tables_resv); tables that do not fit it
+ * are refused, err naming their size and the budget.  The key's share
+ * then gives them their place; _build fills them there (tables_bytes,
+ * tables_ms set).  0, or -1 with err set.  _unreserve gives tables_resv
+ * back (a load that failed). */
+int cz_tables_plan(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		   uint64_t mode, char *err, size_t cap);
 int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
-		    uint64_t mode, char *err, size_t cap);
+		    char *err, size_t cap);
+void cz_tables_unreserve(struct cz_engine *e, struct cz_circuit *c);
 /* engine/control/witload.c: load's "wasm" or "witness_lib" onto c (none:
  * 0, nothing done); 0, or -1 with err set (cz_witload_detach undoes a
  * part-made one).  Outside the engine lock: a build can take a minute. */

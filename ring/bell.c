@@ -91,8 +91,10 @@ void cz_ring_bell_init(struct cz_ring_bell *b)
 	b->asym = cz_ring_membarrier_register();
 }
 
-int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
-		      int64_t timeout_ns)
+/* once: return -EAGAIN after the first sleep that ends with ready()
+ * false, instead of sleeping again (cz_ring_bell_wait_once). */
+static int bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg, int64_t timeout_ns,
+		     bool once)
 {
 	int64_t deadline = timeout_ns < 0 ? INT64_MAX : cz_now_ns() + timeout_ns;
 
@@ -141,7 +143,21 @@ int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *ar
 			return 0;
 		if (atomic_load_explicit(&b->closed, memory_order_relaxed))
 			return -EPIPE;
+		if (once)
+			return -EAGAIN;
 	}
+}
+
+int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
+		      int64_t timeout_ns)
+{
+	return bell_wait(b, ready, arg, timeout_ns, false);
+}
+
+int cz_ring_bell_wait_once(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
+			   int64_t timeout_ns)
+{
+	return bell_wait(b, ready, arg, timeout_ns, true);
 }
 
 /* Wake-ups this thread holds back (cz_ring_bell_hold): a bell each, the

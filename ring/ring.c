@@ -587,6 +587,11 @@ int cz_ring_wait_nonempty(struct cz_ring *r, int64_t timeout_ns)
 	return cz_ring_bell_wait(cz_ring_cons_bell(r), ready_nonempty, r, timeout_ns);
 }
 
+int cz_ring_wait_nonempty_once(struct cz_ring *r, int64_t timeout_ns)
+{
+	return cz_ring_bell_wait_once(cz_ring_cons_bell(r), ready_nonempty, r, timeout_ns);
+}
+
 int cz_ring_wait_nonfull(struct cz_ring *r, int64_t timeout_ns)
 {
 	return cz_ring_bell_wait(cz_ring_prod_bell(r), ready_nonfull, r, timeout_ns);

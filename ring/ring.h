@@ -134,6 +134,12 @@ void cz_ring_mc_dequeue_done(struct cz_ring *r, uint64_t held);
  * first, then sleeps. */
 int cz_ring_wait_nonempty(struct cz_ring *r, int64_t timeout_ns);
 int cz_ring_wait_nonfull(struct cz_ring *r, int64_t timeout_ns);
+/* The same, but at most one sleep: -EAGAIN when the thread was woken (or
+ * its sleep refused) and the ring is empty again by the time it runs (the
+ * element was taken back meanwhile).  For a thread that samples its
+ * scheduling after every wake-up (engine/pipeline/order.c, cz_pipe_wait):
+ * a wait that sleeps again inside hides a wake-up it was queued after. */
+int cz_ring_wait_nonempty_once(struct cz_ring *r, int64_t timeout_ns);
 
 struct cz_ring_bell *cz_ring_cons_bell(struct cz_ring *r);
 struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
@@ -143,6 +149,10 @@ struct cz_ring_bell *cz_ring_prod_bell(struct cz_ring *r);
  * wakers publish before calling cz_ring_bell_ring(). */
 int cz_ring_bell_wait(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
 		      int64_t timeout_ns);
+/* The same with at most one sleep: -EAGAIN when it ended (a wake-up, or a
+ * bump between the snapshot and the sleep) with ready() false. */
+int cz_ring_bell_wait_once(struct cz_ring_bell *b, bool (*ready)(void *arg), void *arg,
+			   int64_t timeout_ns);
 /* Called after publishing what ready() reads: wakes up to nwake sleepers,
  * which re-check ready() and sleep again if it does not hold yet; no syscall
  * (a barrier and a load) when nobody sleeps.  The rings call it themselves;

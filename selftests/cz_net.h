@@ -3,7 +3,8 @@
  * selftests/cz_net.h — the end-to-end tests' raw sockets: a free loopback
  * TCP port, and a control-socket connection that has sent all or part of
  * one request's frame (4-byte little-endian length, then the JSON text),
- * for tests that hold connections open or leave frames half sent.
+ * for tests that hold connections open or leave frames half sent; and one
+ * HTTP/1.0 GET over the metrics listener's Unix socket.
  */
 #ifndef CZ_NET_H
 #define CZ_NET_H
@@ -55,6 +56,32 @@ static inline int raw_conn(const char *sock, const char *json, long part)
 		return -1;
 	}
 	return s;
+}
+
+/* GET path over the HTTP listener's Unix socket sock into buf (cap bytes,
+ * NUL-terminated), 10 s at most per read: the bytes read, or -1. */
+static inline ssize_t http_unix_get(const char *sock, const char *path, char *buf, size_t cap)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	char q[512];
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int qn = snprintf(q, sizeof(q), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	size_t at = 0;
+	ssize_t k;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	if (s < 0 || cap < 1 || qn <= 0 || (size_t)qn >= sizeof(q) ||
+	    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    connect(s, (struct sockaddr *)&a, sizeof(a)) || write(s, q, (size_t)qn) != (ssize_t)qn) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	while (at < cap - 1 && (k = read(s, buf + at, cap - 1 - at)) > 0)
+		at += (size_t)k;
+	buf[at] = 0;
+	close(s);
+	return (ssize_t)at;
 }
 
 #endif

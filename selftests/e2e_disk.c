@@ -3,6 +3,7 @@
 #define NWTNS 4
 #define CZ_DAEMON_WATCH_EXIT
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -101,24 +102,7 @@ static int64_t counter(struct daemon *d, const char *k)
 /* GET /metrics from the HTTP listener's Unix socket; the bytes read. */
 static ssize_t metrics(char *buf, size_t cap)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 10 };
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%.80s/dk-http.sock", dir);
-	const char *q = "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n";
-	size_t at = 0;
-	ssize_t k;
-	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    connect(s, (struct sockaddr *)&a, sizeof(a)) || write(s, q, strlen(q)) != (ssize_t)strlen(q)) {
-		if (s >= 0)
-			close(s);
-		return -1;
-	}
-	while (at < cap - 1 && (k = read(s, buf + at, cap - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(s);
-	return (ssize_t)at;
+	return http_unix_get(fmt("%.80s/dk-http.sock", dir), "/metrics", buf, cap);
 }
 
 static int done_verified(struct daemon *d, const char *id)

@@ -3,6 +3,7 @@
 #define NWTNS 4
 #define CZ_DAEMON_WATCH_EXIT
 #include "selftests/cz_daemon.h"
+#include "selftests/cz_net.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,23 +65,8 @@ static int jbool(json_object *o, const char *k)
 static long long metric(const char *name)
 {
 	static char buf[1 << 20];
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 10 };
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%.80s/jf-http.sock", dir);
-	const char *q = "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n";
-	size_t at = 0;
-	ssize_t k;
-	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    connect(s, (struct sockaddr *)&a, sizeof(a)) || write(s, q, strlen(q)) != (ssize_t)strlen(q)) {
-		if (s >= 0)
-			close(s);
+	if (http_unix_get(fmt("%.80s/jf-http.sock", dir), "/metrics", buf, sizeof(buf)) < 0)
 		return -1;
-	}
-	while (at < sizeof(buf) - 1 && (k = read(s, buf + at, sizeof(buf) - 1 - at)) > 0)
-		at += (size_t)k;
-	buf[at] = 0;
-	close(s);
 	const char *p = strstr(buf, fmt("\n%s ", name));
 	return p ? strtoll(p + strlen(name) + 2, NULL, 10) : -1;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: cuzkd with fixed-base tables (--fixed-tables, load's fixed_tables): keys of both curves proved with tables, every proof verified by snarkjs; the tables charged to the memory budget and sized by it; bad values refused. */
+/* Description: cuzkd with fixed-base tables (--fixed-tables, load's fixed_tables): keys of both curves proved with tables, every proof verified by snarkjs; the tables charged to the memory budget and sized by it, built in place (the load's peak RSS is the key and its tables once); bad values and sizes the budget cannot hold refused. */
 /*
  * The oracle is snarkjs 0.7.6 (tools/fixtures/node_modules): each proof
  * is checked with `snarkjs groth16 verify` against the verification key
@@ -11,6 +11,11 @@
  * tables from the key's shared region; CZ_ISOLATION=thread runs it in
  * threads.
  */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1     /* cuzkd's RSS holds the sanitizer's shadow and quarantine */
+#else
+#define SANITIZED 0
+#endif
 #define CZ_DAEMON_ENV_ISOLATION
 #define CZ_DAEMON_START_TRIES 1000
 #include "selftests/cz_daemon.h"
@@ -129,6 +134,65 @@ static void test_tables(struct daemon *d)
 	      (long long)kb);
 }
 
+/* /proc/PID/status's field (VmRSS, VmHWM: the kernel's count of the
+ * daemon's resident pages now and at most), bytes; -1 if unread. */
+static int64_t proc_bytes(pid_t pid, const char *field)
+{
+	FILE *f = fopen(fmt("/proc/%d/status", (int)pid), "r");
+	char line[256];
+	long long kb = -1;
+	size_t n = strlen(field);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = strtoll(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* The tables are built in their place in the key's shared region: the
+ * load's peak is the region (key and tables) and the heap key moved into
+ * it, plus a bound for scratch, never a second copy of the tables (which
+ * the build on the heap, then a copy, held: 832 MB at 2^16 for 377 MB).
+ * The oracle is the kernel's VmHWM of the daemon against its VmRSS before
+ * the load; the bound is the daemon's own key_bytes and tables_bytes. */
+static void test_peak(void)
+{
+	struct daemon d;
+	char err[512];
+	int64_t kb = -1, tb = -1;
+	const char *zk = fmt("%s/peak", dir);
+	if (system(fmt("%s/cuzk devsetup --builtin merkle --log2 13 --witnesses 0 --out-dir %s >/dev/null 2>&1",
+		       bindir, zk))) {
+		ct_ok(0, "cuzk devsetup --builtin merkle --log2 13");
+		return;
+	}
+	const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--mem-budget", "1G",
+			      "--fixed-tables", "auto", NULL };
+	if (!ct_ok(daemon_start(&d, "peak", cpu) == 0, "cuzkd for the peak starts"))
+		return;
+	int64_t rss0 = proc_bytes(d.pid, "VmRSS");
+	json_object *r = req(&d, fmt("{\"op\":\"load\",\"name\":\"m13\",\"zkey\":\"%s/merkle_13.zkey\"}", zk));
+	int ok = ok_of(r);
+	kb = ok ? int_of(r, "key_bytes") : -1;
+	tb = ok ? int_of(r, "tables_bytes") : -1;
+	snprintf(err, sizeof(err), "%s", ok ? "" : str_of(r, "error"));
+	json_object_put(r);
+	int64_t hwm = proc_bytes(d.pid, "VmHWM");
+	const int64_t slack = 16 << 20;    /* scratch, thread stacks, the load's own buffers */
+	bool in_bound = ok && tb >= 2 * slack && rss0 > 0 && hwm > 0 && hwm - rss0 <= kb + (kb - tb) + slack;
+	const char *what = fmt("the load's peak grew %lld bytes (VmHWM %lld - VmRSS %lld before), within the "
+			       "key's %lld with its %lld of tables, the heap key's %lld and %lld of scratch (a "
+			       "copy of the tables would be %lld more) (%s)",
+			       (long long)(hwm - rss0), (long long)hwm, (long long)rss0, (long long)kb,
+			       (long long)tb, (long long)(kb - tb), (long long)slack, (long long)tb, err);
+	if (SANITIZED)
+		ct_skip("sanitizer build: its shadow memory and quarantine are in the RSS", "%s", what);
+	else
+		ct_ok(in_bound, "tables built in place: %s", what);
+	ct_ok(daemon_stop(&d) == 0, "that cuzkd stops with status 0");
+}
+
 /* A budget too small for the whole tables: auto builds smaller ones
  * (a wider stride or window), within the same bound. */
 static void test_tight(void)
@@ -152,6 +216,14 @@ static void test_tight(void)
 	      "300 KiB budget: auto builds %lld bytes of tables, within (%lld - %lld - 2 x %lld) / 2 and "
 	      "charged (%s)", (long long)tb, (long long)free0, (long long)kb_off, (long long)part, err);
 	ct_ok(prove_check(&d, "t_tight", "tight", 1, "mulchain"), "its proofs verify");
+	/* A size the budget cannot hold is refused, naming the tables' size
+	 * and the budget, and charges nothing. */
+	int64_t res = budget_of(&d, "reserved");
+	int64_t kb2 = -1, tb2 = -1;
+	ok = !load(&d, "big", 1, "mulchain", "1G", &kb2, &tb2, err, sizeof(err)) &&
+	     strstr(err, "fixed-base tables of ") && strstr(err, "of 307200 bytes free") &&
+	     strstr(err, "--mem-budget") && budget_of(&d, "reserved") == res;
+	ct_ok(ok, "fixed_tables 1G in a 300 KiB budget: refused, nothing charged: %s", err);
 	ct_ok(daemon_stop(&d) == 0, "that cuzkd stops with status 0");
 }
 
@@ -160,7 +232,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-tables"))
 		return 1;
-	ct_plan(14);
+	ct_plan(18);
 	if (!mkdtemp(dir)) {
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
@@ -175,5 +247,6 @@ int main(int argc, char **argv)
 	test_tables(&d);
 	ct_ok(daemon_stop(&d) == 0, "cuzkd stops on SIGTERM with status 0");
 	test_tight();
+	test_peak();
 	return e2e_end();
 }

@@ -408,6 +408,25 @@ static void t_close(void)
 	ct_diag("close woke the sleeping waiter after %.0f us", took / 1e3);
 }
 
+/* Thread tid of this process asleep (state S; the only sleep of the
+ * waiters here is FUTEX_WAIT) before until: counted in sleepers is not yet
+ * asleep, it re-checks first. */
+static bool asleep(int tid, int64_t until)
+{
+	char path[64], st = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	while (st != 'S' && cz_now_ns() < until) {
+		FILE *f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
+			st = 0;
+		if (f)
+			fclose(f);
+		if (st != 'S')
+			usleep(1000);
+	}
+	return st == 'S';
+}
+
 /* Held wake-ups (cz_ring_bell_hold): an enqueue under hold leaves the
  * sleeper asleep, with its element there, until the flush; after the flush
  * the thread wakes at once again.  The waiter says when it returned. */
@@ -437,18 +456,7 @@ static int held_round(struct cz_ring *r, bool hold)
 	ok &= cz_ring_bell_sleepers(b) == 1;
 	/* Counted in sleepers is not yet asleep: it re-checks first (and would
 	 * see the element).  Asleep: state S, the only sleep is FUTEX_WAIT. */
-	char path[64], st = 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", atomic_load(&held_tid));
-	while (st != 'S' && cz_now_ns() < until) {
-		FILE *f = fopen(path, "r");
-		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
-			st = 0;
-		if (f)
-			fclose(f);
-		if (st != 'S')
-			usleep(1000);
-	}
-	ok &= st == 'S';
+	ok &= asleep(atomic_load(&held_tid), until);
 	if (hold)
 		cz_ring_bell_hold();
 	rt_desc(&d, 1, 0);
@@ -477,10 +485,59 @@ static void t_hold(void)
 	      "there, the flush wakes it, and afterwards wake-ups go at once");
 }
 
+/* One sleep (cz_ring_wait_nonempty_once): a waiter woken while the ring
+ * is empty (its element was taken back before it ran) returns -EAGAIN,
+ * so its caller can sample the wake-up; the plain wait sleeps on inside
+ * until its time limit.  The wake: a ring of the bell with nothing there,
+ * once the waiter is asleep (state S). */
+static _Atomic int once_tid;
+static _Atomic bool once_plain;
+
+static void *once_waiter(void *v)
+{
+	atomic_store(&once_tid, (int)syscall(SYS_gettid));
+	return (void *)(intptr_t)(atomic_load(&once_plain) ? cz_ring_wait_nonempty(v, 400 * 1000000ll)
+							   : cz_ring_wait_nonempty_once(v, 5 * SEC));
+}
+
+static int once_round(struct cz_ring *r, bool plain, int64_t *took)
+{
+	struct cz_ring_bell *b = cz_ring_cons_bell(r);
+	pthread_t t;
+	void *res;
+	int64_t until = cz_now_ns() + 2 * SEC;
+
+	atomic_store(&once_tid, 0);
+	atomic_store(&once_plain, plain);
+	pthread_create(&t, NULL, once_waiter, r);
+	while ((!atomic_load(&once_tid) || !cz_ring_bell_sleepers(b)) && cz_now_ns() < until)
+		sched_yield();
+	bool slept = asleep(atomic_load(&once_tid), until);
+	int64_t t0 = cz_now_ns();
+	cz_ring_bell_ring(b, 1);
+	pthread_join(t, &res);
+	*took = cz_now_ns() - t0;
+	return slept ? (int)(intptr_t)res : 1;
+}
+
+static void t_once(void)
+{
+	static _Alignas(64) char mem[8192];
+	cz_ring_init(mem, sizeof(mem), 8, 64);
+	struct cz_ring *r = cz_ring_attach(mem, sizeof(mem));
+	int64_t took1, took2;
+	int once = once_round(r, false, &took1), plain = once_round(r, true, &took2);
+	/* The once-waiter's return is the wake's doing (its limit is 5 s);
+	 * how soon is a figure.  The plain one sleeps on to its 400 ms. */
+	ct_ok(once == -EAGAIN && plain == -ETIMEDOUT && took2 >= 300 * 1000000ll,
+	      "once: a waiter woken to an empty ring returns -EAGAIN (%d, after %.2f ms); the plain wait "
+	      "sleeps on to its 400 ms limit (%d after %.0f ms)", once, took1 / 1e6, plain, took2 / 1e6);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ct_plan(12);
+	ct_plan(13);
 	t_geometry();
 	t_model();
 	t_threads();
@@ -491,6 +548,7 @@ int main(void)
 	t_wakeup_full();
 	t_idle();
 	t_hold();
+	t_once();
 	t_close();
 	ct_ok(cz_ring_owner_dead(getpid()) == 0, "owner_dead: a live pid reads as alive");
 	return ct_exit();

@@ -122,12 +122,21 @@ static const unsigned wins[][2] = { { 3, 1 }, { 5, 7 }, { 8, 2 }, { 11, 1 }, { 1
 			ok = ok && !CV##_fixed(&got, &f, b, k, n / 2, pools[3]) &&                  \
 			     G##_jac_eq(&got, &wantp);                                              \
 			ok = ok && CV##_fixed(&got, &f, b, k, n + 1, NULL) == -EINVAL;              \
+			/* the same table filled into the caller's memory */                        \
+			struct cz_msm_fixed g;                                                      \
+			ok = ok && !cz_msm_fixed_shape(&g, n, sizeof(G##_affine), wins[w][0], wins[w][1]) && \
+			     g.bytes == f.bytes && !g.tab && CV##_fixed_fill(&g, b, NULL, NULL) == -EINVAL; \
+			void *mem = ok ? calloc(1, g.bytes + 1) : NULL;                             \
+			g.tab = mem;                                                                \
+			ok = ok && mem && !CV##_fixed_fill(&g, b, pools[3], NULL) &&                \
+			     !CV##_fixed(&got, &g, b, k, n, pools[2]) && G##_jac_eq(&got, &want);   \
+			free(mem);                                                                  \
 			if (!ok)                                                                    \
 				ct_diag(#NAME " c = %u stride %u differs", wins[w][0], wins[w][1]); \
 			cz_msm_fixed_free(&f);                                                      \
 		}                                                                                   \
 		ct_ok(ok, #NAME " n = %zu, edge scalars and points: %zu (c, stride) tables at 1-3 threads, " \
-			  "forced chunks and a prefix equal the naive sum", n, NWINS);               \
+			  "forced chunks and a prefix equal the naive sum, also filled into the caller's memory", n, NWINS);               \
 		free(b);                                                                            \
 		free(k);                                                                            \
 	}                                                                                           \

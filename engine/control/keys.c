@@ -116,14 +116,18 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 	if (cap < CZ_ERRLEN || cz_zkey_curve(path, &c->curve, err))
 		return -1;
 	const struct cz_curve_ops *cv = cz_curve_ops(c->curve);
+	/* The tables are planned (and charged) before the share, which gives
+	 * them their place, and built there after it (engine/control/tables.c). */
 	if (cv->backend_check(be, path, err, cap) || cv->key_load(&c->key, path, err, cap) ||
-	    cz_tables_build(e, c, cv, tables, err, cap))   /* before the share: they are the key's */
+	    cz_tables_plan(e, c, cv, tables, err, cap))
 		return -1;
 	/* One copy, in shared memory: device children map it (curves/shkey.c). */
 	if (cv->key_share(&c->key, &c->kreg, nodes, msg, sizeof(msg))) {
 		snprintf(err, cap, "%s: %s", path, msg);
 		return -1;
 	}
+	if (cz_tables_build(e, c, cv, err, cap))
+		return -1;
 	key_pin(e, c);
 	if (!(c->dom = cv->dom_create(c->key.log2n))) {
 		snprintf(err, cap, "%s: out of memory for the 2^%u NTT domain", path, c->key.log2n);
@@ -154,6 +158,23 @@ static json_object *load_fields(json_object *req, const char **name, const char 
 	return NULL;
 }
 
+/* load's answer for c, loaded. */
+static json_object *load_reply(const struct cz_circuit *c)
+{
+	json_object *r = cz_ctl_ok();
+	json_object_object_add(r, "circuit", json_object_new_string(c->name));
+	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
+	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
+	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
+	json_object_object_add(r, "tables_bytes", json_object_new_int64((int64_t)c->tables_bytes));
+	json_object_object_add(r, "tables_ms", json_object_new_double(c->tables_ms));
+	if (c->wprog) {
+		json_object_object_add(r, "witness_lib", json_object_new_string(cz_witness_prog_lib(c->wprog)));
+		cz_witload_report(c, r);
+	}
+	return r;
+}
+
 json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_peer *peer)
 {
 	const char *name = NULL, *path = NULL, *wasm = NULL, *wlib = NULL;
@@ -182,17 +203,21 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 	c->partitions = (uint32_t)parts;
 	if (circuit_key_load(e, c, path, tables, err, sizeof(err)) ||
 	    cz_witload_attach(e, c, wasm, wlib, progress ? peer : NULL, err, sizeof(err))) {
+		cz_tables_unreserve(e, c);
 		circuit_free(e->be, c);
 		return cz_ctl_err("%s", err);
 	}
 
 	json_object *r = NULL;
 	struct cz_budget_stat st;
+	/* The tables' bytes are held already (cz_tables_plan): the rest of
+	 * key_bytes is charged here. */
+	uint64_t rest = c->key_bytes - c->tables_resv;
 	pthread_mutex_lock(&e->lock);
 	cz_budget_stat(e->budget, &st);
 	if (cz_circuit_find(e, name))
 		r = cz_ctl_err("circuit '%s' is already loaded (unload it first)", name);
-	else if (c->key_bytes + c->part_bytes > st.free)
+	else if (rest + c->part_bytes > st.free)
 		r = cz_ctl_err("%s: the key (%llu bytes) and one partition (%llu bytes) do not fit the free "
 				"budget (%llu of %llu bytes; raise --mem-budget)", path,
 				(unsigned long long)c->key_bytes, (unsigned long long)c->part_bytes,
@@ -206,7 +231,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 	else if (e->arena && cz_numa_caches_create(e, c))
 		r = cz_ctl_err("%s: cannot make a buffer cache of %llu-byte partitions", path,
 				(unsigned long long)c->part_bytes);
-	else if (cz_budget_try_reserve(e->budget, c->key_bytes))
+	else if (cz_budget_try_reserve(e->budget, rest))
 		r = cz_ctl_err("%s: the key (%llu bytes) does not fit the free budget", path,
 				(unsigned long long)c->key_bytes);
 	if (!r) {
@@ -218,7 +243,7 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 		if (id == CZ_PIPE_KEYS) {
 			r = cz_ctl_err("%s: %u keys are loaded already: unload one first", path,
 					CZ_PIPE_KEYS);
-			cz_budget_release(e->budget, c->key_bytes);
+			cz_budget_release(e->budget, rest);
 		} else {
 			e->key_used[id] = 1;
 			c->key_id = id;
@@ -233,25 +258,16 @@ json_object *cz_req_load(struct cz_engine *e, json_object *req, struct cz_ctl_pe
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (r) {
+		cz_tables_unreserve(e, c);
 		circuit_free(e->be, c);
 		return r;
 	}
+	c->tables_resv = 0;     /* part of key_bytes now: unload gives it back */
 	cz_devproc_key(e, c->key_id, c->kreg.fd);      /* device children map it */
 	fprintf(stderr, "cuzkd: loaded %s from %s: %s, 2^%u domain, %u signals, %u public, %llu bytes\n",
 		name, path, cz_curve_name(c->curve), c->key.log2n, c->key.nvars, c->key.npub,
 		(unsigned long long)c->key_bytes);
-	r = cz_ctl_ok();
-	json_object_object_add(r, "circuit", json_object_new_string(name));
-	json_object_object_add(r, "curve", json_object_new_string(cz_curve_tag(c->curve)));
-	json_object_object_add(r, "log2n", json_object_new_int((int)c->key.log2n));
-	json_object_object_add(r, "key_bytes", json_object_new_int64((int64_t)c->key_bytes));
-	json_object_object_add(r, "tables_bytes", json_object_new_int64((int64_t)c->tables_bytes));
-	json_object_object_add(r, "tables_ms", json_object_new_double(c->tables_ms));
-	if (c->wprog) {
-		json_object_object_add(r, "witness_lib", json_object_new_string(cz_witness_prog_lib(c->wprog)));
-		cz_witload_report(c, r);
-	}
-	return r;
+	return load_reply(c);
 }
 
 json_object *cz_req_unload(struct cz_engine *e, json_object *req)

@@ -2,9 +2,9 @@
 /*
  * engine/control/tables.c — fixed-base tables for a key being loaded
  * (--fixed-tables, a load's "fixed_tables"; zk/msm/msm_fixed.c has the
- * design): built once, between reading the .zkey and sharing it, so they
- * live in the key's region and device children prove with them too, and
- * charged to the memory budget as part of the key's bytes.
+ * design): built once per load, in the key's shared region, so device
+ * children prove with them too, and charged to the memory budget as part
+ * of the key's bytes.
  *
  * How much: off builds none; a size builds at most that many bytes; auto
  * at most half of what the free budget leaves after the key itself and
@@ -13,6 +13,17 @@
  * each query's window and stride (or no table, where none pays), for the
  * backend's host threads.  Only the cpu backend's device stage runs the
  * MSMs on the host, so only its keys get tables.
+ *
+ * Where: planned (each query's window and stride, so their bytes) from
+ * the key on the heap, charged to the budget at once, then given their
+ * place in the key's shared region by its share and built there, in
+ * place (zk/groth16/groth16.h, key_tables_plan and _fill): the load's
+ * peak is the region (key and tables) plus the heap key being moved
+ * into it and a chunk's scratch a thread, never a second copy of the
+ * tables.  Tables that do not fit what the budget leaves after the key
+ * and two partitions are refused (the load fails, naming their size and
+ * the budget); auto asks for half of that, so it fits unless another
+ * load took the room meanwhile.
  *
  * Building takes seconds (255 doublings per base): on threads of a pool
  * made for it (the consumers idle: the key is not loaded yet), outside the
@@ -33,11 +44,8 @@
 struct tb_run {
 	const struct cz_curve_ops *cv;
 	union cz_curve_key *key;
-	uint64_t max;
-	unsigned threads;
 	struct cz_pool *pool;
 	_Atomic uint64_t done;
-	uint64_t total;
 	_Atomic int fin;
 	int rc;
 };
@@ -45,39 +53,80 @@ struct tb_run {
 static void *tb_main(void *arg)
 {
 	struct tb_run *t = arg;
-	t->rc = t->cv->key_tables(t->key, t->max, t->threads, t->pool, &t->done, &t->total);
+	t->rc = t->cv->key_tables_fill(t->key, t->pool, &t->done);
 	atomic_store(&t->fin, 1);
 	return NULL;
 }
 
-/* The bytes mode allows for c's key, the budget as it stands now. */
-static uint64_t tb_allow(struct cz_engine *e, const struct cz_circuit *c, uint64_t mode, uint64_t kb)
+static unsigned tb_threads(const struct cz_engine *e)
 {
-	struct cz_budget_stat st;
-	pthread_mutex_lock(&e->lock);
-	cz_budget_stat(e->budget, &st);
-	pthread_mutex_unlock(&e->lock);
-	uint64_t need = kb + 2 * c->part_bytes;
-	uint64_t room = st.free > need ? st.free - need : 0;
-	if (mode == CZ_FIXED_TABLES_AUTO)
-		return room / 2;
-	return mode < room ? mode : room;
+	long n = e->cfg.device_threads ? (long)e->cfg.device_threads : sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
 }
 
-int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
-		    uint64_t mode, char *err, size_t cap)
+int cz_tables_plan(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		   uint64_t mode, char *err, size_t cap)
 {
+	struct cz_budget_stat st;
+
 	c->tables_bytes = 0;
 	c->tables_ms = 0;
+	c->tables_resv = 0;
+	c->tables_bases = 0;
 	if (mode == CZ_FIXED_TABLES_OFF || strcmp(e->be->name, "cpu"))
 		return 0;
 	c->part_bytes = cv->part_bytes(&c->key);
-	uint64_t allow = tb_allow(e, c, mode, cv->key_bytes(&c->key));
+	uint64_t kb = cv->key_bytes(&c->key), need = kb + 2 * c->part_bytes;
+	pthread_mutex_lock(&e->lock);
+	cz_budget_stat(e->budget, &st);
+	pthread_mutex_unlock(&e->lock);
+	uint64_t room = st.free > need ? st.free - need : 0;
+	uint64_t allow = mode == CZ_FIXED_TABLES_AUTO ? room / 2 : mode;
 	if (!allow)
 		return 0;
-	unsigned threads = e->cfg.device_threads ? e->cfg.device_threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	struct tb_run t = { .cv = cv, .key = &c->key, .max = allow, .threads = threads ? threads : 1 };
-	t.pool = cz_pool_create_named(t.threads, "cz-tables");
+	uint64_t bytes = cv->key_tables_plan(&c->key, allow, tb_threads(e), &c->tables_bases);
+	if (!bytes)
+		return 0;
+	/* Charged now, before a byte of them exists, so a load beside this
+	 * one cannot take their room while they are built; the key itself is
+	 * charged once it is whole (keys.c), for the rest of its key_bytes. */
+	pthread_mutex_lock(&e->lock);
+	cz_budget_stat(e->budget, &st);
+	room = st.free > need ? st.free - need : 0;
+	int fits = bytes <= room && !cz_budget_try_reserve(e->budget, bytes);
+	pthread_mutex_unlock(&e->lock);
+	if (!fits) {
+		snprintf(err, cap, "%s: fixed-base tables of %llu bytes do not fit the memory budget: "
+			 "%llu of %llu bytes free, of which the key needs %llu and two partitions %llu "
+			 "(raise --mem-budget, or load with a smaller fixed_tables, or off)", c->path,
+			 (unsigned long long)bytes, (unsigned long long)st.free,
+			 (unsigned long long)st.limit, (unsigned long long)kb,
+			 (unsigned long long)(2 * c->part_bytes));
+		return -1;
+	}
+	c->tables_resv = bytes;
+	return 0;
+}
+
+void cz_tables_unreserve(struct cz_engine *e, struct cz_circuit *c)
+{
+	if (!c->tables_resv)
+		return;
+	pthread_mutex_lock(&e->lock);
+	cz_engine_budget_release_locked(e, c->tables_resv);
+	pthread_mutex_unlock(&e->lock);
+	c->tables_resv = 0;
+}
+
+int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_curve_ops *cv,
+		    char *err, size_t cap)
+{
+	if (!c->tables_resv)
+		return 0;
+	unsigned threads = tb_threads(e);
+	struct tb_run t = { .cv = cv, .key = &c->key };
+	uint64_t total = c->tables_bases;
+	t.pool = cz_pool_create_named(threads, "cz-tables");
 	pthread_t th;
 	double t0 = cz_now_ms();
 	if (!t.pool || pthread_create(&th, NULL, tb_main, &t)) {
@@ -91,30 +140,29 @@ int cz_tables_build(struct cz_engine *e, struct cz_circuit *c, const struct cz_c
 	for (int tick = 0; !atomic_load(&t.fin); tick++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		if (note >= 0 && t.total) {
+		if (note >= 0 && total) {
 			pthread_mutex_lock(&e->lock);
-			e->wbuilds[note].pct = (int)(100 * atomic_load(&t.done) / t.total);
+			e->wbuilds[note].pct = (int)(100 * atomic_load(&t.done) / total);
 			pthread_mutex_unlock(&e->lock);
 		}
-		if (tick % 20 == 19 && t.total)
+		if (tick % 20 == 19 && total)
 			fprintf(stderr, "cuzkd: loading %s: fixed-base tables %.0f%% (%llu of %llu bases)\n",
-				c->name, 100.0 * (double)atomic_load(&t.done) / (double)t.total,
-				(unsigned long long)atomic_load(&t.done), (unsigned long long)t.total);
+				c->name, 100.0 * (double)atomic_load(&t.done) / (double)total,
+				(unsigned long long)atomic_load(&t.done), (unsigned long long)total);
 	}
 	pthread_join(th, NULL);
 	cz_witload_note_free(e, note);
 	cz_pool_destroy(t.pool);
 	if (t.rc) {
-		snprintf(err, cap, "%s: out of memory for its fixed-base tables (%llu bytes allowed; "
-			 "--fixed-tables off loads it without)", c->path, (unsigned long long)allow);
+		snprintf(err, cap, "%s: out of memory building its fixed-base tables (%llu bytes, in the "
+			 "key's region; --fixed-tables off loads it without)", c->path,
+			 (unsigned long long)c->tables_resv);
 		return -1;
 	}
 	c->tables_bytes = cv->key_table_bytes(&c->key);
 	c->tables_ms = cz_now_ms() - t0;
-	if (c->tables_bytes)
-		fprintf(stderr, "cuzkd: loading %s: fixed-base tables built, %llu bytes (of %llu allowed) "
-			"in %.1f s on %u threads\n", c->name, (unsigned long long)c->tables_bytes,
-			(unsigned long long)allow, c->tables_ms / 1e3, t.threads);
+	fprintf(stderr, "cuzkd: loading %s: fixed-base tables built in place, %llu bytes in %.1f s on "
+		"%u threads\n", c->name, (unsigned long long)c->tables_bytes, c->tables_ms / 1e3, threads);
 	return 0;
 }
 

@@ -476,7 +476,8 @@ void *cz_pipe_order_main(void *v)
 		if (!pump(p)) {
 			/* A consumer that holds work on an idle device may be stalled:
 			 * look again in STALL_NS (rule 4), else on the bell. */
-			cz_ring_bell_wait(p->bell, pump_ready, p, any_stall_pending(p) ? (int64_t)STALL_NS : WAIT_NS);
+			cz_ring_bell_wait_once(p->bell, pump_ready, p,
+					       any_stall_pending(p) ? (int64_t)STALL_NS : WAIT_NS);
 			cz_trace_sched(1);
 		}
 	}
@@ -488,7 +489,14 @@ void *cz_pipe_order_main(void *v)
  * meanwhile, or a timeout), the consumer says it sleeps again (idle): a
  * consumer woken, starved 4 ms, then robbed and woken again used to have
  * all its queueing placed at its last wake-up, and the idle device's first
- * 4 ms blamed on the daemon. */
+ * 4 ms blamed on the daemon.  Every wake-up means every one: the wait
+ * sleeps at most once (cz_ring_wait_nonempty_once).  The plain wait went
+ * back to sleep inside when it woke to an empty ring, so a consumer given
+ * a partition, queued 5.3 ms behind the machine's other work and robbed
+ * before it ran, sampled nothing until its next partition 35 ms later:
+ * those 35 ms of run-queue time were placed there, and the device's 5.3
+ * ms were called the daemon's (e2e_evidence, slowsynth, at a load of 7).
+ * The order thread's wait sleeps once too, for the same reason. */
 int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 {
 	bool sampled = false;
@@ -497,7 +505,7 @@ int cz_pipe_wait(struct cz_pipe *p, unsigned c)
 			return 0;
 		if (sampled)
 			cz_trace(CZ_EV_IDLE, 0, 0);
-		cz_ring_wait_nonempty(p->out[c], WAIT_NS);
+		cz_ring_wait_nonempty_once(p->out[c], WAIT_NS);
 		sampled = cz_trace_sched(0);
 	}
 	return -1;

@@ -506,6 +506,157 @@ static int read_wasm(const char *wasm_path, uint8_t **wasm, size_t *len, char *s
 	return 0;
 }
 
+/*
+ * The field multiplication natively.  circom's runtime multiplies in its
+ * own wasm: Fr_F1m_mul(x, y, r), a Montgomery product (R = 2^256) of the
+ * 8 x 32-bit limbs at x and y into r, by 32-bit product scanning (64
+ * limb products and 64 for the reduction, each an i64 multiplication of
+ * the translated code), then one subtraction of q if the 257-bit result is
+ * >= q.  It is half of a SHA-256 witness's time.  The same product by
+ * 64-bit limbs (CIOS, unsigned __int128) is one tenth of that and gives
+ * the same bits: for x, y < q the Montgomery quotient m < R with
+ * x·y + m·q = 0 mod R is unique whatever the limb size, so t = (x·y + m·q)/R
+ * < 2q is the same number, and both subtract q once iff t >= q.
+ *
+ * So the translated function is renamed ..._wasm and a new one put in its
+ * place that takes the native path only when it is exactly that product:
+ * the 32 bytes at the address the function compares against (q, read from
+ * its own final Fr_int_gte call) hold BN254's or BLS12-381's scalar prime,
+ * x < q and y < q, and all four operands lie inside the memory (so a
+ * broken or hostile circuit takes the wasm's own path, bounds and traps
+ * included); otherwise it calls ..._wasm.  A module without that function,
+ * or whose text is not shaped as expected, is left as it is.
+ */
+static const char fmul_native[] =
+	"\n/* cuzk: Fr_F1m_mul natively (synth/witness/build.c, patch_fmul) */\n"
+	"static const u64 cz_fq[2][5] = {\n"
+	"  { 0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull,\n"
+	"    0x30644e72e131a029ull, 0xc2e1f593efffffffull },\n"
+	"  { 0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,\n"
+	"    0x73eda753299d7d48ull, 0xfffffffeffffffffull } };\n"
+	"static int cz_lt4(const u64 *a, const u64 *b) {\n"
+	"  for (int i = 3; i >= 0; i--) if (a[i] != b[i]) return a[i] < b[i];\n"
+	"  return 0; }\n"
+	"static void w2c_Fr_F1m_mul(Z_cz_instance_t* instance, u32 x, u32 y, u32 r) {\n"
+	"#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
+	"  wasm_rt_memory_t *M = (@MEM@);\n"
+	"  u64 a[4], b[4], qm[4], t[4];\n"
+	"  const u64 *q = 0;\n"
+	"  if ((u64)x + 32 > M->size || (u64)y + 32 > M->size || (u64)r + 32 > M->size ||\n"
+	"      (u64)@Q@u + 32 > M->size) goto slow;\n"
+	"  memcpy(qm, M->data + @Q@u, 32);\n"
+	"  for (int k = 0; k < 2; k++)\n"
+	"    if (qm[0] == cz_fq[k][0] && qm[1] == cz_fq[k][1] && qm[2] == cz_fq[k][2] &&\n"
+	"        qm[3] == cz_fq[k][3]) q = cz_fq[k];\n"
+	"  if (!q) goto slow;\n"
+	"  memcpy(a, M->data + x, 32);\n"
+	"  memcpy(b, M->data + y, 32);\n"
+	"  if (!cz_lt4(a, q) || !cz_lt4(b, q)) goto slow;\n"
+	"  {\n"
+	"    u64 t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5, c, m, q0 = q[0], q1 = q[1],\n"
+	"        q2 = q[2], q3 = q[3], qi = q[4];\n"
+	"    unsigned __int128 z;\n"
+	"#define CZ_MA(d, s, u, v) (z = (unsigned __int128)(u) * (v) + (s) + c, d = (u64)z, c = (u64)(z >> 64))\n"
+	"#define CZ_ROW(bi) do { \\\n"
+	"    c = 0; CZ_MA(t0, t0, a[0], bi); CZ_MA(t1, t1, a[1], bi); \\\n"
+	"    CZ_MA(t2, t2, a[2], bi); CZ_MA(t3, t3, a[3], bi); \\\n"
+	"    z = (unsigned __int128)t4 + c; t4 = (u64)z; t5 = (u64)(z >> 64); \\\n"
+	"    m = t0 * qi; c = 0; CZ_MA(t0, t0, m, q0); \\\n"
+	"    CZ_MA(t0, t1, m, q1); CZ_MA(t1, t2, m, q2); CZ_MA(t2, t3, m, q3); \\\n"
+	"    z = (unsigned __int128)t4 + c; t3 = (u64)z; t4 = t5 + (u64)(z >> 64); } while (0)\n"
+	"    CZ_ROW(b[0]); CZ_ROW(b[1]); CZ_ROW(b[2]); CZ_ROW(b[3]);\n"
+	"#undef CZ_ROW\n"
+	"#undef CZ_MA\n"
+	"    t[0] = t0; t[1] = t1; t[2] = t2; t[3] = t3;\n"
+	"    if (t4 || !cz_lt4(t, q)) {\n"
+	"      unsigned __int128 d = 0;\n"
+	"      for (int j = 0; j < 4; j++) {\n"
+	"        d = (unsigned __int128)t[j] - q[j] - (u64)(d >> 127); t[j] = (u64)d; }\n"
+	"    }\n"
+	"  }\n"
+	"  memcpy(M->data + r, t, 32);\n"
+	"  return;\n"
+	"slow:\n"
+	"#endif\n"
+	"  w2c_Fr_F1m_mul_wasm(instance, x, y, r);\n"
+	"}\n";
+
+/* c.c (wasm2c's output at path) with Fr_F1m_mul replaced as above: 1, or 0
+ * when the module has nothing to replace (the file left as it is), -1 on an
+ * error. */
+static int patch_fmul(const char *path, char *err, size_t cap)
+{
+	static const char head[] =
+		"\nstatic void w2c_Fr_F1m_mul(Z_cz_instance_t* instance, u32 w2c_x, u32 w2c_y, "
+		"u32 w2c_r) {\n";
+	static const char ld[] = "i64_load32_u(";
+	static const char gte[] = "w2c_i0 = w2c_Fr_int_gte(instance, w2c_i0, w2c_i1);";
+	uint8_t *buf;
+	size_t len;
+	int rc = 0;
+
+	if (read_all(path, &buf, &len, err, cap))
+		return -1;
+	char *c = realloc(buf, len + 1);
+	if (!c) {
+		free(buf);
+		bfmt(err, cap, "%s: out of memory", path);
+		return -1;
+	}
+	c[len] = 0;
+	char *f = strstr(c, head), *end = f ? strstr(f, "\n}\n") : NULL;
+	if (!f || !end || strstr(end, head))
+		goto out;                         /* none, or not one */
+	/* the memory as the function addresses it, and q's address */
+	char mem[128] = "", *l = strstr(f, ld), *g = NULL, *e;
+	if (l && l < end && (e = strstr(l, ", (u64)")) && e < end &&
+	    (size_t)(e - l) - (sizeof(ld) - 1) < sizeof(mem))
+		bfmt(mem, sizeof(mem), "%.*s", (int)(e - l - (sizeof(ld) - 1)), l + sizeof(ld) - 1);
+	for (char *s = f; (s = strstr(s, gte)) && s < end; s++)
+		g = s;
+	unsigned long qa = 0;
+	char *n = g ? g - 1 : NULL;
+	while (n && n > f && *n != '=')
+		n--;                              /* "w2c_i1 = 608u;\n    " before it */
+	if (!mem[0] || !n || n - 7 <= f || memcmp(n - 7, "w2c_i1 ", 7) ||
+	    sscanf(n + 1, " %lu", &qa) != 1 || qa > 0xffffffe0ul)
+		goto out;
+	for (const char *s = mem; *s; s++)
+		if (!strchr("&->_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", *s))
+			goto out;
+	FILE *o = fopen(path, "we");
+	if (!o) {
+		bfmt(err, cap, "%s: %s", path, strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	char q[16];
+	bfmt(q, sizeof(q), "%lu", qa);
+	/* everything up to the name's end, "_wasm", the rest, then the native one */
+	size_t cut = (size_t)(f - c) + strlen("\nstatic void w2c_Fr_F1m_mul");
+	fwrite(c, 1, cut, o);
+	fputs("_wasm", o);
+	fwrite(c + cut, 1, len - cut, o);
+	for (const char *s = fmul_native; *s; s++) {
+		if (!strncmp(s, "@MEM@", 5)) {
+			fputs(mem, o);
+			s += 4;
+		} else if (!strncmp(s, "@Q@", 3)) {
+			fputs(q, o);
+			s += 2;
+		} else
+			fputc(*s, o);
+	}
+	rc = 1;
+	if (ferror(o) | fclose(o)) {
+		bfmt(err, cap, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+out:
+	free(c);
+	return rc;
+}
+
 /* Translate, glue and compile in the private directory tmp, then rename the
  * library onto lib; progress and where the time went on pr. */
 static void stage(const struct cz_witness_opts *o, const char *s)
@@ -539,7 +690,14 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 			return -1;
 		}
 	}
+	int native = patch_fmul(p2, e2, sizeof(e2));
+	if (native < 0) {
+		bfmt(err, cap, "%s: %s", wasm_path, e2);
+		return -1;
+	}
 	double t1 = now_s();
+	if (pr && native)
+		fprintf(pr, "witness: the field multiplication (Fr_F1m_mul) native, not translated\n");
 	struct stat st;
 	int have_st = !stat(p2, &st);
 	if (pr && have_st)

@@ -18,7 +18,7 @@
 #include "synth/witness/witness.h"
 
 /* The glue's ABI version: a library built by another version is rebuilt. */
-#define CZ_WGLUE_ABI 2
+#define CZ_WGLUE_ABI 3
 
 /* What the host gives the glue: the wasm runtime calls (wasm-rt.h) that need
  * the process (traps unwind the calling thread; memory is mapped with guard

@@ -78,7 +78,17 @@ struct cz_ntt_domain;
  * own bytes); a query no table speeds up gets none.  Built on pool; done
  * counts bases finished of *total (set first), for a progress report.
  * key_bytes counts the tables, key_free frees them, the device stage uses
- * them.  0, or -ENOMEM (no table kept).
+ * them.  0, or -ENOMEM (no table kept).  It is key_tables_plan, then each
+ * planned table on the heap, then key_tables_fill; a caller with its own
+ * memory (the daemon's shared region, curves/shkey.c) runs the two halves
+ * around it, so no table is ever held twice:
+ * key_tables_plan: shapes fx (cz_msm_fixed_shape: c, stride, bytes; tab
+ * NULL) as key_tables would choose, and returns the bytes they need; a
+ * query without a table has bytes 0.  *total (may be NULL): their bases.
+ * key_tables_fill: builds every shaped table (bytes > 0) into its tab,
+ * which the caller has pointed at that many writable bytes; 0, -EINVAL (a
+ * shaped table without tab), -ENOMEM (scratch; the tables are the
+ * caller's).
  * prove: the rest of a proof once a, b, c are synthesized (synth/synth.h,
  * n each): device stage, finish, so the proof is verified before it is
  * returned.  t may be NULL; t->synth is the caller's to fill.  a, b, c,
@@ -139,7 +149,10 @@ struct cz_ntt_domain;
 	int P##_prove(const struct P##_key *k, const cz_scalar *w, FR *a, FR *b, FR *c, \
 		      struct P##_proof *p, struct cz_pool *pool, struct cz_groth16_times *t); \
 	int P##_key_tables(struct P##_key *k, uint64_t max_bytes, unsigned threads,   \
-			   struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total)
+			   struct cz_pool *pool, _Atomic uint64_t *done, uint64_t *total); \
+	uint64_t P##_key_tables_plan(struct P##_key *k, uint64_t max_bytes, unsigned threads, \
+				     uint64_t *total);                                \
+	int P##_key_tables_fill(struct P##_key *k, struct cz_pool *pool, _Atomic uint64_t *done)
 
 /* The key's fixed-base tables (struct P_key's fx): one per MSM query. */
 enum { CZ_G16_FX_A, CZ_G16_FX_B1, CZ_G16_FX_B2, CZ_G16_FX_C, CZ_G16_FX_H, CZ_G16_FX };

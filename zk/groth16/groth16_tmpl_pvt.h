@@ -215,14 +215,11 @@ static const void *g16_fx_query(const struct G16_KEY *k, int i, size_t *n, size_
 	}
 }
 
-int G16(key_tables)(struct G16_KEY *k, uint64_t max_bytes, unsigned threads, struct cz_pool *pool,
-		    _Atomic uint64_t *done, uint64_t *total)
+uint64_t G16(key_tables_plan)(struct G16_KEY *k, uint64_t max_bytes, unsigned threads, uint64_t *total)
 {
-	unsigned c[CZ_G16_FX] = { 0 }, s[CZ_G16_FX] = { 0 };
 	double all = 0;
 	size_t n, aff;
-	uint64_t tot = 0;
-	int rc = 0;
+	uint64_t tot = 0, bytes = 0;
 
 	for (int i = 0; i < CZ_G16_FX; i++) {
 		g16_fx_query(k, i, &n, &aff);
@@ -231,22 +228,45 @@ int G16(key_tables)(struct G16_KEY *k, uint64_t max_bytes, unsigned threads, str
 	for (int i = 0; i < CZ_G16_FX; i++) {
 		const void *b = g16_fx_query(k, i, &n, &aff);
 		double share = all > 0 ? (double)max_bytes * ((double)n * (double)aff / all) : 0;
-		if (b && n && cz_msm_fixed_choose(n, threads, aff, (uint64_t)share, &c[i], &s[i]))
+		unsigned c, s;
+		memset(&k->fx[i], 0, sizeof(k->fx[i]));
+		if (b && n && cz_msm_fixed_choose(n, threads, aff, (uint64_t)share, &c, &s) &&
+		    !cz_msm_fixed_shape(&k->fx[i], n, aff, c, s)) {
 			tot += n;
-		else
-			c[i] = 0;
+			bytes += k->fx[i].bytes;
+		}
 	}
 	if (total)
 		*total = tot;
+	return bytes;
+}
+
+int G16(key_tables_fill)(struct G16_KEY *k, struct cz_pool *pool, _Atomic uint64_t *done)
+{
+	size_t n, aff;
+	int rc = 0;
 	for (int i = 0; i < CZ_G16_FX && !rc; i++) {
 		const void *b = g16_fx_query(k, i, &n, &aff);
-		if (!c[i])
+		if (!k->fx[i].bytes)
 			continue;
 		if (i == CZ_G16_FX_B2)
-			rc = G16M(g2_fixed_build)(&k->fx[i], b, n, c[i], s[i], pool, done);
+			rc = G16M(g2_fixed_fill)(&k->fx[i], b, pool, done);
 		else
-			rc = G16M(g1_fixed_build)(&k->fx[i], b, n, c[i], s[i], pool, done);
+			rc = G16M(g1_fixed_fill)(&k->fx[i], b, pool, done);
 	}
+	return rc;
+}
+
+int G16(key_tables)(struct G16_KEY *k, uint64_t max_bytes, unsigned threads, struct cz_pool *pool,
+		    _Atomic uint64_t *done, uint64_t *total)
+{
+	int rc = 0;
+	G16(key_tables_plan)(k, max_bytes, threads, total);
+	for (int i = 0; i < CZ_G16_FX && !rc; i++)
+		if (k->fx[i].bytes && !(k->fx[i].tab = aligned_alloc(64, (k->fx[i].bytes + 63) & ~(uint64_t)63)))
+			rc = -ENOMEM;
+	if (!rc)
+		rc = G16(key_tables_fill)(k, pool, done);
 	if (rc)
 		for (int i = 0; i < CZ_G16_FX; i++)
 			cz_msm_fixed_free(&k->fx[i]);

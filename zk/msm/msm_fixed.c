@@ -47,6 +47,7 @@
  */
 #include "zk/msm/msm_fixed_pvt.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,23 @@ uint64_t cz_msm_fixed_bytes(size_t n, size_t aff_bytes, unsigned c, unsigned s)
 		return 0;
 	unsigned nwin = (255 + c - 1) / c, rows = (nwin + s - 1) / s;
 	return (uint64_t)n * rows * aff_bytes;
+}
+
+int cz_msm_fixed_shape(struct cz_msm_fixed *f, size_t n, size_t aff_bytes, unsigned c, unsigned s)
+{
+	memset(f, 0, sizeof(*f));
+	if (c < MSM_MIN_WINDOW || c > MSM_MAX_WINDOW)
+		return -EINVAL;
+	unsigned nwin = (255 + c - 1) / c;
+	if (s < 1 || s > nwin)
+		return -EINVAL;
+	f->n = n;
+	f->c = c;
+	f->nwin = nwin;
+	f->stride = s;
+	f->rows = (nwin + s - 1) / s;
+	f->bytes = cz_msm_fixed_bytes(n, aff_bytes, c, s);
+	return 0;
 }
 
 void cz_msm_fixed_free(struct cz_msm_fixed *f)

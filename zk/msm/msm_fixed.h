@@ -45,15 +45,31 @@ uint64_t cz_msm_fixed_bytes(size_t n, size_t aff_bytes, unsigned c, unsigned s);
 int cz_msm_fixed_choose(size_t n, unsigned threads, size_t aff_bytes, uint64_t max_bytes,
 			unsigned *c, unsigned *stride);
 
-/* Frees f's table (f may be zeroed or NULL). */
+/* Sets f's shape for n bases of aff_bytes at window c (3..20), stride s
+ * (1..nwin): n, c, nwin, stride, rows, bytes; tab NULL.  0, or -EINVAL (f
+ * zeroed).  The caller may then point tab at f->bytes of its own memory
+ * (a shared region) and fill it (_fixed_fill below). */
+int cz_msm_fixed_shape(struct cz_msm_fixed *f, size_t n, size_t aff_bytes, unsigned c, unsigned s);
+
+/* Frees f's table (f may be zeroed or NULL; never one whose tab is the
+ * caller's memory, see _fixed_fill). */
 void cz_msm_fixed_free(struct cz_msm_fixed *f);
 
-/* Builds f for bases[0..n) at window c (3..20) and stride s (1..nwin) on
- * pool (may be NULL).  done (may be NULL) counts the bases finished, for a
- * progress report.  0, or -EINVAL (c or s out of range), -ENOMEM. */
+/* _fixed_build: builds f for bases[0..n) at window c (3..20) and stride s
+ * (1..nwin) on pool (may be NULL), its table aligned_alloc'd.  done (may
+ * be NULL) counts the bases finished, for a progress report.  0, or
+ * -EINVAL (c or s out of range), -ENOMEM.
+ * _fixed_fill: the same into memory the caller owns: f shaped by
+ * cz_msm_fixed_shape for these bases (sizeof AFF), f->tab pointing at
+ * f->bytes writable bytes (entries written in place: no copy of the table
+ * is ever held, only a chunk's scratch, 256 bases' rows of
+ * Jacobian points a thread).  0, -EINVAL (no tab, or f not shaped for
+ * AFF), -ENOMEM (scratch; tab is left, the caller's to drop). */
 #define CZ_MSM_FIXED_DECLARE(MSM, AFF, JAC)                                                      \
 	int MSM##_fixed_build(struct cz_msm_fixed *f, const AFF *bases, size_t n, unsigned c,   \
 			      unsigned s, struct cz_pool *pool, _Atomic uint64_t *done);         \
+	int MSM##_fixed_fill(struct cz_msm_fixed *f, const AFF *bases, struct cz_pool *pool,    \
+			     _Atomic uint64_t *done);                                           \
 	int MSM##_fixed(JAC *r, const struct cz_msm_fixed *f, const AFF *bases,                 \
 			const cz_scalar *scalars, size_t n, struct cz_pool *pool);               \
 	int MSM##_fixed_tuned(JAC *r, const struct cz_msm_fixed *f, const AFF *bases,           \

@@ -50,29 +50,28 @@ static void fx_build_chunk(void *v, size_t ci)
 		atomic_fetch_add(b->done, hi - lo);
 }
 
+int FX_NAME(_fixed_fill)(struct cz_msm_fixed *f, const AFF *bases, struct cz_pool *pool,
+			 _Atomic uint64_t *done)
+{
+	if (!f->tab || f->bytes != cz_msm_fixed_bytes(f->n, sizeof(AFF), f->c, f->stride))
+		return -EINVAL;
+	struct fx_build b = { .bases = bases, .tab = f->tab, .n = f->n, .rows = f->rows,
+			      .dbl = f->stride * f->c, .done = done };
+	atomic_init(&b.err, 0);
+	cz_pool_for(pool, (f->n + FX_BUILD_CHUNK - 1) / FX_BUILD_CHUNK, fx_build_chunk, &b);
+	return atomic_load(&b.err);
+}
+
 int FX_NAME(_fixed_build)(struct cz_msm_fixed *f, const AFF *bases, size_t n, unsigned c, unsigned s,
 			  struct cz_pool *pool, _Atomic uint64_t *done)
 {
-	memset(f, 0, sizeof(*f));
-	if (c < MSM_MIN_WINDOW || c > MSM_MAX_WINDOW)
-		return -EINVAL;
-	unsigned nwin = (255 + c - 1) / c;
-	if (s < 1 || s > nwin)
-		return -EINVAL;
-	f->n = n;
-	f->c = c;
-	f->nwin = nwin;
-	f->stride = s;
-	f->rows = (nwin + s - 1) / s;
-	f->bytes = cz_msm_fixed_bytes(n, sizeof(AFF), c, s);
+	int rc = cz_msm_fixed_shape(f, n, sizeof(AFF), c, s);
+	if (rc)
+		return rc;
 	f->tab = aligned_alloc(64, SCR_ALIGN(f->bytes ? f->bytes : 1));
 	if (!f->tab)
 		return -ENOMEM;
-	struct fx_build b = { .bases = bases, .tab = f->tab, .n = n, .rows = f->rows,
-			      .dbl = s * c, .done = done };
-	atomic_init(&b.err, 0);
-	cz_pool_for(pool, (n + FX_BUILD_CHUNK - 1) / FX_BUILD_CHUNK, fx_build_chunk, &b);
-	int rc = atomic_load(&b.err);
+	rc = FX_NAME(_fixed_fill)(f, bases, pool, done);
 	if (rc)
 		cz_msm_fixed_free(f);
 	return rc;
