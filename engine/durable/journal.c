@@ -1273,7 +1273,9 @@ static void writer_unlink(struct cz_journal *j, int rc, const struct unl *u, siz
 	for (size_t k = 0; k < ngone; k++)
 		cz_spool_remove(j->spoolfd, gone[k].seq, gone[k].n);
 	if (rc) {
-		if (!grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
+		/* none to carry: cunl may still be NULL, and memcpy to NULL is
+		 * undefined even for 0 bytes (UBSan, e2e_jfull under ASan) */
+		if (nu && !grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
 			memcpy(j->cunl + j->ncunl, u, nu * sizeof(*u));
 			j->ncunl += nu;
 		}       /* else they stay until a restart cleans them */
