@@ -42,6 +42,11 @@ enum cz_job_state { CZ_JOB_ACTIVE, CZ_JOB_DONE, CZ_JOB_FAILED, CZ_JOB_CANCELLED 
 struct cz_circuit {
 	char name[64];
 	char path[PATH_MAX];
+	/* SHA-256 over the .zkey's sections 1-3 (header, Groth16 header with
+	 * the verification key, IC): which key, journaled with each job
+	 * (key_digest), shown by circuits; false: not read (a malformed file) */
+	bool has_kdigest;
+	uint8_t kdigest[CZ_JOURNAL_DIGEST];
 	/* The key's curve: its ops (curves/curves.h) load, share, size and
 	 * prove the key; key.nvars, key.npub and key.log2n read any curve's. */
 	enum cz_curve curve;
@@ -145,6 +150,8 @@ struct cz_job {
 	/* Durability (engine/durable/journal.c, engine/control/recover.c): */
 	bool accepting;         /* spooled, its submit record not yet durable: not queued */
 	bool waiting_key;       /* resumed at start; queued once its circuit is loaded */
+	bool has_kdigest;       /* the key it was accepted with (struct cz_circuit's kdigest) */
+	uint8_t kdigest[CZ_JOURNAL_DIGEST];
 	bool has_digest;        /* a caller's id: digest is its witnesses' (idempotent submit) */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
 	uint64_t end_ticket;    /* its end record's journal ticket; answered once durable */

@@ -521,11 +521,11 @@ static void null_kills(void)
 	int fds0 = nfds_settled(d.pid, &pf0);
 	ct_ok(p0 > 0 && p1 > 0 && p0 != p1 && warm && comm_is(p1, "cz-dev1"),
 	      "two children, cz-dev0 %d and cz-dev1 %d, both warm", p0, p1);
-	int ok = 1;
-	char id[10][16], out[10][PATH_MAX];
-	for (int i = 0; i < 10; i++) {
-		snprintf(id[i], sizeof(id[i]), "n%d", i);
-		ok &= submit(&d, id[i], "normal", 4);
+	int ok = 1, njobs = 0;
+	char id[14][16], out[14][PATH_MAX];
+	for (; njobs < 10; njobs++) {
+		snprintf(id[njobs], sizeof(id[njobs]), "n%d", njobs);
+		ok &= submit(&d, id[njobs], "normal", 4);
 	}
 	int kills = 0, pid = p1, failed_at = -1, enabled = 0, failed_pid = -1, busy1 = 0;
 	int64_t t_kill[5] = { 0 };
@@ -541,6 +541,12 @@ static void null_kills(void)
 					break;
 				usleep(2000);
 			}
+			/* One more job before each later kill, so that work is
+			 * left at every kill however slow each child's start is
+			 * (ASan at load 14: 5 kills in 10.96 s outlasted the 10
+			 * jobs' 8 s on device 0 alone, and "during" failed). */
+			snprintf(id[njobs], sizeof(id[njobs]), "n%d", njobs);
+			ok &= submit(&d, id[njobs++], "normal", 4);
 		}
 		if (kill(pid, SIGKILL))
 			break;
@@ -556,10 +562,10 @@ static void null_kills(void)
 		pid = np;
 	}
 	int64_t span = kills == 5 ? t_kill[4] - t_kill[0] : -1;
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < njobs; i++)
 		ok &= await_done(&d, id[i], out[i], sizeof(out[i]));
 	int proofs = ok;
-	for (int i = 0; proofs && i < 10; i++)
+	for (int i = 0; proofs && i < njobs; i++)
 		proofs = null_proofs_ok(out[i], 4);
 	int during = trace_dev(&d, 1, &dt) == 0 && kills == 5 && dt.first_start >= 0 &&
 		     dt.first_start < t_kill[0] && dt.last_end > t_kill[4];
@@ -579,10 +585,11 @@ static void null_kills(void)
 	int loaded = getloadavg(la, 1) == 1 && la[0] > (double)(ncpu > 0 ? ncpu : 1);
 	ct_ok(ok && proofs && kills == 5 && busy1 && span >= 0 && (SANITIZED || loaded || span <= 2000000000) &&
 	      during,
-	      "5 kills of cz-dev1 in %.2f s (the 1st while it proved; load %.1f on %ld CPUs%s) during 10 jobs x 4 "
-	      "partitions (the trace: a job's partition started before the 1st, one ended after the 5th): all 10 "
-	      "done, every proof present and the null backend's", (double)span / 1e9, la[0], ncpu,
-	      loaded && span > 2000000000 ? ": over 2 s, allowed on a machine this busy" : "");
+	      "5 kills of cz-dev1 in %.2f s (the 1st while it proved; load %.1f on %ld CPUs%s) during %d jobs x 4 "
+	      "partitions (10, then one before each later kill; the trace: a job's partition started before the "
+	      "1st, one ended after the 5th): all done, every proof present and the null backend's",
+	      (double)span / 1e9, la[0], ncpu,
+	      loaded && span > 2000000000 ? ": over 2 s, allowed on a machine this busy" : "", njobs);
 	char why[128];
 	snprintf(why, sizeof(why), "device 1 failed: its process died 3 times within 60 s (last: pid %d, signal 9",
 		 failed_pid);

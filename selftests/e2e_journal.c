@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -521,11 +522,52 @@ static int start_owner(struct daemon *d, const char *run, int load)
 	return daemon_start(d, run, args);
 }
 
+/* The test's own reading of which key a .zkey is (docs/formats.md,
+ * key_digest): SHA-256 over its sections of types 1, 2, 3, each as its
+ * 12-byte section header (u32 type, u64 size, little-endian) then its
+ * bytes, in type order; hex into out[65].  0, or -1. */
+static int key_sections_sha(const char *path, char *out)
+{
+	FILE *f = fopen(path, "rb");
+	static uint8_t b[1 << 22];
+	size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
+	if (f)
+		fclose(f);
+	static uint8_t cat[1 << 22];
+	size_t len = 0;
+	int found = 0;
+	for (uint32_t want = 1; n >= 12 && want <= 3; want++)
+		for (size_t at = 12; at + 12 <= n;) {
+			uint32_t type;
+			uint64_t size;
+			memcpy(&type, b + at, 4);       /* x86: little-endian, as the file */
+			memcpy(&size, b + at + 4, 8);
+			if (at + 12 + size > n)
+				break;
+			if (type == want) {
+				memcpy(cat + len, b + at, 12 + size);
+				len += 12 + size;
+				found++;
+				break;
+			}
+			at += 12 + size;
+		}
+	uint8_t d[32];
+	if (!EVP_Digest(cat, len, d, NULL, EVP_sha256(), NULL))
+		return -1;
+	for (int i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+	return found == 3 ? 0 : -1;
+}
+
 static void test_owner(void)
 {
 	struct daemon d;
 	json_object *r, *r2, *r3;
+	char kd[65];
 
+	if (key_sections_sha(fmt("%s/k.zkey", dir), kd))
+		ct_diag("k.zkey: its sections 1-3 not found");
 	chmod(dir, 0755);       /* mkdtemp's 0700: uid 65534 reaches the socket and the witnesses */
 	int up = start_owner(&d, "own1", 1) == 0;
 	/* A finished job of uid 65534's, with its live accounting. */
@@ -568,19 +610,22 @@ static void test_owner(void)
 	r3 = up ? await_as(d.sock, OWNER, "run", 0.2) : NULL;
 	json_object *st = up ? as_uid(d.sock, OWNER, "{\"op\":\"status\"}", 0, 0) : NULL;
 	json_object *jobs = st ? json_object_object_get(st, "jobs") : NULL;
-	int listed = 0, named = 0;
+	int listed = 0, named = 0, knamed = 0;
 	for (size_t i = 0; jobs && i < json_object_array_length(jobs); i++) {
 		json_object *jo = json_object_array_get_idx(jobs, i);
 		listed += !strcmp(str_of(jo, "job"), "run");
 		named += !strcmp(str_of(jo, "job"), "run") && !strcmp(str_of(jo, "waiting_for_circuit"), "k");
+		knamed += !strcmp(str_of(jo, "job"), "run") && !strcmp(str_of(jo, "waiting_for_key_digest"), kd);
 	}
 	/* Which circuit it waits for, in status, the await's answer and the
 	 * log (issue 24: it used to wait with no word of it). */
-	char logl[512];
-	int logged = 0;
+	char logl[1024];
+	int logged = 0, klogged = 0;
 	FILE *lf = fopen(d.log, "r");
-	while (lf && fgets(logl, sizeof(logl), lf))
+	while (lf && fgets(logl, sizeof(logl), lf)) {
 		logged |= strstr(logl, "resumed job(s)") && strstr(logl, "wait for circuit 'k' to be loaded") != NULL;
+		klogged |= strstr(logl, "resumed job(s)") && strstr(logl, fmt("with the key of key_digest %s", kd));
+	}
 	if (lf)
 		fclose(lf);
 	ct_ok(refused_as(r, "await", "run", OTHER) && refused_as(r2, "cancel", "run", OTHER) && r3 && !ok_of(r3) &&
@@ -591,6 +636,12 @@ static void test_owner(void)
 	      "uid %d's await waits (times out, as the circuit is not loaded yet: %s), its status lists the job "
 	      "waiting for circuit k (%d), and so does the log (%d)",
 	      OWNER, OTHER, str_of(r2, "error"), OWNER, str_of(r3, "error"), named, logged);
+	/* And which key (issue 24: it named only the circuit): the digest the
+	 * journal kept, against the test's own SHA-256 of k.zkey's sections. */
+	ct_ok(knamed == 1 && klogged && !strcmp(str_of(r3, "waiting_for_key_digest"), kd) &&
+	      strstr(str_of(r3, "error"), kd),
+	      "owner: the resumed job names the key it was accepted with, key_digest %.16s... (SHA-256 of k.zkey's "
+	      "sections 1-3), in its status (%d), the await's answer and the log (%d)", kd, knamed, klogged);
 	json_object_put(r);
 	json_object_put(r2);
 	json_object_put(r3);
@@ -769,7 +820,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (e2e_begin(argv[0], "cuzk-e2e-journal"))
 		return 1;
-	ct_plan(1 + 7 + 5 + 5 + 9);
+	ct_plan(1 + 7 + 5 + 5 + 10);
 	if (!ct_ok(mkdtemp(dir) && fixtures_make(&key) == 0 &&
 		   system(fmt("%s/cuzk vk %s/k.zkey %s/vk.json >/dev/null 2>&1", bindir, dir, dir)) == 0,
 		   "fixtures: a 2^8 dev key, its vk.json and %d witnesses", NWTNS))

@@ -12,9 +12,12 @@
 #include "synth/witness/witness.h"
 #include "zk/io/zkey.h"
 
+#include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cz_circuit *cz_circuit_find(struct cz_engine *e, const char *name)
 {
@@ -45,6 +48,57 @@ static void key_pin(struct cz_engine *e, struct cz_circuit *c)
 {
 	if (e->be->pin_host && e->cfg.isolation == CZ_ISOLATION_THREAD)
 		c->kpinned = !e->be->pin_host(c->kreg.base, c->kreg.size);
+}
+
+/* Which key: SHA-256 over the .zkey's sections of types 1, 2 and 3 (its
+ * header, the Groth16 header with the verification key, and IC), each as
+ * type (u32 LE), size (u64 LE) and its bytes, in type order: a few KiB
+ * read, whatever the key's size (the proving sections are not).  0, or -1
+ * (not a .zkey's layout: no digest). */
+static int key_digest(const char *path, uint8_t *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	uint8_t h[12], b[4096];
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	if (fd < 0 || !c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) || pread(fd, h, 12, 0) != 12 ||
+	    memcmp(h, "zkey", 4))
+		goto out;
+	uint32_t nsec = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
+	int found = 0;
+	for (uint32_t want = 1; want <= 3; want++) {
+		off_t at = 12;
+		for (uint32_t s = 0; s < nsec && s < 64; s++) {
+			if (pread(fd, h, 12, at) != 12)
+				goto out;
+			uint32_t type = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+					(uint32_t)h[3] << 24;
+			uint64_t size = 0;
+			for (int i = 11; i >= 4; i--)
+				size = size << 8 | h[i];
+			if (size > (1ull << 40))
+				goto out;
+			if (type == want) {
+				if (size > (64ull << 20) || !EVP_DigestUpdate(c, h, 12))
+					goto out;
+				for (uint64_t k = 0; k < size;) {
+					size_t n = size - k < sizeof(b) ? (size_t)(size - k) : sizeof(b);
+					if (pread(fd, b, n, at + 12 + (off_t)k) != (ssize_t)n || !EVP_DigestUpdate(c, b, n))
+						goto out;
+					k += n;
+				}
+				found++;
+				break;
+			}
+			at += 12 + (off_t)size;
+		}
+	}
+	unsigned n = 0;
+	rc = found == 3 && EVP_DigestFinal_ex(c, out, &n) && n == CZ_JOURNAL_DIGEST ? 0 : -1;
+out:
+	EVP_MD_CTX_free(c);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* The key at path into c, over its own curve: read, moved to a shared
@@ -81,6 +135,7 @@ static int circuit_key_load(struct cz_engine *e, struct cz_circuit *c, const cha
 	}
 	c->key_bytes = cv->key_bytes(&c->key) + cv->dom_bytes(c->dom);
 	c->part_bytes = cv->part_bytes(&c->key);
+	c->has_kdigest = key_digest(path, c->kdigest) == 0;
 	return 0;
 }
 
@@ -269,6 +324,11 @@ json_object *cz_req_circuits(struct cz_engine *e)
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(c->name));
 		json_object_object_add(o, "zkey", json_object_new_string(c->path));
+		if (c->has_kdigest) {   /* what a resumed job's key_digest names */
+			char h[2 * CZ_JOURNAL_DIGEST + 1];
+			cz_journal_hex(h, c->kdigest);
+			json_object_object_add(o, "key_digest", json_object_new_string(h));
+		}
 		json_object_object_add(o, "curve", json_object_new_string(cz_curve_tag(c->curve)));
 		json_object_object_add(o, "log2n", json_object_new_int((int)c->key.log2n));
 		json_object_object_add(o, "signals", json_object_new_int64(c->key.nvars));

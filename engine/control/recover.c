@@ -51,27 +51,39 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One line per circuit the resumed jobs wait for: its name, how many
- * jobs, the first and last sequence numbers (u is in sequence order). */
+static bool same_key(const struct cz_jent *a, const struct cz_jent *b)
+{
+	return !strcmp(a->circuit, b->circuit) && a->has_kdigest == b->has_kdigest &&
+	       (!a->has_kdigest || !memcmp(a->kdigest, b->kdigest, sizeof(a->kdigest)));
+}
+
+/* One line per circuit and key the resumed jobs wait for: its name, the
+ * key's digest as journaled (or that there is none), how many jobs, the
+ * first and last sequence numbers (u is in sequence order). */
 static void log_waiting(const struct cz_jent *u, size_t nu)
 {
 	for (size_t k = 0; k < nu; k++) {
 		bool seen = false;
 		for (size_t m = 0; m < k && !seen; m++)
-			seen = !strcmp(u[m].circuit, u[k].circuit);
+			seen = same_key(&u[m], &u[k]);
 		if (seen)
 			continue;
 		size_t n = 0;
 		uint64_t last = u[k].seq;
 		for (size_t m = k; m < nu; m++)
-			if (!strcmp(u[m].circuit, u[k].circuit)) {
+			if (same_key(&u[m], &u[k])) {
 				n++;
 				last = u[m].seq;
 			}
+		char h[2 * CZ_JOURNAL_DIGEST + 1] = "";
+		if (u[k].has_kdigest)
+			cz_journal_hex(h, u[k].kdigest);
 		fprintf(stderr, "cuzkd: journal: %zu resumed job(s) (sequence %llu to %llu) wait for circuit '%s' "
-			"to be loaded (--load %s=KEY.zkey or cuzkctl load %s KEY.zkey)\n", n,
+			"to be loaded (--load %s=KEY.zkey or cuzkctl load %s KEY.zkey); %s%s%s\n", n,
 			(unsigned long long)u[k].seq, (unsigned long long)last, u[k].circuit, u[k].circuit,
-			u[k].circuit);
+			u[k].circuit, *h ? "they were accepted with the key of key_digest " : "",
+			*h ? h : "the journal records no digest of their key (accepted by an older cuzkd)",
+			*h ? " (`cuzkctl circuits` shows a loaded key's key_digest)" : "");
 	}
 }
 
@@ -201,6 +213,8 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 		j->waiting_key = true;
 		j->has_digest = u[k].has_digest;
 		memcpy(j->digest, u[k].digest, sizeof(j->digest));
+		j->has_kdigest = u[k].has_kdigest;
+		memcpy(j->kdigest, u[k].kdigest, sizeof(j->kdigest));
 		j->t_submit = cz_trace_now();
 		for (uint32_t i = 0; i < j->nparts; i++) {
 			j->parts[i].job = j;
@@ -233,11 +247,16 @@ int cz_recover_start(struct cz_engine *e, char *err, size_t cap)
 void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c)
 {
 	cz_mutex_assert_held(&e->lock);
-	unsigned n = 0;
+	unsigned n = 0, other = 0;
 	for (struct cz_job *j = e->jobs; j; j = j->next) {
 		if (!j->waiting_key || strcmp(j->circ_name, c->name))
 			continue;
 		j->waiting_key = false;
+		/* The operator's key is the one it runs with; a different one
+		 * than it was accepted with is said (its proofs will not verify
+		 * against the old verification key). */
+		other += j->has_kdigest && c->has_kdigest && memcmp(j->kdigest, c->kdigest, sizeof(j->kdigest)) &&
+			 atomic_load(&j->state) == CZ_JOB_ACTIVE;
 		if (atomic_load(&j->state) != CZ_JOB_ACTIVE)
 			continue;       /* cancelled while it waited: ended already */
 		j->circ = c;
@@ -258,6 +277,12 @@ void cz_recover_resume_locked(struct cz_engine *e, struct cz_circuit *c)
 	if (n) {
 		fprintf(stderr, "cuzkd: %u job(s) from before the restart queued for circuit %s\n", n, c->name);
 		pthread_cond_signal(&e->dispatch_cv);
+	}
+	if (other) {
+		char h[2 * CZ_JOURNAL_DIGEST + 1];
+		cz_journal_hex(h, c->kdigest);
+		fprintf(stderr, "cuzkd: %u of them were accepted with another key than the one loaded now "
+			"(key_digest %s, from %s): they are proved with this one\n", other, h, c->path);
 	}
 }
 

@@ -567,6 +567,8 @@ static json_object *submit_record(struct submit *s)
 	snprintf(je->id, sizeof(je->id), "%s", j->id);
 	snprintf(je->circuit, sizeof(je->circuit), "%s", s->c->name);
 	memcpy(je->digest, s->jdg, sizeof(s->jdg));
+	je->has_kdigest = s->c->has_kdigest;    /* which key (a resumed job names it) */
+	memcpy(je->kdigest, s->c->kdigest, sizeof(je->kdigest));
 	for (uint32_t i = 0; i < s->n; i++)     /* which partitions are inputs (docs/formats.md) */
 		if (s->inp[i])
 			je->inputs[i / 8] |= (uint8_t)(1u << (i % 8));
@@ -776,20 +778,28 @@ json_object *cz_req_await(struct cz_engine *e, json_object *req, struct cz_ctl_p
 			 * (engine/durable/output.c). */
 			struct cz_job *wj = job_find_locked(e, id);
 			const char *circ = wj && wj->waiting_key ? wj->circ_name : NULL;
+			char kh[2 * CZ_JOURNAL_DIGEST + 1] = "";
+			if (circ && wj->has_kdigest)
+				cz_journal_hex(kh, wj->kdigest);
 			bool oretry = wj && wj->out_tries && atomic_load(&wj->state) == CZ_JOB_ACTIVE;
 			if (oretry)
 				r = cz_ctl_err("job %s: still running after %.1f s; output-retry: its proofs are proved "
 					       "but not yet written (attempt %u: %s)", id, timeout, wj->out_tries,
 					       wj->out_err);
 			else
-				r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s", id, timeout,
+				r = cz_ctl_err("job %s: still running after %.1f s%s%s%s%s%s%s%s%s", id, timeout,
 					       serving ? "" : "; ", serving ? "" : why,
 					       circ ? "; it waits for circuit '" : "", circ ? circ : "",
-					       circ ? "' to be loaded (accepted before the restart)" : "");
+					       circ ? "' to be loaded (accepted before the restart" : "",
+					       !circ ? "" : *kh ? ", with the key of key_digest " : "; the journal "
+					       "records no digest of its key", !circ ? "" : *kh ? kh : "",
+					       circ ? ")" : "");
 			if (!serving)
 				json_object_object_add(r, "not_serving", json_object_new_string(why));
 			if (circ)
 				json_object_object_add(r, "waiting_for_circuit", json_object_new_string(circ));
+			if (*kh)
+				json_object_object_add(r, "waiting_for_key_digest", json_object_new_string(kh));
 			json_object_object_add(r, "state", json_object_new_string(oretry ? "output-retry" : "active"));
 			json_object_object_add(r, "timeout", json_object_new_boolean(1));
 			break;
@@ -915,6 +925,8 @@ static void job_snap_locked(const struct cz_engine *e, const struct cz_job *j, s
 	s->j.t_submit = j->t_submit;
 	s->j.acct = j->acct;
 	s->j.waiting_key = j->waiting_key;
+	s->j.has_kdigest = j->has_kdigest;
+	memcpy(s->j.kdigest, j->kdigest, sizeof(s->j.kdigest));
 	s->j.out_tries = j->out_tries;
 	s->j.out_first_ns = j->out_first_ns;
 	s->j.out_next_ns = j->out_next_ns;
@@ -961,8 +973,14 @@ static json_object *status_job(const struct cz_engine *e, const struct job_snap 
 		json_object_object_add(o, "error", json_object_new_string(j->err));
 	/* Resumed after a restart, its circuit not loaded yet: which one it
 	 * waits for (the journal names the circuit, not the key file). */
-	if (j->waiting_key && s->state == CZ_JOB_ACTIVE)
+	if (j->waiting_key && s->state == CZ_JOB_ACTIVE) {
 		json_object_object_add(o, "waiting_for_circuit", json_object_new_string(j->circ_name));
+		if (j->has_kdigest) {   /* the key it was accepted with (circuits' key_digest) */
+			char kh[2 * CZ_JOURNAL_DIGEST + 1];
+			cz_journal_hex(kh, j->kdigest);
+			json_object_object_add(o, "waiting_for_key_digest", json_object_new_string(kh));
+		}
+	}
 	if (oretry)
 		json_object_object_add(o, "output_retry", output_retry_json(j));
 	/* Where its partitions are: counts by state, and for each one that

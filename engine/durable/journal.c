@@ -291,10 +291,15 @@ static struct cz_jent *ent_add(struct cz_journal *j, const struct cz_jent *src)
 
 /* ---- records ---- */
 
-static void hex(char *out, const uint8_t *d)
+void cz_journal_hex(char *out, const uint8_t *d)
 {
 	for (int i = 0; i < CZ_JOURNAL_DIGEST; i++)
 		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static void hex(char *out, const uint8_t *d)
+{
+	cz_journal_hex(out, d);
 }
 
 static int unhex(uint8_t *d, const char *s)
@@ -323,6 +328,11 @@ static json_object *rec_sub(const struct cz_jent *e)
 		char h[2 * CZ_JOURNAL_DIGEST + 1];
 		hex(h, e->digest);
 		json_object_object_add(o, "digest", json_object_new_string(h));
+	}
+	if (e->has_kdigest) {
+		char h[2 * CZ_JOURNAL_DIGEST + 1];
+		hex(h, e->kdigest);
+		json_object_object_add(o, "key_digest", json_object_new_string(h));
 	}
 	json_object *in = NULL;
 	for (uint32_t i = 0; i < e->nparts && i < 8 * sizeof(e->inputs); i++)
@@ -606,6 +616,8 @@ static int replay_one(struct cz_journal *j, json_object *o, size_t n)
 		snprintf(ne.id, sizeof(ne.id), "%s", id);
 		snprintf(ne.circuit, sizeof(ne.circuit), "%s", c);
 		ne.has_digest = dg && !unhex(ne.digest, dg);
+		const char *kd = jstr(o, "key_digest");
+		ne.has_kdigest = kd && !unhex(ne.kdigest, kd);
 		if (inputs_parse(o, &ne))
 			return -1;
 		j->live_bytes += 8 + n;
@@ -1261,8 +1273,8 @@ static void writer_unlink(struct cz_journal *j, int rc, const struct unl *u, siz
 	for (size_t k = 0; k < ngone; k++)
 		cz_spool_remove(j->spoolfd, gone[k].seq, gone[k].n);
 	if (rc) {
-		/* nu may be 0 with nothing allocated yet: no memcpy of NULL
-		 * (UBSan stopped the daemon here on the first failed commit) */
+		/* none to carry: cunl may still be NULL, and memcpy to NULL is
+		 * undefined even for 0 bytes (UBSan, e2e_jfull under ASan) */
 		if (nu && !grow((void **)&j->cunl, &j->ccunl, j->ncunl + nu, sizeof(*j->cunl))) {
 			memcpy(j->cunl + j->ncunl, u, nu * sizeof(*u));
 			j->ncunl += nu;

@@ -25,6 +25,9 @@ struct cz_jent {
 	uint8_t prio;                   /* enum cz_prio */
 	bool has_digest;                /* a caller's id: witnesses digested */
 	uint8_t digest[CZ_JOURNAL_DIGEST];
+	bool has_kdigest;               /* "key_digest": the key it was accepted with (absent
+					 * in a record from before keys were journaled) */
+	uint8_t kdigest[CZ_JOURNAL_DIGEST];
 	uint8_t inputs[32];             /* bit i: partition i's spooled file is a circom input
 					 * (JSON), not a witness; all 0 in a record from before
 					 * inputs ("inputs" absent) */
@@ -162,6 +165,9 @@ int cz_spool_open(int dirfd, uint64_t seq, uint32_t k);
 /* Unlinks a job's spool files (missing ones are not an error). */
 void cz_spool_remove(int dirfd, uint64_t seq, uint32_t nparts);
 /* SHA-256 over n digests, in order: a job's witness digest. */
+/* d (CZ_JOURNAL_DIGEST bytes) as lower-case hex into out (2 x that + 1). */
+void cz_journal_hex(char *out, const uint8_t *d);
+
 void cz_spool_digest_join(const uint8_t (*d)[CZ_JOURNAL_DIGEST], uint32_t n, uint8_t *out);
 
 #endif
