@@ -352,7 +352,7 @@ int cz_devproc_child_main(int argc, char **argv)
 	/* cuzkd stopped the pipe before closing: the consumers end. */
 	for (unsigned k = 0; k < per; k++)
 		pthread_join(cons[k].tid, NULL);
-	free(cons);     /* LeakSanitizer named it at every child's clean exit */
+	free(cons);     /* LeakSanitizer reported it at every child's exit */
 	be->close(hw);
 	return 0;
 }
