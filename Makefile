@@ -54,6 +54,9 @@ TESTS    += selftests/zk_groth16_noifma.sh
 TESTS    += selftests/e2e_cli_noifma.sh
 TESTS    += selftests/zk_bn254_msm_noifma.sh selftests/zk_msm_fixed_noifma.sh
 TESTS    += selftests/zk_bn254_groth16_noifma.sh
+# The flush each group runs by default, under CZ_NO_IFMA=1 and under CZ_AVX2=0 / 1
+# (selftests/zk_msm_path_env.sh, from what /proc/cpuinfo says the CPU has).
+TESTS    += selftests/zk_msm_path_env.sh
 TESTS    += selftests/zk_bn254_msm_ifma4.sh
 TESTS    += selftests/zk_groth16_ifma4.sh
 # The end-to-end tests that take CZ_ISOLATION once more in thread isolation

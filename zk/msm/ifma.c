@@ -36,8 +36,9 @@ static bool env_set(const char *name)
 
 /* IFMA where the CPU has it and CZ_NO_IFMA allows; else AVX2 where the CPU
  * has it and CZ_AVX2 asks for it (opt-in: on the Zen 4 it was measured on,
- * the AVX2 flush beat the mulx/adx one only on G1, docs/BENCHMARKS.md);
- * else the scalar path. */
+ * the AVX2 flush beat the mulx/adx one only on BN254 G1, on an Intel Xeon
+ * under CZ_NO_IFMA on no group, docs/BENCHMARKS.md; selftests/zk_msm_path_env.sh
+ * pins the choice); else the scalar path. */
 __attribute__((constructor)) static void ifma_detect(void)
 {
 	const char *lanes = getenv("CZ_IFMA_LANES");
