@@ -77,31 +77,6 @@ int FX_NAME(_fixed_build)(struct cz_msm_fixed *f, const AFF *bases, size_t n, un
 	return rc;
 }
 
-/* t = k + H, the recoding's five limbs (zk/msm/msm_pvt.h, msm_digit). */
-static inline void fx_recode(uint64_t t[5], const cz_scalar *k, const struct msm_plan *p)
-{
-	unsigned __int128 s = 0;
-	for (int i = 0; i < 4; i++) {
-		s += (unsigned __int128)k->l[i] + p->h[i];
-		t[i] = (uint64_t)s;
-		s >>= 64;
-	}
-	t[4] = (uint64_t)s + p->h[4];
-}
-
-/* Digit w from t, as msm_digit. */
-static inline int32_t fx_digit(const uint64_t t[5], const struct msm_plan *p, unsigned w)
-{
-	bool top = w + 1 == p->nwin;
-	unsigned bit = w * p->c, limb = bit / 64, off = bit % 64;
-	unsigned width = top ? 256 - bit : p->c;
-	uint64_t v = t[limb] >> off;
-	if (off + width > 64 && limb < 4)
-		v |= t[limb + 1] << (64 - off);
-	v &= ((uint64_t)1 << width) - 1;
-	return top ? (int32_t)v : (int32_t)v - ((int32_t)1 << (p->c - 1));
-}
-
 struct fx_job {
 	struct job j;           /* bases, scalars, plan (c, nwin, h; top_nb = buckets), scratch */
 	const struct cz_msm_fixed *f;
@@ -130,10 +105,10 @@ static int fx_column(struct fx_job *fj, unsigned sub, size_t lo, size_t hi, XYZZ
 			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
 				continue;
 			uint64_t t[5];
-			fx_recode(t, &j->sc[i], p);
+			msm_recode(t, &j->sc[i], p);
 			const AFF *row = &tab[i * rows];
 			for (unsigned r = 0, w = sub; r < rows && w < p->nwin; r++, w += stride) {
-				int32_t d = fx_digit(t, p, w);
+				int32_t d = msm_digit_of(t, p, w);
 				if (!d)
 					continue;
 				bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
