@@ -162,11 +162,7 @@ int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases
 	JAC_SET_INF(r);
 	if (!f || !f->tab || n > f->n)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int c = msm_class(&scalars[i]);
-		nbig += c == 2;
-		nones += c == 1;
-	}
+	job_count(scalars, n, &nbig, &nones);
 	if (!nbig && !nones)
 		return 0;
 	cz_msm_fixed_plan(&j->plan, f, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
@@ -179,39 +175,7 @@ int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases
 	j->slot_bytes = task_bytes(p, false);
 	if (big > j->slot_bytes)
 		j->slot_bytes = big;
-	size_t res_bytes = SCR_ALIGN(ntask * sizeof(JAC));
-	if (cz_pool_scratch_reserve(pool, j->slot_bytes, res_bytes) == 0) {
-		j->res = cz_pool_scratch(pool);
-	} else if (pool) {
-		return -ENOMEM;
-	} else {
-		j->solo = aligned_alloc(64, j->slot_bytes + res_bytes);
-		if (!j->solo)
-			return -ENOMEM;
-		j->res = (JAC *)(j->solo + j->slot_bytes);
-	}
-	atomic_init(&j->err, 0);
-	cz_pool_for(pool, ntask, fx_task, &fj);
-	int rc = atomic_load(&j->err);
-	if (rc) {
-		free(j->solo);
-		return rc;
-	}
-	/* Horner over the stride's columns, top first: c doublings each. */
-	JAC acc;
-	JAC_SET_INF(&acc);
-	for (unsigned sub = nct ? f->stride : 0; sub-- > 0;) {
-		if (!JAC_IS_INF(&acc))
-			for (unsigned k = 0; k < p->c; k++)
-				JAC_DBL(&acc, &acc);
-		for (unsigned k = 0; k < p->nchunks; k++)
-			JAC_ADD(&acc, &acc, &j->res[(size_t)sub * p->nchunks + k]);
-	}
-	for (size_t t = nct; t < ntask; t++)
-		JAC_ADD(&acc, &acc, &j->res[t]);
-	free(j->solo);
-	*r = acc;
-	return 0;
+	return job_run(r, j, fx_task, &fj, f->stride, nct, ntask);
 }
 
 int FX_NAME(_fixed)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases, const cz_scalar *scalars,
