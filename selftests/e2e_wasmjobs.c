@@ -16,16 +16,6 @@
 #include <sys/stat.h>
 
 #define NPOINTS 40
-/* ThreadSanitizer holds an asynchronous signal until the thread next calls
- * into its runtime (an intercepted libc call); the translated circuit's
- * loop makes none, so the time limit's timer signal never lands and the
- * run goes on for ever.  Built with TSan, the time-limit point skips. */
-#if defined(__SANITIZE_THREAD__)
-#define TSAN_NO_TIMER 1
-#else
-#define TSAN_NO_TIMER 0
-#endif
-#define TSAN_NO_TIMER_WHY "ThreadSanitizer delivers the time limit's signal only at its next interceptor, which a circuit's loop never reaches"
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -168,8 +158,8 @@ static void test_errors(struct daemon *d)
 		  "a run past --witness-timeout" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (TSAN_NO_TIMER && !strcmp(bad[i].want, "time limit")) {
-			ct_skip(TSAN_NO_TIMER_WHY, "%s", bad[i].what);
+		if (CT_TSAN_NO_TIMER && !strcmp(bad[i].want, "time limit")) {
+			ct_skip(CT_TSAN_NO_TIMER_WHY, "%s", bad[i].what);
 			continue;
 		}
 		r = submit_input(d, bad[i].circ, bad[i].in, NULL);
