@@ -384,6 +384,32 @@ static inline int snarkjs_verify(const char *out, int k)
 			  cli, dir, out, k, out, k)) == 0;
 }
 
+/* 1 when snarkjs's CLI (tools/install-deps.sh) and node are there. */
+static inline int snarkjs_usable(void)
+{
+	return !access(fmt("%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root), R_OK) &&
+	       system("node --version >/dev/null 2>&1") == 0;
+}
+
+/* Proof k of out verifies against the verifying key vk (a snarkjs
+ * vk.json): by snarkjs groth16 verify when with_snarkjs (snarkjs_usable()),
+ * by `cuzk verify` otherwise. */
+static inline int vk_verify(const char *vk, const char *out, int k, int with_snarkjs)
+{
+	const char *cmd = with_snarkjs
+		? fmt("node %s/tools/fixtures/node_modules/snarkjs/build/cli.cjs groth16 verify %s %s/%d.public.json "
+		      "%s/%d.proof.json 2>&1 | grep -q 'OK!'", root, vk, out, k, out, k)
+		: fmt("%s/cuzk verify %s %s/%d.public.json %s/%d.proof.json >/dev/null 2>&1", bindir, vk, out, k, out, k);
+	return system(cmd) == 0;
+}
+
+/* The circom fixtures of one curve: selftests/data/bn128 (bn) or
+ * selftests/data (BLS12-381). */
+static inline const char *e2e_data(int bn)
+{
+	return bn ? fmt("%s/selftests/data/bn128", root) : fmt("%s/selftests/data", root);
+}
+
 #ifdef NWTNS
 /* DIR/k.zkey, a dev key for the 2^8 merkle circuit, and NWTNS witnesses
  * DIR/w0.wtns ...; the key stays in *keep when it is not NULL. */
