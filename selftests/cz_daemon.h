@@ -32,6 +32,7 @@
 #include "zk/io/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -382,6 +383,20 @@ static inline int snarkjs_verify(const char *out, int k)
 		return -1;
 	return system(fmt("node %s groth16 verify %s/vk.json %s/%d.public.json %s/%d.proof.json 2>&1 | grep -q 'OK'",
 			  cli, dir, out, k, out, k)) == 0;
+}
+
+/* The entries of folder path whose names do not start with '.' (a job's
+ * files, a spool's), or -1 when it cannot be opened. */
+static inline int files_in(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return d ? n : -1;
 }
 
 /* 1 when snarkjs's CLI (tools/install-deps.sh) and node are there. */
