@@ -3,9 +3,11 @@
  * zk/msm/msm_fixed_tmpl_pvt.h — the fixed-base MSM over a table
  * (zk/msm/msm_fixed.h), written once over a group; included by
  * zk/msm/msm_inst_tmpl_pvt.h after zk/msm/msm_tmpl_pvt.h, whose bucket code
- * (acc_*, the lane reduction, the ones' sum, the task scratch) it reuses
- * unchanged, so its additions are the variable-base MSM's, scalar or
- * vector flush alike.  Design and cost model: zk/msm/msm_fixed.c.
+ * (acc_*, the lane reduction, the ones' sum, the task scratch) and job code
+ * (job_count, job_run: the scratch, the pool run, Horner) it reuses
+ * unchanged, as it does msm_pvt.h's recoding (msm_recode, msm_digit_of), so
+ * its additions are the variable-base MSM's, scalar or vector flush alike.
+ * Design and cost model: zk/msm/msm_fixed.c.
  */
 #include "zk/msm/msm_fixed_pvt.h"
 
