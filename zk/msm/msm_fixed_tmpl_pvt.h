@@ -145,12 +145,9 @@ static void fx_task(void *arg, size_t t)
 		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
 		rc = fx_column(fj, (unsigned)(t / p->nchunks), lo, hi, &r);
 	} else {
-		range_of(j->n, p->nones, t - nct, &lo, &hi);
-		rc = ones_sum(j, lo, hi, &r);
+		rc = job_ones(j, t, nct, &r);
 	}
-	if (rc)
-		atomic_store(&j->err, rc);
-	XYZZ_TO_JAC(&j->res[t], &r);
+	job_put(j, t, rc, &r);
 }
 
 int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases,

@@ -670,6 +670,24 @@ static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
 	return a.oom ? -ENOMEM : 0;
 }
 
+/* Task t >= ncolt (the column tasks): the ones' sum of its share. */
+static inline int job_ones(struct job *j, size_t t, size_t ncolt, XYZZ *r)
+{
+	size_t lo, hi;
+
+	range_of(j->n, j->plan.nones, t - ncolt, &lo, &hi);
+	return ones_sum(j, lo, hi, r);
+}
+
+/* Task t's end: its sum r into res[t] (infinity when it failed), its error
+ * rc into j->err. */
+static inline void job_put(struct job *j, size_t t, int rc, const XYZZ *r)
+{
+	if (rc)
+		atomic_store(&j->err, rc);
+	XYZZ_TO_JAC(&j->res[t], r);
+}
+
 static void job_task(void *arg, size_t t)
 {
 	struct job *j = arg;
@@ -686,12 +704,9 @@ static void job_task(void *arg, size_t t)
 		else
 			rc = window_xyzz(j, (unsigned)(t / p->nchunks), lo, hi, &r);
 	} else {
-		range_of(j->n, p->nones, t - nwt, &lo, &hi);
-		rc = ones_sum(j, lo, hi, &r);
+		rc = job_ones(j, t, nwt, &r);
 	}
-	if (rc)
-		atomic_store(&j->err, rc);
-	XYZZ_TO_JAC(&j->res[t], &r);
+	job_put(j, t, rc, &r);
 }
 
 /* Counts the scalars > 1 (nbig) and == 1 (nones) among n. */
