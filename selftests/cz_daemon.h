@@ -32,6 +32,7 @@
 #include "zk/io/snarkjs_json.h"
 #include "selftests/cz_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -382,6 +383,46 @@ static inline int snarkjs_verify(const char *out, int k)
 		return -1;
 	return system(fmt("node %s groth16 verify %s/vk.json %s/%d.public.json %s/%d.proof.json 2>&1 | grep -q 'OK'",
 			  cli, dir, out, k, out, k)) == 0;
+}
+
+/* The entries of folder path whose names do not start with '.' (a job's
+ * files, a spool's), or -1 when it cannot be opened. */
+static inline int files_in(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
+/* 1 when snarkjs's CLI (tools/install-deps.sh) and node are there. */
+static inline int snarkjs_usable(void)
+{
+	return !access(fmt("%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root), R_OK) &&
+	       system("node --version >/dev/null 2>&1") == 0;
+}
+
+/* Proof k of out verifies against the verifying key vk (a snarkjs
+ * vk.json): by snarkjs groth16 verify when with_snarkjs (snarkjs_usable()),
+ * by `cuzk verify` otherwise. */
+static inline int vk_verify(const char *vk, const char *out, int k, int with_snarkjs)
+{
+	const char *cmd = with_snarkjs
+		? fmt("node %s/tools/fixtures/node_modules/snarkjs/build/cli.cjs groth16 verify %s %s/%d.public.json "
+		      "%s/%d.proof.json 2>&1 | grep -q 'OK!'", root, vk, out, k, out, k)
+		: fmt("%s/cuzk verify %s %s/%d.public.json %s/%d.proof.json >/dev/null 2>&1", bindir, vk, out, k, out, k);
+	return system(cmd) == 0;
+}
+
+/* The circom fixtures of one curve: selftests/data/bn128 (bn) or
+ * selftests/data (BLS12-381). */
+static inline const char *e2e_data(int bn)
+{
+	return bn ? fmt("%s/selftests/data/bn128", root) : fmt("%s/selftests/data", root);
 }
 
 #ifdef NWTNS

@@ -182,4 +182,15 @@ static void pg_stop(struct cz_pg *pg, int keep)
 	}
 }
 
+/* SQL, run in database db (a string literal), that makes it refuse
+ * pg_notify as a server without NOTIFY does: a fake.pg_notify raising
+ * feature_not_supported, ahead of pg_catalog on db's search_path (new
+ * sessions). */
+#define CZ_PG_NO_NOTIFY_SQL(db)                                                                        \
+	"CREATE SCHEMA fake;"                                                                          \
+	"CREATE FUNCTION fake.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN"          \
+	" RAISE EXCEPTION 'NOTIFY is not supported yet (emulated)' USING ERRCODE = 'feature_not_supported';" \
+	" END $$;"                                                                                     \
+	"ALTER DATABASE " db " SET search_path = public, fake, pg_catalog"
+
 #endif /* CZ_PG_H */

@@ -68,6 +68,20 @@ static inline void ct_skip(const char *reason, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* ThreadSanitizer holds an asynchronous signal until the thread next calls
+ * into its runtime (an intercepted libc call); a translated circuit's loop
+ * makes none, so a time limit's timer signal never lands and the run goes
+ * on for ever.  Built with TSan, a time-limit point skips with this reason
+ * (e2e_witness.c, e2e_wasmjobs.c). */
+#if defined(__SANITIZE_THREAD__)
+#define CT_TSAN_NO_TIMER 1
+#else
+#define CT_TSAN_NO_TIMER 0
+#endif
+#define CT_TSAN_NO_TIMER_WHY                                                                   \
+	"ThreadSanitizer delivers the time limit's signal only at its next interceptor, which a " \
+	"circuit's loop never reaches"
+
 /* splitmix64: the tests' random numbers, independent of the code under
  * test and the same on every run for a given seed (*state). */
 static inline uint64_t ct_splitmix64(uint64_t *state)

@@ -9,7 +9,6 @@ static void child_setup(void);
 #include "zk/groth16/groth16.h"
 #include "zk/io/snarkjs_json.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -71,18 +70,6 @@ static uint64_t fs_block(const char *p)
 {
 	struct statvfs v;
 	return statvfs(p, &v) ? 4096 : v.f_frsize;
-}
-
-static int files_in(const char *p)
-{
-	DIR *d = opendir(p);
-	int n = 0;
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		n += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return d ? n : -1;
 }
 
 static int files_gone(const char *p)

@@ -17,12 +17,6 @@
 
 static int have_snarkjs;
 
-/* The fixtures of one curve: D the data directory. */
-static const char *data(int bn)
-{
-	return bn ? fmt("%s/selftests/data/bn128", root) : fmt("%s/selftests/data", root);
-}
-
 static json_object *req(struct daemon *d, const char *json)
 {
 	return daemon_req(d, json, NULL, 0);
@@ -37,16 +31,6 @@ static int json_same(const char *a, const char *b)
 	return eq;
 }
 
-/* snarkjs (or, without it, cuzk) accepts proof k of the job in out. */
-static int verify_one(const char *vk, const char *out, int k, int with_snarkjs)
-{
-	const char *cmd = with_snarkjs
-		? fmt("node %s/tools/fixtures/node_modules/snarkjs/build/cli.cjs groth16 verify %s %s/%d.public.json "
-		      "%s/%d.proof.json 2>&1 | grep -q 'OK!'", root, vk, out, k, out, k)
-		: fmt("%s/cuzk verify %s %s/%d.public.json %s/%d.proof.json >/dev/null 2>&1", bindir, vk, out, k, out, k);
-	return system(cmd) == 0;
-}
-
 /* A job of circuit circ (curve bn, fixture circuit name) whose partitions
  * are the fixture witnesses wi[0..n). */
 static int submit(struct daemon *d, const char *id, const char *circ, int bn, const char *name,
@@ -55,7 +39,8 @@ static int submit(struct daemon *d, const char *id, const char *circ, int bn, co
 	char q[8192];
 	int k = snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"%s\",\"id\":\"%s\",\"witnesses\":[", circ, id);
 	for (int i = 0; i < n; i++)
-		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/%s_%d.wtns\"", i ? "," : "", data(bn), name, wi[i]);
+		k += snprintf(q + k, sizeof(q) - (size_t)k, "%s\"%s/%s_%d.wtns\"", i ? "," : "", e2e_data(bn), name,
+			      wi[i]);
 	snprintf(q + k, sizeof(q) - (size_t)k, "]}");
 	json_object *r = req(d, q);
 	int ok = ok_of(r);
@@ -78,7 +63,7 @@ static void test_both(struct daemon *d)
 	int ok = 1;
 	for (int i = 0; i < 3; i++) {
 		json_object *r = req(d, fmt("{\"op\":\"load\",\"name\":\"%s\",\"zkey\":\"%s/%s.zkey\"}", loads[i][0],
-					   data(loads[i][1][0] == '1'), loads[i][2]));
+					   e2e_data(loads[i][1][0] == '1'), loads[i][2]));
 		const char *want = loads[i][1][0] == '1' ? "bn128" : "bls12381";
 		if (!ok_of(r) || strcmp(str_of(r, "curve"), want)) {
 			ct_diag("load %s: %s (curve %s)", loads[i][0], str_of(r, "error"), str_of(r, "curve"));
@@ -115,12 +100,12 @@ static void test_both(struct daemon *d)
 		if (!ok_of(r) || strcmp(str_of(r, "state"), "done"))
 			ct_diag("job %s: %s", j->id, str_of(r, "error"));
 		json_object_put(r);
-		const char *vk = fmt("%s/%s_vk.json", data(j->bn), j->name);
+		const char *vk = fmt("%s/%s_vk.json", e2e_data(j->bn), j->name);
 		for (int k = 0; k < j->n; k++) {
 			nproofs++;
-			nok += verify_one(vk, out, k, have_snarkjs);
+			nok += vk_verify(vk, out, k, have_snarkjs);
 			npub += json_same(fmt("%s/%d.public.json", out, k),
-					  fmt("%s/%s_public_%d.json", data(j->bn), j->name, j->wi[k]));
+					  fmt("%s/%s_public_%d.json", e2e_data(j->bn), j->name, j->wi[k]));
 		}
 		struct stat sb;
 		int has_bin = stat(fmt("%s/proof.bin", out), &sb) == 0;
@@ -135,7 +120,7 @@ static void test_both(struct daemon *d)
 	 * header is checked there: issue 24), no job made, the daemon goes on */
 	char q[4096];
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bn_mul\",\"id\":\"x1\",\"witnesses\":[\"%s/mulchain_1.wtns\"]}",
-		 data(0));
+		 e2e_data(0));
 	json_object *sr = req(d, q);
 	json_object *r = daemon_await(d, "x1", -1);
 	ct_ok(!ok_of(sr) && strstr(str_of(sr, "error"), "field q: curve bls12381/BLS12-381, expected bn128/BN254") &&
@@ -144,7 +129,7 @@ static void test_both(struct daemon *d)
 	json_object_put(sr);
 	json_object_put(r);
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bls_mul\",\"id\":\"x2\",\"witnesses\":[\"%s/mulchain_1.wtns\"]}",
-		 data(1));
+		 e2e_data(1));
 	sr = req(d, q);
 	r = daemon_await(d, "x2", -1);
 	ct_ok(!ok_of(sr) && strstr(str_of(sr, "error"), "field q: curve bn128/BN254, expected bls12381/BLS12-381") &&
@@ -155,7 +140,7 @@ static void test_both(struct daemon *d)
 
 	/* an unsatisfying bn128 witness: its partition fails, verified */
 	const char *bad = fmt("%s/bn_unsat.wtns", dir);
-	FILE *f = fopen(fmt("%s/mulchain_2.wtns", data(1)), "rb");
+	FILE *f = fopen(fmt("%s/mulchain_2.wtns", e2e_data(1)), "rb");
 	static uint8_t b[1 << 16];
 	size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
 	if (f)
@@ -169,7 +154,7 @@ static void test_both(struct daemon *d)
 	if (f)
 		ok &= fclose(f) == 0;
 	snprintf(q, sizeof(q), "{\"op\":\"submit\",\"circuit\":\"bn_mul\",\"id\":\"x3\",\"witnesses\":[\"%s/mulchain_1.wtns\",\"%s\"]}",
-		 data(1), bad);
+		 e2e_data(1), bad);
 	json_object_put(req(d, q));
 	r = daemon_await(d, "x3", -1);
 	ct_ok(ok && !ok_of(r) && strstr(str_of(r, "error"), "partition 1: witness does not satisfy the circuit"),
@@ -183,7 +168,7 @@ static void test_both(struct daemon *d)
 		r = daemon_await(d, i ? "after_bls" : "after_bn", -1);
 		char out[PATH_MAX];
 		snprintf(out, sizeof(out), "%s", str_of(r, "dir"));
-		ok &= ok_of(r) && verify_one(fmt("%s/%s_vk.json", data(!i), i ? "mulchain" : "rangehash"), out, 0,
+		ok &= ok_of(r) && vk_verify(fmt("%s/%s_vk.json", e2e_data(!i), i ? "mulchain" : "rangehash"), out, 0,
 					     have_snarkjs);
 		json_object_put(r);
 	}
@@ -200,8 +185,7 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
 	}
-	have_snarkjs = !access(fmt("%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root), R_OK) &&
-		       system("node --version >/dev/null 2>&1") == 0;
+	have_snarkjs = snarkjs_usable();
 	if (!have_snarkjs)
 		ct_diag("snarkjs not installed (tools/install-deps.sh): cuzk verify checks the proofs instead");
 	struct daemon d;

@@ -786,11 +786,7 @@ static void phase7(void)
 		ct_skip("createdb nonotify failed", "auto against a database that refuses pg_notify");
 		return;
 	}
-	PGresult *r = PQexec(o2, "CREATE SCHEMA fake;"
-			     "CREATE FUNCTION fake.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN"
-			     " RAISE EXCEPTION 'NOTIFY is not supported yet (emulated)' USING ERRCODE = 'feature_not_supported';"
-			     " END $$;"
-			     "ALTER DATABASE nonotify SET search_path = public, fake, pg_catalog");
+	PGresult *r = PQexec(o2, CZ_PG_NO_NOTIFY_SQL("nonotify"));
 	int made = PQresultStatus(r) == PGRES_COMMAND_OK;
 	PQclear(r);
 	node_conn = c2;

@@ -5,7 +5,6 @@
 #include "selftests/cz_daemon.h"
 #include "selftests/cz_net.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -69,18 +68,6 @@ static long long metric(const char *name)
 		return -1;
 	const char *p = strstr(buf, fmt("\n%s ", name));
 	return p ? strtoll(p + strlen(name) + 2, NULL, 10) : -1;
-}
-
-static int spool_files(void)
-{
-	DIR *dd = opendir(spool);
-	struct dirent *de;
-	int n = 0;
-	while (dd && (de = readdir(dd)))
-		n += de->d_name[0] != '.';
-	if (dd)
-		closedir(dd);
-	return n;
 }
 
 /* The state directory full: submits until one is refused (those that fit
@@ -255,7 +242,7 @@ static void test_restart(struct daemon *d)
 	int64_t done2 = up ? counter(d, "jobs_done") : -1, parts2 = up ? counter(d, "partitions_done") : -1;
 	json_object *all, *jo = up ? journal_status(d, &all) : NULL;
 	int64_t dmg = jo ? int_of(jo, "damaged_ranges") : -1, torn = jo ? int_of(jo, "torn_bytes") : -1;
-	int left = spool_files();
+	int left = files_in(spool);
 	ct_ok(up && once && done1 == nacc && done2 == 0 && parts2 == 0 && dmg == 0 && torn == 0 && left == 0 &&
 	      !cz_log_count(d->log, "do not check"),
 	      "after a kill -9 and a restart each of the %d accepted jobs is done exactly once (%lld done before, "

@@ -79,19 +79,6 @@ static int tmp_under(const char *state)
 
 /* Files in path; waits up to 5 s for it to empty (the journal's writer
  * removes an ended job's spool files just after its end is durable). */
-static int files_in_eventually(const char *path);
-static int files_in(const char *path)
-{
-	DIR *d = opendir(path);
-	int n = 0;
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		n += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int files_in_eventually(const char *path)
 {
 	int n = files_in(path);

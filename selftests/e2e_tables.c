@@ -22,23 +22,9 @@
 
 static int have_snarkjs;
 
-static const char *data(int bn)
-{
-	return bn ? fmt("%s/selftests/data/bn128", root) : fmt("%s/selftests/data", root);
-}
-
 static json_object *req(struct daemon *d, const char *json)
 {
 	return daemon_req(d, json, NULL, 0);
-}
-
-static int verify_one(const char *vk, const char *out, int k)
-{
-	const char *cmd = have_snarkjs
-		? fmt("node %s/tools/fixtures/node_modules/snarkjs/build/cli.cjs groth16 verify %s %s/%d.public.json "
-		      "%s/%d.proof.json 2>&1 | grep -q 'OK!'", root, vk, out, k, out, k)
-		: fmt("%s/cuzk verify %s %s/%d.public.json %s/%d.proof.json >/dev/null 2>&1", bindir, vk, out, k, out, k);
-	return system(cmd) == 0;
 }
 
 static int64_t budget_of(struct daemon *d, const char *field)
@@ -54,7 +40,7 @@ static int64_t budget_of(struct daemon *d, const char *field)
 static int load(struct daemon *d, const char *name, int bn, const char *zkey, const char *tabs,
 		int64_t *kb, int64_t *tb, char *err, size_t cap)
 {
-	json_object *r = req(d, fmt("{\"op\":\"load\",\"name\":\"%s\",\"zkey\":\"%s/%s.zkey\"%s%s%s}", name, data(bn),
+	json_object *r = req(d, fmt("{\"op\":\"load\",\"name\":\"%s\",\"zkey\":\"%s/%s.zkey\"%s%s%s}", name, e2e_data(bn),
 				    zkey, tabs ? ",\"fixed_tables\":\"" : "", tabs ? tabs : "", tabs ? "\"" : ""));
 	int ok = ok_of(r);
 	*kb = ok ? int_of(r, "key_bytes") : -1;
@@ -67,7 +53,8 @@ static int load(struct daemon *d, const char *name, int bn, const char *zkey, co
 static int prove_check(struct daemon *d, const char *id, const char *circ, int bn, const char *name)
 {
 	json_object *r = req(d, fmt("{\"op\":\"submit\",\"circuit\":\"%s\",\"id\":\"%s\",\"witnesses\":"
-				    "[\"%s/%s_1.wtns\",\"%s/%s_2.wtns\"]}", circ, id, data(bn), name, data(bn), name));
+				    "[\"%s/%s_1.wtns\",\"%s/%s_2.wtns\"]}", circ, id, e2e_data(bn), name, e2e_data(bn),
+				    name));
 	int ok = ok_of(r);
 	json_object_put(r);
 	r = daemon_await(d, id, -1);
@@ -77,8 +64,8 @@ static int prove_check(struct daemon *d, const char *id, const char *circ, int b
 	if (!ok)
 		ct_diag("job %s: %s", id, str_of(r, "error"));
 	json_object_put(r);
-	const char *vk = fmt("%s/%s_vk.json", data(bn), name);
-	return ok && verify_one(vk, out, 0) && verify_one(vk, out, 1);
+	const char *vk = fmt("%s/%s_vk.json", e2e_data(bn), name);
+	return ok && vk_verify(vk, out, 0, have_snarkjs) && vk_verify(vk, out, 1, have_snarkjs);
 }
 
 static void test_tables(struct daemon *d)
@@ -237,8 +224,7 @@ int main(int argc, char **argv)
 		ct_ok(0, "mkdtemp");
 		return ct_exit();
 	}
-	have_snarkjs = !access(fmt("%s/tools/fixtures/node_modules/snarkjs/build/cli.cjs", root), R_OK) &&
-		       system("node --version >/dev/null 2>&1") == 0;
+	have_snarkjs = snarkjs_usable();
 	struct daemon d;
 	const char *cpu[] = { "--backend", "cpu", "--device-threads", "2", "--mem-budget", "1G",
 			      "--fixed-tables", "auto", NULL };

@@ -16,16 +16,6 @@
 #include <sys/stat.h>
 
 #define NPOINTS 40
-/* ThreadSanitizer holds an asynchronous signal until the thread next calls
- * into its runtime (an intercepted libc call); the translated circuit's
- * loop makes none, so the time limit's timer signal never lands and the
- * run goes on for ever.  Built with TSan, the time-limit point skips. */
-#if defined(__SANITIZE_THREAD__)
-#define TSAN_NO_TIMER 1
-#else
-#define TSAN_NO_TIMER 0
-#endif
-#define TSAN_NO_TIMER_WHY "ThreadSanitizer delivers the time limit's signal only at its next interceptor, which a circuit's loop never reaches"
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -85,18 +75,6 @@ static json_object *load(struct daemon *d, const char *name, const char *circ)
 static int count_so(const char *state, int n)
 {
 	return sh(fmt("test $(ls %s/witness/*.so 2>/dev/null | wc -l) -eq %d", state, n)) == 0;
-}
-
-static int log_count(const char *log, const char *what)
-{
-	FILE *f = fopen(log, "r");
-	char line[2048];
-	int n = 0;
-	while (f && fgets(line, sizeof(line), f))
-		n += strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return n;
 }
 
 /* A job of one input passed as a descriptor: its response. */
@@ -168,8 +146,8 @@ static void test_errors(struct daemon *d)
 		  "a run past --witness-timeout" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (TSAN_NO_TIMER && !strcmp(bad[i].want, "time limit")) {
-			ct_skip(TSAN_NO_TIMER_WHY, "%s", bad[i].what);
+		if (CT_TSAN_NO_TIMER && !strcmp(bad[i].want, "time limit")) {
+			ct_skip(CT_TSAN_NO_TIMER_WHY, "%s", bad[i].what);
 			continue;
 		}
 		r = submit_input(d, bad[i].circ, bad[i].in, NULL);
@@ -256,16 +234,16 @@ static void test_progress(void)
 	const char *log = fmt("%s/ctl-load.log", dir), *log2 = fmt("%s/ctl-load2.log", dir);
 	int rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith %s/arith.zkey --wasm %s >%s 2>&1", bindir,
 			     p.sock, dir, wasm("arith"), log)) : -1;
-	ct_ok(!rc && log_count(log, "witness program: hash (at") == 1 &&
-	      log_count(log, "witness program: translate (at") == 1 &&
-	      log_count(log, "witness program: compile (at") == 1 && log_count(log, "witness program: link (at") == 1 &&
-	      log_count(log, "witness program built in") == 1 && log_count(log, ", compile ") == 1 &&
-	      log_count(log, ", link ") == 1, "cuzkctl load --wasm prints each of the build's stages as the "
+	ct_ok(!rc && cz_log_count(log, "witness program: hash (at") == 1 &&
+	      cz_log_count(log, "witness program: translate (at") == 1 &&
+	      cz_log_count(log, "witness program: compile (at") == 1 && cz_log_count(log, "witness program: link (at") == 1 &&
+	      cz_log_count(log, "witness program built in") == 1 && cz_log_count(log, ", compile ") == 1 &&
+	      cz_log_count(log, ", link ") == 1, "cuzkctl load --wasm prints each of the build's stages as the "
 	      "daemon pushes it (hash, translate, compile, link: a 1 s poll would miss the short ones) and "
 	      "where the time went (translate, compile, link)");
 	rc = up ? sh(fmt("%s/cuzkctl --socket %s load arith2 %s/arith.zkey --wasm %s >%s 2>&1", bindir, p.sock,
 			 dir, wasm("arith"), log2)) : -1;
-	ct_ok(!rc && log_count(log2, "from the daemon's cache") == 1 && log_count(log2, "compile") == 0,
+	ct_ok(!rc && cz_log_count(log2, "from the daemon's cache") == 1 && cz_log_count(log2, "compile") == 0,
 	      "a second load of the same wasm says it took the daemon's cached library");
 	test_push(up ? &p : NULL);
 	if (up)
@@ -447,7 +425,7 @@ static void test_order(struct daemon *d)
 	double ws = json_object_object_get_ex(json_object_object_get(json_object_object_get(dv, "since_start"),
 						 "idle_by_cause_ms"), "waiting for synthesis", &v)
 		    ? json_object_get_double(v) : 0;
-	ct_ok(!rc && log_count(rep, "stage  witness") == 1 && ws > 100,
+	ct_ok(!rc && cz_log_count(rep, "stage  witness") == 1 && ws > 100,
 	      "cuzk-trace-report passes and shows the witness stage; status names %.0f ms of the device's "
 	      "idle \"waiting for synthesis\" (the slow input's witness generation)", ws);
 	json_object_put(st);
@@ -480,14 +458,14 @@ static void test_kill(struct daemon *d, const char *state, const char *const *ar
 	 * curve was not set on recovery, and snarkjs refused the public values) */
 	ct_ok(n == 6 && done == 6, "kill -9 with 6 input jobs accepted: after a restart and a load all 6 are "
 	      "done and snarkjs verifies them, BN254 files (%d)", done);
-	ct_ok(count_so(state, 2) && log_count(d->log, "witness: building") == 0,
+	ct_ok(count_so(state, 2) && cz_log_count(d->log, "witness: building") == 0,
 	      "the restart's load reuses the library built before (state dir, by the wasm's hash)");
 }
 
 /* "job=ID state=done" lines in a daemon log. */
 static int done_lines(const char *log, const char *id)
 {
-	return log_count(log, fmt("job=%s state=done", id));
+	return cz_log_count(log, fmt("job=%s state=done", id));
 }
 
 /* circom 0.5 through the daemon: input jobs of slow05 (a circom 0.5 wasm)
@@ -802,11 +780,11 @@ int main(int argc, char **argv)
 	int up = daemon_start(&d, "d", args) == 0;
 	json_object *r = up ? load(&d, "arith", "arith") : NULL;
 	ct_ok(ok_of(r) && *str_of(r, "witness_lib") && count_so(state, 1) &&
-	      log_count(d.log, "witness: building") == 1, "load --wasm builds the witness program into "
+	      cz_log_count(d.log, "witness: building") == 1, "load --wasm builds the witness program into "
 	      "the state dir (%s)", err_of(r));
 	json_object_put(r);
 	r = up ? load(&d, "arith2", "arith") : NULL;
-	ct_ok(ok_of(r) && count_so(state, 1) && log_count(d.log, "witness: building") == 1,
+	ct_ok(ok_of(r) && count_so(state, 1) && cz_log_count(d.log, "witness: building") == 1,
 	      "a second load of the same wasm builds nothing (%s)", err_of(r));
 	json_object_put(r);
 	r = up ? load(&d, "slow", "slow") : NULL;

@@ -26,17 +26,6 @@
 #include <unistd.h>
 
 #define NPOINTS 46
-/* ThreadSanitizer holds an asynchronous signal until the thread next calls
- * into its runtime (an intercepted libc call); the translated circuit's
- * loop makes none, so the time limit's timer signal never lands and the
- * run goes on for ever.  Built with TSan, the time-limit point skips. */
-#if defined(__SANITIZE_THREAD__)
-#define TSAN_NO_TIMER 1
-#else
-#define TSAN_NO_TIMER 0
-#endif
-#define TSAN_NO_TIMER_WHY "ThreadSanitizer delivers the time limit's signal only at its next interceptor, which a circuit's loop never reaches"
-
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -419,8 +408,8 @@ int main(void)
 	    "snarkjs says too): a trap, not a crash");
 	bad(wat_module("recurse", fake("(drop (call $down (i32.const 0)))", 0xf0000001, 1)), "{}", NULL,
 	    "call stack exhausted", "unbounded native recursion: the stack's guard page, a trap");
-	if (TSAN_NO_TIMER)
-		ct_skip(TSAN_NO_TIMER_WHY, "a run past --witness-timeout 0.5");
+	if (CT_TSAN_NO_TIMER)
+		ct_skip(CT_TSAN_NO_TIMER_WHY, "a run past --witness-timeout 0.5");
 	else
 		bad(fl, "{\"x\": \"3\", \"depth\": \"5\", \"loops\": \"1000000000000000\"}", "0.5",
 		    "time limit of 500 ms", "a run past --witness-timeout 0.5");

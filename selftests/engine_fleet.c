@@ -173,11 +173,7 @@ static void notify_points(struct cz_fleet *listener_db_handle)
 	}
 	PGconn *o = PQconnectdb(ci);
 	PQsetNoticeProcessor(o, quiet, NULL);
-	PGresult *r = PQexec(o, "CREATE SCHEMA fake;"
-			     "CREATE FUNCTION fake.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN"
-			     " RAISE EXCEPTION 'NOTIFY is not supported yet (emulated)' USING ERRCODE = 'feature_not_supported';"
-			     " END $$;"
-			     "ALTER DATABASE nonotify SET search_path = public, fake, pg_catalog");
+	PGresult *r = PQexec(o, CZ_PG_NO_NOTIFY_SQL("nonotify"));
 	int made = PQresultStatus(r) == PGRES_COMMAND_OK;
 	if (!made)
 		ct_diag("fake pg_notify: %s", PQerrorMessage(o));

@@ -8,6 +8,7 @@
  */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
+#include "selftests/zk_msm_test.h"
 #include "zk/msm/bn254_msm.h"
 
 #include <stdlib.h>
@@ -20,27 +21,8 @@ static uint64_t rnd(void) /* splitmix64 */
 	return ct_splitmix64(&rng_state);
 }
 
-static cz_scalar scalar_rand(void) /* uniform < r */
-{
-	cz_scalar k;
-	cz_bn254_fr t;
-	do {
-		for (int i = 0; i < 4; i++)
-			k.l[i] = rnd();
-		k.l[3] >>= 2;
-	} while (!cz_bn254_fr_to_mont(&t, k.l));
-	return k;
-}
-
-static cz_scalar scalar_r_minus(uint64_t v) /* r - v, v >= 1 */
-{
-	cz_bn254_fr t, s;
-	cz_scalar k;
-	cz_bn254_fr_from_u64(&s, v);
-	cz_bn254_fr_neg(&t, &s);
-	cz_bn254_fr_from_mont(k.l, &t);
-	return k;
-}
+ZT_SCALAR_RAND(scalar_rand, cz_bn254_fr, 2)
+ZT_R_MINUS(scalar_r_minus, cz_bn254_fr)
 
 static cz_bn254_fr to_fr(const cz_scalar *k)
 {
@@ -48,6 +30,11 @@ static cz_bn254_fr to_fr(const cz_scalar *k)
 	if (!cz_bn254_fr_to_mont(&t, k->l))
 		abort();
 	return t;
+}
+
+static cz_bn254_fr fr_small(void) /* < 2^128 */
+{
+	return to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
 }
 
 static struct cz_pool *pools[4]; /* pools[t]: t threads; pools[1] = NULL (no pool) */
@@ -60,22 +47,7 @@ static const struct cz_msm_tune tunes[] = {
 
 #define MSM_TESTS(G)                                                                          \
 	/* n points a·G + i·b·G (distinct, cheap to make) */                                  \
-	static void G##_points(cz_bn254_##G##_affine *out, size_t n)                          \
-	{                                                                                     \
-		cz_bn254_##G##_jac g, p, q;                                                   \
-		cz_bn254_##G##_jac *j = malloc(n * sizeof(*j));                               \
-		cz_bn254_fr a = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });                \
-		cz_bn254_fr b = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });                \
-		cz_bn254_##G##_jac_from_affine(&g, &cz_bn254_##G##_generator);                \
-		cz_bn254_##G##_mul(&p, &g, &a);                                               \
-		cz_bn254_##G##_mul(&q, &g, &b);                                               \
-		for (size_t i = 0; i < n; i++) {                                              \
-			j[i] = p;                                                             \
-			cz_bn254_##G##_jac_add(&p, &p, &q);                                   \
-		}                                                                             \
-		cz_bn254_##G##_jac_batch_to_affine(out, j, n);                                \
-		free(j);                                                                      \
-	}                                                                                     \
+	ZT_POINTS(G##_points, cz_bn254_##G, cz_bn254_fr, fr_small)                            \
 	static void G##_naive(cz_bn254_##G##_jac *r, const cz_bn254_##G##_affine *b,         \
 			      const cz_scalar *k, size_t n)                                   \
 	{                                                                                     \

@@ -2,6 +2,7 @@
 /* Description: G1/G2 multi-scalar multiplication equals the naive Σ k_i·P_i, for random and edge inputs, at 1-3 threads. */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
+#include "selftests/zk_msm_test.h"
 #include "zk/msm/msm.h"
 
 #include <string.h>
@@ -15,32 +16,14 @@ static uint64_t rnd(void) /* splitmix64 */
 	return ct_splitmix64(&rng_state);
 }
 
-static cz_scalar scalar_rand(void) /* uniform < r */
-{
-	cz_scalar k;
-	cz_fr t;
-	do {
-		for (int i = 0; i < 4; i++)
-			k.l[i] = rnd();
-		k.l[3] >>= 1;
-	} while (!cz_fr_to_mont(&t, k.l));
-	return k;
-}
+ZT_SCALAR_RAND(scalar_rand, cz_fr, 1)
 
 static cz_scalar scalar_u64(uint64_t v)
 {
 	return (cz_scalar){ { v, 0, 0, 0 } };
 }
 
-static cz_scalar scalar_r_minus(uint64_t v) /* r - v, v >= 1 */
-{
-	cz_fr t, s;
-	cz_scalar k;
-	cz_fr_from_u64(&s, v);
-	cz_fr_neg(&t, &s);
-	cz_fr_from_mont(k.l, &t);
-	return k;
-}
+ZT_R_MINUS(scalar_r_minus, cz_fr)
 
 static cz_fr to_fr(const cz_scalar *k)
 {
@@ -51,39 +34,13 @@ static cz_fr to_fr(const cz_scalar *k)
 
 /* n distinct-ish points: a·G + i·b·G (a progression: cheap, and the oracle
  * does not care how the points were made). */
-static void g1_points(cz_g1_affine *out, size_t n)
+static cz_fr fr_small(void) /* < 2^128 */
 {
-	cz_g1_jac g, p, q;
-	cz_g1_jac *j = malloc(n * sizeof(*j));
-	cz_fr a = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
-	cz_fr b = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
-	cz_g1_jac_from_affine(&g, &cz_g1_generator);
-	cz_g1_mul(&p, &g, &a);
-	cz_g1_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i++) {
-		j[i] = p;
-		cz_g1_jac_add(&p, &p, &q);
-	}
-	cz_g1_jac_batch_to_affine(out, j, n);
-	free(j);
+	return to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
 }
 
-static void g2_points(cz_g2_affine *out, size_t n)
-{
-	cz_g2_jac g, p, q;
-	cz_g2_jac *j = malloc(n * sizeof(*j));
-	cz_fr a = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
-	cz_fr b = to_fr(&(cz_scalar){ { rnd(), rnd(), 0, 0 } });
-	cz_g2_jac_from_affine(&g, &cz_g2_generator);
-	cz_g2_mul(&p, &g, &a);
-	cz_g2_mul(&q, &g, &b);
-	for (size_t i = 0; i < n; i++) {
-		j[i] = p;
-		cz_g2_jac_add(&p, &p, &q);
-	}
-	cz_g2_jac_batch_to_affine(out, j, n);
-	free(j);
-}
+ZT_POINTS(g1_points, cz_g1, cz_fr, fr_small)
+ZT_POINTS(g2_points, cz_g2, cz_fr, fr_small)
 
 /* ---- oracles: Σ k_i·P_i with the curve's scalar multiplication ------------ */
 

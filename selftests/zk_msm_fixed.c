@@ -9,6 +9,7 @@
  */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
+#include "selftests/zk_msm_test.h"
 #include "zk/msm/fp_ifma.h"
 #include "zk/msm/msm_fixed.h"
 
@@ -30,43 +31,15 @@ static const unsigned wins[][2] = { { 3, 1 }, { 5, 7 }, { 8, 2 }, { 11, 1 }, { 1
 #define NWINS (sizeof(wins) / sizeof(wins[0]))
 
 #define FIXED_TESTS(NAME, CV, G, FR, SHIFT)                                                         \
-	static cz_scalar NAME##_scalar(void) /* uniform < r */                                     \
+	ZT_SCALAR_RAND(NAME##_scalar, FR, SHIFT)                                                    \
+	ZT_R_MINUS(NAME##_r_minus, FR)                                                              \
+	static FR NAME##_fr_odd(void) /* odd, < 2^64 */                                             \
 	{                                                                                           \
-		cz_scalar k;                                                                        \
-		FR t;                                                                               \
-		do {                                                                                \
-			for (int i = 0; i < 4; i++)                                                 \
-				k.l[i] = rnd();                                                     \
-			k.l[3] >>= SHIFT;                                                           \
-		} while (!FR##_to_mont(&t, k.l));                                                   \
-		return k;                                                                           \
-	}                                                                                           \
-	static cz_scalar NAME##_r_minus(uint64_t v)                                                 \
-	{                                                                                           \
-		FR t, s;                                                                            \
-		cz_scalar k;                                                                        \
-		FR##_from_u64(&s, v);                                                               \
-		FR##_neg(&t, &s);                                                                   \
-		FR##_from_mont(k.l, &t);                                                            \
-		return k;                                                                           \
-	}                                                                                           \
-	static void NAME##_points(G##_affine *out, size_t n)                                        \
-	{                                                                                           \
-		G##_jac g, p, q;                                                                    \
-		G##_jac *j = malloc(n * sizeof(*j));                                                \
-		FR a, b;                                                                            \
+		FR a;                                                                               \
 		FR##_from_u64(&a, rnd() | 1);                                                       \
-		FR##_from_u64(&b, rnd() | 1);                                                       \
-		G##_jac_from_affine(&g, &G##_generator);                                            \
-		G##_mul(&p, &g, &a);                                                                \
-		G##_mul(&q, &g, &b);                                                                \
-		for (size_t i = 0; i < n; i++) {                                                    \
-			j[i] = p;                                                                   \
-			G##_jac_add(&p, &p, &q);                                                    \
-		}                                                                                   \
-		G##_jac_batch_to_affine(out, j, n);                                                 \
-		free(j);                                                                            \
+		return a;                                                                           \
 	}                                                                                           \
+	ZT_POINTS(NAME##_points, G, FR, NAME##_fr_odd)                                              \
 	static void NAME##_naive(G##_jac *r, const G##_affine *b, const cz_scalar *k, size_t n)     \
 	{                                                                                           \
 		G##_jac p, t;                                                                       \

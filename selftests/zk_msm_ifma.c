@@ -2,6 +2,7 @@
 /* Description: the MSM with the AVX-512 IFMA flush (8 and 4 lanes) equals the MSM with the scalar one (and the vector path ran), BLS12-381 and BN254 G1 and G2, on random, 0/1-heavy, repeated-point, P/-P and infinity inputs at several sizes and plans. */
 #include "lib/pool.h"
 #include "selftests/cz_test.h"
+#include "selftests/zk_msm_test.h"
 #include "zk/msm/fp_ifma.h"
 #include "zk/msm/bn254_msm.h"
 #include "zk/msm/msm.h"
@@ -18,17 +19,7 @@ static uint64_t rnd(void) /* splitmix64 */
 
 /* Uniform scalars < r and small field elements, per curve. */
 #define SCALARS(PFX, FR, TOP_SHIFT)                                                     \
-	static cz_scalar PFX##scalar_rand(void)                                         \
-	{                                                                               \
-		cz_scalar k;                                                            \
-		FR t;                                                                   \
-		do {                                                                    \
-			for (int i = 0; i < 4; i++)                                     \
-				k.l[i] = rnd();                                         \
-			k.l[3] >>= TOP_SHIFT;                                           \
-		} while (!FR##_to_mont(&t, k.l));                                       \
-		return k;                                                               \
-	}                                                                               \
+	ZT_SCALAR_RAND(PFX##scalar_rand, FR, TOP_SHIFT)                                 \
 	static FR PFX##fr_small(void)                                                   \
 	{                                                                               \
 		FR f;                                                                   \
@@ -41,26 +32,10 @@ SCALARS(bls_, cz_fr, 1)
 SCALARS(bn_, cz_bn254_fr, 2)
 
 /* n points a·G + i·b·G (distinct, cheap to make). */
-#define POINTS(NAME, G, FRS)                                                            \
-	static void NAME(G##_affine *out, size_t n)                                     \
-	{                                                                               \
-		G##_jac g, p, q, *j = malloc(n * sizeof(*j));                           \
-		__typeof__(FRS##fr_small()) a = FRS##fr_small(), b = FRS##fr_small();   \
-		G##_jac_from_affine(&g, &G##_generator);                                \
-		G##_mul(&p, &g, &a);                                                    \
-		G##_mul(&q, &g, &b);                                                    \
-		for (size_t i = 0; i < n; i++) {                                        \
-			j[i] = p;                                                       \
-			G##_jac_add(&p, &p, &q);                                        \
-		}                                                                       \
-		G##_jac_batch_to_affine(out, j, n);                                     \
-		free(j);                                                                \
-	}
-
-POINTS(g1_points, cz_g1, bls_)
-POINTS(g2_points, cz_g2, bls_)
-POINTS(bn254_g1_points, cz_bn254_g1, bn_)
-POINTS(bn254_g2_points, cz_bn254_g2, bn_)
+ZT_POINTS(g1_points, cz_g1, cz_fr, bls_fr_small)
+ZT_POINTS(g2_points, cz_g2, cz_fr, bls_fr_small)
+ZT_POINTS(bn254_g1_points, cz_bn254_g1, cz_bn254_fr, bn_fr_small)
+ZT_POINTS(bn254_g2_points, cz_bn254_g2, cz_bn254_fr, bn_fr_small)
 
 enum kind { RANDOM, ZERO_ONE, REPEATED, PLUS_MINUS, INFINITY_MIX, NKINDS };
 static const char *kind_name[] = { "random", "0/1-heavy", "repeated points",

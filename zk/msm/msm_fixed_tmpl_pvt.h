@@ -3,9 +3,11 @@
  * zk/msm/msm_fixed_tmpl_pvt.h — the fixed-base MSM over a table
  * (zk/msm/msm_fixed.h), written once over a group; included by
  * zk/msm/msm_inst_tmpl_pvt.h after zk/msm/msm_tmpl_pvt.h, whose bucket code
- * (acc_*, the lane reduction, the ones' sum, the task scratch) it reuses
- * unchanged, so its additions are the variable-base MSM's, scalar or
- * vector flush alike.  Design and cost model: zk/msm/msm_fixed.c.
+ * (acc_*, the lane reduction, the ones' sum, the task scratch) and job code
+ * (job_count, job_run: the scratch, the pool run, Horner) it reuses
+ * unchanged, as it does msm_pvt.h's recoding (msm_recode, msm_digit_of), so
+ * its additions are the variable-base MSM's, scalar or vector flush alike.
+ * Design and cost model: zk/msm/msm_fixed.c.
  */
 #include "zk/msm/msm_fixed_pvt.h"
 
@@ -77,31 +79,6 @@ int FX_NAME(_fixed_build)(struct cz_msm_fixed *f, const AFF *bases, size_t n, un
 	return rc;
 }
 
-/* t = k + H, the recoding's five limbs (zk/msm/msm_pvt.h, msm_digit). */
-static inline void fx_recode(uint64_t t[5], const cz_scalar *k, const struct msm_plan *p)
-{
-	unsigned __int128 s = 0;
-	for (int i = 0; i < 4; i++) {
-		s += (unsigned __int128)k->l[i] + p->h[i];
-		t[i] = (uint64_t)s;
-		s >>= 64;
-	}
-	t[4] = (uint64_t)s + p->h[4];
-}
-
-/* Digit w from t, as msm_digit. */
-static inline int32_t fx_digit(const uint64_t t[5], const struct msm_plan *p, unsigned w)
-{
-	bool top = w + 1 == p->nwin;
-	unsigned bit = w * p->c, limb = bit / 64, off = bit % 64;
-	unsigned width = top ? 256 - bit : p->c;
-	uint64_t v = t[limb] >> off;
-	if (off + width > 64 && limb < 4)
-		v |= t[limb + 1] << (64 - off);
-	v &= ((uint64_t)1 << width) - 1;
-	return top ? (int32_t)v : (int32_t)v - ((int32_t)1 << (p->c - 1));
-}
-
 struct fx_job {
 	struct job j;           /* bases, scalars, plan (c, nwin, h; top_nb = buckets), scratch */
 	const struct cz_msm_fixed *f;
@@ -130,10 +107,10 @@ static int fx_column(struct fx_job *fj, unsigned sub, size_t lo, size_t hi, XYZZ
 			if (msm_class(&j->sc[i]) != 2 || aff_is_inf(&j->bases[i]))
 				continue;
 			uint64_t t[5];
-			fx_recode(t, &j->sc[i], p);
+			msm_recode(t, &j->sc[i], p);
 			const AFF *row = &tab[i * rows];
 			for (unsigned r = 0, w = sub; r < rows && w < p->nwin; r++, w += stride) {
-				int32_t d = fx_digit(t, p, w);
+				int32_t d = msm_digit_of(t, p, w);
 				if (!d)
 					continue;
 				bi[m] = (uint32_t)(d < 0 ? -d : d) - 1;
@@ -168,12 +145,9 @@ static void fx_task(void *arg, size_t t)
 		range_of(j->n, p->nchunks, t % p->nchunks, &lo, &hi);
 		rc = fx_column(fj, (unsigned)(t / p->nchunks), lo, hi, &r);
 	} else {
-		range_of(j->n, p->nones, t - nct, &lo, &hi);
-		rc = ones_sum(j, lo, hi, &r);
+		rc = job_ones(j, t, nct, &r);
 	}
-	if (rc)
-		atomic_store(&j->err, rc);
-	XYZZ_TO_JAC(&j->res[t], &r);
+	job_put(j, t, rc, &r);
 }
 
 int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases,
@@ -187,11 +161,7 @@ int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases
 	JAC_SET_INF(r);
 	if (!f || !f->tab || n > f->n)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int c = msm_class(&scalars[i]);
-		nbig += c == 2;
-		nones += c == 1;
-	}
+	job_count(scalars, n, &nbig, &nones);
 	if (!nbig && !nones)
 		return 0;
 	cz_msm_fixed_plan(&j->plan, f, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
@@ -204,39 +174,7 @@ int FX_NAME(_fixed_tuned)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases
 	j->slot_bytes = task_bytes(p, false);
 	if (big > j->slot_bytes)
 		j->slot_bytes = big;
-	size_t res_bytes = SCR_ALIGN(ntask * sizeof(JAC));
-	if (cz_pool_scratch_reserve(pool, j->slot_bytes, res_bytes) == 0) {
-		j->res = cz_pool_scratch(pool);
-	} else if (pool) {
-		return -ENOMEM;
-	} else {
-		j->solo = aligned_alloc(64, j->slot_bytes + res_bytes);
-		if (!j->solo)
-			return -ENOMEM;
-		j->res = (JAC *)(j->solo + j->slot_bytes);
-	}
-	atomic_init(&j->err, 0);
-	cz_pool_for(pool, ntask, fx_task, &fj);
-	int rc = atomic_load(&j->err);
-	if (rc) {
-		free(j->solo);
-		return rc;
-	}
-	/* Horner over the stride's columns, top first: c doublings each. */
-	JAC acc;
-	JAC_SET_INF(&acc);
-	for (unsigned sub = nct ? f->stride : 0; sub-- > 0;) {
-		if (!JAC_IS_INF(&acc))
-			for (unsigned k = 0; k < p->c; k++)
-				JAC_DBL(&acc, &acc);
-		for (unsigned k = 0; k < p->nchunks; k++)
-			JAC_ADD(&acc, &acc, &j->res[(size_t)sub * p->nchunks + k]);
-	}
-	for (size_t t = nct; t < ntask; t++)
-		JAC_ADD(&acc, &acc, &j->res[t]);
-	free(j->solo);
-	*r = acc;
-	return 0;
+	return job_run(r, j, fx_task, &fj, f->stride, nct, ntask);
 }
 
 int FX_NAME(_fixed)(JAC *r, const struct cz_msm_fixed *f, const AFF *bases, const cz_scalar *scalars,

@@ -52,7 +52,8 @@ static inline int msm_class(const cz_scalar *k)
 }
 
 /*
- * Digit w of k.  With t = k + H and t_j its c-bit windows (the top one
+ * Digit w of k (msm_digit = msm_recode, then msm_digit_of).  With
+ * t = k + H (msm_recode) and t_j its c-bit windows (the top one
  * taking every bit from (nwin-1)·c up),
  *   k = Σ_{j<nwin-1} (t_j - 2^(c-1))·2^(j·c) + t_top·2^((nwin-1)·c):
  * signed digits in [-2^(c-1), 2^(c-1)) below, an unsigned one on top (so
@@ -60,9 +61,8 @@ static inline int msm_class(const cz_scalar *k)
  * No carries between windows, so any window is found from k alone (one
  * 5-limb add).  t < 2^256 since k < 2^255 and H < 2^254.
  */
-static inline int32_t msm_digit(const cz_scalar *k, const struct msm_plan *p, unsigned w)
+static inline void msm_recode(uint64_t t[5], const cz_scalar *k, const struct msm_plan *p)
 {
-	uint64_t t[5];
 	unsigned __int128 s = 0;
 
 	for (int i = 0; i < 4; i++) {
@@ -71,6 +71,12 @@ static inline int32_t msm_digit(const cz_scalar *k, const struct msm_plan *p, un
 		s >>= 64;
 	}
 	t[4] = (uint64_t)s + p->h[4];
+}
+
+/* Digit w from t = k + H (msm_recode): a caller that wants several
+ * windows of one scalar recodes it once. */
+static inline int32_t msm_digit_of(const uint64_t t[5], const struct msm_plan *p, unsigned w)
+{
 	bool top = w + 1 == p->nwin;
 	unsigned bit = w * p->c, limb = bit / 64, off = bit % 64;
 	unsigned width = top ? 256 - bit : p->c; /* <= c + 1 <= 21 */
@@ -79,6 +85,14 @@ static inline int32_t msm_digit(const cz_scalar *k, const struct msm_plan *p, un
 		v |= t[limb + 1] << (64 - off);
 	v &= ((uint64_t)1 << width) - 1;
 	return top ? (int32_t)v : (int32_t)v - ((int32_t)1 << (p->c - 1));
+}
+
+static inline int32_t msm_digit(const cz_scalar *k, const struct msm_plan *p, unsigned w)
+{
+	uint64_t t[5];
+
+	msm_recode(t, k, p);
+	return msm_digit_of(t, p, w);
 }
 
 #endif

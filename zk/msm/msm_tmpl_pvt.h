@@ -670,6 +670,24 @@ static int ones_sum(struct job *j, size_t lo, size_t hi, XYZZ *out)
 	return a.oom ? -ENOMEM : 0;
 }
 
+/* Task t >= ncolt (the column tasks): the ones' sum of its share. */
+static inline int job_ones(struct job *j, size_t t, size_t ncolt, XYZZ *r)
+{
+	size_t lo, hi;
+
+	range_of(j->n, j->plan.nones, t - ncolt, &lo, &hi);
+	return ones_sum(j, lo, hi, r);
+}
+
+/* Task t's end: its sum r into res[t] (infinity when it failed), its error
+ * rc into j->err. */
+static inline void job_put(struct job *j, size_t t, int rc, const XYZZ *r)
+{
+	if (rc)
+		atomic_store(&j->err, rc);
+	XYZZ_TO_JAC(&j->res[t], r);
+}
+
 static void job_task(void *arg, size_t t)
 {
 	struct job *j = arg;
@@ -686,12 +704,67 @@ static void job_task(void *arg, size_t t)
 		else
 			rc = window_xyzz(j, (unsigned)(t / p->nchunks), lo, hi, &r);
 	} else {
-		range_of(j->n, p->nones, t - nwt, &lo, &hi);
-		rc = ones_sum(j, lo, hi, &r);
+		rc = job_ones(j, t, nwt, &r);
 	}
-	if (rc)
-		atomic_store(&j->err, rc);
-	XYZZ_TO_JAC(&j->res[t], &r);
+	job_put(j, t, rc, &r);
+}
+
+/* Counts the scalars > 1 (nbig) and == 1 (nones) among n. */
+static inline void job_count(const cz_scalar *scalars, size_t n, size_t *nbig, size_t *nones)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = msm_class(&scalars[i]);
+		*nbig += c == 2;
+		*nones += c == 1;
+	}
+}
+
+/*
+ * Runs ntask tasks over j on j->pool (j->plan and j->slot_bytes set): ncol
+ * columns of plan.nchunks results when nct (= ncol·nchunks) is not 0, then
+ * the ones' sums; *r = Horner over the columns, top first (c doublings
+ * each), plus the ones' sums.  The variable-base MSM's columns are its
+ * windows, the fixed-base one's its stride's.  Scratch: grown once per pool
+ * to the largest plan seen, then reused (pool.h); without a pool, one block
+ * for this call.
+ */
+static int job_run(JAC *r, struct job *j, void (*task)(void *, size_t), void *arg, unsigned ncol,
+		   size_t nct, size_t ntask)
+{
+	const struct msm_plan *p = &j->plan;
+	size_t res_bytes = SCR_ALIGN(ntask * sizeof(JAC));
+
+	if (cz_pool_scratch_reserve(j->pool, j->slot_bytes, res_bytes) == 0) {
+		j->res = cz_pool_scratch(j->pool);
+	} else if (j->pool) {
+		return -ENOMEM;
+	} else {
+		j->solo = aligned_alloc(64, j->slot_bytes + res_bytes);
+		if (!j->solo)
+			return -ENOMEM;
+		j->res = (JAC *)(j->solo + j->slot_bytes);
+	}
+	atomic_init(&j->err, 0);
+	cz_pool_for(j->pool, ntask, task, arg);
+	int rc = atomic_load(&j->err);
+	if (rc) {
+		free(j->solo);
+		return rc;
+	}
+	JAC acc;
+	JAC_SET_INF(&acc);
+	for (unsigned w = nct ? ncol : 0; w-- > 0;) {
+		if (!JAC_IS_INF(&acc))
+			for (unsigned k = 0; k < p->c; k++)
+				JAC_DBL(&acc, &acc);
+		for (unsigned k = 0; k < p->nchunks; k++)
+			JAC_ADD(&acc, &acc, &j->res[(size_t)w * p->nchunks + k]);
+	}
+	for (size_t t = nct; t < ntask; t++)
+		JAC_ADD(&acc, &acc, &j->res[t]);
+	free(j->solo);
+	*r = acc;
+	return 0;
 }
 
 int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
@@ -701,11 +774,7 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	size_t nbig = 0, nones = 0;
 
 	JAC_SET_INF(r);
-	for (size_t i = 0; i < n; i++) {
-		int c = msm_class(&scalars[i]);
-		nbig += c == 2;
-		nones += c == 1;
-	}
+	job_count(scalars, n, &nbig, &nones);
 	if (!nbig && !nones)
 		return 0;
 	cz_msm_plan_make(&j.plan, nbig, nones, cz_pool_nthreads(pool), sizeof(AFF), tune);
@@ -714,43 +783,8 @@ int MSM_TUNED_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n,
 	if (!nbig)
 		j.plan.nchunks = 0;
 	size_t ntask = nwt + p->nones;
-	/* Scratch: grown once per pool to the largest plan seen, then reused
-	 * (pool.h); without a pool, one block for this call. */
 	j.slot_bytes = task_bytes(p, nbig != 0);
-	size_t res_bytes = SCR_ALIGN(ntask * sizeof(JAC));
-	if (cz_pool_scratch_reserve(pool, j.slot_bytes, res_bytes) == 0) {
-		j.res = cz_pool_scratch(pool);
-	} else if (pool) {
-		return -ENOMEM;
-	} else {
-		j.solo = aligned_alloc(64, j.slot_bytes + res_bytes);
-		if (!j.solo)
-			return -ENOMEM;
-		j.res = (JAC *)(j.solo + j.slot_bytes);
-	}
-	atomic_init(&j.err, 0);
-	cz_pool_for(pool, ntask, job_task, &j);
-	int rc = atomic_load(&j.err);
-	if (rc) {
-		free(j.solo);
-		return rc;
-	}
-
-	/* Horner over windows, top first: c doublings per window. */
-	JAC acc;
-	JAC_SET_INF(&acc);
-	for (unsigned w = nwt ? p->nwin : 0; w-- > 0;) {
-		if (!JAC_IS_INF(&acc))
-			for (unsigned k = 0; k < p->c; k++)
-				JAC_DBL(&acc, &acc);
-		for (unsigned k = 0; k < p->nchunks; k++)
-			JAC_ADD(&acc, &acc, &j.res[(size_t)w * p->nchunks + k]);
-	}
-	for (size_t t = nwt; t < ntask; t++)
-		JAC_ADD(&acc, &acc, &j.res[t]);
-	free(j.solo);
-	*r = acc;
-	return 0;
+	return job_run(r, &j, job_task, &j, p->nwin, nwt, ntask);
 }
 
 int MSM_FN(JAC *r, const AFF *bases, const cz_scalar *scalars, size_t n, struct cz_pool *pool)
