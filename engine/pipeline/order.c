@@ -236,6 +236,13 @@ static int pick_held(const struct cz_pipe *p, int d, int node, const struct cz_k
 
 static void give(struct cz_pipe *p, unsigned c, const struct cz_ring_desc *d)
 {
+	/* Run-queue time since the last sample, before the assign event: a
+	 * pump preempted between two assigns (1.9 ms, e2e_evidence's budget
+	 * scenario at a load of 5) sampled it only at its next loop, after
+	 * the second assign, and the report, which places a wait after the
+	 * thread's previous event, then counted 11 us of it and called the
+	 * idle device's 2 ms order latency.  ~1 us (a pread) an assign. */
+	cz_trace_sched(0);
 	p->held[c] = *d;
 	atomic_store_explicit(&p->cons[c].hint_seq, d->key.seq, memory_order_relaxed);
 	atomic_store_explicit(&p->cons[c].hint_part, d->key.part, memory_order_relaxed);
