@@ -485,7 +485,11 @@ static int null_proofs_ok(const char *out, int n)
 		}
 	}
 	snprintf(p, sizeof(p), "%.*s/proof.bin", PATH_MAX, out);
-	return stat(p, &st) == 0 && st.st_size == 192 * n;
+	if (stat(p, &st) || st.st_size != 192 * n) {
+		ct_diag("%s: %lld bytes, not %d proofs of 192", p, stat(p, &st) ? -1LL : (long long)st.st_size, n);
+		return 0;
+	}
+	return 1;
 }
 
 /* Issue 10: "null backend, 2 devices: 5 kills of cz-dev1 in 2 s during 10
@@ -975,8 +979,12 @@ static void lower_kill(void)
 	for (int i = 0; i < 300 && hit && proc_state(p0) != 'T'; i++)
 		usleep(10000);
 	int stopped0 = hit && proc_state(p0) == 'T';
-	int killed = stopped0 && kill(p0, SIGKILL) == 0;
+	/* read before the kill: the daemon may hand the partition back (its
+	 * reclaim event) before this thread runs again after kill(), and a
+	 * clock read after it then said "back before the kill" (check at a
+	 * load of 10) */
 	int64_t kill_ns = mono_ns();
+	int killed = stopped0 && kill(p0, SIGKILL) == 0;
 	kill(p1, SIGCONT);
 	ct_ok(stopped1 && stopped0 && killed && c % 2 == 0 && o != c && log_count(&d, mark) == 1,
 	      "cz-dev1 stopped (SIGSTOP): during job %d of at most 8, cz-dev0's consumer %u took job %llu partition %u from consumer "
@@ -989,11 +997,13 @@ static void lower_kill(void)
 		ok &= await_done(&d, id, out, sizeof(out));
 		proofs &= ok && null_proofs_ok(out, 6);
 	}
-	struct lowtrace lt;
+	struct lowtrace lt = { .back_ns = -1 };
 	int tr = killed && trace_lower(&d, seq, part, o, kill_ns, &lt) == 0;
 	/* Once it is back, only a partition a live consumer already held may
 	 * start before it (one per consumer, the order bound): cz-dev1's other
 	 * consumer's; cz-dev0's new process takes nothing before its warm-up. */
+	ct_diag("take_lower kill: trace read %d, back %.3f ms after the kill, awaits ok %d, proofs ok %d", tr,
+		tr && lt.back_ns >= 0 ? (double)(lt.back_ns - kill_ns) / 1e6 : -1.0, ok, proofs);
 	ct_ok(tr && lt.prio == (int64_t)prio && lt.back_ns > kill_ns && lt.overtaken <= 1 &&
 	      lt.starts == 1 && lt.ends == 1 && ok && proofs,
 	      "after the kill, job %llu partition %u came back to the ready set from consumer %u's ring at its "
