@@ -5,20 +5,10 @@
  * for the 254-bit p (260 bits, S = 4), the constants of zk/field/bn254.h.  The
  * code is zk/msm/fpv_inst_tmpl_pvt.h's, the same as BLS12-381's and as eight lanes'.
  */
-#include "zk/field/bn254.h"
-#include "zk/field/bn254_fp.h"
-#include "zk/field/bn254_fp2.h"
 
+#define FV_BN254 1
 #define FV_L 4
 #define FV_N 5
-#define FV_SN CZ_BN254_FP_LIMBS
-#define FV_MOD CZ_BN254_P
-#define FV_ONE CZ_BN254_P_ONE
-#define FV_INV CZ_BN254_P_INV
-#define FV_ST cz_bn254_fp
-#define FV_ST2 cz_bn254_fp2
-#define FV_SMUL cz_bn254_fp_mul
-#define FV_SINV cz_bn254_fp_inv_vartime
 #define FV_OPS cz_fpv_bn254_4
-#define FV_CURVE "bn254"
+#include "zk/msm/fpv_curve_pvt.h"
 #include "zk/msm/fpv_inst_tmpl_pvt.h"
