@@ -990,8 +990,8 @@ static void phase9_run(int cut)
 	int sub2 = submit_batch("p9b", n, np);
 	int good = verify_batch(0, "p9", n, np) + verify_batch(1, "p9b", n, np);
 	long long by_cut = tag_count("p9b", fmt("p.proved_by = %" PRId64, node_id[cut]));
-	ct_ok(back && sub2 == n && by_cut > 0, "the link back: it heartbeats again and rejoins, proving %lld of the next "
-	      "%d partitions", by_cut, n * np);
+	ct_ok(back && sub2 == n && by_cut > 0, "the link back: it heartbeats again (%s) and rejoins, proving %lld of the next "
+	      "%d partitions", back ? "yes" : "no heartbeat within 10 s", by_cut, n * np);
 	ct_ok(good == 2 * n && tag_count("p9", "p.state = 2") == n * np && tag_count("p9b", "p.state = 2") == n * np &&
 	      tag_count("p9", "p.state <> 2") == 0 && tag_count("p9b", "p.state <> 2") == 0,
 	      "every job on both sides of the split done once (%d of %d), every proof verified by cuzk verify "
