@@ -30,6 +30,12 @@ int main(void)
 #include <libpq-fe.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <limits.h>
+#include <sys/un.h>
+#include <sys/socket.h>
+#include <stdatomic.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +54,171 @@ static long long ask(const char *sql)
 		ct_diag("oracle: %s: %s", sql, PQresultErrorMessage(r));
 	PQclear(r);
 	return v;
+}
+
+/* A Unix-socket proxy in front of the server's socket that can turn into a
+ * black hole: while `black` it forwards nothing and accepts nothing (a
+ * connect still completes into the listen backlog, as one to a host behind
+ * a network split would hang), so a client waits on silence, not on an
+ * error.  `black` ends by itself after black_ms (every connection then
+ * closed, the backlog's too), so a client that waits without a bound
+ * returns, late, and the test can say how late. */
+#define PX_MAX 32
+struct bh_proxy {
+	char dir[96], up[PATH_MAX + 32];
+	int lfd, stop_fd;
+	_Atomic int black;
+	int black_ms;
+	pthread_t t;
+	int cli[PX_MAX], srv[PX_MAX];
+};
+
+static int unix_listen(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof a.sun_path)
+		return -1;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 16)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof a.sun_path)
+		return -1;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void px_close_all(struct bh_proxy *x)
+{
+	for (int i = 0; i < PX_MAX; i++) {
+		if (x->cli[i] >= 0)
+			close(x->cli[i]);
+		if (x->srv[i] >= 0)
+			close(x->srv[i]);
+		x->cli[i] = x->srv[i] = -1;
+	}
+}
+
+static void *px_main(void *arg)
+{
+	struct bh_proxy *x = arg;
+	char sock[PATH_MAX], buf[16384];
+	snprintf(sock, sizeof sock, "%s/.s.PGSQL.5432", x->dir);
+	for (;;) {
+		if (atomic_load(&x->black)) {
+			struct pollfd s = { .fd = x->stop_fd, .events = POLLIN };
+			if (poll(&s, 1, x->black_ms) > 0)
+				break;
+			/* the black hole lapses: every connection dropped, the backlog with the listener */
+			px_close_all(x);
+			close(x->lfd);
+			unlink(sock);
+			x->lfd = unix_listen(sock);
+			atomic_store(&x->black, 0);
+			continue;
+		}
+		struct pollfd p[2 + 2 * PX_MAX];
+		int n = 0;
+		p[n++] = (struct pollfd){ .fd = x->stop_fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = x->lfd, .events = POLLIN };
+		for (int i = 0; i < PX_MAX; i++) {
+			p[n++] = (struct pollfd){ .fd = x->cli[i], .events = POLLIN };
+			p[n++] = (struct pollfd){ .fd = x->srv[i], .events = POLLIN };
+		}
+		if (poll(p, (nfds_t)n, 20) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		if (atomic_load(&x->black))
+			continue;
+		if (p[1].revents & POLLIN) {
+			int c = accept(x->lfd, NULL, NULL), u = c >= 0 ? unix_connect(x->up) : -1;
+			int i = 0;
+			while (i < PX_MAX && x->cli[i] >= 0)
+				i++;
+			if (c >= 0 && u >= 0 && i < PX_MAX) {
+				x->cli[i] = c;
+				x->srv[i] = u;
+			} else {
+				if (c >= 0)
+					close(c);
+				if (u >= 0)
+					close(u);
+			}
+		}
+		for (int i = 0; i < PX_MAX; i++) {
+			for (int d = 0; d < 2; d++) {
+				struct pollfd *q = &p[2 + 2 * i + d];
+				if (q->fd < 0 || !(q->revents & (POLLIN | POLLHUP | POLLERR)))
+					continue;
+				ssize_t r = read(q->fd, buf, sizeof buf);
+				int to = d ? x->cli[i] : x->srv[i];
+				bool ok = r > 0;
+				for (ssize_t off = 0; ok && off < r;) {
+					ssize_t w = write(to, buf + off, (size_t)(r - off));
+					ok = w > 0;
+					off += w > 0 ? w : 0;
+				}
+				if (!ok) {
+					close(x->cli[i]);
+					close(x->srv[i]);
+					x->cli[i] = x->srv[i] = -1;
+					break;
+				}
+			}
+		}
+	}
+	px_close_all(x);
+	return NULL;
+}
+
+/* Starts the proxy in a new directory in front of pg's socket; 0 or -1. */
+static int px_start(struct bh_proxy *x, int black_ms)
+{
+	char sock[PATH_MAX];
+	memset(x, 0, sizeof *x);
+	for (int i = 0; i < PX_MAX; i++)
+		x->cli[i] = x->srv[i] = -1;
+	x->black_ms = black_ms;
+	snprintf(x->dir, sizeof x->dir, "/tmp/czpx-XXXXXX");
+	snprintf(x->up, sizeof x->up, "%s/.s.PGSQL.5432", pg.dir);
+	if (!mkdtemp(x->dir))
+		return -1;
+	snprintf(sock, sizeof sock, "%s/.s.PGSQL.5432", x->dir);
+	x->lfd = unix_listen(sock);
+	x->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (x->lfd < 0 || x->stop_fd < 0 || pthread_create(&x->t, NULL, px_main, x))
+		return -1;
+	return 0;
+}
+
+static void px_stop(struct bh_proxy *x)
+{
+	char sock[PATH_MAX];
+	uint64_t one = 1;
+	if (write(x->stop_fd, &one, sizeof one) != sizeof one)
+		ct_diag("proxy: stop: %s", strerror(errno));
+	pthread_join(x->t, NULL);
+	close(x->stop_fd);
+	if (x->lfd >= 0)
+		close(x->lfd);
+	snprintf(sock, sizeof sock, "%s/.s.PGSQL.5432", x->dir);
+	unlink(sock);
+	rmdir(x->dir);
 }
 
 static struct cz_fleet *node(const char *conninfo, int lease_ms, int max_attempts, const char *host)
@@ -263,7 +434,7 @@ static void notify_points(struct cz_fleet *listener_db_handle)
 	cz_fleet_close(off);
 }
 
-#define PLAN 47
+#define PLAN 49
 int main(void)
 {
 	ct_plan(PLAN);
@@ -901,7 +1072,50 @@ int main(void)
 		cz_fleet_close(l);
 	}
 
-	/* 41-42: pruning after the retention. */
+	/* 46-47: the database behind a black hole (a network split: no error, only silence).
+	 * A statement past the bound is given up in the bound, and the cancel request for it
+	 * (PQcancel waits for the server's answer without a bound) does not hold the handle:
+	 * a second call on it returns in its own bound too.  The hole lapses after 6 s;
+	 * the handle then works again. */
+	{
+		struct bh_proxy x;
+		int prc = px_start(&x, 6000);
+		char ci[256];
+		snprintf(ci, sizeof ci, "host=%s port=5432 user=cz dbname=postgres", x.dir);
+		struct cz_fleet *h = prc == 0 ? node(ci, 60000, 2, "hole") : NULL;
+		struct cz_fleet_opts o = { .conninfo = ci, .timeout_ms = 1000 };
+		char err[512];
+		struct cz_fleet *g = NULL;
+		int grc = h ? cz_fleet_open(&o, &g, err, sizeof err) : -1;
+		struct cz_fleet_node_info info = { .host = "hole", .devices = 1, .capacity = 1, .circuits = "t" };
+		grc = grc ? grc : cz_fleet_node_register(g, &info, NULL);
+		int r0 = grc == 0 ? cz_fleet_renew(g) : grc;
+		atomic_store(&x.black, 1);
+		int64_t t0 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r1 = grc == 0 ? cz_fleet_renew(g) : grc;
+		int64_t t1 = cz_clock_ns(CLOCK_MONOTONIC);
+		int r2 = grc == 0 ? cz_fleet_claim(g, 1, cl) : grc;
+		int64_t t2 = cz_clock_ns(CLOCK_MONOTONIC);
+		int64_t ms1 = (t1 - t0) / 1000000, ms2 = (t2 - t1) / 1000000;
+		for (int i = 0; i < r2; i++)
+			cz_fleet_claim_free(&cl[i]);
+		ct_ok(prc == 0 && r0 == 0 && r1 < 0 && r2 < 0 && ms1 <= 2500 && ms2 <= 2500,
+		      "database behind a black hole: renew %d in %" PRId64 " ms and then claim %d in %" PRId64 " ms "
+		      "(bound 1000 ms each, no wait on a cancel request)", r1, ms1, r2, ms2);
+		for (int k = 0; k < 800 && atomic_load(&x.black); k++)
+			sleep_ms(10);
+		int r3 = grc == 0 ? cz_fleet_renew(g) : grc;
+		ct_ok(grc == 0 && !atomic_load(&x.black) && r3 >= 0,
+		      "the hole gone: the same handle renews again (%d)", r3);
+		if (g)
+			cz_fleet_close(g);
+		if (h)
+			cz_fleet_close(h);
+		if (prc == 0)
+			px_stop(&x);
+	}
+
+	/* 48-49: pruning after the retention. */
 	{
 		long long before = ask("SELECT count(*) FROM cz_fleet_job");
 		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);

@@ -95,8 +95,12 @@
  *   sent with PQsendQueryParams and its answer awaited with poll() under a
  *   deadline (the server's statement_timeout and lock_timeout are set to
  *   3/4 of it, so a slow statement usually ends with the server's error
- *   first).  A statement past the deadline is cancelled and the connection
- *   dropped; so is one that failed inside a transaction (it is aborted).
+ *   first; idle_in_transaction_session_timeout ends a transaction whose
+ *   client went away).  A statement past the deadline is dropped with its
+ *   connection, and a cancel request is sent for it from a detached thread
+ *   (PQcancel itself waits without a bound: a network split must not hold
+ *   the handle's lock); so is one that failed inside a transaction (it is
+ *   aborted).
  *   A lost connection is made again, within the same call's bound, and the
  *   call retried: each call is safe to retry (submit runs again, statement
  *   or transaction, and recognizes its own job id; claim again claims other
@@ -138,6 +142,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,14 +232,15 @@ static void quiet_notice(void *arg, const char *msg)
 /* Connects before deadline: 0, or -ENOTCONN with the reason. */
 static int connect_by(struct cz_fleet *f, int64_t deadline)
 {
-	char tmo[16], opts[96];
+	char tmo[16], opts[160];
 	int ms = remaining_ms(deadline);
 	/* connect_timeout is whole seconds, at least 2 (libpq); our poll bound is the real one. */
 	snprintf(tmo, sizeof tmo, "%d", ms / 1000 < 2 ? 2 : ms / 1000);
 	/* The server's bounds a quarter inside ours, so a slow statement ends with its error
 	 * (and the connection stays) rather than with our deadline (which drops it). */
 	int srv = f->timeout_ms * 3 / 4 < 100 ? 100 : f->timeout_ms * 3 / 4;
-	snprintf(opts, sizeof opts, "-c statement_timeout=%d -c lock_timeout=%d", srv, srv);
+	snprintf(opts, sizeof opts, "-c statement_timeout=%d -c lock_timeout=%d -c idle_in_transaction_session_timeout=%d",
+		 srv, srv, f->timeout_ms < 1000 ? 1000 : f->timeout_ms);
 	const char *const kw[] = { "dbname", "connect_timeout", "options", "application_name", NULL };
 	const char *const val[] = { f->conninfo, tmo, opts, "cuzkd-fleet", NULL };
 	drop(f);
@@ -269,6 +275,47 @@ bad:
 	seterr(f, "fleet: connecting to the database: %s", PQerrorMessage(pg));
 	PQfinish(pg);
 	return -ENOTCONN;
+}
+
+/* Cancel requests in flight, process-wide (cancel_async). */
+#define CZ_FLEET_CANCELS_MAX 4
+static _Atomic int cancels_inflight;
+
+static void *cancel_main(void *arg)
+{
+	PGcancel *c = arg;
+	char buf[128];
+	PQcancel(c, buf, sizeof buf);
+	PQfreeCancel(c);
+	atomic_fetch_sub(&cancels_inflight, 1);
+	return NULL;
+}
+
+/* Asks the server to cancel pg's statement, best effort, on a detached
+ * thread: PQcancel connects and waits for the server's close with no bound
+ * of its own (a host cut off by a network split: TCP's SYN retries, or
+ * forever behind a black hole), and the caller holds the handle's lock.
+ * The server ends the statement by itself anyway (statement_timeout, 3/4
+ * of ours).  At most CZ_FLEET_CANCELS_MAX such threads live at once; past
+ * that the cancel is skipped. */
+static void cancel_async(PGconn *pg)
+{
+	if (atomic_fetch_add(&cancels_inflight, 1) >= CZ_FLEET_CANCELS_MAX)
+		goto skip;
+	PGcancel *c = PQgetCancel(pg);
+	if (!c)
+		goto skip;
+	pthread_attr_t a;
+	pthread_t t;
+	int ok = pthread_attr_init(&a) == 0;
+	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
+	     pthread_attr_setstacksize(&a, 256 * 1024) == 0 && pthread_create(&t, &a, cancel_main, c) == 0;
+	pthread_attr_destroy(&a);
+	if (ok)
+		return;
+	PQfreeCancel(c);
+skip:
+	atomic_fetch_sub(&cancels_inflight, 1);
 }
 
 /* Sends one statement and waits for its last result until deadline.
@@ -326,12 +373,7 @@ static PGresult *exec_raw(struct cz_fleet *f, const char *name, const char *sql,
 late:
 	if (now_ns() >= deadline) {
 		*timed_out = 1;
-		PGcancel *c = PQgetCancel(pg);
-		char buf[64];
-		if (c) {
-			PQcancel(c, buf, sizeof buf);
-			PQfreeCancel(c);
-		}
+		cancel_async(pg);
 		seterr(f, "fleet: statement timed out after %d ms", f->timeout_ms);
 	} else {
 		seterr(f, "fleet: database connection: %s", PQerrorMessage(pg));
