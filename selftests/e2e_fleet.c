@@ -989,7 +989,13 @@ static void phase9_run(int cut)
 	}
 	int sub2 = submit_batch("p9b", n, np);
 	int good = verify_batch(0, "p9", n, np) + verify_batch(1, "p9b", n, np);
-	long long by_cut = tag_count("p9b", fmt("p.proved_by = %" PRId64, node_id[cut]));
+	long long by_cut = tag_count("p9b", fmt("p.proved_by = %" PRId64, node_id[cut])), remade = -1;
+	{
+		json_object *r = daemon_req(&nd[cut], "{\"op\":\"status\"}", NULL, 0), *f, *me;
+		if (json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me))
+			remade = int_of(me, "listen_remade");
+		json_object_put(r);
+	}
 	if (by_cut <= 0) {      /* what the cut member says of itself, for a look */
 		json_object *r = daemon_req(&nd[cut], "{\"op\":\"status\"}", NULL, 0), *f, *me;
 		if (json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me))
@@ -997,8 +1003,9 @@ static void phase9_run(int cut)
 				json_object_to_json_string_ext(me, JSON_C_TO_STRING_PLAIN));
 		json_object_put(r);
 	}
-	ct_ok(back && sub2 == n && by_cut > 0, "the link back: it heartbeats again (%s) and rejoins, proving %lld of the next "
-	      "%d partitions", back ? "yes" : "no heartbeat within 10 s", by_cut, n * np);
+	ct_ok(back && sub2 == n && by_cut > 0 && remade >= 1, "the link back: it heartbeats again (%s), makes its LISTEN "
+	      "connection again (%lld) and rejoins, proving %lld of the next %d partitions",
+	      back ? "yes" : "no heartbeat within 10 s", remade, by_cut, n * np);
 	ct_ok(good == 2 * n && tag_count("p9", "p.state = 2") == n * np && tag_count("p9b", "p.state = 2") == n * np &&
 	      tag_count("p9", "p.state <> 2") == 0 && tag_count("p9b", "p.state <> 2") == 0,
 	      "every job on both sides of the split done once (%d of %d), every proof verified by cuzk verify "

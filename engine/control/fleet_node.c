@@ -32,7 +32,13 @@
  *   work, CZ_FNODE_IDLE_MS while not; without notifications -- --fleet-notify
  *   off, or auto on a database that refused the first handle's probe, whose
  *   answer every later handle takes -- it polls, CZ_FNODE_POLL_MS_NOLISTEN
- *   and CZ_FNODE_IDLE_MS_NOLISTEN); awake, it looks at the local jobs
+ *   and CZ_FNODE_IDLE_MS_NOLISTEN).  Once the node's database connection
+ *   has been made again (it broke: a cut link, a server restart) the claim
+ *   thread makes its LISTEN connection again too, before its next claim:
+ *   behind a link that was down that connection is alive but deaf -- the
+ *   server's NOTIFY waits for its TCP retransmit, seconds after the link
+ *   is back -- and the node would claim only by the fallback, losing every
+ *   short burst of work to the others.  Awake, it looks at the local jobs
  *   it feeds (a zero-timeout await), finishes or fails those that ended,
  *   then claims for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
  *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
@@ -131,6 +137,8 @@ struct cz_fnode {
 	int wake_fd;                    /* eventfd: a journal commit (a local job's end), or stop */
 	bool no_listen;                 /* the database refused LISTEN: poll the queue */
 	_Atomic uint64_t wakes_work, wakes_local, wakes_fallback;
+	_Atomic uint64_t listen_remade; /* the LISTEN connection made again after n->f reconnected */
+	uint64_t seen_reconnects;       /* n->f's reconnects when the LISTEN connection was last made (claim thread) */
 	int64_t node_id;
 	unsigned capacity;
 	pthread_t claimer, renewer;
@@ -469,6 +477,18 @@ static void claimer_wait(struct cz_fnode *n)
 		nap(n, CZ_FNODE_POLL_MS);       /* built without libpq: never here (join refuses) */
 }
 
+/* True once n->f has made its connection again since the LISTEN connection
+ * was made: the link was broken, and the LISTEN connection, behind the same
+ * link, may be alive but deaf (cz_fleet_listen_again). */
+static bool listen_suspect(struct cz_fnode *n)
+{
+	struct cz_fleet_stats st;
+	if (n->no_listen)
+		return false;
+	cz_fleet_stats_get(n->f, &st);
+	return st.reconnects > n->seen_reconnects;
+}
+
 static void *claimer_main(void *arg)
 {
 	struct cz_fnode *n = arg;
@@ -483,8 +503,16 @@ static void *claimer_main(void *arg)
 			if (n->held[k].live)
 				ended |= held_check(n, &n->held[k]);
 		ended |= lost_drop(n);
+		if (listen_suspect(n)) {        /* LISTEN again before the claim: work submitted after it is heard */
+			struct cz_fleet_stats st;
+			cz_fleet_stats_get(n->f, &st);
+			if (cz_fleet_listen_again(n->fl) == 0) {
+				n->seen_reconnects = st.reconnects;
+				atomic_fetch_add(&n->listen_remade, 1);
+			}
+		}
 		int got = claim_some(n);
-		if (!got && !ended && !atomic_load(&n->stop))
+		if (!got && !ended && !atomic_load(&n->stop) && !listen_suspect(n))
 			claimer_wait(n);
 	}
 	return NULL;
@@ -543,8 +571,9 @@ static void *renewer_main(void *arg)
 		if (cz_fleet_renew(n->f) < 0)
 			atomic_fetch_add(&n->renew_errors, 1);
 		cz_fleet_stats_get(n->f, &b);
-		if (b.lost > a.lost)
-			cz_fnode_poke(n->e);    /* leases lost: the claim thread drops them now */
+		if (b.lost > a.lost || b.reconnects > a.reconnects)
+			cz_fnode_poke(n->e);    /* leases lost: the claim thread drops them now; or the link
+						 * was broken: it makes its LISTEN connection again now */
 		nap(n, every);
 	}
 	return NULL;
@@ -1049,6 +1078,7 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "wakes_work", json_object_new_int64((int64_t)atomic_load(&n->wakes_work)));
 	json_object_object_add(me, "wakes_local", json_object_new_int64((int64_t)atomic_load(&n->wakes_local)));
 	json_object_object_add(me, "wakes_fallback", json_object_new_int64((int64_t)atomic_load(&n->wakes_fallback)));
+	json_object_object_add(me, "listen_remade", json_object_new_int64((int64_t)atomic_load(&n->listen_remade)));
 	json_object_object_add(me, "renew_errors", json_object_new_int64((int64_t)atomic_load(&n->renew_errors)));
 	json_object_object_add(me, "lost", json_object_new_int64((int64_t)fs.lost));
 	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));

@@ -1933,6 +1933,16 @@ static bool listen_ready(struct cz_fleet *f)
 	return false;
 }
 
+int cz_fleet_listen_again(struct cz_fleet *f)
+{
+	pthread_mutex_lock(&f->lock);
+	drop(f);
+	f->next_try_ns = 0;
+	int rc = listen_ready(f) ? 0 : -ENOTCONN;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms)
 {
 	int64_t deadline = now_ns() + (int64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;

@@ -291,6 +291,13 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
  * notifications are off (cz_fleet_notify_off). */
 int cz_fleet_listen(struct cz_fleet *f, unsigned channels);
 int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms);
+/* Makes f's connection and its LISTEN again now (bounded), for a listener
+ * whose link another handle found broken: a connection behind a link that
+ * was down stays silent, not broken, after the link is back -- the
+ * server's NOTIFY waits for its TCP retransmit, seconds later -- so waits
+ * on it would hear nothing.  0, or a negative errno (the next wait tries
+ * again, at most once a second). */
+int cz_fleet_listen_again(struct cz_fleet *f);
 
 /* Deletes up to CZ_FLEET_PRUNE_BATCH ended jobs (done: every partition
  * done; failed; cancelled) that ended more than retain_ms ago, with their

@@ -49,6 +49,7 @@ int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin) 
 int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int ms, struct cz_fleet_status *st) { (void)f; (void)seq; (void)ms; (void)st; return -ENOSYS; }
 int cz_fleet_listen(struct cz_fleet *f, unsigned ch) { (void)f; (void)ch; return -ENOSYS; }
 int cz_fleet_wait(struct cz_fleet *f, int fd, int ms) { (void)f; (void)fd; (void)ms; return -ENOSYS; }
+int cz_fleet_listen_again(struct cz_fleet *f) { (void)f; return -ENOSYS; }
 int cz_fleet_prune(struct cz_fleet *f, int64_t ms, int *nodes) { (void)f; (void)ms; (void)nodes; return -ENOSYS; }
 const char *cz_fleet_job_state_name(enum cz_fleet_job_state s) { (void)s; return "?"; }
 
