@@ -221,6 +221,19 @@ static void px_stop(struct bh_proxy *x)
 	rmdir(x->dir);
 }
 
+/* A renew on another thread, for points 46-48: it waits in the hole. */
+struct hole_renew {
+	struct cz_fleet *f;
+	int rc;
+};
+
+static void *hole_renew_main(void *arg)
+{
+	struct hole_renew *h = arg;
+	h->rc = cz_fleet_renew(h->f);
+	return NULL;
+}
+
 static struct cz_fleet *node(const char *conninfo, int lease_ms, int max_attempts, const char *host)
 {
 	struct cz_fleet_opts o = { .conninfo = conninfo, .timeout_ms = 10000, .lease_ms = lease_ms,
@@ -434,7 +447,7 @@ static void notify_points(struct cz_fleet *listener_db_handle)
 	cz_fleet_close(off);
 }
 
-#define PLAN 49
+#define PLAN 50
 int main(void)
 {
 	ct_plan(PLAN);
@@ -1072,11 +1085,12 @@ int main(void)
 		cz_fleet_close(l);
 	}
 
-	/* 46-47: the database behind a black hole (a network split: no error, only silence).
+	/* 46-48: the database behind a black hole (a network split: no error, only silence).
 	 * A statement past the bound is given up in the bound, and the cancel request for it
 	 * (PQcancel waits for the server's answer without a bound) does not hold the handle:
-	 * a second call on it returns in its own bound too.  The hole lapses after 6 s;
-	 * the handle then works again. */
+	 * a second call on it returns in its own bound too; what status and /metrics read
+	 * (stats, leases_live) does not wait for the call in flight.  The hole lapses after
+	 * 6 s; the handle then works again. */
 	{
 		struct bh_proxy x;
 		int prc = px_start(&x, 6000);
@@ -1092,8 +1106,25 @@ int main(void)
 		int r0 = grc == 0 ? cz_fleet_renew(g) : grc;
 		atomic_store(&x.black, 1);
 		int64_t t0 = cz_clock_ns(CLOCK_MONOTONIC);
-		int r1 = grc == 0 ? cz_fleet_renew(g) : grc;
+		struct hole_renew hr = { .f = g, .rc = grc };
+		pthread_t rt;
+		bool rt_up = grc == 0 && pthread_create(&rt, NULL, hole_renew_main, &hr) == 0;
+		sleep_ms(200);          /* the renew is in the hole now, holding the handle */
+		int64_t s0 = cz_clock_ns(CLOCK_MONOTONIC);
+		struct cz_fleet_stats hs = { 0 };
+		bool live = false;
+		if (g) {
+			cz_fleet_stats_get(g, &hs);
+			live = cz_fleet_leases_live(g);
+		}
+		int64_t s_us = (cz_clock_ns(CLOCK_MONOTONIC) - s0) / 1000;
+		if (rt_up)
+			pthread_join(rt, NULL);
+		int r1 = hr.rc;
 		int64_t t1 = cz_clock_ns(CLOCK_MONOTONIC);
+		ct_ok(rt_up && s_us < 100000 && hs.statements > 0,
+		      "while a renew waits in the hole, stats and leases_live answer in %" PRId64 " us (bound 100 ms; "
+		      "%" PRIu64 " statements, leases %s)", s_us, hs.statements, live ? "live" : "lapsed");
 		int r2 = grc == 0 ? cz_fleet_claim(g, 1, cl) : grc;
 		int64_t t2 = cz_clock_ns(CLOCK_MONOTONIC);
 		int64_t ms1 = (t1 - t0) / 1000000, ms2 = (t2 - t1) / 1000000;
@@ -1115,7 +1146,7 @@ int main(void)
 			px_stop(&x);
 	}
 
-	/* 48-49: pruning after the retention. */
+	/* 49-50: pruning after the retention. */
 	{
 		long long before = ask("SELECT count(*) FROM cz_fleet_job");
 		uint64_t live = submit(a, "prune-live", 1000, CZ_PRIO_LOW, 2);

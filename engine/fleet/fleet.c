@@ -105,6 +105,11 @@
  *   call retried: each call is safe to retry (submit runs again, statement
  *   or transaction, and recognizes its own job id; claim again claims other
  *   rows; finish again is a duplicate).
+ *   The handle's lock is held for a whole call, so up to timeout_ms behind a
+ *   dead link; what status and /metrics read (cz_fleet_stats_get,
+ *   cz_fleet_leases_live) is a copy each call publishes as it unlocks,
+ *   under a lock of its own that no statement holds: they answer at once
+ *   while the database is away.
  *
  * COST (counted in struct cz_fleet_stats; docs/BENCHMARKS.md "Fleet")
  *   claim, reap, renew and finish are prepared once a connection (one more
@@ -171,6 +176,12 @@ struct cz_fleet {
 	char notify_why[256];           /* ... why (cz_fleet_notify_off) */
 	struct cz_fleet_stats st;
 	char err[512];
+	/* What a reader needs without the handle lock (held for a whole statement,
+	 * up to timeout_ms behind a dead link): st and leases_until_ns as of the
+	 * last call's end, copied under pub_lock as each call unlocks. */
+	pthread_mutex_t pub_lock;
+	struct cz_fleet_stats pub_st;
+	int64_t pub_leases_until_ns;
 };
 
 static void seterr(struct cz_fleet *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -214,6 +225,18 @@ static int wait_sock(PGconn *pg, short ev, int64_t deadline)
 		if (errno != EINTR)
 			return -1;
 	}
+}
+
+/* Every public call ends here: what it changed of st and the leases
+ * published for cz_fleet_stats_get and cz_fleet_leases_live, then the
+ * handle unlocked. */
+static void unlock(struct cz_fleet *f)
+{
+	pthread_mutex_lock(&f->pub_lock);
+	f->pub_st = f->st;
+	f->pub_leases_until_ns = f->leases_until_ns;
+	pthread_mutex_unlock(&f->pub_lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 static void drop(struct cz_fleet *f)
@@ -659,6 +682,7 @@ int cz_fleet_open(const struct cz_fleet_opts *o, struct cz_fleet **out, char *er
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->pub_lock, NULL);
 	f->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : CZ_FLEET_TIMEOUT_MS;
 	f->lease_ms = o->lease_ms > 0 ? o->lease_ms : CZ_FLEET_LEASE_MS;
 	f->max_attempts = o->max_attempts > 0 ? o->max_attempts : CZ_FLEET_MAX_ATTEMPTS;
@@ -677,6 +701,7 @@ int cz_fleet_open(const struct cz_fleet_opts *o, struct cz_fleet **out, char *er
 		return rc;
 	}
 	f->st.migrations = (uint64_t)applied;
+	f->pub_st = f->st;      /* not shared yet: no lock */
 	*out = f;
 	return 0;
 }
@@ -687,6 +712,7 @@ void cz_fleet_close(struct cz_fleet *f)
 		return;
 	drop(f);
 	pthread_mutex_destroy(&f->lock);
+	pthread_mutex_destroy(&f->pub_lock);
 	free(f->held);
 	free(f->conninfo);
 	free(f);
@@ -699,16 +725,16 @@ const char *cz_fleet_error(struct cz_fleet *f)
 
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st)
 {
-	pthread_mutex_lock(&f->lock);
-	*st = f->st;
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->pub_lock);       /* not the handle lock: a statement may hold it */
+	*st = f->pub_st;
+	pthread_mutex_unlock(&f->pub_lock);
 }
 
 int cz_fleet_backend_pid(struct cz_fleet *f)
 {
 	pthread_mutex_lock(&f->lock);
 	int pid = f->pg ? PQbackendPID(f->pg) : 0;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return pid;
 }
 
@@ -728,7 +754,7 @@ int cz_fleet_schema_version(struct cz_fleet *f)
 	int v = 0;
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, version_unit, &v);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : v;
 }
 
@@ -778,7 +804,7 @@ int cz_fleet_node_register(struct cz_fleet *f, const struct cz_fleet_node_info *
 	int rc = run_unit(f, register_unit, &a);
 	if (rc == 0)
 		f->node = a.id;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	if (rc == 0 && node_id)
 		*node_id = a.id;
 	return rc;
@@ -836,7 +862,7 @@ int cz_fleet_nodes(struct cz_fleet *f, int live_ms, struct cz_fleet_node_row *ou
 	struct nodes_arg a = { .live_ms = live_ms < 0 ? 0 : live_ms, .max = max, .out = out };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, nodes_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : a.n;
 }
 
@@ -865,7 +891,7 @@ int cz_fleet_queue_get(struct cz_fleet *f, struct cz_fleet_queue *q)
 {
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, queue_unit, q);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc;
 }
 
@@ -1098,7 +1124,7 @@ int cz_fleet_submit(struct cz_fleet *f, const struct cz_fleet_job_spec *s, uint6
 		a.inline_bytes += s->parts[i].bytes ? s->parts[i].len : 0;
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, submit_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	if (rc == 0)
 		*seq = a.seq;
 	return rc;
@@ -1237,7 +1263,7 @@ int cz_fleet_claim(struct cz_fleet *f, uint32_t max, struct cz_fleet_claim *out)
 		rc = a.n > 0 ? 0 : rc;
 	}
 	f->st.reaped += (uint64_t)reaped;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : a.n;
 }
 
@@ -1372,7 +1398,7 @@ void cz_fleet_node_duty(struct cz_fleet *f, double duty, const char *cause)
 	else
 		f->duty[0] = 0;
 	snprintf(f->cause, sizeof f->cause, "%s", cause ? cause : "");
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 }
 
 int cz_fleet_renew(struct cz_fleet *f)
@@ -1386,15 +1412,15 @@ int cz_fleet_renew(struct cz_fleet *f)
 	 * renew interval after their lease, even while every claimer finds other work. */
 	if (rc == 0 && run_unit(f, reap_unit, &reaped) == 0)
 		f->st.reaped += (uint64_t)reaped;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : n;
 }
 
 bool cz_fleet_leases_live(struct cz_fleet *f)
 {
-	pthread_mutex_lock(&f->lock);
-	bool live = now_ns() < f->leases_until_ns;
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->pub_lock);       /* as cz_fleet_stats_get */
+	bool live = now_ns() < f->pub_leases_until_ns;
+	pthread_mutex_unlock(&f->pub_lock);
 	return live;
 }
 
@@ -1402,7 +1428,7 @@ uint32_t cz_fleet_held(struct cz_fleet *f)
 {
 	pthread_mutex_lock(&f->lock);
 	uint32_t n = f->nheld;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return n;
 }
 
@@ -1412,7 +1438,7 @@ bool cz_fleet_holds(struct cz_fleet *f, struct cz_key k)
 	pthread_mutex_lock(&f->lock);
 	for (uint32_t i = 0; i < f->nheld && !has; i++)
 		has = f->held[i].seq == k.seq && f->held[i].part == k.part;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return has;
 }
 
@@ -1479,7 +1505,7 @@ int cz_fleet_release(struct cz_fleet *f, const struct cz_fleet_stale *keys, uint
 	struct release_arg a = { .k = keys, .n = n };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, release_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : a.released;
 }
 
@@ -1552,7 +1578,7 @@ int cz_fleet_finish(struct cz_fleet *f, struct cz_key key, const void *proof, si
 		held_del(f, key);
 	if (rc == 0)
 		a.result ? f->st.duplicates++ : f->st.finished++;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : a.result;
 }
 
@@ -1611,7 +1637,7 @@ int cz_fleet_fail(struct cz_fleet *f, struct cz_key key, const char *why)
 	int rc = run_unit(f, fail_unit, &a);
 	if (rc == 0 || rc == -ENOENT)
 		held_del(f, key);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc < 0 ? rc : a.result;
 }
 
@@ -1650,7 +1676,7 @@ int cz_fleet_proof(struct cz_fleet *f, struct cz_key key, void **buf, size_t *le
 	struct proof_arg a = { .key = key };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, proof_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	if (rc == 0) {
 		*buf = a.buf;
 		*len = a.len;
@@ -1684,7 +1710,7 @@ int cz_fleet_find(struct cz_fleet *f, const char *id, uint64_t *seq)
 	struct find_arg a = { .id = id };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, find_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	if (rc == 0)
 		*seq = a.seq;
 	else if (rc == -ENOENT)
@@ -1744,7 +1770,7 @@ int cz_fleet_status(struct cz_fleet *f, uint64_t seq, struct cz_fleet_status *st
 	struct status_arg a = { .seq = seq, .st = st };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, status_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc;
 }
 
@@ -1802,7 +1828,7 @@ int cz_fleet_cancel(struct cz_fleet *f, uint64_t seq, uint32_t uid, bool admin)
 	struct cancel_arg a = { .seq = seq, .uid = uid, .admin = admin };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, cancel_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc;
 }
 
@@ -1847,7 +1873,7 @@ int cz_fleet_prune(struct cz_fleet *f, int64_t retain_ms, int *nodes)
 	struct prune_arg a = { .retain_ms = retain_ms < 0 ? 0 : retain_ms };
 	pthread_mutex_lock(&f->lock);
 	int rc = run_unit(f, prune_unit, &a);
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	if (nodes)
 		*nodes = rc == 0 ? a.nodes : 0;
 	return rc < 0 ? rc : a.jobs;
@@ -1897,7 +1923,7 @@ int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
 	pthread_mutex_lock(&f->lock);
 	if (f->notify_off) {
 		seterr(f, "fleet: no LISTEN: %s", f->notify_why);
-		pthread_mutex_unlock(&f->lock);
+		unlock(f);
 		return -EIO;
 	}
 	f->listen |= channels & (CZ_FLEET_CH_WORK | CZ_FLEET_CH_DONE);
@@ -1906,7 +1932,7 @@ int cz_fleet_listen(struct cz_fleet *f, unsigned channels)
 		f->listen = 0;
 		f->st.listen_refused = 1;
 	}
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc;
 }
 
@@ -1939,7 +1965,7 @@ int cz_fleet_listen_again(struct cz_fleet *f)
 	drop(f);
 	f->next_try_ns = 0;
 	int rc = listen_ready(f) ? 0 : -ENOTCONN;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return rc;
 }
 
@@ -1974,7 +2000,7 @@ int cz_fleet_wait(struct cz_fleet *f, int extra_fd, int timeout_ms)
 		}
 	}
 	f->heard = 0;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	return got;
 }
 
@@ -1989,12 +2015,12 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 	if (!f->st.listen_refused && !f->notify_off)
 		f->listen |= CZ_FLEET_CH_DONE;
 	f->want_seq = seq;
-	pthread_mutex_unlock(&f->lock);
+	unlock(f);
 	for (;;) {
 		/* LISTEN before the status, so a finish between them is heard. */
 		pthread_mutex_lock(&f->lock);
 		listen_ready(f);
-		pthread_mutex_unlock(&f->lock);
+		unlock(f);
 		int rc = cz_fleet_status(f, seq, st);
 		if (rc < 0 && rc != -ENOTCONN && rc != -ETIMEDOUT)
 			return rc;
@@ -2011,7 +2037,7 @@ int cz_fleet_await(struct cz_fleet *f, uint64_t seq, int timeout_ms, struct cz_f
 			named = cz_fleet_wait(f, -1, remaining_ms(until)) & CZ_FLEET_CH__SEQ;
 		pthread_mutex_lock(&f->lock);
 		named ? f->st.await_notified++ : f->st.await_fallback++;
-		pthread_mutex_unlock(&f->lock);
+		unlock(f);
 	}
 }
 

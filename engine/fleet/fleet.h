@@ -147,6 +147,9 @@ void cz_fleet_close(struct cz_fleet *f);
 const char *cz_fleet_notify_off(struct cz_fleet *f);
 /* The last failure's reason (valid until the next call on f). */
 const char *cz_fleet_error(struct cz_fleet *f);
+/* The counters as of the last call's end: never waits for a statement in
+ * flight (as cz_fleet_leases_live), so status and /metrics answer at once
+ * while the database is away. */
 void cz_fleet_stats_get(struct cz_fleet *f, struct cz_fleet_stats *st);
 /* The server process serving this handle's connection (0 when none):
  * for logs, pg_stat_activity and the benchmark's server CPU time. */
@@ -216,7 +219,7 @@ int cz_fleet_renew(struct cz_fleet *f);
 /* Whether the leases this handle holds are still its own by its clock:
  * false once lease_ms has passed since the last successful claim or renew
  * was sent (a node cut off from the database stops then). */
-bool cz_fleet_leases_live(struct cz_fleet *f);
+bool cz_fleet_leases_live(struct cz_fleet *f);      /* without waiting for a call in flight */
 /* Partitions this handle holds. */
 uint32_t cz_fleet_held(struct cz_fleet *f);
 /* Whether this handle still holds key (claimed it, and no renew has found
