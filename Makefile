@@ -47,6 +47,8 @@ TESTS    += selftests/docs_names.sh
 # The generated x86-64 assembly (zk/field/field_x86*.h) regenerated and compared with the
 # committed headers byte for byte (selftests/zk_x86_gen.sh).
 TESTS    += selftests/zk_x86_gen.sh
+# tools/mulchain-r1cs.py writes circom's .r1cs and snarkjs's .wtns byte for byte (selftests/mulchain_gen.sh).
+TESTS    += selftests/mulchain_gen.sh
 # The Groth16 and snarkjs interop suites once more with the AVX-512 IFMA path forced off
 # (CZ_NO_IFMA=1), so both MSM flushes prove on a machine that has it; the BN254 MSM and
 # interop suites likewise; and on the four-lane flush (CZ_IFMA_LANES=4).

@@ -2,18 +2,24 @@
 # tools/bn128-key.sh — sourced by tools/interop.sh and tools/bench-peers.sh: the BN254 (bn128)
 # test key, made once.  bn128_key K makes DIR/mulchain_bn128_K.{zkey,_vk.json,_0.wtns}:
 # tools/fixtures/circuits/mulchain.circom with 2^K - 3 steps compiled by the pinned circom
-# (--prime bn128), its witness by `snarkjs wtns calculate`, an INSECURE key by
+# (--prime bn128), its witness by `snarkjs wtns calculate` (above 2^16 both written by
+# tools/mulchain-r1cs.py, the same bytes: selftests/mulchain_gen.sh), an INSECURE key by
 # `cuzk devsetup --r1cs` (snarkjs's own setup needs a 2^K powers of tau, hours here).
 # The caller sets root, dir, cuzk, snarkjs and circom.
 bn128_key() {
 	local k=$1 b=$dir/mulchain_bn128_$1
 	[ -f "$b.zkey" ] && [ -f "${b}_0.wtns" ] && return 0
-	sed "s/MulChain(40)/MulChain($(((1 << k) - 3)))/" "$root/tools/fixtures/circuits/mulchain.circom" >"$b.circom"
-	$circom "$b.circom" --r1cs --wasm --prime bn128 -o "$dir" >/dev/null ||
-		{ echo "$0: circom failed on $b.circom" >&2; exit 1; }
-	echo '{"a": "3", "b": "5"}' >"$b.input.json"
-	$snarkjs wtns calculate "${b}_js/mulchain_bn128_$k.wasm" "$b.input.json" "${b}_0.wtns" >/dev/null ||
-		{ echo "$0: snarkjs wtns calculate failed (2^$k)" >&2; exit 1; }
+	if [ "$k" -gt 16 ]; then         # circom2's wasm build: > 17 min at 2^20; the same bytes
+		python3 "$root/tools/mulchain-r1cs.py" "$k" "$b.r1cs" "${b}_0.wtns" ||
+			{ echo "$0: tools/mulchain-r1cs.py failed (2^$k)" >&2; exit 1; }
+	else
+		sed "s/MulChain(40)/MulChain($(((1 << k) - 3)))/" "$root/tools/fixtures/circuits/mulchain.circom" >"$b.circom"
+		$circom "$b.circom" --r1cs --wasm --prime bn128 -o "$dir" >/dev/null ||
+			{ echo "$0: circom failed on $b.circom" >&2; exit 1; }
+		echo '{"a": "3", "b": "5"}' >"$b.input.json"
+		$snarkjs wtns calculate "${b}_js/mulchain_bn128_$k.wasm" "$b.input.json" "${b}_0.wtns" >/dev/null ||
+			{ echo "$0: snarkjs wtns calculate failed (2^$k)" >&2; exit 1; }
+	fi
 	"$cuzk" devsetup --r1cs "$b.r1cs" --out-zkey "$b.zkey" --out-vk "${b}_vk.json" >/dev/null 2>&1 ||
 		{ echo "$0: cuzk devsetup --r1cs $b.r1cs failed" >&2; exit 1; }
 }
