@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NPOINTS 46
+#define NPOINTS 47
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -310,6 +310,30 @@ int main(void)
 		ct_ok(!rc && strstr(out, "Fr_F1m_mul) native"),
 		      "circom's Fr_F1m_mul is replaced by the native product (synth/witness/build.c), "
 		      "and the .wtns stays snarkjs's byte for byte");
+		/* the library's optimization level: -O2 unless CUZK_WITNESS_OPT names another
+		 * (each build in a cache of its own, so each one compiles) */
+		const char *lv[3][2] = { { NULL, " -O2)" }, { "1", " -O1)" }, { "x", " -O2)" } };
+		int lv_ok = 0;
+		char lv_out[3][160] = { "", "", "" };
+		for (int i = 0; i < 3; i++) {
+			char cd[PATH_MAX];
+			snprintf(cd, sizeof(cd), "%s/cache-opt%d", tmp, i);
+			if (lv[i][0])
+				setenv("CUZK_WITNESS_OPT", lv[i][0], 1);
+			else
+				unsetenv("CUZK_WITNESS_OPT");
+			rc = RUN(cuzk, "witness", wasm("arith", "bn128"), in, o, "--witness-cache", cd);
+			const char *at = strstr(out, "compile (");
+			const char *end = at ? strchr(at, ')') : NULL;
+			snprintf(lv_out[i], sizeof(lv_out[i]), "%.*s", end ? (int)(end - at + 1) : 15,
+				 at ? at : "no compile line");
+			lv_ok += !rc && at && strstr(at, lv[i][1]) && same_file(o, P("arith_bn128_snarkjs.wtns")) &&
+				 (i < 2 || strstr(out, "CUZK_WITNESS_OPT=x is not 0, 1, 2, 3 or s"));
+		}
+		unsetenv("CUZK_WITNESS_OPT");
+		ct_ok(lv_ok == 3, "the library is compiled at -O2 (%s), CUZK_WITNESS_OPT=1 at -O1 (%s), "
+		      "CUZK_WITNESS_OPT=x refused with a line and -O2 (%s); each .wtns snarkjs's", lv_out[0],
+		      lv_out[1], lv_out[2]);
 		const char *lib = P("arith.so");
 		rc = RUN(cuzk, "witness-build", wasm("arith", "bn128"), "-o", lib, "--witness-cache",
 			 cache);
