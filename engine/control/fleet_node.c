@@ -506,10 +506,12 @@ static void *claimer_main(void *arg)
 		if (listen_suspect(n)) {        /* LISTEN again before the claim: work submitted after it is heard */
 			struct cz_fleet_stats st;
 			cz_fleet_stats_get(n->f, &st);
-			if (cz_fleet_listen_again(n->fl) == 0) {
-				n->seen_reconnects = st.reconnects;
+			/* Once, whatever the outcome: a failure leaves the deaf connection
+			 * dropped, and the waits make it again at most once a second
+			 * (trying here again at once would spin while the database is away). */
+			n->seen_reconnects = st.reconnects;
+			if (cz_fleet_listen_again(n->fl) == 0)
 				atomic_fetch_add(&n->listen_remade, 1);
-			}
 		}
 		int got = claim_some(n);
 		if (!got && !ended && !atomic_load(&n->stop) && !listen_suspect(n))
