@@ -972,14 +972,21 @@ static void phase9_run(int cut)
 		       tag_count("p9", "p.state = 2") == n * np;
 		usleep(10000);
 	}
-	long long c1 = claims_of(cut);
+	long long c1 = claims_of(cut), away = -1;
+	{
+		json_object *r = daemon_req(&nd[cut], "{\"op\":\"status\"}", NULL, 0), *f, *me;
+		if (json_object_object_get_ex(r, "fleet", &f) && json_object_object_get_ex(f, "this", &me))
+			away = int_of(me, "away_rounds");
+		json_object_put(r);
+	}
 	long long mine = ask(fmt("SELECT count(*) FROM cz_fleet_part WHERE state = 1 AND node = %" PRId64, node_id[cut]));
 	long long others = ask(fmt("SELECT count(*) FROM cz_fleet_part p JOIN split USING (seq, part) WHERE p.state = 2 AND "
 				   "p.proved_by <> %" PRId64, node_id[cut]));
-	ct_ok(sub == n && held && nsplit > 0 && over && others == nsplit && mine == 0 && c0 >= 0 && c1 == c0,
+	ct_ok(sub == n && held && nsplit > 0 && over && others == nsplit && mine == 0 && c0 >= 0 && c1 == c0 && away >= 1,
 	      "link cut under member %" PRId64 " holding %lld partitions: it claims nothing more (%lld, %lld), its leases "
-	      "lapse (%lld still claimed by it) and the %lld are proved by the other %d", node_id[cut], nsplit, c0, c1, mine,
-	      others, SPLIT_NODES - 1);
+	      "lapse (%lld still claimed by it) and the %lld are proved by the other %d; its claim rounds stop at the "
+	      "first finish that finds the database away (%lld)", node_id[cut], nsplit, c0, c1, mine,
+	      others, SPLIT_NODES - 1, away);
 	sh_ok(fmt("ip link set %s up", ns_host));       /* the link back */
 	int back = 0;
 	for (int k = 0; k < 1000 && !back; k++) {

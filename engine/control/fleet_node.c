@@ -39,8 +39,11 @@
  *   server's NOTIFY waits for its TCP retransmit, seconds after the link
  *   is back -- and the node would claim only by the fallback, losing every
  *   short burst of work to the others.  Awake, it looks at the local jobs
- *   it feeds (a zero-timeout await), finishes or fails those that ended,
- *   then claims for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
+ *   it feeds (a zero-timeout await), finishes or fails those that ended
+ *   (the first finish or fail that finds the database away ends that for
+ *   the round, so a round costs one statement bound, not one per held
+ *   partition; status fleet.this.away_rounds counts them), then claims
+ *   for the free consumers.  Every claim is a trace event ("fleet_claim": job = the
  *   fleet's seq, part, arg = the claim's latency in µs; "fleet_empty": a
  *   claim for free consumers that found no claimable work), so a device's
  *   idle can be named "no claimable work" versus "claim latency".
@@ -152,6 +155,7 @@ struct cz_fnode {
 	/* counters (status "fleet") */
 	_Atomic uint64_t claims, claimed, empty_claims, claim_us, finished, duplicates, failed, errors, fed_us;
 	_Atomic uint64_t renew_errors, lost_dropped, pruned_jobs, pruned_nodes;
+	_Atomic uint64_t away_rounds;   /* claim rounds cut short: a finish or fail found the database away */
 	uint32_t stale_dropped, stale_released;  /* the journal's fleet partitions at start: dropped, released */
 	bool was_empty;                 /* the last claim found nothing (the claim thread's) */
 	struct lat_ring claim_lat;      /* a claim's round trip (the database's answer) */
@@ -265,13 +269,15 @@ static void held_end(struct cz_fnode *n, struct fheld *h)
 	atomic_fetch_sub(&n->nheld, 1);
 }
 
-/* One held partition looked at: finished or failed to the database when its local job ended. */
-static bool held_check(struct cz_fnode *n, struct fheld *h)
+/* One held partition looked at: finished or failed to the database when its
+ * local job ended.  1 it ended here, 0 not yet, -1 the database is away (its
+ * end is tried again next round). */
+static int held_check(struct cz_fnode *n, struct fheld *h)
 {
 	char dir[PATH_MAX + 80] = "", why[400] = "";
 	int st = local_state(n->e, h->local, dir, sizeof dir, why, sizeof why);
 	if (st == 0)
-		return false;
+		return 0;
 	if (st == 1) {
 		size_t len = 0;
 		char *pl = proof_payload(dir, &len);
@@ -279,7 +285,7 @@ static bool held_check(struct cz_fnode *n, struct fheld *h)
 		free(pl);
 		if (rc == -ENOTCONN || rc == -ETIMEDOUT) {
 			atomic_fetch_add(&n->errors, 1);
-			return false;   /* the database is away: again next round (first proof wins) */
+			return -1;      /* the database is away: again next round (first proof wins) */
 		}
 		if (rc >= 0 || rc == -ECANCELED)
 			cz_job_rmdir(dir);      /* the database holds the proof now: no local copy kept */
@@ -295,13 +301,13 @@ static bool held_check(struct cz_fnode *n, struct fheld *h)
 	} else {
 		int rc = cz_fleet_fail(n->f, h->key, why);
 		if (rc == -ENOTCONN || rc == -ETIMEDOUT)
-			return false;
+			return -1;
 		atomic_fetch_add(&n->failed, 1);
 		fprintf(stderr, "cuzkd: fleet: partition %" PRIu64 ".%u failed here: %s\n", h->key.seq, h->key.part,
 			why);
 	}
 	held_end(n, h);
-	return true;
+	return 1;
 }
 
 /* A claim's input as a memory file (no file on the state directory, no fsync). */
@@ -332,12 +338,14 @@ static int payload_memfd(const void *buf, size_t len)
  * proved twice.  A claim thread that wakes past its leases (a stall, a
  * SIGSTOP) renews first, so it learns what it lost before it feeds or
  * finishes anything.  A local job that is done already is left to
- * held_check (its proof may still be the first). */
-static bool lost_drop(struct cz_fnode *n)
+ * held_check (its proof may still be the first).  away: this round found
+ * the database away, so no renew is tried here (the renew thread keeps
+ * trying every lease/3). */
+static bool lost_drop(struct cz_fnode *n, bool away)
 {
 	if (!atomic_load(&n->nheld))
 		return false;
-	if (!cz_fleet_leases_live(n->f) && cz_fleet_renew(n->f) < 0)
+	if (!away && !cz_fleet_leases_live(n->f) && cz_fleet_renew(n->f) < 0)
 		atomic_fetch_add(&n->renew_errors, 1);
 	bool any = false;
 	for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++) {
@@ -498,11 +506,18 @@ static void *claimer_main(void *arg)
 		if (read(n->wake_fd, &v, sizeof v) < 0) {
 			/* nothing pending (EAGAIN) */
 		}
-		bool ended = false;
-		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD; k++)
-			if (n->held[k].live)
-				ended |= held_check(n, &n->held[k]);
-		ended |= lost_drop(n);
+		bool ended = false, away = false;
+		/* The first "database away" ends the round's statements: each would
+		 * wait its own bound (timeout_ms a held partition), and a stop, a
+		 * lost lease or the database's return would wait for them all. */
+		for (unsigned k = 0; k < CZ_FNODE_MAX_HELD && !away && !atomic_load(&n->stop); k++) {
+			int r = n->held[k].live ? held_check(n, &n->held[k]) : 0;
+			ended |= r > 0;
+			away = r < 0;
+		}
+		if (away)
+			atomic_fetch_add(&n->away_rounds, 1);
+		ended |= lost_drop(n, away);
 		if (listen_suspect(n)) {        /* LISTEN again before the claim: work submitted after it is heard */
 			struct cz_fleet_stats st;
 			cz_fleet_stats_get(n->f, &st);
@@ -1086,6 +1101,7 @@ void cz_fnode_status(struct cz_engine *e, json_object *r)
 	json_object_object_add(me, "pruned_jobs", json_object_new_int64((int64_t)atomic_load(&n->pruned_jobs)));
 	json_object_object_add(me, "pruned_nodes", json_object_new_int64((int64_t)atomic_load(&n->pruned_nodes)));
 	json_object_object_add(me, "lost_dropped", json_object_new_int64((int64_t)atomic_load(&n->lost_dropped)));
+	json_object_object_add(me, "away_rounds", json_object_new_int64((int64_t)atomic_load(&n->away_rounds)));
 	json_object_object_add(me, "stale_dropped", json_object_new_int((int)n->stale_dropped));
 	json_object_object_add(me, "stale_released", json_object_new_int((int)n->stale_released));
 	json_object_object_add(me, "reaped", json_object_new_int64((int64_t)fs.reaped));
