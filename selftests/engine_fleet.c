@@ -73,29 +73,16 @@ struct bh_proxy {
 	int cli[PX_MAX], srv[PX_MAX];
 };
 
-static int unix_listen(const char *path)
+/* A Unix stream socket at path: listening (do_listen) or connected; -1. */
+static int unix_sock(const char *path, bool do_listen)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof a.sun_path)
 		return -1;
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 16)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int unix_connect(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof a.sun_path)
-		return -1;
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a)) {
+	if (fd >= 0 && (do_listen ? bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 16)
+				  : connect(fd, (struct sockaddr *)&a, sizeof a))) {
 		close(fd);
 		fd = -1;
 	}
@@ -127,7 +114,7 @@ static void *px_main(void *arg)
 			px_close_all(x);
 			close(x->lfd);
 			unlink(sock);
-			x->lfd = unix_listen(sock);
+			x->lfd = unix_sock(sock, true);
 			atomic_store(&x->black, 0);
 			continue;
 		}
@@ -146,7 +133,7 @@ static void *px_main(void *arg)
 		if (atomic_load(&x->black))
 			continue;
 		if (p[1].revents & POLLIN) {
-			int c = accept(x->lfd, NULL, NULL), u = c >= 0 ? unix_connect(x->up) : -1;
+			int c = accept(x->lfd, NULL, NULL), u = c >= 0 ? unix_sock(x->up, false) : -1;
 			int i = 0;
 			while (i < PX_MAX && x->cli[i] >= 0)
 				i++;
@@ -199,7 +186,7 @@ static int px_start(struct bh_proxy *x, int black_ms)
 	if (!mkdtemp(x->dir))
 		return -1;
 	snprintf(sock, sizeof sock, "%s/.s.PGSQL.5432", x->dir);
-	x->lfd = unix_listen(sock);
+	x->lfd = unix_sock(sock, true);
 	x->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (x->lfd < 0 || x->stop_fd < 0 || pthread_create(&x->t, NULL, px_main, x))
 		return -1;

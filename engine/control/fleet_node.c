@@ -485,16 +485,17 @@ static void claimer_wait(struct cz_fnode *n)
 		nap(n, CZ_FNODE_POLL_MS);       /* built without libpq: never here (join refuses) */
 }
 
-/* True once n->f has made its connection again since the LISTEN connection
- * was made: the link was broken, and the LISTEN connection, behind the same
- * link, may be alive but deaf (cz_fleet_listen_again). */
-static bool listen_suspect(struct cz_fnode *n)
+/* n->f's reconnect count once it has made its connection again since the
+ * LISTEN connection was made (the link was broken, and the LISTEN
+ * connection, behind the same link, may be alive but deaf:
+ * cz_fleet_listen_again); else 0. */
+static uint64_t listen_suspect(struct cz_fnode *n)
 {
 	struct cz_fleet_stats st;
 	if (n->no_listen)
-		return false;
+		return 0;
 	cz_fleet_stats_get(n->f, &st);
-	return st.reconnects > n->seen_reconnects;
+	return st.reconnects > n->seen_reconnects ? st.reconnects : 0;
 }
 
 static void *claimer_main(void *arg)
@@ -518,13 +519,12 @@ static void *claimer_main(void *arg)
 		if (away)
 			atomic_fetch_add(&n->away_rounds, 1);
 		ended |= lost_drop(n, away);
-		if (listen_suspect(n)) {        /* LISTEN again before the claim: work submitted after it is heard */
-			struct cz_fleet_stats st;
-			cz_fleet_stats_get(n->f, &st);
+		uint64_t rec = listen_suspect(n);
+		if (rec) {      /* LISTEN again before the claim: work submitted after it is heard */
 			/* Once, whatever the outcome: a failure leaves the deaf connection
 			 * dropped, and the waits make it again at most once a second
 			 * (trying here again at once would spin while the database is away). */
-			n->seen_reconnects = st.reconnects;
+			n->seen_reconnects = rec;
 			if (cz_fleet_listen_again(n->fl) == 0)
 				atomic_fetch_add(&n->listen_remade, 1);
 		}
