@@ -23,6 +23,7 @@
 #include "zk/io/snarkjs_json.h"
 #include "zk/io/wtns.h"
 #include "zk/io/zkey.h"
+#include "zk/io/groth16_io.h"
 #include "lib/clock.h"
 
 static const char *data_dir = "selftests/data";
@@ -1059,6 +1060,176 @@ static void synthetic_key(void)
 	free(rd2);
 }
 
+/* Points of the key loaded through CZ_ZKEY_LAZY_POINTS (read from the file
+ * straight into the arrays) against the fully checked reader's, one section. */
+static bool lazy_same_g1(const struct cz_zkey *z, enum cz_zkey_section sec, const cz_g1_affine *got,
+			 uint64_t n)
+{
+	char err[CZ_ERRLEN];
+	cz_g1_affine *want = malloc((n ? n : 1) * sizeof(*want));
+	bool ok = want && cz_zkey_g1(z, sec, 0, n, want, err) == 0;
+	for (uint64_t i = 0; ok && i < n; i++)
+		ok = g1_eq(&want[i], &got[i]);
+	free(want);
+	return ok;
+}
+
+struct rawcoef { uint32_t m, row, var, idx; const uint8_t *v; };
+
+static int rawcoef_cmp(const void *a, const void *b)
+{
+	const struct rawcoef *x = a, *y = b;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;     /* stable: file order in a row */
+}
+
+/* cz_groth16_key_load: the lazy point read and the one-pass coefficient
+ * sort against independent readings of the same file, its errors, and the
+ * lazy reader's own: a file truncated or rewritten after the open. */
+static void key_load_lazy(void)
+{
+	char zp[512], mp[600], err[CZ_ERRLEN];
+	size_t n = 0;
+	uint8_t *orig, *b;
+	struct cz_groth16_key k;
+	struct cz_zkey *z;
+	struct cz_pool *pool = cz_pool_create(2);
+
+	path_of(zp, sizeof(zp), data_dir, "mulchain", ".zkey");
+	orig = slurp(zp, &n);
+	if (!ct_ok(orig != NULL && pool, "read mulchain.zkey for the lazy load")) {
+		free(orig);
+		if (pool)
+			cz_pool_destroy(pool);
+		return;
+	}
+	b = malloc(n);
+	size_t s4 = sec_off(orig, n, 4, NULL), s5 = sec_off(orig, n, 5, NULL);
+	size_t s7 = sec_off(orig, n, 7, NULL), s9 = sec_off(orig, n, 9, NULL);
+
+	/* 1. The arrays equal the checked reader's. */
+	z = cz_zkey_open(zp, err);
+	int rc = cz_groth16_key_load(&k, zp, pool, err, sizeof(err));
+	bool same = z && rc == 0 && lazy_same_g1(z, CZ_ZKEY_A, k.a, k.nvars) &&
+		    lazy_same_g1(z, CZ_ZKEY_B1, k.b1, k.nvars) &&
+		    lazy_same_g1(z, CZ_ZKEY_C, k.c, k.nvars - k.npub - 1) &&
+		    lazy_same_g1(z, CZ_ZKEY_H, k.h, 1ull << k.log2n) &&
+		    lazy_same_g1(z, CZ_ZKEY_IC, k.ic, k.npub + 1ull);
+	if (same) {
+		cz_g2_affine *w2 = malloc(k.nvars * sizeof(*w2));
+		same = w2 && cz_zkey_g2(z, CZ_ZKEY_B2, 0, k.nvars, w2, err) == 0;
+		for (uint32_t i = 0; same && i < k.nvars; i++)
+			same = g2_eq(&w2[i], &k.b2[i]);
+		free(w2);
+	}
+	ct_ok(same, "key_load: A, B1, B2, C, H and IC read lazily equal cz_zkey_open's checked points (%u signals, rc %d %s)",
+	      rc == 0 ? k.nvars : 0, rc, rc ? err : "");
+
+	/* 2. The coefficients: the file's records, stably sorted by row here
+	 * (qsort on row and record number), each value the file's 32 bytes. */
+	bool cok = rc == 0 && z && k.ncoefs == z->n_coefs && k.row_off;
+	struct rawcoef *rc_ = cok ? malloc((k.ncoefs ? k.ncoefs : 1) * sizeof(*rc_)) : NULL;
+	cok = cok && rc_;
+	for (size_t i = 0; cok && i < k.ncoefs; i++) {
+		const uint8_t *r = orig + s4 + 4 + i * CZ_ZKEY_COEF_BYTES;
+		memcpy(&rc_[i].m, r, 4);
+		memcpy(&rc_[i].row, r + 4, 4);
+		memcpy(&rc_[i].var, r + 8, 4);
+		rc_[i].idx = (uint32_t)i;
+		rc_[i].v = r + 12;
+	}
+	if (cok)
+		qsort(rc_, k.ncoefs, sizeof(*rc_), rawcoef_cmp);
+	for (size_t i = 0; cok && i < k.ncoefs; i++) {
+		uint8_t v[32];
+		for (int l = 0; l < 4; l++)
+			for (int q = 0; q < 8; q++)
+				v[8 * l + q] = (uint8_t)(k.coefs[i].value.l[l] >> (8 * q));
+		cok = k.coefs[i].matrix == rc_[i].m && k.coefs[i].row == rc_[i].row &&
+		      k.coefs[i].var == rc_[i].var && !memcmp(v, rc_[i].v, 32);
+	}
+	for (size_t r = 0, i = 0; cok && r <= (1ull << k.log2n); r++) {
+		while (i < k.ncoefs && rc_[i].row < r)
+			i++;
+		cok = k.row_off[r] == i;
+	}
+	ct_ok(cok, "key_load: %zu coefficients in row order (stable), each value the file's bytes, row_off the rows' starts",
+	      rc == 0 ? k.ncoefs : 0);
+	free(rc_);
+	if (rc == 0)
+		cz_groth16_key_free(&k);
+
+#define LOAD(name) (cz_groth16_key_load(&k, mutant(mp, sizeof(mp), name, b, n), pool, err, sizeof(err)) != 0 \
+		    || (cz_groth16_key_free(&k), 0))
+	/* 3-4. A bad point in a lazy section is named as before. */
+	{
+		uint64_t idx;
+		cz_g1_affine p1;
+		for (idx = 0; idx < 8; idx++) {
+			static const uint8_t zero[96];
+			if (memcmp(orig + s5 + idx * 96, zero, 96) != 0)
+				break;
+		}
+		cz_fp_from_bytes_le_mont(&p1.x, orig + s5 + idx * 96);
+		cz_fp_from_bytes_le_mont(&p1.y, orig + s5 + idx * 96 + 48);
+		cz_fp_add(&p1.x, &p1.x, &cz_fp_one);
+		memcpy(b, orig, n);
+		enc_g1(b + s5 + idx * 96, &p1);
+		char want[64];
+		snprintf(want, sizeof(want), "point %llu: not on the curve", (unsigned long long)idx);
+		expect_err(LOAD("lzAoff.zkey"), err, mp, "key_load: an A point off the curve",
+			   "section 5 (A)", want);
+		memcpy(b, orig, n);
+		memset(b + s7 + 2 * 192, 0xff, 48);
+		expect_err(LOAD("lzB2x.zkey"), err, mp, "key_load: a B2 point with x >= p",
+			   "section 7 (B2): point 2", "x >= p");
+	}
+	/* 5-7. Bad coefficient records, found by the one-pass load. */
+	memcpy(b, orig, n);
+	put32(b + s4 + 4 + CZ_ZKEY_COEF_BYTES, 2);
+	expect_err(LOAD("lzcm.zkey"), err, mp, "key_load: coefficient matrix 2", "record 1", "matrix");
+	memcpy(b, orig, n);
+	memset(b + s4 + 4 + 12, 0xff, 32);
+	expect_err(LOAD("lzcv.zkey"), err, mp, "key_load: coefficient >= r", "record 0", "value (>= r)");
+	memcpy(b, orig, n);
+	put32(b + s4 + 4 + 2 * CZ_ZKEY_COEF_BYTES + 4, 1u << 30);
+	expect_err(LOAD("lzcr.zkey"), err, mp, "key_load: coefficient constraint >= domainSize",
+		   "record 2", "constraint");
+#undef LOAD
+
+	/* 8-10. The lazy reader: sections left in the file, read later. */
+	cz_g1_affine *h = malloc(4096 * sizeof(*h));
+	memcpy(b, orig, n);
+	mutant(mp, sizeof(mp), "lazy.zkey", b, n);
+	z = cz_zkey_open_flags(mp, CZ_ZKEY_LAZY_POINTS, err);
+	bool refused = z && h && cz_zkey_g1(z, CZ_ZKEY_H, 0, 1, h, err) != 0 && strstr(err, "was not read");
+	ct_ok(refused, "lazy open: the plain accessor refuses an unread section: %s", err);
+	uint64_t nh = z ? cz_zkey_count(z, CZ_ZKEY_H) : 0;
+	if (z && truncate(mp, (off_t)(s9 + 10 * 96)) == 0)
+		expect_err(cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, nh < 4096 ? nh : 4096, h, pool, err) != 0, err, mp,
+			   "lazy open: section H after the file was cut inside it", "changed while being read", NULL);
+	else
+		ct_ok(0, "lazy open and truncate %s: %s", mp, err);
+	cz_zkey_close(z);
+	mutant(mp, sizeof(mp), "lazy.zkey", b, n);
+	z = cz_zkey_open_flags(mp, CZ_ZKEY_LAZY_POINTS, err);
+	int before = z ? cz_iden3_recheck(&z->f, err) : -1;
+	struct timespec ts = { 0, 2000000 };
+	nanosleep(&ts, NULL);
+	mutant(mp, sizeof(mp), "lazy.zkey", b, n);      /* the same bytes, written again */
+	int read_ok = z ? cz_zkey_g1_pool(z, CZ_ZKEY_H, 0, nh < 4096 ? nh : 4096, h, pool, err) : -1;
+	int after = z ? cz_iden3_recheck(&z->f, err) : 0;
+	ct_ok(before == 0 && read_ok == 0 && after == -ESTALE && strstr(err, "changed while being read"),
+	      "lazy open: unchanged file rechecks 0; rewritten in place (same bytes) the reads succeed and the recheck says: %s",
+	      err);
+	cz_zkey_close(z);
+	free(h);
+	free(b);
+	free(orig);
+	cz_pool_destroy(pool);
+}
+
 int main(void)
 {
 	const char *d = getenv("CZ_DATA_DIR");
@@ -1079,11 +1250,12 @@ int main(void)
 		ct_ok(0, "mkdtemp: %s", strerror(errno));
 		return ct_exit();
 	}
-	ct_plan(160);
+	ct_plan(171);
 	for (size_t i = 0; i < sizeof(circuits) / sizeof(circuits[0]); i++)
 		check_circuit(circuits[i]);
 	synthetic_key();
 	zkey_mutants();
+	key_load_lazy();
 	wtns_r1cs_mutants();
 	json_mutants();
 	(void)err;

@@ -18,7 +18,10 @@
 
 /* Reads a .zkey completely into k.  Header points are checked on the curve
  * and in the subgroup, every other point on the curve, every coefficient in
- * range.  (Subgroup checks of the bulk points are skipped: they would cost
+ * range.  The bulk points are read from the file straight into k's arrays
+ * (CZ_ZKEY_LAZY_POINTS: each byte copied once, in parallel on pool) and the
+ * coefficients checked, converted and sorted by row in one pass; a file
+ * that changes meanwhile is an error ("changed while being read").  (Subgroup checks of the bulk points are skipped: they would cost
  * one scalar multiplication per point, and a bad point cannot make an
  * accepted proof, since every proof is verified against the header's key.) */
 int cz_groth16_key_load(struct cz_groth16_key *k, const char *path, struct cz_pool *pool,

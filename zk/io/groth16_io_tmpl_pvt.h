@@ -12,13 +12,6 @@
 #define GI_CAT(a, b) GI_CAT2(a, b)
 #define GIF(n) GI_CAT(GI_FR, n)
 
-/* The element whose Montgomery form is R²: multiplying Mont(v) by it gives
- * v·R² mod r, the form in which synthesis wants coefficients. */
-static void GI(fr_rr)(GI_FR *rr)
-{
-	GIF(to_mont)(rr, GIF(one).l);         /* one's limbs are R mod r */
-}
-
 /* Drops a converted section's pages from this process's RSS: without it
  * the key is resident twice at the end of the load (the file's bytes and
  * the copy), and peak RSS is 2× the .zkey instead of 1×.  Only for the
@@ -51,8 +44,7 @@ static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_
 	k->b2 = cz_groth16_key_alloc(nv * sizeof(*k->b2));
 	k->c = cz_groth16_key_alloc((nv - npc) * g1);
 	k->h = cz_groth16_key_alloc(n * g1);
-	k->coefs = cz_groth16_key_alloc((size_t)z->n_coefs * sizeof(*k->coefs));
-	if (!k->ic || !k->a || !k->b1 || !k->b2 || !k->c || !k->h || !k->coefs)
+	if (!k->ic || !k->a || !k->b1 || !k->b2 || !k->c || !k->h)
 		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
 	int rc;
 	if ((rc = GIZ(g1)(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
@@ -64,30 +56,60 @@ static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_
 	    (GI(release)(z, CZ_ZKEY_C, GI_G1B), rc = GIZ(g1_pool)(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
 		return rc;
 	GI(release)(z, CZ_ZKEY_H, GI_G1B);
-	return 0;
+	return cz_iden3_recheck(&z->f, e);   /* the file, unchanged since the open */
 }
 
+/*
+ * The coefficients, checked, converted and sorted by row in one pass over
+ * the file's records (what cz_zkey_coefs() and GI(key_index) do in three).
+ * A record stores S = c·R² mod r, and synthesis wants the Montgomery form of
+ * c·R, whose limbs are c·R·R mod r: S itself, so a value is a copy once it is
+ * known to be < r.  Rows are counted first from the records' constraint
+ * fields, then each record goes straight to its place (a counting sort,
+ * stable: a row keeps the file's order), so neither an unsorted copy nor a
+ * cursor array is made.  A bad record is named by cz_zkey_coefs(), as
+ * before; without memory for the row index the coefficients stay in file
+ * order (which only costs parallel synthesis, as with GI(key_index)).
+ */
 static int GI(load_coefs)(struct GI_KEY *k, const struct GI_ZKEY *z, char *e)
 {
-	enum { CHUNK = 4096 };
-	struct GIZ(coef) buf[CHUNK];
-	GI_FR rr;
-	int rc;
+	size_t n = (size_t)1 << k->log2n, nc = z->n_coefs;
+	struct GIZ(coef) bad;
+	uint32_t *off;
 
-	GI(fr_rr)(&rr);
-	k->ncoefs = z->n_coefs;
-	for (size_t first = 0; first < k->ncoefs; first += CHUNK) {
-		size_t m = k->ncoefs - first < CHUNK ? k->ncoefs - first : CHUNK;
-		if ((rc = GIZ(coefs)(z, first, m, buf, e)))
-			return rc;
-		for (size_t i = 0; i < m; i++) {
-			struct GI(coef) *c = &k->coefs[first + i];
-			c->matrix = buf[i].matrix;
-			c->row = buf[i].constraint;
-			c->var = buf[i].signal;
-			GIF(mul)(&c->value, &buf[i].value, &rr);
-		}
+	k->coefs = cz_groth16_key_alloc((nc ? nc : 1) * sizeof(*k->coefs));
+	if (!k->coefs)
+		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
+	k->ncoefs = nc;
+	off = nc <= UINT32_MAX ? calloc(n + 1, sizeof(*off)) : NULL;
+	for (size_t i = 0; off && i < nc; i++) {
+		uint32_t row = cz_le32(z->coefs + i * CZ_ZKEY_COEF_BYTES + 4);
+		if (row >= n)
+			break;          /* named below */
+		off[row + 1]++;
 	}
+	for (size_t r = 0; off && r < n; r++)
+		off[r + 1] += off[r];           /* off[r]: where row r starts */
+	for (size_t i = 0; i < nc; i++) {
+		const uint8_t *b = z->coefs + i * CZ_ZKEY_COEF_BYTES;
+		uint32_t m = cz_le32(b), row = cz_le32(b + 4), var = cz_le32(b + 8);
+		GI_FR v;
+
+		if (m > 1 || row >= n || var >= z->n_vars || !GIF(from_bytes_le_mont)(&v, b + 12)) {
+			free(off);
+			return GIZ(coefs)(z, i, 1, &bad, e);    /* the record's message */
+		}
+		struct GI(coef) *c = &k->coefs[off ? off[row]++ : i];
+		c->matrix = m;
+		c->row = row;
+		c->var = var;
+		c->value = v;
+	}
+	if (off) {              /* off[r] is now where row r + 1 starts */
+		memmove(off + 1, off, n * sizeof(*off));
+		off[0] = 0;
+	}
+	k->row_off = off;
 	return 0;
 }
 
@@ -95,7 +117,10 @@ int GI(key_load)(struct GI_KEY *k, const char *path, struct cz_pool *pool,
 			char *err, size_t cap)
 {
 	char e[CZ_ERRLEN] = "";
-	struct GI_ZKEY *z = GIZ(open_flags)(path, CZ_ZKEY_CHECK_COEFS, e);
+	/* No check pass at open: GI(load_coefs) checks each record as it
+	 * converts it, and the point loads check range and curve as they read
+	 * the points from the file straight into the key's arrays. */
+	struct GI_ZKEY *z = GIZ(open_flags)(path, CZ_ZKEY_LAZY_POINTS, e);
 	int rc = -EINVAL;
 
 	memset(k, 0, sizeof(*k));
@@ -105,11 +130,9 @@ int GI(key_load)(struct GI_KEY *k, const char *path, struct cz_pool *pool,
 		k->log2n = z->log2_domain;
 		k->alpha1 = z->alpha1, k->beta1 = z->beta1, k->delta1 = z->delta1;
 		k->beta2 = z->beta2, k->gamma2 = z->gamma2, k->delta2 = z->delta2;
-		rc = GI(load_points)(k, z, pool, e);
+		rc = GI(load_coefs)(k, z, e);   /* first: a bad record fails fast */
 		if (!rc)
-			rc = GI(load_coefs)(k, z, e);
-		if (!rc)
-			GI(key_index)(k);   /* failure only costs parallel synthesis */
+			rc = GI(load_points)(k, z, pool, e);
 		GIZ(close)(z);
 	}
 	if (rc)

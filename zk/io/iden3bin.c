@@ -203,8 +203,146 @@ fail:
 	return rc;
 }
 
+/* preads exactly n bytes at off: 0, -ESTALE at a short file, or -errno. */
+static int read_full(int fd, uint8_t *dst, size_t n, uint64_t off, const char *path,
+		     char err[CZ_ERRLEN])
+{
+	for (size_t got = 0; got < n;) {
+		size_t want = n - got > (1u << 30) ? 1u << 30 : n - got;
+		ssize_t k = pread(fd, dst + got, want, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return cz_errf(err, -errno, "%s: read: %s", path, strerror(errno));
+		if (k == 0)
+			return cz_errf(err, -ESTALE, "%s: changed while being read (shrank below "
+				       "%" PRIu64 " bytes); load it again once it is complete",
+				       path, off + n);
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * The lazy open: the same checks as cz_iden3_open, but the file is read in
+ * pieces, its 12-byte header, then each section's header and, unless its
+ * type is lazy, its data, each at its own offset in an anonymous mapping of
+ * the file's size.  Pages under a lazy section's data are never touched, so
+ * they cost neither memory nor the kernel's zeroing (the mapping gets huge
+ * pages only inside the sections that are read: a 2 MiB page under a lazy
+ * section's neighbour header would be zeroed whole for 12 bytes).
+ */
+int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic, uint32_t minv,
+		       uint32_t maxv, uint32_t lazy, char err[CZ_ERRLEN])
+{
+	struct stat st;
+	uint8_t *m;
+	int fd, rc;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return cz_errf(err, -EINVAL, "%s: not a regular file", path);
+	}
+	if (st.st_size < 12) {
+		close(fd);
+		return cz_errf(err, -EINVAL,
+			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
+			       (long long)st.st_size);
+	}
+	size_t size = (size_t)st.st_size;
+	uintptr_t pg = 2u << 20;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		rc = cz_errf(err, -errno, "%s: no memory to read its %zu bytes: %s", path, size, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if ((rc = read_full(fd, m, 12, 0, path, err)))
+		goto fail;
+	/* The section walk here only finds what to read; cz_iden3_open_mem
+	 * below checks the table again, with its messages, over what was read.
+	 * A header that does not fit stops the walk: open_mem names it. */
+	uint64_t nsec = cz_le32(m + 8), pos = 12;
+	for (uint64_t i = 0; i < nsec && size - pos >= 12; i++) {
+		if ((rc = read_full(fd, m + pos, 12, pos, path, err)))
+			goto fail;
+		uint32_t type = cz_le32(m + pos);
+		uint64_t sz = cz_le64(m + pos + 4);
+		pos += 12;
+		if (sz > size - pos)
+			break;
+		if (!(type < 32 && (lazy >> type & 1)) && sz) {
+			uintptr_t a = ((uintptr_t)m + pos + pg - 1) & ~(pg - 1);
+			uintptr_t b = ((uintptr_t)m + pos + sz) & ~(pg - 1);
+			if (b > a)
+				(void)madvise((void *)a, b - a, MADV_HUGEPAGE);  /* advice only */
+			if ((rc = read_full(fd, m + pos, sz, pos, path, err)))
+				goto fail;
+		}
+		pos += sz;
+	}
+	mprotect(m, size, PROT_READ);
+	rc = cz_iden3_open_mem(f, path, m, size, magic, minv, maxv, err);
+	if (rc) {
+		munmap(m, size);
+		close(fd);
+		return rc;
+	}
+	f->mapped = true;
+	f->lazy = lazy;
+	f->fd = fd;
+	f->st_size = st.st_size;
+	f->st_mtim_s = st.st_mtim.tv_sec, f->st_mtim_ns = st.st_mtim.tv_nsec;
+	f->st_ctim_s = st.st_ctim.tv_sec, f->st_ctim_ns = st.st_ctim.tv_nsec;
+	if (!lazy)
+		close(fd);
+	return 0;
+fail:
+	close(fd);
+	munmap(m, size);
+	return rc;
+}
+
+int cz_iden3_read_at(const struct cz_iden3 *f, uint64_t off, void *dst, size_t n,
+		     char err[CZ_ERRLEN])
+{
+	if (!f->lazy)
+		return cz_errf(err, -EINVAL, "%s: not opened lazily", f->name);
+	if (off > f->size || n > f->size - off)
+		return cz_errf(err, -ERANGE, "%s: bytes [%" PRIu64 ", +%zu) past its %zu bytes",
+			       f->name, off, n, f->size);
+	return read_full(f->fd, dst, n, off, f->name, err);
+}
+
+int cz_iden3_recheck(const struct cz_iden3 *f, char err[CZ_ERRLEN])
+{
+	struct stat st;
+
+	if (!f->lazy)
+		return 0;
+	if (fstat(f->fd, &st) != 0)
+		return cz_errf(err, -errno, "%s: %s", f->name, strerror(errno));
+	if (st.st_size != f->st_size || st.st_mtim.tv_sec != f->st_mtim_s ||
+	    st.st_mtim.tv_nsec != f->st_mtim_ns || st.st_ctim.tv_sec != f->st_ctim_s ||
+	    st.st_ctim.tv_nsec != f->st_ctim_ns)
+		return cz_errf(err, -ESTALE, "%s: changed while being read; load it again once it "
+			       "is complete", f->name);
+	return 0;
+}
+
 void cz_iden3_close(struct cz_iden3 *f)
 {
+	if (f->lazy)
+		close(f->fd);
 	if (f->mapped && f->data)
 		munmap((void *)f->data, f->size);
 	free(f->sec);

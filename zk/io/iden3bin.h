@@ -43,6 +43,11 @@ struct cz_iden3 {
 	const uint8_t *data;       /* the whole file, read-only */
 	size_t size;               /* file bytes */
 	bool mapped;               /* data is our anonymous mapping (munmap on close) */
+	uint32_t lazy;             /* bit t: sections of type t < 32 were not read
+				    * (cz_iden3_open_lazy); their bytes in data are
+				    * not the file's, cz_iden3_read_at reads them */
+	int fd;                    /* open while lazy != 0, else unused */
+	int64_t st_size, st_mtim_s, st_mtim_ns, st_ctim_s, st_ctim_ns; /* at open */
 	char magic[5];             /* NUL-terminated */
 	uint32_t version;
 	uint32_t nsec;
@@ -54,6 +59,23 @@ struct cz_iden3 {
  * must lie in [min_version, max_version]. */
 int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic,
 		  uint32_t min_version, uint32_t max_version, char err[CZ_ERRLEN]);
+/* cz_iden3_open, but the data of sections whose type has its bit in lazy
+ * (types < 32) is left in the file: the caller reads it where it wants it
+ * with cz_iden3_read_at (a .zkey's points straight into the key's arrays,
+ * so the bytes are copied once and no file-sized buffer is touched) and
+ * then calls cz_iden3_recheck, which says whether the file changed since
+ * the open.  The file stays open until cz_iden3_close. */
+int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic,
+		       uint32_t min_version, uint32_t max_version, uint32_t lazy,
+		       char err[CZ_ERRLEN]);
+/* n bytes at file offset off of a lazily opened f into dst: 0, or
+ * -ESTALE when the file is shorter now (message names the file), or the
+ * read's -errno.  Safe from several threads at once (pread). */
+int cz_iden3_read_at(const struct cz_iden3 *f, uint64_t off, void *dst, size_t n,
+		     char err[CZ_ERRLEN]);
+/* 0 if f's file has the size and times it had at open, else -ESTALE
+ * "changed while being read" (or the fstat's -errno); 0 when not lazy. */
+int cz_iden3_recheck(const struct cz_iden3 *f, char err[CZ_ERRLEN]);
 /* The same over a caller's buffer (borrowed: it must outlive f); name is
  * used in messages.  For fuzzing and for tests. */
 int cz_iden3_open_mem(struct cz_iden3 *f, const char *name, const void *data, size_t size,

@@ -70,6 +70,13 @@ enum {
 	CZ_ZKEY_CHECK_SUBGROUP = 2,  /* ... and in its subgroup (implies POINTS) */
 	CZ_ZKEY_CHECK_COEFS = 4,     /* every coefficient record in range */
 	CZ_ZKEY_CHECK_ALL = 7,
+	/* Sections 5..9 (A, B1, B2, C, H) are not read at open: the _pool
+	 * forms read them from the file straight into their output (each byte
+	 * copied once, no file-sized buffer touched) and check them there;
+	 * the plain forms refuse them.  After the last, cz_iden3_recheck(&z->f)
+	 * says whether the file changed meanwhile.  Ignored with
+	 * CZ_ZKEY_CHECK_POINTS or _SUBGROUP, whose pass reads every point. */
+	CZ_ZKEY_LAZY_POINTS = 8,
 };
 
 #define CZ_ZKEY_PROTOCOL_GROTH16 1

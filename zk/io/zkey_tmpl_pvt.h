@@ -42,6 +42,9 @@ typedef G2(affine) zk_g2;
 
 #define G1_BYTES (2 * ZK_FP_BYTES)
 #define G2_BYTES (4 * ZK_FP_BYTES)
+/* A lazy section is read into an array of points as bytes (conv_read). */
+_Static_assert(sizeof(zk_g1) == G1_BYTES && sizeof(zk_g2) == G2_BYTES,
+	       "affine points are their coordinates, without padding");
 
 static const char *const sec_names[11] = {
 	[1] = "header", [2] = "groth16 header", [3] = "IC", [4] = "coefficients",
@@ -212,6 +215,18 @@ static int range_check(const struct ZK_T *z, int sec, uint64_t first, size_t n, 
 	return 0;
 }
 
+static bool is_lazy(const struct ZK_T *z, int sec)
+{
+	return z->f.lazy >> sec & 1;
+}
+
+static int lazy_refused(const struct ZK_T *z, int sec, char *err)
+{
+	return cz_errf(err, -EINVAL, "%s: section %d (%s) was not read (opened with "
+		       "CZ_ZKEY_LAZY_POINTS): only the _pool forms read it", z->f.name, sec,
+		       sec_names[sec]);
+}
+
 static int point_fail(const struct ZK_T *z, int sec, uint64_t i, int e, char *err)
 {
 	return cz_errf(err, -EINVAL, "%s: section %d (%s): point %" PRIu64 ": %s", z->f.name, sec,
@@ -226,6 +241,8 @@ int ZK(g1)(const struct ZK_T *z, enum cz_zkey_section sec, uint64_t first, size_
 
 	if (rc)
 		return rc;
+	if (is_lazy(z, sec))
+		return lazy_refused(z, sec, err);
 	for (i = 0; i < n; i++) {
 		e = dec_g1(&out[i], z->sec[sec] + (first + i) * G1_BYTES, false);
 		if (e)
@@ -242,6 +259,8 @@ int ZK(g2)(const struct ZK_T *z, enum cz_zkey_section sec, uint64_t first, size_
 
 	if (rc)
 		return rc;
+	if (is_lazy(z, sec))
+		return lazy_refused(z, sec, err);
 	for (i = 0; i < n; i++) {
 		e = dec_g2(&out[i], z->sec[sec] + (first + i) * G2_BYTES, false);
 		if (e)
@@ -313,7 +332,32 @@ struct conv_job {
 	bool subgroup;
 	void *out;                /* n converted points, or NULL to check only */
 	_Atomic uint64_t bad;     /* lowest failing point index, or UINT64_MAX */
+	_Atomic int ioerr;        /* a lazy section's read failed: its -errno */
+	char ioerr_msg[CZ_ERRLEN];/* ... and message (the first failing read's) */
 };
+
+/* A lazy section's chunk: its file bytes read straight into out (the
+ * points' own layout: coordinates of ZK_FP_BYTES each), then each point
+ * decoded from a copy of its bytes back into place, which checks it. */
+static bool conv_read(struct conv_job *j, uint64_t i, uint64_t end, size_t pb)
+{
+	char e[CZ_ERRLEN];
+	const struct cz_iden3_sec *s = NULL;
+
+	for (uint32_t q = 0; q < j->z->f.nsec && !s; q++)
+		if (j->z->f.sec[q].type == (uint32_t)j->sec)
+			s = &j->z->f.sec[q];
+	int rc = s ? cz_iden3_read_at(&j->z->f, s->off + (j->first + i) * pb,
+				      (uint8_t *)j->out + i * pb, (size_t)((end - i) * pb), e)
+		   : cz_errf(e, -EINVAL, "%s: section %d missing", j->z->f.name, j->sec);
+	if (rc) {
+		int none = 0;
+		if (atomic_compare_exchange_strong(&j->ioerr, &none, rc))
+			snprintf(j->ioerr_msg, sizeof(j->ioerr_msg), "%s", e);
+		return false;
+	}
+	return true;
+}
 
 static void conv_chunk(void *arg, size_t ci)
 {
@@ -321,14 +365,19 @@ static void conv_chunk(void *arg, size_t ci)
 	uint64_t i = (uint64_t)ci * j->chunk;
 	uint64_t end = i + j->chunk < j->n ? i + j->chunk : j->n;
 	const uint8_t *base = j->z->sec[j->sec];
-	bool g2 = is_g2_sec(j->sec);
+	bool g2 = is_g2_sec(j->sec), lazy = j->out && is_lazy(j->z, j->sec);
+	uint8_t raw[G2_BYTES];
 
+	if (lazy && !conv_read(j, i, end, g2 ? G2_BYTES : G1_BYTES))
+		return;
 	for (; i < end; i++) {
 		uint64_t idx = j->first + i;
 		zk_g1 p1, *o1 = j->out ? (zk_g1 *)j->out + i : &p1;
 		zk_g2 p2, *o2 = j->out ? (zk_g2 *)j->out + i : &p2;
-		int e = g2 ? dec_g2(o2, base + idx * G2_BYTES, j->subgroup)
-			   : dec_g1(o1, base + idx * G1_BYTES, j->subgroup);
+		const uint8_t *b = base + idx * (g2 ? G2_BYTES : G1_BYTES);
+		if (lazy)
+			b = memcpy(raw, g2 ? (void *)o2 : (void *)o1, g2 ? G2_BYTES : G1_BYTES);
+		int e = g2 ? dec_g2(o2, b, j->subgroup) : dec_g1(o1, b, j->subgroup);
 
 		if (e) {
 			uint64_t cur = atomic_load(&j->bad);
@@ -346,12 +395,26 @@ static int conv_run(struct conv_job *j, struct cz_pool *pool, char *err)
 	uint64_t chunks = (j->n + j->chunk - 1) / j->chunk, i;
 
 	atomic_init(&j->bad, UINT64_MAX);
+	atomic_init(&j->ioerr, 0);
 	if (pool && chunks > 1)
 		cz_pool_for(pool, (size_t)chunks, conv_chunk, j);
 	else
 		for (uint64_t c = 0; c < chunks; c++)
 			conv_chunk(j, (size_t)c);
+	if (atomic_load(&j->ioerr))
+		return cz_errf(err, atomic_load(&j->ioerr), "%s", j->ioerr_msg);
 	i = atomic_load(&j->bad);
+	if (i != UINT64_MAX && is_lazy(j->z, j->sec)) {
+		/* The point as decoded in the caller's array (the file's bytes
+		 * are not in the mapping): decode its copy again for the check. */
+		uint8_t raw[G2_BYTES];
+		size_t pb = is_g2_sec(j->sec) ? G2_BYTES : G1_BYTES;
+		zk_g1 p1;
+		zk_g2 p2;
+		memcpy(raw, (uint8_t *)j->out + (i - j->first) * pb, pb);
+		int e = is_g2_sec(j->sec) ? dec_g2(&p2, raw, j->subgroup) : dec_g1(&p1, raw, j->subgroup);
+		return point_fail(j->z, j->sec, i, e, err);
+	}
 	if (i != UINT64_MAX) {
 		zk_g1 p1;
 		zk_g2 p2;
@@ -441,7 +504,11 @@ struct ZK_T *ZK(open_flags)(const char *path, unsigned flags, char err[CZ_ERRLEN
 		cz_errf(err, -ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
-	if (cz_iden3_open(&z->f, path, "zkey", 1, 1, err)) {
+	bool lazy = (flags & CZ_ZKEY_LAZY_POINTS) &&
+		    !(flags & (CZ_ZKEY_CHECK_POINTS | CZ_ZKEY_CHECK_SUBGROUP));
+	uint32_t secs = 1u << 5 | 1u << 6 | 1u << 7 | 1u << 8 | 1u << 9;
+	if (lazy ? cz_iden3_open_lazy(&z->f, path, "zkey", 1, 1, secs, err)
+		 : cz_iden3_open(&z->f, path, "zkey", 1, 1, err)) {
 		free(z);
 		return NULL;
 	}
