@@ -12,6 +12,9 @@ OPT      ?= -O2
 CFLAGS   ?=
 CFLAGS   += $(CSTD) $(OPT) -g -Wall -Wextra -Werror -pthread -I. -MMD -MP
 LDLIBS   += -lpthread -lm
+# A program loads only the libraries it calls: `cuzk prove` needs neither
+# libmicrohttpd, libsystemd, hwloc nor libnuma (each is start-up time).
+LDFLAGS  += -Wl,--as-needed
 SAN      ?=
 
 LIBDIRS  := zk alloc ring synth curves engine ctl gpu lib
@@ -38,6 +41,8 @@ TESTS    += tools/check-functions
 # script boots a VM whose init runs the guest program.
 NUMA_GUEST := $(B)/selftests/vm/numa_guest
 TESTS    += selftests/vm/check-numa.sh
+# What the programs load at start: cuzk none of the daemon's libraries, none libpq (selftests/bin_libs.sh).
+TESTS    += selftests/bin_libs.sh
 # engine/ names no curve: curves only through curves/curves.h's ops (selftests/curves_free.sh).
 TESTS    += selftests/curves_free.sh
 # No loop of zk/ files calling each other (nm over $(B)/obj/zk: selftests/zk_calls.sh).
@@ -85,10 +90,14 @@ CFLAGS   += -DCZ_HAVE_SYSTEMD
 endif
 # libpq (engine/fleet/: cuzkd --fleet on a PostgreSQL job table): without it
 # the fleet room builds engine/fleet/stub.c, whose calls say --fleet needs libpq.
-# Linked --as-needed: a program that calls nothing of it (cuzkctl) does not load it.
+# Its headers are needed to build; the library is not linked into the programs:
+# engine/fleet/pq.c loads libpq.so.5 at the first fleet open (engine/fleet/pq.h:
+# linked, it cost every cuzk start ~5 ms).  Tests that talk to PostgreSQL
+# themselves link it (PQLIBS).
 ifneq ($(shell pkg-config --exists libpq && echo y),)
 CFLAGS   += -DCZ_HAVE_LIBPQ $(shell pkg-config --cflags libpq)
-LDLIBS   += -Wl,--as-needed $(shell pkg-config --libs libpq) -Wl,--no-as-needed
+LDLIBS   += -ldl
+PQLIBS   := $(shell pkg-config --libs libpq)
 endif
 ifneq ($(strip $(PKGS)),)
 CFLAGS   += $(shell pkg-config --cflags $(PKGS))
@@ -99,7 +108,7 @@ endif
 ifneq ($(filter hwloc,$(PKGS)),)
 CFLAGS   += -DCZ_HAVE_HWLOC
 endif
-TESTLIBS := -lgmp
+TESTLIBS := -lgmp $(PQLIBS)
 
 ifneq ($(SAN),)
 CFLAGS   += $(SAN) -fno-omit-frame-pointer

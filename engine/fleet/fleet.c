@@ -10,6 +10,8 @@
  *   library the daemon calls (admission → submit, the order thread → claim
  *   and renew, the finalizer → finish or fail, the control plane → status,
  *   cancel, await); it includes nothing from engine/ outside its room.
+ *   libpq is not linked into the programs: cz_fleet_open loads it on first
+ *   use (engine/fleet/pq.c, pq.h), and every PQ call goes through that table.
  *
  * SCHEMA (version CZ_FLEET_SCHEMA_VERSION; cz_fleet_schema holds the
  * version, each step of migrations[] runs once, in one transaction under
@@ -143,6 +145,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include "engine/fleet/pq.h"        /* after libpq-fe.h: PQ* through the loaded table */
 #include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -675,6 +678,8 @@ int cz_fleet_open(const struct cz_fleet_opts *o, struct cz_fleet **out, char *er
 		snprintf(err, errlen, "fleet: no database named (--fleet postgresql://...)");
 		return -EINVAL;
 	}
+	if (cz_pq_load(err, errlen))    /* libpq is loaded here, not at start (engine/fleet/pq.h) */
+		return -ENOSYS;
 	struct cz_fleet *f = calloc(1, sizeof *f);
 	if (!f || !(f->conninfo = strdup(o->conninfo))) {
 		free(f);

@@ -36,6 +36,7 @@ int cz_bench_fleet(const struct cz_bench_opts *o)
 
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include "engine/fleet/pq.h"        /* loaded by the first cz_fleet_open (open_node) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
