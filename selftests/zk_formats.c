@@ -141,6 +141,18 @@ static const char *mutant(char *out, size_t cap, const char *name, const void *s
 	return out;
 }
 
+/* The first of a section's first 8 G1 points (96 bytes each) that is not
+ * the all-zero encoding of infinity, or 8. */
+static uint64_t first_finite_g1(const uint8_t *sec)
+{
+	static const uint8_t zero[96];
+	uint64_t i = 0;
+
+	while (i < 8 && !memcmp(sec + i * 96, zero, 96))
+		i++;
+	return i;
+}
+
 static bool g1_eq(const cz_g1_affine *a, const cz_g1_affine *b)
 {
 	return cz_fp_eq(&a->x, &b->x) && cz_fp_eq(&a->y, &b->y);
@@ -580,11 +592,7 @@ static void zkey_mutants(void)
 		expect_err(TRY("alphainf.zkey", 0), err, mp, "zkey alpha1 at infinity", "field alpha1",
 			   "infinity");
 		/* A point of section A (the first one not at infinity) moved off the curve. */
-		for (idx = 0; idx < 8; idx++) {
-			static const uint8_t zero[96];
-			if (memcmp(orig + s5 + idx * 96, zero, 96) != 0)
-				break;
-		}
+		idx = first_finite_g1(orig + s5);
 		cz_fp_from_bytes_le_mont(&p1.x, orig + s5 + idx * 96);
 		cz_fp_from_bytes_le_mont(&p1.y, orig + s5 + idx * 96 + 48);
 		cz_fp_add(&p1.x, &p1.x, &cz_fp_one);
@@ -1167,11 +1175,7 @@ static void key_load_lazy(void)
 	{
 		uint64_t idx;
 		cz_g1_affine p1;
-		for (idx = 0; idx < 8; idx++) {
-			static const uint8_t zero[96];
-			if (memcmp(orig + s5 + idx * 96, zero, 96) != 0)
-				break;
-		}
+		idx = first_finite_g1(orig + s5);
 		cz_fp_from_bytes_le_mont(&p1.x, orig + s5 + idx * 96);
 		cz_fp_from_bytes_le_mont(&p1.y, orig + s5 + idx * 96 + 48);
 		cz_fp_add(&p1.x, &p1.x, &cz_fp_one);

@@ -114,6 +114,41 @@ static bool same_time(struct timespec a, struct timespec b)
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
+/* Opens path for reading (a FIFO is refused without waiting) if it is a
+ * regular file with room for the 12-byte header, and maps anonymous memory
+ * of its size at *m (untouched): the fd, or a negative errno with err set.
+ * *st: its fstat. */
+static int open_regular(const char *path, struct stat *st, uint8_t **m, char err[CZ_ERRLEN])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rc;
+
+	if (fd < 0)
+		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, st) != 0) {
+		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return cz_errf(err, -EINVAL, "%s: not a regular file", path);
+	}
+	if (st->st_size < 12) {
+		close(fd);
+		return cz_errf(err, -EINVAL,
+			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
+			       (long long)st->st_size);
+	}
+	*m = mmap(NULL, (size_t)st->st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*m == MAP_FAILED) {
+		rc = cz_errf(err, -errno, "%s: no memory to read its %lld bytes: %s", path,
+			     (long long)st->st_size, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 /*
  * Reads the file into anonymous memory of our own rather than mapping it.
  * A mapping of a file is only as good as the file: when someone truncates
@@ -130,77 +165,7 @@ static bool same_time(struct timespec a, struct timespec b)
 int cz_iden3_open(struct cz_iden3 *f, const char *path, const char *magic, uint32_t minv,
 		  uint32_t maxv, char err[CZ_ERRLEN])
 {
-	struct stat st, st2;
-	uint8_t *m;
-	int fd, rc;
-
-	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return cz_errf(err, -EINVAL, "%s: not a regular file", path);
-	}
-	if (st.st_size < 12) {
-		close(fd);
-		return cz_errf(err, -EINVAL,
-			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
-			       (long long)st.st_size);
-	}
-	size_t size = (size_t)st.st_size;
-	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		rc = cz_errf(err, -errno, "%s: no memory to read its %zu bytes: %s", path, size, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	/* 2 MiB pages where the kernel allows them (transparent huge pages in
-	 * "madvise" mode): a 30 MB key then costs a few dozen page faults, not
-	 * ~7,500 (issue 26).  Advice only: refused, it changes nothing. */
-	(void)madvise(m, size, MADV_HUGEPAGE);
-	for (size_t got = 0; got < size;) {
-		ssize_t k = pread(fd, m + got, size - got > (1u << 30) ? 1u << 30 : size - got, (off_t)got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rc = k < 0 ? cz_errf(err, -errno, "%s: read: %s", path, strerror(errno))
-				   : cz_errf(err, -ESTALE, "%s: changed while being read (shrank below its "
-					     "%zu bytes, at %zu); load it again once it is complete",
-					     path, size, got);
-			goto fail;
-		}
-		got += (size_t)k;
-	}
-	if (fstat(fd, &st2) != 0) {
-		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (st2.st_size != st.st_size || !same_time(st2.st_mtim, st.st_mtim) ||
-	    !same_time(st2.st_ctim, st.st_ctim)) {
-		rc = cz_errf(err, -ESTALE, "%s: changed while being read; load it again once it is complete",
-			     path);
-		goto fail;
-	}
-	close(fd);
-	fd = -1;
-	mprotect(m, size, PROT_READ);
-	rc = cz_iden3_open_mem(f, path, m, size, magic, minv, maxv, err);
-	if (rc) {
-		munmap(m, size);
-		return rc;
-	}
-	f->mapped = true;
-	return 0;
-fail:
-	close(fd);
-	munmap(m, size);
-	return rc;
+	return cz_iden3_open_lazy(f, path, magic, minv, maxv, 0, err);
 }
 
 /* preads exactly n bytes at off: 0, -ESTALE at a short file, or -errno. */
@@ -223,11 +188,27 @@ static int read_full(int fd, uint8_t *dst, size_t n, uint64_t off, const char *p
 	return 0;
 }
 
+/* 0 if fd's file still has st's size and times, else -ESTALE (or the
+ * fstat's -errno), naming path. */
+static int unchanged(int fd, int64_t size, struct timespec mtim, struct timespec ctim,
+		     const char *path, char err[CZ_ERRLEN])
+{
+	struct stat now;
+
+	if (fstat(fd, &now) != 0)
+		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
+	if (now.st_size != size || !same_time(now.st_mtim, mtim) || !same_time(now.st_ctim, ctim))
+		return cz_errf(err, -ESTALE, "%s: changed while being read; load it again once it "
+			       "is complete", path);
+	return 0;
+}
+
 /*
- * The lazy open: the same checks as cz_iden3_open, but the file is read in
+ * The reader of both opens (cz_iden3_open is lazy = 0): the file is read in
  * pieces, its 12-byte header, then each section's header and, unless its
  * type is lazy, its data, each at its own offset in an anonymous mapping of
- * the file's size.  Pages under a lazy section's data are never touched, so
+ * the file's size; with nothing lazy the fstat after the reads says whether
+ * the file changed meanwhile, else cz_iden3_recheck says it later.  Pages under a lazy section's data are never touched, so
  * they cost neither memory nor the kernel's zeroing (the mapping gets huge
  * pages only inside the sections that are read: a 2 MiB page under a lazy
  * section's neighbour header would be zeroed whole for 12 bytes).
@@ -240,32 +221,10 @@ int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic, 
 	int fd, rc;
 
 	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return cz_errf(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		rc = cz_errf(err, -errno, "%s: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return cz_errf(err, -EINVAL, "%s: not a regular file", path);
-	}
-	if (st.st_size < 12) {
-		close(fd);
-		return cz_errf(err, -EINVAL,
-			       "%s: file too short for an iden3 header (%lld bytes, need 12)", path,
-			       (long long)st.st_size);
-	}
+	if ((fd = open_regular(path, &st, &m, err)) < 0)
+		return fd;
 	size_t size = (size_t)st.st_size;
 	uintptr_t pg = 2u << 20;
-	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		rc = cz_errf(err, -errno, "%s: no memory to read its %zu bytes: %s", path, size, strerror(errno));
-		close(fd);
-		return rc;
-	}
 	if ((rc = read_full(fd, m, 12, 0, path, err)))
 		goto fail;
 	/* The section walk here only finds what to read; cz_iden3_open_mem
@@ -290,6 +249,8 @@ int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic, 
 		}
 		pos += sz;
 	}
+	if (!lazy && (rc = unchanged(fd, st.st_size, st.st_mtim, st.st_ctim, path, err)))
+		goto fail;
 	mprotect(m, size, PROT_READ);
 	rc = cz_iden3_open_mem(f, path, m, size, magic, minv, maxv, err);
 	if (rc) {
@@ -301,8 +262,8 @@ int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic, 
 	f->lazy = lazy;
 	f->fd = fd;
 	f->st_size = st.st_size;
-	f->st_mtim_s = st.st_mtim.tv_sec, f->st_mtim_ns = st.st_mtim.tv_nsec;
-	f->st_ctim_s = st.st_ctim.tv_sec, f->st_ctim_ns = st.st_ctim.tv_nsec;
+	f->st_mtim = st.st_mtim;
+	f->st_ctim = st.st_ctim;
 	if (!lazy)
 		close(fd);
 	return 0;
@@ -325,18 +286,7 @@ int cz_iden3_read_at(const struct cz_iden3 *f, uint64_t off, void *dst, size_t n
 
 int cz_iden3_recheck(const struct cz_iden3 *f, char err[CZ_ERRLEN])
 {
-	struct stat st;
-
-	if (!f->lazy)
-		return 0;
-	if (fstat(f->fd, &st) != 0)
-		return cz_errf(err, -errno, "%s: %s", f->name, strerror(errno));
-	if (st.st_size != f->st_size || st.st_mtim.tv_sec != f->st_mtim_s ||
-	    st.st_mtim.tv_nsec != f->st_mtim_ns || st.st_ctim.tv_sec != f->st_ctim_s ||
-	    st.st_ctim.tv_nsec != f->st_ctim_ns)
-		return cz_errf(err, -ESTALE, "%s: changed while being read; load it again once it "
-			       "is complete", f->name);
-	return 0;
+	return f->lazy ? unchanged(f->fd, f->st_size, f->st_mtim, f->st_ctim, f->name, err) : 0;
 }
 
 void cz_iden3_close(struct cz_iden3 *f)

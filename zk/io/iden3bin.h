@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "zk/curve/curve_id.h"
 
@@ -47,7 +48,8 @@ struct cz_iden3 {
 				    * (cz_iden3_open_lazy); their bytes in data are
 				    * not the file's, cz_iden3_read_at reads them */
 	int fd;                    /* open while lazy != 0, else unused */
-	int64_t st_size, st_mtim_s, st_mtim_ns, st_ctim_s, st_ctim_ns; /* at open */
+	int64_t st_size;           /* the file's size and times at open */
+	struct timespec st_mtim, st_ctim;
 	char magic[5];             /* NUL-terminated */
 	uint32_t version;
 	uint32_t nsec;
