@@ -12,26 +12,10 @@
 #define GI_CAT(a, b) GI_CAT2(a, b)
 #define GIF(n) GI_CAT(GI_FR, n)
 
-/* Drops a converted section's pages from this process's RSS: without it
- * the key is resident twice at the end of the load (the file's bytes and
- * the copy), and peak RSS is 2× the .zkey instead of 1×.  Only for the
- * anonymous memory cz_iden3_open() read the file into (a caller's buffer
- * is left alone): its pages read as zero afterwards, so a section is
- * released only once nothing reads it again.  point_bytes: the file's size
- * of one point (G1: x, y). */
-static void GI(release)(const struct GI_ZKEY *z, enum cz_zkey_section sec, size_t point_bytes)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)z->sec[sec], b = a + z->count[sec] * point_bytes;
-
-	if (!z->f.mapped || !z->sec[sec])
-		return;
-	a = (a + pg - 1) & ~(pg - 1);   /* whole pages inside the section only */
-	b &= ~(pg - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
+/* The point sections, read from the file straight into the key's arrays
+ * (the open left them there: CZ_ZKEY_LAZY_POINTS), so no section is ever
+ * resident twice and the load's peak is the arrays plus the coefficient
+ * section; then the file is checked unchanged since the open. */
 static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_pool *pool,
 		       char *e)
 {
@@ -49,14 +33,12 @@ static int GI(load_points)(struct GI_KEY *k, const struct GI_ZKEY *z, struct cz_
 	int rc;
 	if ((rc = GIZ(g1)(z, CZ_ZKEY_IC, 0, npc, k->ic, e)) ||
 	    (rc = GIZ(g1_pool)(z, CZ_ZKEY_A, 0, nv, k->a, pool, e)) ||
-	    (GI(release)(z, CZ_ZKEY_A, GI_G1B), rc = GIZ(g1_pool)(z, CZ_ZKEY_B1, 0, nv, k->b1, pool, e)) ||
-	    (GI(release)(z, CZ_ZKEY_B1, GI_G1B), rc = GIZ(g2_pool)(z, CZ_ZKEY_B2, 0, nv, k->b2, pool, e)) ||
-	    (GI(release)(z, CZ_ZKEY_B2, 2 * GI_G1B),
-	     rc = GIZ(g1_pool)(z, CZ_ZKEY_C, 0, nv - npc, k->c, pool, e)) ||
-	    (GI(release)(z, CZ_ZKEY_C, GI_G1B), rc = GIZ(g1_pool)(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
+	    (rc = GIZ(g1_pool)(z, CZ_ZKEY_B1, 0, nv, k->b1, pool, e)) ||
+	    (rc = GIZ(g2_pool)(z, CZ_ZKEY_B2, 0, nv, k->b2, pool, e)) ||
+	    (rc = GIZ(g1_pool)(z, CZ_ZKEY_C, 0, nv - npc, k->c, pool, e)) ||
+	    (rc = GIZ(g1_pool)(z, CZ_ZKEY_H, 0, n, k->h, pool, e)))
 		return rc;
-	GI(release)(z, CZ_ZKEY_H, GI_G1B);
-	return cz_iden3_recheck(&z->f, e);   /* the file, unchanged since the open */
+	return cz_iden3_recheck(&z->f, e);
 }
 
 /*
@@ -81,7 +63,7 @@ static int GI(load_coefs)(struct GI_KEY *k, const struct GI_ZKEY *z, char *e)
 	if (!k->coefs)
 		return cz_errf(e, -ENOMEM, "%s: out of memory for the key", z->f.name);
 	k->ncoefs = nc;
-	off = nc <= UINT32_MAX ? calloc(n + 1, sizeof(*off)) : NULL;
+	off = calloc(n + 1, sizeof(*off));      /* nc < 2^32: counts fit */
 	for (size_t i = 0; off && i < nc; i++) {
 		uint32_t row = cz_le32(z->coefs + i * CZ_ZKEY_COEF_BYTES + 4);
 		if (row >= n)

@@ -157,8 +157,8 @@ static int open_regular(const char *path, struct stat *st, uint8_t **m, char err
  * and MAP_PRIVATE does not help (truncation unmaps even private copies).
  * read() instead sees a short file, and the fstat after the read sees a
  * file that changed: both are an error naming the file.  The memory is an
- * anonymous mapping, so a converted section can still be dropped with
- * MADV_DONTNEED (zk/io/groth16_io.c) and the peak stays about one file's size.
+ * anonymous mapping of the file's size, touched only where sections are read
+ * (a key's points are read lazily, straight into the key: zk/io/groth16_io.c).
  * O_NONBLOCK: open() of a FIFO would wait for a writer; the mode check then
  * refuses anything but a regular file.
  */
@@ -208,10 +208,11 @@ static int unchanged(int fd, int64_t size, struct timespec mtim, struct timespec
  * pieces, its 12-byte header, then each section's header and, unless its
  * type is lazy, its data, each at its own offset in an anonymous mapping of
  * the file's size; with nothing lazy the fstat after the reads says whether
- * the file changed meanwhile, else cz_iden3_recheck says it later.  Pages under a lazy section's data are never touched, so
- * they cost neither memory nor the kernel's zeroing (the mapping gets huge
- * pages only inside the sections that are read: a 2 MiB page under a lazy
- * section's neighbour header would be zeroed whole for 12 bytes).
+ * the file changed meanwhile, else cz_iden3_recheck says it later.  Pages
+ * under a lazy section's data are never touched, so they cost neither memory
+ * nor the kernel's zeroing (the mapping gets huge pages only inside the
+ * sections that are read: a 2 MiB page under a lazy section's neighbour
+ * header would be zeroed whole for 12 bytes).
  */
 int cz_iden3_open_lazy(struct cz_iden3 *f, const char *path, const char *magic, uint32_t minv,
 		       uint32_t maxv, uint32_t lazy, char err[CZ_ERRLEN])

@@ -332,6 +332,7 @@ struct conv_job {
 	bool subgroup;
 	void *out;                /* n converted points, or NULL to check only */
 	_Atomic uint64_t bad;     /* lowest failing point index, or UINT64_MAX */
+	uint64_t file_off;        /* a lazy section: its data's offset in the file */
 	_Atomic int ioerr;        /* a lazy section's read failed: its -errno */
 	char ioerr_msg[CZ_ERRLEN];/* ... and message (the first failing read's) */
 };
@@ -342,14 +343,8 @@ struct conv_job {
 static bool conv_read(struct conv_job *j, uint64_t i, uint64_t end, size_t pb)
 {
 	char e[CZ_ERRLEN];
-	const struct cz_iden3_sec *s = NULL;
-
-	for (uint32_t q = 0; q < j->z->f.nsec && !s; q++)
-		if (j->z->f.sec[q].type == (uint32_t)j->sec)
-			s = &j->z->f.sec[q];
-	int rc = s ? cz_iden3_read_at(&j->z->f, s->off + (j->first + i) * pb,
-				      (uint8_t *)j->out + i * pb, (size_t)((end - i) * pb), e)
-		   : cz_errf(e, -EINVAL, "%s: section %d missing", j->z->f.name, j->sec);
+	int rc = cz_iden3_read_at(&j->z->f, j->file_off + (j->first + i) * pb,
+				  (uint8_t *)j->out + i * pb, (size_t)((end - i) * pb), e);
 	if (rc) {
 		int none = 0;
 		if (atomic_compare_exchange_strong(&j->ioerr, &none, rc))
@@ -396,6 +391,8 @@ static int conv_run(struct conv_job *j, struct cz_pool *pool, char *err)
 
 	atomic_init(&j->bad, UINT64_MAX);
 	atomic_init(&j->ioerr, 0);
+	if (is_lazy(j->z, j->sec))      /* read_sections found the section: its data */
+		j->file_off = (uint64_t)(j->z->sec[j->sec] - j->z->f.data);
 	if (pool && chunks > 1)
 		cz_pool_for(pool, (size_t)chunks, conv_chunk, j);
 	else
