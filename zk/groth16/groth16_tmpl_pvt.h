@@ -8,7 +8,9 @@
  * The includer defines G16(n) (public names: cz_groth16_##n), G16_FR (the
  * scalar field prefix and type), G16_G1 G16_G2 (group prefixes), G16_NTT
  * (the NTT's prefix: cz_ntt, cz_bn254_ntt), G16_D (its domain tag),
- * G16_MSM (the MSM's prefix: cz_msm, cz_bn254_msm), and includes
+ * G16_MSM (the MSM's prefix: cz_msm, cz_bn254_msm), optionally G16_NTT_H_VEC
+ * (the device stage's transforms and h on a vector path, false where it
+ * does not run: BN254's zk/ntt/bn254_ntt.h cz_bn254_ntt_h_vec), and includes
  * zk/groth16/groth16_verify_tmpl_pvt.h over the same types first (gv_ic_add and
  * gv_verify_x check a proof against a witness without allocating).
  *
@@ -168,11 +170,16 @@ int G16(device)(const struct G16_KEY *k, const struct G16_D *d, const cz_scalar 
 	double t0 = cz_now_ms(), t1;
 	int rc = 0;
 
-	G16N(to_odd_coset)(d, a, pool);
-	G16N(to_odd_coset)(d, b, pool);
-	G16N(to_odd_coset)(d, c, pool);
-	struct g16_dsub_arg da = { a, b, c, hbuf, n, 4096 };
-	cz_pool_for(pool, (n + da.chunk - 1) / da.chunk, g16_dsub_chunk, &da);
+#ifdef G16_NTT_H_VEC
+	if (!G16_NTT_H_VEC(d, a, b, c, hbuf, pool))
+#endif
+	{
+		G16N(to_odd_coset)(d, a, pool);
+		G16N(to_odd_coset)(d, b, pool);
+		G16N(to_odd_coset)(d, c, pool);
+		struct g16_dsub_arg da = { a, b, c, hbuf, n, 4096 };
+		cz_pool_for(pool, (n + da.chunk - 1) / da.chunk, g16_dsub_chunk, &da);
+	}
 	t1 = cz_now_ms();
 	if (t)
 		t->ntt = t1 - t0;

@@ -2,7 +2,7 @@
 /*
  * zk/msm/fp_ifma.h — prime fields eight or four lanes at a time on AVX-512 IFMA,
  * and the MSM's batch-affine flush built on them, for every curve.  The
- * arithmetic is written once (zk/msm/fpv_tmpl_pvt.h, zk/msm/msm_ifma_tmpl_pvt.h, stamped by
+ * arithmetic is written once (zk/field/fpv_tmpl_pvt.h, zk/msm/msm_ifma_tmpl_pvt.h, stamped by
  * zk/msm/fpv_inst_tmpl_pvt.h); each (curve, lane count) is one small file giving the
  * curve's own constants: zk/msm/fp_ifma.c and zk/msm/fp_ifma256.c (BLS12-381,
  * 8 limbs of 52 bits), zk/msm/bn254_fp_ifma.c and zk/msm/bn254_fp_ifma256.c (BN254,

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zk/msm/fpv_inst_tmpl_pvt.h — stamps one (curve, lane count) instance of the vector
- * field and MSM flush (zk/msm/fpv_tmpl_pvt.h, zk/msm/msm_ifma_tmpl_pvt.h) and its struct
+ * field and MSM flush (zk/field/fpv_tmpl_pvt.h, zk/msm/msm_ifma_tmpl_pvt.h) and its struct
  * cz_fpv_ops (zk/msm/fp_ifma.h).  Private to the instance files
  * (zk/msm/fp_ifma.c, fp_ifma256.c, bn254_fp_ifma.c, bn254_fp_ifma256.c), each
  * of which defines, then includes this:
- *   FV_L, FV_N, FV_SN, FV_MOD, FV_ONE, FV_INV   zk/msm/fpv_tmpl_pvt.h's parameters
+ *   FV_L, FV_N, FV_SN, FV_MOD, FV_ONE, FV_INV   zk/field/fpv_tmpl_pvt.h's parameters
  *   FV_ST, FV_ST2      the scalar Fp and Fp2 types (layout: limbs; c0, c1)
  *   FV_SMUL, FV_SINV   scalar mul and inversion (the flush's one inversion)
  *   FV_OPS, FV_CURVE   the exported table's name, the curve's name
@@ -45,7 +45,7 @@ __attribute__((constructor)) static void fv_inst_init(void)
 #pragma GCC target("avx512f,avx512ifma")
 #endif
 
-#include "zk/msm/fpv_tmpl_pvt.h"
+#include "zk/field/fpv_tmpl_pvt.h"
 #include "zk/msm/msm_ifma_tmpl_pvt.h"
 
 _Static_assert(sizeof(FV_ST) == 8 * FV_SN, "the scalar element is FV_SN limbs");

@@ -2,8 +2,8 @@
 /*
  * zk/msm/msm_ifma_tmpl_pvt.h — the MSM's batch-affine flush (zk/msm/msm_tmpl_pvt.h,
  * acc_flush) FV_L additions at a time (8 on zmm, 4 on ymm) on the vector
- * field of zk/msm/fpv_tmpl_pvt.h.  Private to the vector instance files
- * (zk/msm/fpv_inst_tmpl_pvt.h); include after zk/msm/fpv_tmpl_pvt.h, inside its target
+ * field of zk/field/fpv_tmpl_pvt.h.  Private to the vector instance files
+ * (zk/msm/fpv_inst_tmpl_pvt.h); include after zk/field/fpv_tmpl_pvt.h, inside its target
  * pragma.  The instance defines:
  *   FV_ST, FV_SMUL(r, a, b), FV_SINV(r, a)   the scalar field, for the one
  *                                            inversion per batch

@@ -44,6 +44,12 @@
  * separated by cz_pool_for's return.  Every element's arithmetic is the same
  * whatever the split, so results do not depend on the thread count.
  *
+ * The vector path.  BN254's instance adds the device stage's three
+ * transforms and h = a·b - c on AVX-512 IFMA (cz_bn254_ntt_h_vec): no
+ * permutation pass, eight elements a step, in the caller's arrays; its
+ * design is zk/ntt/ntt_vec_tmpl_pvt.h's.  Its domains hold 4n bytes more
+ * (the coset scale, cs and cg).
+ *
  * Failure modes: domain creation fails for log2n > 28 (EINVAL) or when the
  * table cannot be allocated (ENOMEM); transforms cannot fail.
  */

@@ -33,6 +33,13 @@ struct NT_DOMAIN {
 	nt_fr *tw;             /* tw[k] = omega_n^rev_{L-1}(k), k < n/2 (one entry when n = 1) */
 	nt_fr n_inv;           /* 1/n */
 	nt_fr g, g_inv;        /* the coset shift omega_{2n} and its inverse */
+#ifdef NT_VEC
+	/* The vector path's coset scaling (zk/ntt/ntt_vec_tmpl_pvt.h), for L >= 3:
+	 * the coefficient at bit-reversed position 8v + l is scaled by
+	 * g^rev_L(8v + l) / n = cs[v] * cg[l] */
+	nt_fr *cs;             /* cs[v] = g^rev_{L-3}(v) / n, v < n/8 */
+	nt_fr cg[8];           /* cg[l] = g^(2^(L-3) rev_3(l)) */
+#endif
 };
 
 static void nt_kernel(const struct NT_DOMAIN *d, nt_fr *a, struct cz_pool *pool);
@@ -41,6 +48,9 @@ static void nt_scale_pow(const struct NT_DOMAIN *d, nt_fr *a, const nt_fr *z,
 			 struct cz_pool *pool);
 static void nt_reverse_scale(const struct NT_DOMAIN *d, nt_fr *a, const nt_fr *c,
 			     const nt_fr *z, const nt_fr *zinv, struct cz_pool *pool);
+#ifdef NT_VEC
+static int nt_vec_tables(struct NT_DOMAIN *d);
+#endif
 
 /* ==== the domain and the public transforms ============================== */
 
@@ -95,8 +105,45 @@ struct NT_DOMAIN *NT(domain_create_tuned)(unsigned log2n, unsigned block_log2,
 	NT_F(inv)(&d->n_inv, &nn);
 	NT_F(root_of_unity)(&d->g, log2n + 1);
 	NT_F(inv)(&d->g_inv, &d->g);
+#ifdef NT_VEC
+	if (log2n >= 3 && nt_vec_tables(d)) {
+		NT(domain_destroy)(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+#endif
 	return d;
 }
+
+#ifdef NT_VEC
+/* The vector path's scaling tables: n/8 + 11 multiplications, 4n bytes.
+ * rev_M(u + 2^i) = rev_M(u) + 2^(M-1-i) for u < 2^i, so cs doubles level by
+ * level like tw above. */
+static int nt_vec_tables(struct NT_DOMAIN *d)
+{
+	unsigned M = d->log2n - 3;
+	size_t m = d->n / 8;
+	nt_fr p[32], gm;
+
+	if (!(d->cs = alloc_fr(m)))
+		return -1;
+	p[0] = d->g;                            /* p[i] = g^(2^i) */
+	for (unsigned i = 1; i <= M; i++)
+		NT_F(mul)(&p[i], &p[i - 1], &p[i - 1]);
+	d->cs[0] = d->n_inv;
+	for (unsigned i = 0; i < M; i++)
+		for (size_t u = 0; u < ((size_t)1 << i); u++)
+			NT_F(mul)(&d->cs[u + ((size_t)1 << i)], &d->cs[u], &p[M - 1 - i]);
+	gm = p[M];                              /* g^(2^M) */
+	static const unsigned rev3[8] = { 0, 4, 2, 6, 1, 5, 3, 7 };
+	for (unsigned l = 0; l < 8; l++) {
+		d->cg[l] = NT_F(one);
+		for (unsigned e = 0; e < rev3[l]; e++)
+			NT_F(mul)(&d->cg[l], &d->cg[l], &gm);
+	}
+	return 0;
+}
+#endif
 
 struct NT_DOMAIN *NT(domain_create)(unsigned log2n)
 {
@@ -108,12 +155,20 @@ void NT(domain_destroy)(struct NT_DOMAIN *d)
 	if (!d)
 		return;
 	free(d->tw);
+#ifdef NT_VEC
+	free(d->cs);
+#endif
 	free(d);
 }
 
 size_t NT(domain_bytes)(const struct NT_DOMAIN *d)
 {
-	return sizeof(*d) + (d->n > 1 ? d->n / 2 : 1) * sizeof(nt_fr);   /* as alloc_fr above */
+	size_t b = sizeof(*d) + (d->n > 1 ? d->n / 2 : 1) * sizeof(nt_fr);   /* as alloc_fr above */
+#ifdef NT_VEC
+	if (d->cs)
+		b += d->n / 8 * sizeof(nt_fr);
+#endif
+	return b;
 }
 
 unsigned NT(domain_log2)(const struct NT_DOMAIN *d)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zk/msm/fpv_tmpl_pvt.h — a prime field FV_L elements at a time on AVX-512 IFMA
+ * zk/field/fpv_tmpl_pvt.h — a prime field FV_L elements at a time on AVX-512 IFMA
  * (vpmadd52luq / vpmadd52huq: FV_L 52×52-bit products per instruction),
  * eight lanes in zmm registers or four in ymm ones (AVX-512VL).
- * Private to the vector instance files (zk/msm/fpv_inst_tmpl_pvt.h); do not include
- * elsewhere.  Compile only between #pragma GCC target("avx512f,avx512ifma")
- * (and "avx512vl" for four lanes) and its pop: the caller checks the CPU
- * (zk/msm/ifma.c) before any call.
+ * Private to its includers: the MSM's vector instance files
+ * (zk/msm/fpv_inst_tmpl_pvt.h) and BN254's device-stage transforms
+ * (zk/ntt/ntt_vec_tmpl_pvt.h); do not include elsewhere.  Compile only
+ * between #pragma GCC target("avx512f,avx512ifma") (and "avx512vl" for
+ * four lanes) and its pop: the caller checks the CPU
+ * (zk/msm/ifma.c, the NTT's own constructor) before any call.
  *
  * The instance defines, then includes this header:
  *   FV_L    lanes: 8 (zmm) or 4 (ymm); everything below is written once over
@@ -257,8 +259,14 @@ static inline void fv_norm(fv *r)
  * ((t_0 + lo(q·m_0)) is t_0 rounded up to a multiple of 2^52, so the carry
  * is t_0 >> 52, plus one unless t_0's low 52 bits are zero), not after a
  * vpmadd52 on t_0. */
+/* FV_MUL_AI: how fv_mul is inlined (an includer whose loops are all
+ * products, the NTT's, forces it: FV_AI; the MSM's flush leaves it to the
+ * compiler, which calls it from its larger bodies). */
+#ifndef FV_MUL_AI
+#define FV_MUL_AI static inline
+#endif
 #ifndef FV_AVX2
-static inline void fv_mul(fv *r, const fv *a, const fv *b)
+FV_MUL_AI void fv_mul(fv *r, const fv *a, const fv *b)
 {
 	const fvw m = fv_b(FV_M52), z = fvw_zero(), one = fv_b(1);
 	const fvw inv = fv_b(fv_c.inv);
