@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Description: the device stage's IFMA transforms (cz_bn254_ntt_h_vec) against the scalar path: to_odd_coset on each vector, then a·b − c, for every size 2^6..2^13 and 2^16, 1 to 3 threads, random and extreme values. */
+/* Description: the device stage's IFMA transforms (cz_bn254_ntt_h_vec) against the scalar path: to_odd_coset on each vector, then a·b − c, for every size 2^6..2^13, 2^15 and 2^16, 1 to 3 threads, random and extreme values. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,7 +94,7 @@ static void check(unsigned L, int kind, struct cz_pool **pools, int npools)
 
 int main(void)
 {
-	static const unsigned sizes[] = { 6, 7, 8, 9, 10, 11, 12, 13, 16 };
+	static const unsigned sizes[] = { 6, 7, 8, 9, 10, 11, 12, 13, 15, 16 };
 	const int nsizes = (int)(sizeof(sizes) / sizeof(sizes[0]));
 	struct cz_pool *pools[3] = { NULL, cz_pool_create(2), cz_pool_create(3) };
 

@@ -77,7 +77,6 @@ __attribute__((constructor)) static void nv_init(void)
 #define FV_MOD NT_VEC_MOD
 #define FV_ONE NT_VEC_ONE
 #define FV_INV NT_VEC_INV
-#define FV_MUL_AI static inline __attribute__((always_inline))
 #include "zk/field/fpv_tmpl_pvt.h"
 
 _Static_assert(sizeof(nt_fr) == 32, "four 64-bit limbs");
@@ -132,26 +131,28 @@ FV_AI void nv_perm(fv *r, const fv *a, fvw idx)
 		r->l[j] = _mm512_permutexvar_epi64(idx, a->l[j]);
 }
 
-/* ---- butterflies; every value in and out < 2r ---- */
+/* ---- butterflies ----
+ * K's values stay below 4r (Harvey's lazy butterfly: x is reduced below 2r
+ * first, w·y < 4r·r/W + r < 2r, so x + w·y and x - w·y + 2r stay below
+ * 4r < 2^256); G's below 2r; w < r throughout. */
 
-/* K's: (x, y) <- (x + w y, x - w y), w < r. */
+/* K's: (x, y) <- (x + w y, x - w y). */
 FV_AI void nv_ct(fv *x, fv *y, const fv *w)
 {
-	fv t, s, d;
+	fv t;
+	fv_csub(x, x, 2);       /* < 2r */
 	fv_mul(&t, w, y);       /* < 2r */
-	fv_add(&s, x, &t);      /* < 4r */
-	fv_sub(&d, x, &t, 2);   /* x + 2r - t < 4r */
-	fv_csub(x, &s, 2);
-	fv_csub(y, &d, 2);
+	fv_sub(y, x, &t, 2);    /* x + 2r - t < 4r */
+	fv_add(x, x, &t);       /* < 4r */
 }
 
-/* G's: (x, y) <- (x + y, (x - y) w), w < r. */
+/* G's: (x, y) <- (x + y, (x - y) w). */
 FV_AI void nv_gs(fv *x, fv *y, const fv *w)
 {
-	fv s, d;
-	fv_add(&s, x, y);       /* < 4r */
+	fv d;
 	fv_sub(&d, x, y, 2);    /* < 4r */
-	fv_csub(x, &s, 2);
+	fv_add(x, x, y);        /* < 4r */
+	fv_csub(x, x, 2);
 	fv_mul(y, &d, w);       /* < 4r·r/W + r < 2r */
 }
 
@@ -168,13 +169,13 @@ FV_AI void nv_pair(fv *x, fv *y, const fv *v, fvw pidx, __mmask8 ym)
 
 FV_AI void nv_ct_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
 {
-	fv x, y, t, s, d;
+	fv x, y, t, d;
 	nv_pair(&x, &y, v, pidx, ym);
+	fv_csub(&x, &x, 2);
 	fv_mul(&t, w, &y);
-	fv_add(&s, &x, &t);
 	fv_sub(&d, &x, &t, 2);
-	fv_blend(&s, ym, &s, &d);
-	fv_csub(v, &s, 2);
+	fv_add(&x, &x, &t);
+	fv_blend(v, ym, &x, &d);
 }
 
 FV_AI void nv_gs_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
@@ -188,6 +189,47 @@ FV_AI void nv_gs_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
 	fv_blend(v, ym, &s, &d);
 }
 
+/* Two levels at once on chunks c, c + q, c + 2q, c + 3q (q = H/2 chunks,
+ * H the first level's half-size in chunks, k its block): K's levels H,
+ * H/2 or G's H/2, H; one load and store a chunk for both. */
+FV_AI void nv_r4(nt_fr *a, size_t c, size_t q, size_t k, const nt_fr *tw, bool gs)
+{
+	fv x[4], w0, w1, w2;
+	for (int i = 0; i < 4; i++)
+		nv_load(&x[i], a + 8 * (c + (size_t)i * q));
+	nv_bcast(&w0, &tw[k]);
+	nv_bcast(&w1, &tw[2 * k]);
+	nv_bcast(&w2, &tw[2 * k + 1]);
+	if (!gs) {
+		nv_ct(&x[0], &x[2], &w0);
+		nv_ct(&x[1], &x[3], &w0);
+		nv_ct(&x[0], &x[1], &w1);
+		nv_ct(&x[2], &x[3], &w2);
+	} else {
+		nv_gs(&x[0], &x[1], &w1);
+		nv_gs(&x[2], &x[3], &w2);
+		nv_gs(&x[0], &x[2], &w0);
+		nv_gs(&x[1], &x[3], &w0);
+	}
+	for (int i = 0; i < 4; i++)
+		nv_store(a + 8 * (c + (size_t)i * q), &x[i]);
+}
+
+/* One level on chunks c, c + H with block k's twiddle. */
+FV_AI void nv_r2(nt_fr *a, size_t c, size_t H, size_t k, const nt_fr *tw, bool gs)
+{
+	fv x, y, w;
+	nv_load(&x, a + 8 * c);
+	nv_load(&y, a + 8 * (c + H));
+	nv_bcast(&w, &tw[k]);
+	if (gs)
+		nv_gs(&x, &y, &w);
+	else
+		nv_ct(&x, &y, &w);
+	nv_store(a + 8 * c, &x);
+	nv_store(a + 8 * (c + H), &y);
+}
+
 #define NV_P4 _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4)
 #define NV_P2 _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2)
 #define NV_P1 _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1)
@@ -199,7 +241,8 @@ struct nv_job {
 	nt_fr *x[3];
 	uint64_t *h;
 	size_t per;      /* units per vector */
-	size_t hc;       /* a level pass's half-size, in chunks */
+	size_t hc;       /* a level pass's (first) half-size, in chunks */
+	bool r4;         /* a level pass does two levels */
 	unsigned blog;   /* blocks of 2^blog elements */
 };
 
@@ -220,51 +263,44 @@ static void nv_to_chunks(void *arg, size_t lo, size_t hi)
 	}
 }
 
-/* One level of half-size 8·hc (>= 2^blog) over whole vectors: unit = one
- * chunk pair; block k of the level (2·hc chunks) has twiddle tw[k]. */
+/* Levels of half-size 8·hc (>= 2^blog) over whole vectors, j->r4 of them
+ * (1 or 2: K's hc, hc/2 or G's hc/2, hc): unit = one chunk pair, or
+ * quadruple; block k of the first level (2·hc chunks) has twiddle tw[k]. */
 FV_AI void nv_level(void *arg, size_t lo, size_t hi, bool gs)
 {
 	const struct nv_job *j = arg;
-	size_t hc = j->hc, kw = SIZE_MAX;
-	fv w, x, y;
-
-	fv_set_zero(&w);
+	size_t hc = j->hc;
+	const nt_fr *tw = j->d->tw;
 	for (size_t u = lo; u < hi; u++) {
 		nt_fr *a = j->x[u / j->per];
-		size_t p = u % j->per, k = p / hc, c = k * 2 * hc + p % hc;
-		if (k != kw)
-			nv_bcast(&w, &j->d->tw[kw = k]);
-		nv_load(&x, a + 8 * c);
-		nv_load(&y, a + 8 * (c + hc));
-		if (gs)
-			nv_gs(&x, &y, &w);
-		else
-			nv_ct(&x, &y, &w);
-		nv_store(a + 8 * c, &x);
-		nv_store(a + 8 * (c + hc), &y);
+		size_t p = u % j->per;
+		if (j->r4) {    /* hc/2 units a block */
+			size_t k = p / (hc / 2), c = k * 2 * hc + p % (hc / 2);
+			nv_r4(a, c, hc / 2, k, tw, gs);
+		} else {
+			size_t k = p / hc, c = k * 2 * hc + p % hc;
+			nv_r2(a, c, hc, k, tw, gs);
+		}
 	}
 }
 
 static void nv_ct_level(void *arg, size_t lo, size_t hi) { nv_level(arg, lo, hi, false); }
 static void nv_gs_level(void *arg, size_t lo, size_t hi) { nv_level(arg, lo, hi, true); }
 
-/* Level hc (half-size 8·hc < 2^blog) inside the block at element e0. */
+/* Level hc (half-size 8·hc < 2^blog) inside the block at element e0, and
+ * with r4 the next one too (K: hc/2; G: the one before, hc/2 first). */
 FV_AI void nv_block_level(const struct nv_job *j, nt_fr *base, size_t e0, size_t nc,
-			   size_t hc, bool gs)
+			  size_t hc, bool r4, bool gs)
 {
-	fv w, x, y;
+	const nt_fr *tw = j->d->tw;
 	for (size_t i = 0; i < nc; i += 2 * hc) {
-		nv_bcast(&w, &j->d->tw[(e0 + 8 * i) / (16 * hc)]);
-		for (size_t c = i; c < i + hc; c++) {
-			nv_load(&x, base + 8 * c);
-			nv_load(&y, base + 8 * (c + hc));
-			if (gs)
-				nv_gs(&x, &y, &w);
-			else
-				nv_ct(&x, &y, &w);
-			nv_store(base + 8 * c, &x);
-			nv_store(base + 8 * (c + hc), &y);
-		}
+		size_t k = (e0 + 8 * i) / (16 * hc);
+		if (r4)
+			for (size_t c = i; c < i + hc / 2; c++)
+				nv_r4(base, c, hc / 2, k, tw, gs);
+		else
+			for (size_t c = i; c < i + hc; c++)
+				nv_r2(base, c, hc, k, tw, gs);
 	}
 }
 
@@ -275,14 +311,17 @@ FV_AI void nv_block(void *arg, size_t lo, size_t hi, bool gs)
 	const struct nv_job *j = arg;
 	const nt_fr *tw = j->d->tw;
 	size_t nc = (size_t)1 << (j->blog - 3);
+	unsigned levels = j->blog - 3;  /* chunk levels: hc = nc/2 .. 1 */
 	fv x, w;
 
 	for (size_t u = lo; u < hi; u++) {
 		size_t b = u % j->per, e0 = b << j->blog;
 		nt_fr *base = j->x[u / j->per] + e0;
-		if (!gs)
-			for (size_t hc = nc / 2; hc >= 1; hc >>= 1)
-				nv_block_level(j, base, e0, nc, hc, false);
+		if (!gs) {
+			size_t hc = nc / 2;
+			for (unsigned l = 0; l < levels; l += 2, hc >>= 2)
+				nv_block_level(j, base, e0, nc, hc, l + 1 < levels, false);
+		}
 		for (size_t c = 0; c < nc; c++) {
 			size_t v = e0 / 8 + c;  /* the chunk's index in the vector */
 			nv_load(&x, base + 8 * c);
@@ -303,9 +342,14 @@ FV_AI void nv_block(void *arg, size_t lo, size_t hi, bool gs)
 			}
 			nv_store(base + 8 * c, &x);
 		}
-		if (gs)
-			for (size_t hc = 1; hc < nc; hc <<= 1)
-				nv_block_level(j, base, e0, nc, hc, true);
+		if (gs) {
+			/* the same pairs of levels as K's, each pair G's way round */
+			size_t hc = levels & 1 ? 4 : 2;
+			if (levels & 1)
+				nv_block_level(j, base, e0, nc, 1, false, true);
+			for (unsigned l = levels & 1; l < levels; l += 2, hc <<= 2)
+				nv_block_level(j, base, e0, nc, hc, true, true);
+		}
 	}
 }
 
@@ -332,6 +376,7 @@ static void nv_scale(void *arg, size_t lo, size_t hi)
 			nv_perm(&x, &x, q0);
 			nv_bcast(&s, &d->cs[0]);
 			fv_mul(&s, &s, &g);
+			fv_csub(&s, &s, 1);
 			fv_mul(&x, &x, &s);
 			nv_store(a, &x);
 			continue;
@@ -345,11 +390,13 @@ static void nv_scale(void *arg, size_t lo, size_t hi)
 		nv_perm(&y, &y, rev);
 		nv_bcast(&s, &d->cs[v]);
 		fv_mul(&s, &s, &g);
+		fv_csub(&s, &s, 1);     /* < r: x, y < 4r, so the products < 2r */
 		fv_mul(&y, &y, &s);
 		nv_store(a + 8 * v, &y);
 		if (v2 != v) {
 			nv_bcast(&s, &d->cs[v2]);
 			fv_mul(&s, &s, &g);
+			fv_csub(&s, &s, 1);
 			fv_mul(&x, &x, &s);
 			nv_store(a + 8 * v2, &x);
 		}
@@ -392,18 +439,30 @@ bool NT(h_vec)(const struct NT_DOMAIN *d, nt_fr *a, nt_fr *b, nt_fr *c, uint64_t
 
 	j.per = n / 8;
 	cz_ntt_par(pool, 3 * j.per, 3 * n / 8, nv_to_chunks, &j);
-	j.per = n / 16;
-	for (j.hc = n / 16; j.hc >= nc; j.hc >>= 1)
-		cz_ntt_par(pool, 3 * j.per, 3 * n / 2, nv_ct_level, &j);
+	/* the outer levels two by two (K: hc, hc/2), the odd one last */
+	size_t phc[64];
+	bool pr4[64];
+	unsigned np = 0;
+	for (size_t hc = n / 16; hc >= nc; hc >>= pr4[np++] ? 2 : 1) {
+		phc[np] = hc;
+		pr4[np] = hc / 2 >= nc;
+	}
+	for (unsigned i = 0; i < np; i++) {
+		j.hc = phc[i], j.r4 = pr4[i];
+		j.per = n / (j.r4 ? 32 : 16);
+		cz_ntt_par(pool, 3 * j.per, 3 * n / 2 * (j.r4 ? 2 : 1), nv_ct_level, &j);
+	}
 	j.per = blocks;
 	cz_ntt_par(pool, 3 * blocks, 3 * n / 2 * blog, nv_ct_block, &j);
 	j.per = n / 8;
 	cz_ntt_par(pool, 3 * j.per, 3 * 2 * n, nv_scale, &j);
 	j.per = blocks;
 	cz_ntt_par(pool, 3 * blocks, 3 * n / 2 * blog, nv_gs_block, &j);
-	j.per = n / 16;
-	for (j.hc = nc; j.hc <= n / 16; j.hc <<= 1)
-		cz_ntt_par(pool, 3 * j.per, 3 * n / 2, nv_gs_level, &j);
+	for (unsigned i = np; i-- > 0;) {
+		j.hc = phc[i], j.r4 = pr4[i];
+		j.per = n / (j.r4 ? 32 : 16);
+		cz_ntt_par(pool, 3 * j.per, 3 * n / 2 * (j.r4 ? 2 : 1), nv_gs_level, &j);
+	}
 	cz_ntt_par(pool, n / 8, 2 * n, nv_dsub, &j);
 	return true;
 }
