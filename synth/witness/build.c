@@ -583,9 +583,71 @@ static const char fmul_native[] =
 	"  w2c_Fr_F1m_mul_wasm(instance, x, y, r);\n"
 	"}\n";
 
-/* c.c (wasm2c's output at path) with Fr_F1m_mul replaced as above: 1, or 0
- * when the module has nothing to replace (the file left as it is), -1 on an
- * error. */
+/*
+ * And Fr_F1m_fromMontgomery(x, r) = x / R mod q, the step every comparison,
+ * sign test and conversion to an integer takes (a SHA-256 witness spends 7%
+ * in it): the wasm copies x to a scratch pair (x, 0), Montgomery-reduces it
+ * with Fr_F1m_mReduct (writing only its own scratch) and adds the high half
+ * (0) mod q.  For any x < 2^256 that is the unique u = (x + m·q)/R <= q,
+ * then u - q if u = q: natively, four 64-bit reduction steps and the same
+ * test.  Replaced only when its body is exactly that sequence (the scratch
+ * pair's address T, T + 32) and the same q check as the product's passes;
+ * the scratch is then left unwritten (no other function reads it).
+ */
+static const char fmont_native[] =
+	"\n/* cuzk: Fr_F1m_fromMontgomery natively (synth/witness/build.c, patch_fmul) */\n"
+	"static void w2c_Fr_F1m_fromMontgomery(Z_cz_instance_t* instance, u32 x, u32 r) {\n"
+	"#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
+	"  wasm_rt_memory_t *M = (@MEM@);\n"
+	"  u64 a[4], qm[4];\n"
+	"  const u64 *q = 0;\n"
+	"  if ((u64)x + 32 > M->size || (u64)r + 32 > M->size || (u64)@Q@u + 32 > M->size)\n"
+	"    goto slow;\n"
+	"  memcpy(qm, M->data + @Q@u, 32);\n"
+	"  for (int k = 0; k < 2; k++)\n"
+	"    if (qm[0] == cz_fq[k][0] && qm[1] == cz_fq[k][1] && qm[2] == cz_fq[k][2] &&\n"
+	"        qm[3] == cz_fq[k][3]) q = cz_fq[k];\n"
+	"  if (!q) goto slow;\n"
+	"  memcpy(a, M->data + x, 32);\n"
+	"  for (int i = 0; i < 4; i++) {\n"
+	"    u64 m = a[0] * q[4], c;\n"
+	"    unsigned __int128 z = (unsigned __int128)m * q[0] + a[0];\n"
+	"    c = (u64)(z >> 64);\n"
+	"    for (int j = 1; j < 4; j++) {\n"
+	"      z = (unsigned __int128)m * q[j] + a[j] + c; a[j - 1] = (u64)z; c = (u64)(z >> 64); }\n"
+	"    a[3] = c;\n"
+	"  }\n"
+	"  if (!cz_lt4(a, q))\n"
+	"    memset(a, 0, sizeof(a));         /* u = q: the only u >= q */\n"
+	"  memcpy(M->data + r, a, 32);\n"
+	"  return;\n"
+	"slow:\n"
+	"#endif\n"
+	"  w2c_Fr_F1m_fromMontgomery_wasm(instance, x, r);\n"
+	"}\n";
+
+/* The body fromMontgomery must have, word for word, for its scratch T. */
+static int fmont_shape(const char *body, size_t n)
+{
+	unsigned long t = 0;
+	const char *p = strstr(body, "  w2c_i1 = ");
+	if (!p || (size_t)(p - body) >= n || sscanf(p, "  w2c_i1 = %luu;", &t) != 1 ||
+	    t > 0xffffffbful)
+		return 0;
+	char want[640];
+	int k = bfmt(want, sizeof(want),
+		     " {\n  FUNC_PROLOGUE;\n  u32 w2c_i0, w2c_i1;\n  w2c_i0 = w2c_x;\n"
+		     "  w2c_i1 = %luu;\n  w2c_Fr_int_copy(instance, w2c_i0, w2c_i1);\n"
+		     "  w2c_i0 = %luu;\n  w2c_Fr_int_zero(instance, w2c_i0);\n"
+		     "  w2c_i0 = %luu;\n  w2c_i1 = w2c_r;\n"
+		     "  w2c_Fr_F1m_mReduct(instance, w2c_i0, w2c_i1);\n  FUNC_EPILOGUE;",
+		     t, t + 32, t);
+	return k > 0 && (size_t)k == n && !memcmp(body, want, n);
+}
+
+/* c.c (wasm2c's output at path) with Fr_F1m_mul replaced as above: 1, 2
+ * with Fr_F1m_fromMontgomery as well, or 0 when the module has nothing to
+ * replace (the file left as it is), -1 on an error. */
 static int patch_fmul(const char *path, char *err, size_t cap)
 {
 	static const char head[] =
@@ -593,6 +655,9 @@ static int patch_fmul(const char *path, char *err, size_t cap)
 		"u32 w2c_r) {\n";
 	static const char ld[] = "i64_load32_u(";
 	static const char gte[] = "w2c_i0 = w2c_Fr_int_gte(instance, w2c_i0, w2c_i1);";
+	static const char mhead[] =
+		"\nstatic void w2c_Fr_F1m_fromMontgomery(Z_cz_instance_t* instance, u32 w2c_x, "
+		"u32 w2c_r)";
 	uint8_t *buf;
 	size_t len;
 	int rc = 0;
@@ -634,22 +699,36 @@ static int patch_fmul(const char *path, char *err, size_t cap)
 	}
 	char q[16];
 	bfmt(q, sizeof(q), "%lu", qa);
-	/* everything up to the name's end, "_wasm", the rest, then the native one */
-	size_t cut = (size_t)(f - c) + strlen("\nstatic void w2c_Fr_F1m_mul");
-	fwrite(c, 1, cut, o);
+	/* fromMontgomery too, where its body is the expected one */
+	char *fm = strstr(c, mhead), *fme = fm ? strstr(fm, "\n}\n") : NULL;
+	size_t mb = fm ? (size_t)(fm - c) + sizeof(mhead) - 1 : 0;
+	if (!fm || !fme || strstr(fme, mhead) || !fmont_shape(c + mb, (size_t)(fme - (c + mb))))
+		fm = NULL;
+	/* everything up to each name's end, "_wasm", the rest, then the native ones */
+	size_t cut[2] = { (size_t)(f - c) + strlen("\nstatic void w2c_Fr_F1m_mul"),
+			  fm ? (size_t)(fm - c) + strlen("\nstatic void w2c_Fr_F1m_fromMontgomery")
+			     : len };
+	size_t lo = cut[0] < cut[1] ? cut[0] : cut[1], hi = cut[0] < cut[1] ? cut[1] : cut[0];
+	fwrite(c, 1, lo, o);
 	fputs("_wasm", o);
-	fwrite(c + cut, 1, len - cut, o);
-	for (const char *s = fmul_native; *s; s++) {
-		if (!strncmp(s, "@MEM@", 5)) {
-			fputs(mem, o);
-			s += 4;
-		} else if (!strncmp(s, "@Q@", 3)) {
-			fputs(q, o);
-			s += 2;
-		} else
-			fputc(*s, o);
+	fwrite(c + lo, 1, hi - lo, o);
+	if (hi < len) {
+		fputs("_wasm", o);
+		fwrite(c + hi, 1, len - hi, o);
 	}
-	rc = 1;
+	const char *nat[2] = { fmul_native, fm ? fmont_native : "" };
+	for (int i = 0; i < 2; i++)
+		for (const char *s = nat[i]; *s; s++) {
+			if (!strncmp(s, "@MEM@", 5)) {
+				fputs(mem, o);
+				s += 4;
+			} else if (!strncmp(s, "@Q@", 3)) {
+				fputs(q, o);
+				s += 2;
+			} else
+				fputc(*s, o);
+		}
+	rc = fm ? 2 : 1;
 	if (ferror(o) | fclose(o)) {
 		bfmt(err, cap, "%s: %s", path, strerror(errno));
 		rc = -1;
@@ -699,7 +778,8 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	}
 	double t1 = now_s();
 	if (pr && native)
-		fprintf(pr, "witness: the field multiplication (Fr_F1m_mul) native, not translated\n");
+		fprintf(pr, "witness: the field multiplication (Fr_F1m_mul)%s native, not "
+			"translated\n", native > 1 ? " and Fr_F1m_fromMontgomery" : "");
 	struct stat st;
 	int have_st = !stat(p2, &st);
 	if (pr && have_st)
