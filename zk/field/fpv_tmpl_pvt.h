@@ -356,7 +356,7 @@ static inline void fv_mul(fv *r, const fv *a, const fv *b)
 }
 #endif
 
-static inline void fv_sqr(fv *r, const fv *a)
+FV_AI void fv_sqr(fv *r, const fv *a)
 {
 	fv_mul(r, a, a);
 }
