@@ -34,19 +34,24 @@
  * pass rewrites each run of eight elements (a chunk, 256 bytes) limb-major
  * (limb i of element 8v + l at word 8i + l of chunk v), so a chunk loads as
  * four vectors and converts to the 52-bit form with shifts.  Values are
- * kept below 2r between passes.  The last pass writes h in the scalar
- * layout; a, b, c are left as scratch (the device stage's contract).
+ * redundant between passes: below 4r in K (Harvey's lazy butterfly, one
+ * reduction each), below 2r from the scale on.  The last pass writes h in
+ * the scalar layout, canonical; a, b, c are left as scratch (the device
+ * stage's contract).
  *
  * Blocking, as the scalar kernel's: the levels with a half-size of 2^B
- * (B = NV_BLOCK_LOG2) or more run one pass per level over all three
- * vectors; the rest run inside blocks of 2^B elements (128 KiB), the last
- * three levels of K (the first of G) inside one chunk, with lane
- * permutations.  The coset scale's tables are the domain's (cs, cg).
+ * (B = NV_BLOCK_LOG2) or more run as passes over all three vectors, two
+ * levels a pass (four chunks loaded, two levels done, stored: radix 4) and
+ * an odd one alone; the rest run inside blocks of 2^B elements (128 KiB),
+ * two levels a load as well, the last three levels of K (the first of G)
+ * inside one chunk, with lane permutations.  The coset scale's tables are
+ * the domain's (cs, cg).
  *
- * Threads: every pass is cut into whole units (chunk pairs, blocks, chunks)
- * over the pool by cz_ntt_par; an element's arithmetic does not depend on
- * the split.  Checked against the scalar path, for every size from 2^6 and
- * both thread counts, by selftests/zk_bn254_ntt_vec.
+ * Threads: every pass is cut into whole units (chunk pairs or quadruples,
+ * blocks, chunks) over the pool by cz_ntt_par; an element's arithmetic does
+ * not depend on the split.  Checked against the scalar path, for every size
+ * 2^6..2^13, 2^15 and 2^16 (both parities of the level count inside and
+ * outside the blocks), 1 to 3 threads, by selftests/zk_bn254_ntt_vec.
  */
 #include <stdbool.h>
 #include <stdint.h>
