@@ -6,10 +6,11 @@
  * The baseline, ntt_forward_plain, is the textbook in-place loop (the same
  * butterflies level by level over the whole array, no blocking, so one
  * thread); speedup = its time / ntt_forward's.
- * Then BN254's device-stage transforms, both paths alternately, iteration
- * by iteration: bn254_device_scalar (cz_bn254_ntt_to_odd_coset on a, b, c
- * and h = a·b - c), bn254_device_vec (cz_bn254_ntt_h_vec: the same on
- * AVX-512 IFMA; absent where the CPU has none), speedup = scalar / vec.
+ * Then each curve's device-stage transforms, both paths alternately,
+ * iteration by iteration: bls12_381_device_scalar / bn254_device_scalar
+ * (to_odd_coset on a, b, c and h = a·b - c), ..._device_vec (PFX_h_vec: the
+ * same on AVX-512 IFMA; absent where the CPU has none), speedup = scalar /
+ * vec.
  */
 #include "tools/cuzk/cmd.h"
 #include "lib/clock.h"
@@ -84,82 +85,92 @@ static int bench_one(const struct cz_bench_opts *o, unsigned log2, struct cz_poo
 	return 0;
 }
 
-static void bn254_fill(cz_bn254_fr *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		cz_bn254_fr_from_u64(&x[i], i * 0x9e3779b97f4a7c15ULL);
-}
-
-struct dsub_job {
-	const cz_bn254_fr *x;
-	uint64_t *h;
-	size_t n;
-};
-
-static void dsub_chunk(void *arg, size_t c)
-{
-	const struct dsub_job *j = arg;
-	size_t end = (c + 1) * 4096 < j->n ? (c + 1) * 4096 : j->n;
-	for (size_t i = c * 4096; i < end; i++) {
-		cz_bn254_fr t;
-		cz_bn254_fr_mul(&t, &j->x[i], &j->x[j->n + i]);
-		cz_bn254_fr_sub(&t, &t, &j->x[2 * j->n + i]);
-		cz_bn254_fr_from_mont(&j->h[4 * i], &t);
+/* The device stage's transforms, scalar (as zk/groth16 runs them: the three
+ * to_odd_coset and h = a·b - c on the pool) against PFX_h_vec, alternately:
+ * NAME_device_scalar / NAME_device_vec lines.  Written once over a curve. */
+#define DEVICE_BENCH(NAME, LABEL, P, D, FR, MAXLOG)                                      \
+	struct NAME##_dsub_job {                                                         \
+		const FR *x;                                                             \
+		uint64_t *h;                                                             \
+		size_t n;                                                                \
+	};                                                                               \
+                                                                                         \
+	static void NAME##_dsub_chunk(void *arg, size_t c)                               \
+	{                                                                                \
+		const struct NAME##_dsub_job *j = arg;                                   \
+		size_t end = (c + 1) * 4096 < j->n ? (c + 1) * 4096 : j->n;              \
+		for (size_t i = c * 4096; i < end; i++) {                                \
+			FR t;                                                            \
+			NAME##_mul(&t, &j->x[i], &j->x[j->n + i]);                       \
+			NAME##_sub(&t, &t, &j->x[2 * j->n + i]);                         \
+			NAME##_from_mont(&j->h[4 * i], &t);                              \
+		}                                                                        \
+	}                                                                                \
+                                                                                         \
+	static void NAME##_fill(FR *x, size_t n)                                         \
+	{                                                                                \
+		for (size_t i = 0; i < n; i++)                                           \
+			NAME##_from_u64(&x[i], i * 0x9e3779b97f4a7c15ULL);               \
+	}                                                                                \
+                                                                                         \
+	static int NAME##_device_bench(const struct cz_bench_opts *o, unsigned log2,     \
+				       struct cz_pool *pool)                             \
+	{                                                                                \
+		size_t n = (size_t)1 << log2;                                            \
+		int iters = o->iters > 0 ? o->iters : 3;                                 \
+		if (log2 > MAXLOG)                                                       \
+			return 0;                                                        \
+		struct D *d = P##_domain_create(log2);                                   \
+		FR *x = malloc(3 * n * sizeof(*x));                                      \
+		uint64_t *h = malloc(4 * n * sizeof(*h));                                \
+		double ts = 1e300, tv = 1e300;                                           \
+		bool vec = true;                                                         \
+		char extra[96];                                                          \
+                                                                                         \
+		if (!d || !x || !h) {                                                    \
+			fprintf(stderr, "cuzk bench ntt: %s 2^%u: out of memory\n", LABEL, log2); \
+			P##_domain_destroy(d);                                           \
+			free(x);                                                         \
+			free(h);                                                         \
+			return 1;                                                        \
+		}                                                                        \
+		for (int i = 0; i < iters; i++) {                                        \
+			struct NAME##_dsub_job j = { x, h, n };                          \
+			NAME##_fill(x, 3 * n);                                           \
+			double t0 = cz_now_ms();                                         \
+			for (int k = 0; k < 3; k++)                                      \
+				P##_to_odd_coset(d, x + (size_t)k * n, pool);            \
+			cz_pool_for(pool, (n + 4095) / 4096, NAME##_dsub_chunk, &j);     \
+			double t1 = cz_now_ms();                                         \
+			ts = t1 - t0 < ts ? t1 - t0 : ts;                                \
+			NAME##_fill(x, 3 * n);                                           \
+			t0 = cz_now_ms();                                                \
+			vec = vec && P##_h_vec(d, x, x + n, x + 2 * n, h, pool);         \
+			t1 = cz_now_ms();                                                \
+			tv = t1 - t0 < tv ? t1 - t0 : tv;                                \
+		}                                                                        \
+		unsigned threads = cz_pool_nthreads(pool);                               \
+		snprintf(extra, sizeof(extra), o->json ? "\"log2\": %u" : "log2=%u", log2); \
+		cz_bench_report(o, LABEL "_device_scalar", n, threads, ts, extra);       \
+		if (vec) {                                                               \
+			snprintf(extra, sizeof(extra),                                   \
+				 o->json ? "\"log2\": %u, \"speedup\": %.3f" : "log2=%u speedup=%.3f", \
+				 log2, ts / tv);                                         \
+			cz_bench_report(o, LABEL "_device_vec", n, threads, tv, extra);  \
+		}                                                                        \
+		P##_domain_destroy(d);                                                   \
+		free(x);                                                                 \
+		free(h);                                                                 \
+		return 0;                                                                \
 	}
-}
 
-/* The scalar device stage's transforms, as zk/groth16 runs them. */
-static void bn254_scalar(const struct cz_bn254_ntt_domain *d, cz_bn254_fr *x, uint64_t *h,
-			 size_t n, struct cz_pool *pool)
+DEVICE_BENCH(cz_bn254_fr, "bn254", cz_bn254_ntt, cz_bn254_ntt_domain, cz_bn254_fr,
+	     CZ_BN254_NTT_MAX_LOG2)
+DEVICE_BENCH(cz_fr, "bls12_381", cz_ntt, cz_ntt_domain, cz_fr, CZ_NTT_MAX_LOG2)
+
+static int bench_devices(const struct cz_bench_opts *o, unsigned log2, struct cz_pool *pool)
 {
-	struct dsub_job j = { x, h, n };
-	for (int k = 0; k < 3; k++)
-		cz_bn254_ntt_to_odd_coset(d, x + (size_t)k * n, pool);
-	cz_pool_for(pool, (n + 4095) / 4096, dsub_chunk, &j);
-}
-
-static int bench_bn254(const struct cz_bench_opts *o, unsigned log2, struct cz_pool *pool)
-{
-	size_t n = (size_t)1 << log2;
-	int iters = o->iters > 0 ? o->iters : 3;
-	struct cz_bn254_ntt_domain *d = cz_bn254_ntt_domain_create(log2);
-	cz_bn254_fr *x = malloc(3 * n * sizeof(*x));
-	uint64_t *h = malloc(4 * n * sizeof(*h));
-	double ts = 1e300, tv = 1e300;
-	bool vec = true;
-	char extra[96];
-
-	if (!d || !x || !h) {
-		fprintf(stderr, "cuzk bench ntt: bn254 2^%u: out of memory\n", log2);
-		cz_bn254_ntt_domain_destroy(d);
-		free(x);
-		free(h);
-		return 1;
-	}
-	for (int i = 0; i < iters; i++) {
-		bn254_fill(x, 3 * n);
-		double t0 = cz_now_ms();
-		bn254_scalar(d, x, h, n, pool);
-		double t1 = cz_now_ms();
-		ts = t1 - t0 < ts ? t1 - t0 : ts;
-		bn254_fill(x, 3 * n);
-		t0 = cz_now_ms();
-		vec = vec && cz_bn254_ntt_h_vec(d, x, x + n, x + 2 * n, h, pool);
-		t1 = cz_now_ms();
-		tv = t1 - t0 < tv ? t1 - t0 : tv;
-	}
-	unsigned threads = cz_pool_nthreads(pool);
-	snprintf(extra, sizeof(extra), o->json ? "\"log2\": %u" : "log2=%u", log2);
-	cz_bench_report(o, "bn254_device_scalar", n, threads, ts, extra);
-	if (vec) {
-		snprintf(extra, sizeof(extra), o->json ? "\"log2\": %u, \"speedup\": %.3f"
-						       : "log2=%u speedup=%.3f", log2, ts / tv);
-		cz_bench_report(o, "bn254_device_vec", n, threads, tv, extra);
-	}
-	cz_bn254_ntt_domain_destroy(d);
-	free(x);
-	free(h);
-	return 0;
+	return cz_fr_device_bench(o, log2, pool) || cz_bn254_fr_device_bench(o, log2, pool);
 }
 
 int cz_bench_ntt(const struct cz_bench_opts *o)
@@ -177,11 +188,10 @@ int cz_bench_ntt(const struct cz_bench_opts *o)
 		return 1;
 	}
 	if (o->log2)
-		rc = bench_one(o, (unsigned)o->log2, pool) ||
-		     (o->log2 <= CZ_BN254_NTT_MAX_LOG2 && bench_bn254(o, (unsigned)o->log2, pool));
+		rc = bench_one(o, (unsigned)o->log2, pool) || bench_devices(o, (unsigned)o->log2, pool);
 	else
 		for (size_t i = 0; i < sizeof(sweep) / sizeof(sweep[0]) && !rc; i++)
-			rc = bench_one(o, sweep[i], pool) || bench_bn254(o, sweep[i], pool);
+			rc = bench_one(o, sweep[i], pool) || bench_devices(o, sweep[i], pool);
 	cz_pool_destroy(pool);
 	return rc;
 }

@@ -10,7 +10,7 @@
  * (the NTT's prefix: cz_ntt, cz_bn254_ntt), G16_D (its domain tag),
  * G16_MSM (the MSM's prefix: cz_msm, cz_bn254_msm), optionally G16_NTT_H_VEC
  * (the device stage's transforms and h on a vector path, false where it
- * does not run: BN254's zk/ntt/bn254_ntt.h cz_bn254_ntt_h_vec), and includes
+ * does not run: zk/ntt/ntt.h's PFX_h_vec), and includes
  * zk/groth16/groth16_verify_tmpl_pvt.h over the same types first (gv_ic_add and
  * gv_verify_x check a proof against a witness without allocating).
  *

@@ -44,11 +44,11 @@
  * separated by cz_pool_for's return.  Every element's arithmetic is the same
  * whatever the split, so results do not depend on the thread count.
  *
- * The vector path.  BN254's instance adds the device stage's three
- * transforms and h = a·b - c on AVX-512 IFMA (cz_bn254_ntt_h_vec): no
- * permutation pass, eight elements a step, in the caller's arrays; its
- * design is zk/ntt/ntt_vec_tmpl_pvt.h's.  Its domains hold 4n bytes more
- * (the coset scale, cs and cg).
+ * The vector path.  Both instances add the device stage's three
+ * transforms and h = a·b - c on AVX-512 IFMA (cz_ntt_h_vec,
+ * cz_bn254_ntt_h_vec): no permutation pass, eight elements a step, in the
+ * caller's arrays; its design is zk/ntt/ntt_vec_tmpl_pvt.h's.  Their domains
+ * hold 4n bytes more (the coset scale, cs and cg).
  *
  * Failure modes: domain creation fails for log2n > 28 (EINVAL) or when the
  * table cannot be allocated (ENOMEM); transforms cannot fail.
@@ -59,4 +59,13 @@
 #define NT(n) cz_ntt_##n
 #define NT_DOMAIN cz_ntt_domain
 #define NT_MAX_LOG2 CZ_NTT_MAX_LOG2
+#define NT_VEC 1
 #include "zk/ntt/ntt_tmpl_pvt.h"
+
+#include "zk/field/bls12_381.h"
+
+#define NT_VEC_MOD CZ_BLS12_381_R
+#define NT_VEC_ONE CZ_BLS12_381_R_ONE
+#define NT_VEC_INV CZ_BLS12_381_R_INV
+#define NT_VEC_TIGHT 1
+#include "zk/ntt/ntt_vec_tmpl_pvt.h"

@@ -24,7 +24,9 @@
 #ifndef CZ_NTT_H
 #define CZ_NTT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/pool.h"
 #include "zk/field/fr.h"
@@ -36,7 +38,18 @@
  * holds (what a resident key's footprint counts for it); _create_tuned
  * picks the cache blocking by hand (tests and benches): blocks of
  * 2^block_log2 elements for the last stages, radix 2^radix_log2 for the
- * passes before them, 0 the default for either. */
+ * passes before them, 0 the default for either; with 4n bytes more for the
+ * vector path's coset scale (n >= 8).
+ *
+ * PFX_h_vec: the device stage's transforms on AVX-512 IFMA
+ * (zk/ntt/ntt_vec_tmpl_pvt.h): a, b, c (n = the domain's size each,
+ * Montgomery form, < r) to their odd-coset evaluations, then
+ * h[i] = a[i]·b[i] - c[i] there, canonical and out of Montgomery form, four
+ * 64-bit limbs an element (4n words): what PFX_to_odd_coset on each and the
+ * prover's subtraction give.  a, b, c are overwritten (scratch).  False,
+ * with nothing touched, where it does not run: a CPU or OS without
+ * AVX-512F and IFMA, or n < 2^6; the caller then takes the scalar path.
+ * Nothing allocated. */
 #define CZ_NTT_DECLARE(PFX, D, FR)                                                    \
 	struct D;                                                                     \
 	struct D *PFX##_domain_create(unsigned log2n);                                \
@@ -50,7 +63,9 @@
 	void PFX##_inverse(const struct D *d, FR *a, struct cz_pool *pool);           \
 	void PFX##_coset_forward(const struct D *d, FR *a, struct cz_pool *pool);     \
 	void PFX##_coset_inverse(const struct D *d, FR *a, struct cz_pool *pool);     \
-	void PFX##_to_odd_coset(const struct D *d, FR *a, struct cz_pool *pool)
+	void PFX##_to_odd_coset(const struct D *d, FR *a, struct cz_pool *pool);      \
+	bool PFX##_h_vec(const struct D *d, FR *a, FR *b, FR *c, uint64_t *h,         \
+			 struct cz_pool *pool)
 
 #define CZ_NTT_MAX_LOG2 28
 CZ_NTT_DECLARE(cz_ntt, cz_ntt_domain, cz_fr);

@@ -7,10 +7,14 @@
  * which defines NT_VEC, includes zk/ntt/ntt_tmpl_pvt.h (the domain, with the
  * scaling tables NT_VEC adds), then this with
  *   NT_VEC_MOD, NT_VEC_ONE, NT_VEC_INV   the field's modulus, R mod r and
- *                                        -r^-1 mod 2^64 (zk/field/bn254.h)
- * The field must have four 64-bit limbs and 2^256 >= 5r (BN254's Fr: the
- * vector field's lazy bounds, zk/field/fpv_tmpl_pvt.h); BLS12-381's Fr
- * (2^256 < 3r) has no such path.
+ *                                        -r^-1 mod 2^64 (zk/field/bn254.h,
+ *                                        zk/field/bls12_381.h)
+ *   NT_VEC_TIGHT   defined where 2^256 < 4r (BLS12-381's Fr, 2^256 ~ 2.2r):
+ *                  values stay below 2r, every product's operands below
+ *                  2r and r (zk/field/fpv_tmpl_pvt.h's bounds); without it
+ *                  (BN254's Fr, 2^256 > 5r) K's values may reach 4r
+ * The field must have four 64-bit limbs.  zk/ntt/ntt.c (BLS12-381) and
+ * zk/ntt/bn254_ntt.c (BN254) include it.
  *
  * Design.  The scalar path runs per vector forward (kernel + bit reversal),
  * an index-reversing scale, forward again: two permutation passes and
@@ -35,7 +39,8 @@
  * (limb i of element 8v + l at word 8i + l of chunk v), so a chunk loads as
  * four vectors and converts to the 52-bit form with shifts.  Values are
  * redundant between passes: below 4r in K (Harvey's lazy butterfly, one
- * reduction each), below 2r from the scale on.  The last pass writes h in
+ * reduction each; below 2r, two reductions, with NT_VEC_TIGHT), below 2r
+ * from the scale on.  The last pass writes h in
  * the scalar layout, canonical; a, b, c are left as scratch (the device
  * stage's contract).
  *
@@ -137,18 +142,27 @@ FV_AI void nv_perm(fv *r, const fv *a, fvw idx)
 }
 
 /* ---- butterflies ----
- * K's values stay below 4r (Harvey's lazy butterfly: x is reduced below 2r
- * first, w·y < 4r·r/W + r < 2r, so x + w·y and x - w·y + 2r stay below
- * 4r < 2^256); G's below 2r; w < r throughout. */
+ * Without NT_VEC_TIGHT, K's values stay below 4r (Harvey's lazy butterfly:
+ * x is reduced below 2r first, w·y < 4r·r/W + r < 2r, so x + w·y and
+ * x - w·y + 2r stay below 4r < 2^256); with it, below 2r (both outputs
+ * reduced).  G's below 2r; w < r throughout. */
 
 /* K's: (x, y) <- (x + w y, x - w y). */
 FV_AI void nv_ct(fv *x, fv *y, const fv *w)
 {
 	fv t;
+#ifndef NT_VEC_TIGHT
 	fv_csub(x, x, 2);       /* < 2r */
 	fv_mul(&t, w, y);       /* < 2r */
 	fv_sub(y, x, &t, 2);    /* x + 2r - t < 4r */
 	fv_add(x, x, &t);       /* < 4r */
+#else
+	fv_mul(&t, w, y);       /* y < 2r: < 2r·r/W + r < 2r */
+	fv_sub(y, x, &t, 2);
+	fv_add(x, x, &t);
+	fv_csub(x, x, 2);       /* < 2r */
+	fv_csub(y, y, 2);
+#endif
 }
 
 /* G's: (x, y) <- (x + y, (x - y) w). */
@@ -158,6 +172,9 @@ FV_AI void nv_gs(fv *x, fv *y, const fv *w)
 	fv_sub(&d, x, y, 2);    /* < 4r */
 	fv_add(x, x, y);        /* < 4r */
 	fv_csub(x, x, 2);
+#ifdef NT_VEC_TIGHT
+	fv_csub(&d, &d, 2);     /* a product's first operand is below 2^256 */
+#endif
 	fv_mul(y, &d, w);       /* < 4r·r/W + r < 2r */
 }
 
@@ -176,11 +193,16 @@ FV_AI void nv_ct_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
 {
 	fv x, y, t, d;
 	nv_pair(&x, &y, v, pidx, ym);
+#ifndef NT_VEC_TIGHT
 	fv_csub(&x, &x, 2);
+#endif
 	fv_mul(&t, w, &y);
 	fv_sub(&d, &x, &t, 2);
 	fv_add(&x, &x, &t);
 	fv_blend(v, ym, &x, &d);
+#ifdef NT_VEC_TIGHT
+	fv_csub(v, v, 2);
+#endif
 }
 
 FV_AI void nv_gs_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
@@ -189,6 +211,9 @@ FV_AI void nv_gs_in(fv *v, const fv *w, fvw pidx, __mmask8 ym)
 	nv_pair(&x, &y, v, pidx, ym);
 	fv_add(&s, &x, &y);
 	fv_sub(&d, &x, &y, 2);
+#ifdef NT_VEC_TIGHT
+	fv_csub(&d, &d, 2);
+#endif
 	fv_mul(&d, &d, w);
 	fv_csub(&s, &s, 2);
 	fv_blend(v, ym, &s, &d);
@@ -395,7 +420,7 @@ static void nv_scale(void *arg, size_t lo, size_t hi)
 		nv_perm(&y, &y, rev);
 		nv_bcast(&s, &d->cs[v]);
 		fv_mul(&s, &s, &g);
-		fv_csub(&s, &s, 1);     /* < r: x, y < 4r, so the products < 2r */
+		fv_csub(&s, &s, 1);     /* < r: x, y < 4r (2r), so the products < 2r */
 		fv_mul(&y, &y, &s);
 		nv_store(a + 8 * v, &y);
 		if (v2 != v) {
@@ -422,8 +447,14 @@ static void nv_dsub(void *arg, size_t lo, size_t hi)
 		nv_load(&x, j->x[0] + 8 * v);
 		nv_load(&y, j->x[1] + 8 * v);
 		nv_load(&z, j->x[2] + 8 * v);
+#ifdef NT_VEC_TIGHT
+		fv_csub(&y, &y, 1);      /* a, b < 2r: one of them below r */
+#endif
 		fv_mul(&x, &x, &y);      /* < 2r */
 		fv_sub(&x, &x, &z, 2);   /* < 4r */
+#ifdef NT_VEC_TIGHT
+		fv_csub(&x, &x, 2);
+#endif
 		fv_mul(&x, &x, &one);    /* x/R: <= r */
 		fv_csub(&x, &x, 1);
 		fv_scatter(j->h + 32 * v, FV_ALL, idx, &x);
