@@ -7,7 +7,6 @@
  */
 #include "zk/groth16/bn254_groth16.h"
 #include "zk/msm/bn254_msm.h"
-#include "zk/msm/fp_ifma.h"
 #include "zk/ntt/bn254_ntt.h"
 #include "zk/curve/bn254_pairing.h"
 
@@ -27,8 +26,4 @@
 #define G16_NTT cz_bn254_ntt
 #define G16_D cz_bn254_ntt_domain
 #define G16_MSM cz_bn254_msm
-/* The vector path's transforms where the vector path runs (zk/msm/fp_ifma.h's
- * selection: IFMA, not the AVX2 stand-in); false: the scalar path. */
-#define G16_NTT_H_VEC(d, a, b, c, h, pool) \
-	(cz_ifma_on && !cz_fpv_avx2 && cz_bn254_ntt_h_vec(d, a, b, c, (h)->l, pool))
 #include "zk/groth16/groth16_tmpl_pvt.h"

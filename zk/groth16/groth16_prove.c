@@ -6,7 +6,6 @@
  * (zk/groth16/bn254_groth16_prove.c), over BLS12-381's types.
  */
 #include "zk/groth16/groth16.h"
-#include "zk/msm/fp_ifma.h"
 #include "zk/ntt/ntt.h"
 #include "zk/curve/pairing.h"
 
@@ -43,8 +42,4 @@ void *cz_groth16_key_alloc(size_t bytes)
 #define G16_NTT cz_ntt
 #define G16_D cz_ntt_domain
 #define G16_MSM cz_msm
-/* The vector path's transforms where the vector path runs (zk/msm/fp_ifma.h's
- * selection: IFMA, not the AVX2 stand-in); false: the scalar path. */
-#define G16_NTT_H_VEC(d, a, b, c, h, pool) \
-	(cz_ifma_on && !cz_fpv_avx2 && cz_ntt_h_vec(d, a, b, c, (h)->l, pool))
 #include "zk/groth16/groth16_tmpl_pvt.h"

@@ -8,9 +8,7 @@
  * The includer defines G16(n) (public names: cz_groth16_##n), G16_FR (the
  * scalar field prefix and type), G16_G1 G16_G2 (group prefixes), G16_NTT
  * (the NTT's prefix: cz_ntt, cz_bn254_ntt), G16_D (its domain tag),
- * G16_MSM (the MSM's prefix: cz_msm, cz_bn254_msm), optionally G16_NTT_H_VEC
- * (the device stage's transforms and h on a vector path, false where it
- * does not run: zk/ntt/ntt.h's PFX_h_vec), and includes
+ * G16_MSM (the MSM's prefix: cz_msm, cz_bn254_msm), and includes
  * zk/groth16/groth16_verify_tmpl_pvt.h over the same types first (gv_ic_add and
  * gv_verify_x check a proof against a witness without allocating).
  *
@@ -28,6 +26,7 @@
 #include "lib/clock.h"
 #include "lib/pool.h"
 #include "zk/field/field_inline.h"
+#include "zk/msm/fp_ifma.h"
 
 #define G16_CAT2(a, b) a##_##b
 #define G16_CAT(a, b) G16_CAT2(a, b)
@@ -170,10 +169,9 @@ int G16(device)(const struct G16_KEY *k, const struct G16_D *d, const cz_scalar 
 	double t0 = cz_now_ms(), t1;
 	int rc = 0;
 
-#ifdef G16_NTT_H_VEC
-	if (!G16_NTT_H_VEC(d, a, b, c, hbuf, pool))
-#endif
-	{
+	/* the vector path's transforms where the vector path runs (zk/msm/fp_ifma.h's
+	 * selection: IFMA, not the AVX2 stand-in), else the scalar ones */
+	if (!(cz_ifma_on && !cz_fpv_avx2 && G16N(h_vec)(d, a, b, c, hbuf->l, pool))) {
 		G16N(to_odd_coset)(d, a, pool);
 		G16N(to_odd_coset)(d, b, pool);
 		G16N(to_odd_coset)(d, c, pool);
