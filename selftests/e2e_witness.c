@@ -310,9 +310,9 @@ int main(void)
 		ct_ok(!rc && strstr(out, "Fr_F1m_mul) and Fr_F1m_fromMontgomery native"),
 		      "circom's Fr_F1m_mul and Fr_F1m_fromMontgomery are replaced by native code "
 		      "(synth/witness/build.c), and the .wtns stays snarkjs's byte for byte");
-		/* the library's optimization level: -O2 unless CUZK_WITNESS_OPT names another
+		/* the library's optimization level: -O3 unless CUZK_WITNESS_OPT names another
 		 * (each build in a cache of its own, so each one compiles) */
-		const char *lv[3][2] = { { NULL, " -O2)" }, { "1", " -O1)" }, { "x", " -O2)" } };
+		const char *lv[3][2] = { { NULL, " -O3)" }, { "1", " -O1)" }, { "x", " -O3)" } };
 		int lv_ok = 0;
 		char lv_out[3][160] = { "", "", "" };
 		for (int i = 0; i < 3; i++) {
@@ -331,8 +331,8 @@ int main(void)
 				 (i < 2 || strstr(out, "CUZK_WITNESS_OPT=x is not 0, 1, 2, 3 or s"));
 		}
 		unsetenv("CUZK_WITNESS_OPT");
-		ct_ok(lv_ok == 3, "the library is compiled at -O2 (%s), CUZK_WITNESS_OPT=1 at -O1 (%s), "
-		      "CUZK_WITNESS_OPT=x refused with a line and -O2 (%s); each .wtns snarkjs's", lv_out[0],
+		ct_ok(lv_ok == 3, "the library is compiled at -O3 (%s), CUZK_WITNESS_OPT=1 at -O1 (%s), "
+		      "CUZK_WITNESS_OPT=x refused with a line and -O3 (%s); each .wtns snarkjs's", lv_out[0],
 		      lv_out[1], lv_out[2]);
 		const char *lib = P("arith.so");
 		rc = RUN(cuzk, "witness-build", wasm("arith", "bn128"), "-o", lib, "--witness-cache",

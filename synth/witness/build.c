@@ -15,7 +15,7 @@
  *             instance's dispatcher with their u32 arguments, and, for
  *             circom 0.5's imported env.memory, the memory made by the host
  *             (CZ_WENV_PAGES) in the instance's own block.
- *   4. compile  $CC (default cc) -O2 (CUZK_WITNESS_OPT picks another level)
+ *   4. compile  $CC (default cc) -O3 (CUZK_WITNESS_OPT picks another level)
  *             -fno-optimize-sibling-calls (runaway recursion stays a trap)
  *             -fPIC -shared: the library, renamed
  *             onto its name only when whole (rename is atomic, so builders
@@ -794,14 +794,15 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 		return -1;
 	}
 	const char *cc = getenv("CC"), *ol = getenv("CUZK_WITNESS_OPT");
-	/* -O2 by default: the witness runs 13% faster than at -O1 (circomlib SHA-256,
-	 * docs/BENCHMARKS.md) for twice the one-time compile; CUZK_WITNESS_OPT=0..3
+	/* -O3 by default: circomlib SHA-256's witness runs ~15% faster than at -O2
+	 * (and -O2 13% faster than -O1), a Poseidon Merkle proof's the same, for a
+	 * one-time compile 1.3-1.7x -O2's (docs/BENCHMARKS.md); CUZK_WITNESS_OPT=0..3
 	 * (or s) picks another level for the next build, e.g. 1 for a huge circuit. */
-	char opt[8] = "-O2";
+	char opt[8] = "-O3";
 	if (ol && (ol[0] == 's' || (ol[0] >= '0' && ol[0] <= '3')) && !ol[1])
 		snprintf(opt, sizeof(opt), "-O%c", ol[0]);
 	else if (ol && *ol && pr)
-		fprintf(pr, "witness: CUZK_WITNESS_OPT=%s is not 0, 1, 2, 3 or s: -O2\n", ol);
+		fprintf(pr, "witness: CUZK_WITNESS_OPT=%s is not 0, 1, 2, 3 or s: -O3\n", ol);
 	char g[4300], so[4300], lg[4300];
 	bfmt(g, sizeof(g), "%s/glue.c", tmp);
 	bfmt(so, sizeof(so), "%s/lib.so", tmp);

@@ -18,8 +18,9 @@
 #include "synth/witness/witness.h"
 
 /* The glue's ABI version: a library built by another version is rebuilt
- * (4: the same glue as 3, built at -O2, so that caches of -O1 builds go). */
-#define CZ_WGLUE_ABI 4
+ * (4: the same glue as 3, built at -O2, so that caches of -O1 builds go;
+ * 5: the same again, built at -O3). */
+#define CZ_WGLUE_ABI 5
 
 /* What the host gives the glue: the wasm runtime calls (wasm-rt.h) that need
  * the process (traps unwind the calling thread; memory is mapped with guard
