@@ -16,6 +16,7 @@
 #include "selftests/cz_run.h"
 #include "synth/witness/witness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -25,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NPOINTS 47
+#define NPOINTS 49
 
 static const char *snarkjs = "tools/fixtures/node_modules/snarkjs/build/cli.cjs";
 static const char *circom = "tools/fixtures/node_modules/circom2/cli.js";
@@ -340,6 +341,35 @@ int main(void)
 		int rc2 = RUN(cuzk, "witness", lib, in, o);
 		ct_ok(!rc && !rc2 && same_file(o, P("arith_bn128_snarkjs.wtns")),
 		      "witness-build -o LIB, then cuzk witness LIB: the same .wtns");
+
+		/* A library of another glue version (what a cuzk before the last
+		 * CZ_WGLUE_ABI change left in its cache: every cache, after 4 -> 5)
+		 * is built again where it lies, and refused naming why when given as
+		 * a prebuilt LIB.  The stand-in: a shared object whose cz_wglue
+		 * holds version 4, written over the cached library. */
+		char cd[PATH_MAX], cached[PATH_MAX + 256] = "";
+		snprintf(cd, sizeof(cd), "%s/cache-abi", tmp);
+		rc = RUN(cuzk, "witness", wasm("arith", "bn128"), in, o, "--witness-cache", cd);
+		DIR *dd = rc ? NULL : opendir(cd);
+		for (struct dirent *de; dd && (de = readdir(dd));) {
+			size_t nl = strlen(de->d_name);
+			if (nl == 64 + 3 && !strcmp(de->d_name + 64, ".so"))
+				snprintf(cached, sizeof(cached), "%s/%s", cd, de->d_name);
+		}
+		if (dd)
+			closedir(dd);
+		const char *osrc = P("oldglue.c"), *olib = P("oldglue.so");
+		write_text(osrc, "struct { unsigned abi; } cz_wglue = { 4 };\n");
+		int rb = cached[0] ? RUN("cc", "-shared", "-fPIC", "-o", cached, osrc) : -1;
+		int rb2 = RUN("cc", "-shared", "-fPIC", "-o", olib, osrc);
+		int r1 = rb ? -1 : RUN(cuzk, "witness", wasm("arith", "bn128"), in, o, "--witness-cache", cd);
+		ct_ok(!rb && !r1 && strstr(out, "building") && strstr(out, "compile") &&
+		      same_file(o, P("arith_bn128_snarkjs.wtns")),
+		      "a cached library of another glue version is built again (%s), and the .wtns "
+		      "is snarkjs's", cached[0] ? "found" : "not found");
+		int r2 = rb2 ? -1 : RUN(cuzk, "witness", olib, in, o);
+		ct_ok(r2 == 2 && strstr(out, "oldglue.so") && strstr(out, "built by another version of cuzk"),
+		      "a prebuilt LIB of another glue version is refused naming it and why (%.160s)", out);
 	}
 
 	/* ---- prove --wasm --input ---- */

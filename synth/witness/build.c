@@ -795,8 +795,8 @@ static int build_in(const char *tmp, const char *wasm_path, const uint8_t *wasm,
 	}
 	const char *cc = getenv("CC"), *ol = getenv("CUZK_WITNESS_OPT");
 	/* -O3 by default: circomlib SHA-256's witness runs ~15% faster than at -O2
-	 * (and -O2 13% faster than -O1), a Poseidon Merkle proof's the same, for a
-	 * one-time compile 1.3-1.7x -O2's (docs/BENCHMARKS.md); CUZK_WITNESS_OPT=0..3
+	 * (and -O2 13% faster than -O1), a Poseidon Merkle proof's no slower, for a
+	 * one-time compile 1.3-1.6x -O2's (docs/BENCHMARKS.md); CUZK_WITNESS_OPT=0..3
 	 * (or s) picks another level for the next build, e.g. 1 for a huge circuit. */
 	char opt[8] = "-O3";
 	if (ol && (ol[0] == 's' || (ol[0] >= '0' && ol[0] <= '3')) && !ol[1])
