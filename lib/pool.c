@@ -22,8 +22,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct pool_slot {
@@ -193,10 +195,18 @@ static int slot_grow(struct pool_slot *s, size_t bytes)
 {
 	if (s->cap >= bytes)
 		return 0;
-	bytes = (bytes + 4095) & ~(size_t)4095;
-	void *m = aligned_alloc(64, bytes);
+	/* From 1 MiB up (the MSMs' buckets and batches): whole 2 MiB pages
+	 * with the huge-page advice, so a one-shot run faults its scratch in
+	 * a few pages, not one per 4 KiB (zk/groth16/groth16.h's key arrays
+	 * do the same). */
+	const size_t huge = (size_t)2 << 20;
+	bool big = bytes >= huge / 2;
+	bytes = big ? (bytes + huge - 1) & ~(huge - 1) : (bytes + 4095) & ~(size_t)4095;
+	void *m = aligned_alloc(big ? huge : 64, bytes);
 	if (!m)
 		return -ENOMEM;
+	if (big)
+		(void)madvise(m, bytes, MADV_HUGEPAGE);   /* advice: refused, m is still fine */
 	free(s->mem);
 	s->mem = m;
 	s->cap = bytes;

@@ -223,8 +223,8 @@ static int write_bin_bls(const struct cz_groth16_proof *p, const char *path, cha
 			return PROVE_FAIL;                                              \
 		}                                                                       \
 		size_t n = (size_t)1 << k.log2n;                                        \
-		if (!(w = malloc((size_t)k.nvars * sizeof(*w))) ||                      \
-		    !(abc = malloc(3 * n * sizeof(*abc))) ||                            \
+		if (!(w = cz_groth16_key_alloc((size_t)k.nvars * sizeof(*w))) ||        \
+		    !(abc = cz_groth16_key_alloc(3 * n * sizeof(*abc))) ||              \
 		    !(pub = malloc(((size_t)k.npub + 1) * sizeof(*pub)))) {             \
 			fprintf(stderr, "cuzk prove: out of memory for %u witness "       \
 					"values and 3 x 2^%u vectors\n", k.nvars, k.log2n); \

@@ -157,7 +157,8 @@ struct cz_ntt_domain;
 /* The key's fixed-base tables (struct P_key's fx): one per MSM query. */
 enum { CZ_G16_FX_A, CZ_G16_FX_B1, CZ_G16_FX_B2, CZ_G16_FX_C, CZ_G16_FX_H, CZ_G16_FX };
 
-/* Memory for one of a key's arrays (the loaders', the row index's), freed
+/* Memory for one of a key's arrays (the loaders', the row index's) or a
+ * proof's large vectors (cuzk prove's witness and a, b, c; the H scalars), freed
  * by free(): from 1 MiB up, 2 MiB aligned and rounded with the huge-page
  * advice (transparent huge pages in "madvise" mode), so a fresh key costs a
  * few dozen page faults, not one per 4 KiB (SHA-256's 16 MB key: ~5,000 of

@@ -393,7 +393,7 @@ int G16(prove)(const struct G16_KEY *k, const cz_scalar *w, g16_fr *a, g16_fr *b
 	struct G16(secrets) sec;
 	int rc = CZ_GROTH16_ENOMEM;
 
-	cz_scalar *h = malloc(n * sizeof(cz_scalar));
+	cz_scalar *h = cz_groth16_key_alloc(n * sizeof(cz_scalar));  /* huge pages: one-shot runs fault it fresh */
 	struct G16_D *d = G16N(domain_create)(k->log2n);
 	if (!h || !d)
 		goto out;
