@@ -44,27 +44,25 @@ for case in "5 bn128" "9 bn128" "5 bls12381" "9 bls12381"; do
 		fail=$((fail + 1))
 	fi
 done
-n=$((n + 1))
-if python3 tools/mulchain-r1cs.py 2 "$tmp/x.r1cs" "$tmp/x.wtns" 2>"$tmp/err"; then
-	echo "not ok $n - K = 2 is refused"
-	fail=$((fail + 1))
-elif grep -q "K must be 3..28" "$tmp/err" && [ ! -e "$tmp/x.r1cs" ]; then
-	echo "ok $n - K = 2 is refused with its reason, nothing written ($(cat "$tmp/err"))"
-else
-	echo "not ok $n - K = 2 is refused with its reason, nothing written"
-	sed 's/^/# /' "$tmp/err"
-	fail=$((fail + 1))
-fi
-n=$((n + 1))
-if python3 tools/mulchain-r1cs.py --prime goldilocks 5 "$tmp/y.r1cs" "$tmp/y.wtns" 2>"$tmp/err"; then
-	echo "not ok $n - an unknown --prime is refused"
-	fail=$((fail + 1))
-elif grep -q "goldilocks: not bn128 or bls12381" "$tmp/err" && [ ! -e "$tmp/y.r1cs" ]; then
-	echo "ok $n - an unknown --prime is refused with its reason, nothing written ($(cat "$tmp/err"))"
-else
-	echo "not ok $n - an unknown --prime is refused with its reason, nothing written"
-	sed 's/^/# /' "$tmp/err"
-	fail=$((fail + 1))
-fi
+# refused WHAT REASON ARG...: the generator run with ARG... must fail with REASON on stderr
+# and write no .r1cs.
+refused() {
+	local what=$1 reason=$2
+	shift 2
+	n=$((n + 1))
+	rm -f "$tmp/x.r1cs"
+	if python3 tools/mulchain-r1cs.py "$@" "$tmp/x.r1cs" "$tmp/x.wtns" 2>"$tmp/err"; then
+		echo "not ok $n - $what is refused"
+		fail=$((fail + 1))
+	elif grep -q -- "$reason" "$tmp/err" && [ ! -e "$tmp/x.r1cs" ]; then
+		echo "ok $n - $what is refused with its reason, nothing written ($(cat "$tmp/err"))"
+	else
+		echo "not ok $n - $what is refused with its reason, nothing written"
+		sed 's/^/# /' "$tmp/err"
+		fail=$((fail + 1))
+	fi
+}
+refused "K = 2" "K must be 3..28" 2
+refused "an unknown --prime" "goldilocks: not bn128 or bls12381" --prime goldilocks 5
 echo "# $((n - fail - skip)) passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
